@@ -354,14 +354,15 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 	return sincgRatioGradLanes(h-math.RoundToEven(h), n)
 }
 
-// sinc3Grad returns sinc3(π√u) and its derivative by u.
+// sinc3Grad returns the round shape's sinc3 at x = π√u (sinc3Lanes, the
+// forward's) and its derivative by u.
 func sinc3Grad(u float64) (s, du float64) {
+	s = sinc3Lanes(u)
 	x := math.Pi * math.Sqrt(u)
 	if x < 1e-2 {
 		x2 := x * x
-		return sinc3(x), math.Pi * math.Pi / 2 * (-1.0/5 + x2/70 - x2*x2/2520)
+		return s, math.Pi * math.Pi / 2 * (-1.0/5 + x2/70 - x2*x2/2520)
 	}
-	s = sinc3(x)
 	sx := 3*math.Sin(x)/(x*x) - 3*s/x
 	return s, sx * math.Pi * math.Pi / (2 * x)
 }
@@ -388,7 +389,7 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 	others := [3]float64{k.nb * k.nc, k.na * k.nc, k.na * k.nb} // ∂nabc/∂N
 	switch c.Shape {
 	case Round:
-		const scale = 0.723601254558268
+		const scale = roundScale
 		var hr float64
 		for i := range dh {
 			hr += dh[i] * dh[i] * n[i] * n[i]

@@ -357,7 +357,7 @@ type kernel struct {
 	nn                   [3]int  // Na, Nb, Nc when whole
 	whole                bool    // Na, Nb, Nc are all whole numbers
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
-	shapeLanes           bool    // the forward lane kernels apply to the Gaussian or top-hat shape (simple's other conditions)
+	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -427,7 +427,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	flat := !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick && !(k.dmin > 0)
 	k.simple = flat && c.Shape == Square && axes
-	k.shapeLanes = flat && (c.Shape == Gauss || c.Shape == Tophat)
+	k.shapeLanes = flat && c.Shape != Square
 	if generalOnly {
 		k.simple, k.shapeLanes = false, false
 	}
@@ -939,27 +939,12 @@ func (k *kernel) lattice(h, kk, l float64) float64 {
 		}
 		return fl
 	}
-	switch c.Shape {
-	case Round:
-		dh, dk, dl := h-math.Ceil(h-0.5), kk-math.Ceil(kk-0.5), l-math.Ceil(l-0.5)
-		// sinc3 of the radius in hkl space, scaled by √(volume ratio)
-		// cube/sphere as the reference does.
-		hr := dh*dh*k.na*k.na + dk*dk*k.nb*k.nb + dl*dl*k.nc*k.nc
-		return k.nabc * 0.723601254558268 * sinc3(math.Pi*math.Sqrt(hr*k.fudge))
-	default:
-		// Gaussian and top-hat: the lane kernels' formula on one lane
-		// (the distance from the nearest reciprocal lattice point,
-		// measured with the unrotated reciprocal vectors as the reference
-		// does; e^x by expLanes).
-		return shapeLatticeLanes(k.lr, h, kk, l, 0)
-	}
-}
-
-func sinc3(x float64) float64 {
-	if x == 0 {
-		return 1
-	}
-	return 3 * (math.Sin(x)/x - math.Cos(x)) / (x * x)
+	// The other shapes: the lane kernels' formula on one lane (the
+	// Gaussian and top-hat with the distance from the nearest reciprocal
+	// lattice point measured along the unrotated reciprocal vectors, as
+	// the reference does; e^x by expLanes, sin and cos by the π-scaled
+	// polynomials).
+	return shapeLatticeLanes(k.lr, h, kk, l, 0)
 }
 
 // cellF is the nearest-reflection structure factor: round half down, as the

@@ -149,31 +149,56 @@ func expLanes(x vf) vf {
 	return p.Mul(vfloat(vshl(vbits(t.Add(off)), 52))).Mul(c)
 }
 
-// shapeLatticeLanes is F_latt of the Gaussian and top-hat spot shapes
-// (laneReps.shape), as kernel.lattice has them: the offset of (h, k, l)
-// from the nearest reflection (round half down) in Å⁻¹ along the
-// unrotated reciprocal axes, its squared length times (Na·Nb·Nc)², r²;
-// then Na·Nb·Nc·e^(−r²/0.63·fudge), or Na·Nb·Nc where r²·fudge < 0.3969
-// and 0 elsewhere. (n is not read: the arguments are sincg3Lanes',
-// whose place it takes.)
+// shapeLatticeLanes is F_latt of the round, Gaussian and top-hat spot
+// shapes (laneReps.shape), as the reference has them, from the offset
+// of (h, k, l) from the nearest reflection (round half down): for the
+// round shape Na·Nb·Nc·0.7236…·sinc3 of hr·fudge, hr the offset's
+// squared length in units of 1/N per axis; for the others its squared
+// length in Å⁻¹ along the unrotated reciprocal axes times (Na·Nb·Nc)²,
+// r², and then Na·Nb·Nc·e^(−r²/0.63·fudge), or Na·Nb·Nc where r²·fudge <
+// 0.3969 and 0 elsewhere. (n is not read: the arguments are
+// sincg3Lanes', whose place it takes.)
 //
 //lanegen:inline
 func shapeLatticeLanes(r *laneReps, h, kk, l vf, n int) vf {
 	half := vk(0.5)
 	dh, dk, dl := h.Sub(h.Sub(half).Ceil()), kk.Sub(kk.Sub(half).Ceil()), l.Sub(l.Sub(half).Ceil())
-	v0 := dh.Mul(vrep(&r.astar[0])).Add(dk.Mul(vrep(&r.bstar[0]))).Add(dl.Mul(vrep(&r.cstar[0])))
-	v1 := dh.Mul(vrep(&r.astar[1])).Add(dk.Mul(vrep(&r.bstar[1]))).Add(dl.Mul(vrep(&r.cstar[1])))
-	v2 := dh.Mul(vrep(&r.astar[2])).Add(dk.Mul(vrep(&r.bstar[2]))).Add(dl.Mul(vrep(&r.cstar[2])))
 	nabc := vrep(&r.nabc)
-	r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
 	var fl vf
-	if r.shape == Gauss {
-		e := vfloat(vxor(vbits(r2.Div(vk(gaussWidth)).Mul(vrep(&r.fudge))), vbits(vrep(&r.negZero)))) // −(r²/0.63·fudge)
-		fl = nabc.Mul(expLanes(e))
+	if r.shape == Round {
+		na, nb, nc := vrep(&r.nv[0]), vrep(&r.nv[1]), vrep(&r.nv[2])
+		hr := dh.Mul(dh).Mul(na).Mul(na).Add(dk.Mul(dk).Mul(nb).Mul(nb)).Add(dl.Mul(dl).Mul(nc).Mul(nc))
+		fl = nabc.Mul(vk(roundScale)).Mul(sinc3Lanes(hr.Mul(vrep(&r.fudge))))
 	} else {
-		fl = nabc.Merge(vk(0), r2.Mul(vrep(&r.fudge)).Less(vk(tophatR2)))
+		v0 := dh.Mul(vrep(&r.astar[0])).Add(dk.Mul(vrep(&r.bstar[0]))).Add(dl.Mul(vrep(&r.cstar[0])))
+		v1 := dh.Mul(vrep(&r.astar[1])).Add(dk.Mul(vrep(&r.bstar[1]))).Add(dl.Mul(vrep(&r.cstar[1])))
+		v2 := dh.Mul(vrep(&r.astar[2])).Add(dk.Mul(vrep(&r.bstar[2]))).Add(dl.Mul(vrep(&r.cstar[2])))
+		r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
+		if r.shape == Gauss {
+			e := vfloat(vxor(vbits(r2.Div(vk(gaussWidth)).Mul(vrep(&r.fudge))), vbits(vrep(&r.negZero)))) // −(r²/0.63·fudge)
+			fl = nabc.Mul(expLanes(e))
+		} else {
+			fl = nabc.Merge(vk(0), r2.Mul(vrep(&r.fudge)).Less(vk(tophatR2)))
+		}
 	}
 	return fl
+}
+
+// sinc3Lanes is the round shape's 3(sin x/x − cos x)/x² at x = π√u, as
+// the reference writes it (1 at x = 0), with sin x and cos x those of
+// π·y, y = √u, on y's offset from its nearest integer (sinPiLanes,
+// cosPiLanes, the signs flipped for an odd integer): no reduction of x
+// by π in float64.
+//
+//lanegen:inline
+func sinc3Lanes(u vf) vf {
+	y := u.Sqrt()
+	magic := vk(roundMagic)
+	t := y.Add(magic)
+	d := y.Sub(t.Sub(magic))
+	s, c := flipOdd(sinPiLanes(d), t), flipOdd(cosPiLanes(d), t)
+	x := vk(piC).Mul(y)
+	return vk(1).Merge(vk(3).Mul(s.Div(x).Sub(c)).Div(x.Mul(x)), x.Equal(vk(0)))
 }
 
 // flatAxis is one component of the position on the flat detector at

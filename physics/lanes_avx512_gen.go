@@ -136,40 +136,133 @@ func shapeLatticeLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 	n int) archsimd.Float64x8 {
 	half := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
 	dh, dk, dl := h.Sub(h.Sub(half).CeilScaled(0)), kk.Sub(kk.Sub(half).CeilScaled(0)), l.Sub(l.Sub(half).CeilScaled(0))
-	v0 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[0])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[0]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[0])))))
-	v1 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[1])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[1]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[1])))))
-	v2 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[2])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[2]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[2])))))
 	nabc := archsimd.LoadFloat64x8((*[8]float64)((&r.nabc)))
-	r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
 	var fl archsimd.Float64x8
-	if r.shape == Gauss {
-		e := r2.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8()).AsFloat64x8()
+	if r.shape == Round {
+		na, nb, nc := archsimd.LoadFloat64x8((*[8]float64)((&r.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.nv[2])))
+		hr := dh.Mul(dh).Mul(na).Mul(na).Add(dk.Mul(dk).Mul(nb).Mul(nb)).Add(dl.Mul(dl).Mul(nc).Mul(nc))
 		var r0_0_7 archsimd.Float64x8
 		{
-			x_7 := e
-			x_7 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7, x_7.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-			x_7 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7, x_7.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-			t_7 := x_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-			kf_7 := t_7.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-			r_7 := x_7.Sub(kf_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-			r2_7 := r_7.Mul(r_7)
-			r4_7 := r2_7.Mul(r2_7)
-			q0_7 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7)).Mul(r2_7))
-			q1_7 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7)).Mul(r2_7)).Mul(r4_7)
-			q2_7 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7)).Mul(r2_7)).Mul(r4_7.Mul(r4_7))
-			p_7 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7.Add(r2_7.Mul(q0_7.Add(q1_7).Add(q2_7))))
-			small_7, big_7 := kf_7.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-			off_7 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7)
-			off_7 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7, big_7)
-			c_7 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7)
-			c_7 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7, big_7)
-			r0_0_7 = p_7.Mul(t_7.Add(off_7).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7)
+			u_7 := hr.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge))))
+			y_7 := u_7.Sqrt()
+			magic_7 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_7 := y_7.Add(magic_7)
+			d_7 := y_7.Sub(t_7.Sub(magic_7))
+			var r0_0_8 archsimd.Float64x8
+			{
+				d_8 := d_7
+				y_8 := d_8.Mul(d_8)
+				y2_8 := y_8.Mul(y_8)
+				y4_8 := y2_8.Mul(y2_8)
+				p0_8 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8)).Mul(y2_8))
+				p1_8 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8)).Mul(y2_8)).Mul(y4_8)
+				p2_8 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8)).Mul(y4_8.Mul(y4_8))
+				r0_0_8 = d_8.Mul(p0_8.Add(p1_8).Add(p2_8))
+			}
+			var r0_0_9 archsimd.Float64x8
+			{
+				c_9, t_9 := r0_0_8, t_7
+				r0_0_9 = c_9.AsUint64x8().Xor(t_9.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			var r0_0_10 archsimd.Float64x8
+			{
+				d_10 := d_7
+				y_10 := d_10.Mul(d_10)
+				y2_10 := y_10.Mul(y_10)
+				y4_10 := y2_10.Mul(y2_10)
+				p0_10 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10)).Mul(y2_10))
+				p1_10 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10)).Mul(y2_10)).Mul(y4_10)
+				p2_10 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10.Mul(y4_10))
+				r0_0_10 = p0_10.Add(p1_10).Add(p2_10)
+			}
+			var r0_0_11 archsimd.Float64x8
+			{
+				c_11, t_11 := r0_0_10, t_7
+				r0_0_11 = c_11.AsUint64x8().Xor(t_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			s_7, c_7 := r0_0_9, r0_0_11
+			x_7 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7)
+			r0_0_7 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7.Div(x_7).Sub(c_7)).Div(x_7.Mul(x_7)), x_7.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 		}
-		fl = nabc.Mul(r0_0_7)
+		fl = nabc.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7)
 	} else {
-		fl = nabc.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+		v0 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[0])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[0]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[0])))))
+		v1 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[1])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[1]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[1])))))
+		v2 := dh.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.astar[2])))).Add(dk.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.bstar[2]))))).Add(dl.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.cstar[2])))))
+		r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
+		if r.shape == Gauss {
+			e := r2.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8()).AsFloat64x8()
+			var r0_0_12 archsimd.Float64x8
+			{
+				x_12 := e
+				x_12 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12, x_12.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+				x_12 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12, x_12.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+				t_12 := x_12.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				kf_12 := t_12.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+				r_12 := x_12.Sub(kf_12.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+				r2_12 := r_12.Mul(r_12)
+				r4_12 := r2_12.Mul(r2_12)
+				q0_12 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12)).Mul(r2_12))
+				q1_12 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12)).Mul(r2_12)).Mul(r4_12)
+				q2_12 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12)).Mul(r2_12)).Mul(r4_12.Mul(r4_12))
+				p_12 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12.Add(r2_12.Mul(q0_12.Add(q1_12).Add(q2_12))))
+				small_12, big_12 := kf_12.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+				off_12 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12)
+				off_12 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12, big_12)
+				c_12 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12)
+				c_12 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12, big_12)
+				r0_0_12 = p_12.Mul(t_12.Add(off_12).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12)
+			}
+			fl = nabc.Mul(r0_0_12)
+		} else {
+			fl = nabc.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
+		}
 	}
 	return fl
+}
+
+func sinc3LanesAVX512(u archsimd.Float64x8,
+
+) archsimd.Float64x8 {
+	y := u.Sqrt()
+	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+	t := y.Add(magic)
+	d := y.Sub(t.Sub(magic))
+	var r0_0_13 archsimd.Float64x8
+	{
+		d_13 := d
+		y_13 := d_13.Mul(d_13)
+		y2_13 := y_13.Mul(y_13)
+		y4_13 := y2_13.Mul(y2_13)
+		p0_13 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_13)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_13)).Mul(y2_13))
+		p1_13 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_13)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_13)).Mul(y2_13)).Mul(y4_13)
+		p2_13 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_13)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_13)).Mul(y4_13.Mul(y4_13))
+		r0_0_13 = d_13.Mul(p0_13.Add(p1_13).Add(p2_13))
+	}
+	var r0_0_14 archsimd.Float64x8
+	{
+		c_14, t_14 := r0_0_13, t
+		r0_0_14 = c_14.AsUint64x8().Xor(t_14.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	var r0_0_15 archsimd.Float64x8
+	{
+		d_15 := d
+		y_15 := d_15.Mul(d_15)
+		y2_15 := y_15.Mul(y_15)
+		y4_15 := y2_15.Mul(y2_15)
+		p0_15 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_15)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_15)).Mul(y2_15))
+		p1_15 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_15)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_15)).Mul(y2_15)).Mul(y4_15)
+		p2_15 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_15.Mul(y4_15))
+		r0_0_15 = p0_15.Add(p1_15).Add(p2_15)
+	}
+	var r0_0_16 archsimd.Float64x8
+	{
+		c_16, t_16 := r0_0_15, t
+		r0_0_16 = c_16.AsUint64x8().Xor(t_16.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+	}
+	s, c := r0_0_14, r0_0_16
+	x := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y)
+	return archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s.Div(x).Sub(c)).Div(x.Mul(x)), x.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 }
 
 func flatAxisAVX512(fdet, f, s, o, p archsimd.Float64x8,
@@ -220,18 +313,18 @@ func cellIndexLanesAVX512(r *laneReps, ia *[8]int32, h, kk, l archsimd.Float64x8
 func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
-	var r0_0_8 archsimd.Mask64x8
+	var r0_0_17 archsimd.Mask64x8
 	{
-		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
-		half_8 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-		hc_8, kc_8, lc_8 := h_8.Sub(half_8).CeilScaled(0), kk_8.Sub(half_8).CeilScaled(0), l_8.Sub(half_8).CeilScaled(0)
-		hmin_8, kmin_8, lmin_8 := archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmin)))
-		in_8 := hc_8.GreaterEqual(hmin_8).And(hc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hmax))))).And(kc_8.GreaterEqual(kmin_8)).And(kc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kmax))))).And(lc_8.GreaterEqual(lmin_8)).And(lc_8.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8.lmax)))))
-		idx_8 := hc_8.Sub(hmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.hstride)))).Add(kc_8.Sub(kmin_8).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8.kstride))))).Add(lc_8.Sub(lmin_8))
-		idx_8.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8).ConvertToInt32().Store(ia_8)
-		r0_0_8 = in_8
+		r_17, ia_17, h_17, kk_17, l_17 := r, ia, h, kk, l
+		half_17 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+		hc_17, kc_17, lc_17 := h_17.Sub(half_17).CeilScaled(0), kk_17.Sub(half_17).CeilScaled(0), l_17.Sub(half_17).CeilScaled(0)
+		hmin_17, kmin_17, lmin_17 := archsimd.LoadFloat64x8((*[8]float64)((&r_17.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17.lmin)))
+		in_17 := hc_17.GreaterEqual(hmin_17).And(hc_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17.hmax))))).And(kc_17.GreaterEqual(kmin_17)).And(kc_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17.kmax))))).And(lc_17.GreaterEqual(lmin_17)).And(lc_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17.lmax)))))
+		idx_17 := hc_17.Sub(hmin_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17.hstride)))).Add(kc_17.Sub(kmin_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17.kstride))))).Add(lc_17.Sub(lmin_17))
+		idx_17.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17).ConvertToInt32().Store(ia_17)
+		r0_0_17 = in_17
 	}
-	in := r0_0_8
+	in := r0_0_17
 	return vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 }
 
@@ -240,18 +333,18 @@ func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk,
 ) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_9 archsimd.Mask64x8
+	var r0_0_18 archsimd.Mask64x8
 	{
-		r_9, ia_9, h_9, kk_9, l_9 := r, ia, h, kk, l
-		half_9 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-		hc_9, kc_9, lc_9 := h_9.Sub(half_9).CeilScaled(0), kk_9.Sub(half_9).CeilScaled(0), l_9.Sub(half_9).CeilScaled(0)
-		hmin_9, kmin_9, lmin_9 := archsimd.LoadFloat64x8((*[8]float64)((&r_9.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9.lmin)))
-		in_9 := hc_9.GreaterEqual(hmin_9).And(hc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.hmax))))).And(kc_9.GreaterEqual(kmin_9)).And(kc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.kmax))))).And(lc_9.GreaterEqual(lmin_9)).And(lc_9.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9.lmax)))))
-		idx_9 := hc_9.Sub(hmin_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9.hstride)))).Add(kc_9.Sub(kmin_9).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9.kstride))))).Add(lc_9.Sub(lmin_9))
-		idx_9.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9).ConvertToInt32().Store(ia_9)
-		r0_0_9 = in_9
+		r_18, ia_18, h_18, kk_18, l_18 := r, ia, h, kk, l
+		half_18 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+		hc_18, kc_18, lc_18 := h_18.Sub(half_18).CeilScaled(0), kk_18.Sub(half_18).CeilScaled(0), l_18.Sub(half_18).CeilScaled(0)
+		hmin_18, kmin_18, lmin_18 := archsimd.LoadFloat64x8((*[8]float64)((&r_18.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18.lmin)))
+		in_18 := hc_18.GreaterEqual(hmin_18).And(hc_18.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18.hmax))))).And(kc_18.GreaterEqual(kmin_18)).And(kc_18.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18.kmax))))).And(lc_18.GreaterEqual(lmin_18)).And(lc_18.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18.lmax)))))
+		idx_18 := hc_18.Sub(hmin_18).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18.hstride)))).Add(kc_18.Sub(kmin_18).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18.kstride))))).Add(lc_18.Sub(lmin_18))
+		idx_18.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_18).ConvertToInt32().Store(ia_18)
+		r0_0_18 = in_18
 	}
-	in := r0_0_9
+	in := r0_0_18
 	f := vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 	fd := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	if miss != nil {
@@ -278,23 +371,23 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, po
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
 				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_10 archsimd.Float64x8
+				var r0_0_19 archsimd.Float64x8
 				{
-					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
-					c2_10 := archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[0]))).Mul(dx_10).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[1]))).Mul(dy_10)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10.inc[2]))).Mul(dz_10))
-					c2sq_10 := c2_10.Mul(c2_10)
-					cos2psi_10 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if !zero_10 {
-						e_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.ein[2])))))
-						b_10 := dx_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[0])))).Add(dy_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[1]))))).Add(dz_10.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10.bin[2])))))
-						ee_10, bb_10 := e_10.Mul(e_10), b_10.Mul(b_10)
-						den_10 := ee_10.Add(bb_10)
-						cos2psi_10 = ee_10.Sub(bb_10).Div(den_10).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					zero_19, kahn_19, s_19, dx_19, dy_19, dz_19 := false, &r.kahn, sr, dx, dy, dz
+					c2_19 := archsimd.LoadFloat64x8((*[8]float64)((&s_19.inc[0]))).Mul(dx_19).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19.inc[1]))).Mul(dy_19)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19.inc[2]))).Mul(dz_19))
+					c2sq_19 := c2_19.Mul(c2_19)
+					cos2psi_19 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_19 {
+						e_19 := dx_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.ein[0])))).Add(dy_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.ein[1]))))).Add(dz_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.ein[2])))))
+						b_19 := dx_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.bin[0])))).Add(dy_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.bin[1]))))).Add(dz_19.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19.bin[2])))))
+						ee_19, bb_19 := e_19.Mul(e_19), b_19.Mul(b_19)
+						den_19 := ee_19.Add(bb_19)
+						cos2psi_19 = ee_19.Sub(bb_19).Div(den_19).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_19.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					one_10 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_10 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10.Add(c2sq_10).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10)).Mul(cos2psi_10).Mul(one_10.Sub(c2sq_10))))
+					one_19 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_19 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_19.Add(c2sq_19).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_19)).Mul(cos2psi_19).Mul(one_19.Sub(c2sq_19))))
 				}
-				p = r0_0_10
+				p = r0_0_19
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -303,100 +396,100 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz, po
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_11 archsimd.Float64x8
+			var r0_0_20 archsimd.Float64x8
 			{
-				r_11, h_11, kk_11, l_11, n_11 := r, h, kk, l, n
-				_ = r_11
-				magic_11 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				th_11, tk_11, tl_11 := h_11.Add(magic_11), kk_11.Add(magic_11), l_11.Add(magic_11)
-				var r0_0_1_11 archsimd.Float64x8
+				r_20, h_20, kk_20, l_20, n_20 := r, h, kk, l, n
+				_ = r_20
+				magic_20 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				th_20, tk_20, tl_20 := h_20.Add(magic_20), kk_20.Add(magic_20), l_20.Add(magic_20)
+				var r0_0_1_20 archsimd.Float64x8
 				{
-					d_1_11 := h_11.Sub(th_11.Sub(magic_11))
-					y_1_11 := d_1_11.Mul(d_1_11)
-					y2_1_11 := y_1_11.Mul(y_1_11)
-					y4_1_11 := y2_1_11.Mul(y2_1_11)
-					p0_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11)).Mul(y2_1_11))
-					p1_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11)).Mul(y2_1_11)).Mul(y4_1_11)
-					p2_1_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11.Mul(y4_1_11))
-					r0_0_1_11 = p0_1_11.Add(p1_1_11).Add(p2_1_11)
+					d_1_20 := h_20.Sub(th_20.Sub(magic_20))
+					y_1_20 := d_1_20.Mul(d_1_20)
+					y2_1_20 := y_1_20.Mul(y_1_20)
+					y4_1_20 := y2_1_20.Mul(y2_1_20)
+					p0_1_20 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_20)).Mul(y2_1_20))
+					p1_1_20 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_20)).Mul(y2_1_20)).Mul(y4_1_20)
+					p2_1_20 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_20.Mul(y4_1_20))
+					r0_0_1_20 = p0_1_20.Add(p1_1_20).Add(p2_1_20)
 				}
-				var r0_0_2_11 archsimd.Float64x8
+				var r0_0_2_20 archsimd.Float64x8
 				{
-					c_2_11, t_2_11 := r0_0_1_11, th_11
-					r0_0_2_11 = c_2_11.AsUint64x8().Xor(t_2_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_2_20, t_2_20 := r0_0_1_20, th_20
+					r0_0_2_20 = c_2_20.AsUint64x8().Xor(t_2_20.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				ch_11 := r0_0_2_11
-				var r0_0_3_11 archsimd.Float64x8
+				ch_20 := r0_0_2_20
+				var r0_0_3_20 archsimd.Float64x8
 				{
-					d_3_11 := kk_11.Sub(tk_11.Sub(magic_11))
-					y_3_11 := d_3_11.Mul(d_3_11)
-					y2_3_11 := y_3_11.Mul(y_3_11)
-					y4_3_11 := y2_3_11.Mul(y2_3_11)
-					p0_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11)).Mul(y2_3_11))
-					p1_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11)).Mul(y2_3_11)).Mul(y4_3_11)
-					p2_3_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11.Mul(y4_3_11))
-					r0_0_3_11 = p0_3_11.Add(p1_3_11).Add(p2_3_11)
+					d_3_20 := kk_20.Sub(tk_20.Sub(magic_20))
+					y_3_20 := d_3_20.Mul(d_3_20)
+					y2_3_20 := y_3_20.Mul(y_3_20)
+					y4_3_20 := y2_3_20.Mul(y2_3_20)
+					p0_3_20 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_20)).Mul(y2_3_20))
+					p1_3_20 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_20)).Mul(y2_3_20)).Mul(y4_3_20)
+					p2_3_20 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_20.Mul(y4_3_20))
+					r0_0_3_20 = p0_3_20.Add(p1_3_20).Add(p2_3_20)
 				}
-				var r0_0_4_11 archsimd.Float64x8
+				var r0_0_4_20 archsimd.Float64x8
 				{
-					c_4_11, t_4_11 := r0_0_3_11, tk_11
-					r0_0_4_11 = c_4_11.AsUint64x8().Xor(t_4_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_4_20, t_4_20 := r0_0_3_20, tk_20
+					r0_0_4_20 = c_4_20.AsUint64x8().Xor(t_4_20.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				ck_11 := r0_0_4_11
-				var r0_0_5_11 archsimd.Float64x8
+				ck_20 := r0_0_4_20
+				var r0_0_5_20 archsimd.Float64x8
 				{
-					d_5_11 := l_11.Sub(tl_11.Sub(magic_11))
-					y_5_11 := d_5_11.Mul(d_5_11)
-					y2_5_11 := y_5_11.Mul(y_5_11)
-					y4_5_11 := y2_5_11.Mul(y2_5_11)
-					p0_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11)).Mul(y2_5_11))
-					p1_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11)).Mul(y2_5_11)).Mul(y4_5_11)
-					p2_5_11 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11.Mul(y4_5_11))
-					r0_0_5_11 = p0_5_11.Add(p1_5_11).Add(p2_5_11)
+					d_5_20 := l_20.Sub(tl_20.Sub(magic_20))
+					y_5_20 := d_5_20.Mul(d_5_20)
+					y2_5_20 := y_5_20.Mul(y_5_20)
+					y4_5_20 := y2_5_20.Mul(y2_5_20)
+					p0_5_20 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_20)).Mul(y2_5_20))
+					p1_5_20 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_20)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_20)).Mul(y2_5_20)).Mul(y4_5_20)
+					p2_5_20 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_20.Mul(y4_5_20))
+					r0_0_5_20 = p0_5_20.Add(p1_5_20).Add(p2_5_20)
 				}
-				var r0_0_6_11 archsimd.Float64x8
+				var r0_0_6_20 archsimd.Float64x8
 				{
-					c_6_11, t_6_11 := r0_0_5_11, tl_11
-					r0_0_6_11 = c_6_11.AsUint64x8().Xor(t_6_11.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					c_6_20, t_6_20 := r0_0_5_20, tl_20
+					r0_0_6_20 = c_6_20.AsUint64x8().Xor(t_6_20.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				cl_11 := r0_0_6_11
-				two_11 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				ch_11, ck_11, cl_11 = two_11.Mul(ch_11), two_11.Mul(ck_11), two_11.Mul(cl_11)
-				h0_11, k0_11, l0_11 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				h1_11, k1_11, l1_11 := ch_11, ck_11, cl_11
-				j_11 := 2
-				for ; j_11+1 < n_11; j_11 += 2 {
-					h0_11, k0_11, l0_11 = ch_11.Mul(h1_11).Sub(h0_11), ck_11.Mul(k1_11).Sub(k0_11), cl_11.Mul(l1_11).Sub(l0_11)
-					h1_11, k1_11, l1_11 = ch_11.Mul(h0_11).Sub(h1_11), ck_11.Mul(k0_11).Sub(k1_11), cl_11.Mul(l0_11).Sub(l1_11)
+				cl_20 := r0_0_6_20
+				two_20 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				ch_20, ck_20, cl_20 = two_20.Mul(ch_20), two_20.Mul(ck_20), two_20.Mul(cl_20)
+				h0_20, k0_20, l0_20 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				h1_20, k1_20, l1_20 := ch_20, ck_20, cl_20
+				j_20 := 2
+				for ; j_20+1 < n_20; j_20 += 2 {
+					h0_20, k0_20, l0_20 = ch_20.Mul(h1_20).Sub(h0_20), ck_20.Mul(k1_20).Sub(k0_20), cl_20.Mul(l1_20).Sub(l0_20)
+					h1_20, k1_20, l1_20 = ch_20.Mul(h0_20).Sub(h1_20), ck_20.Mul(k0_20).Sub(k1_20), cl_20.Mul(l0_20).Sub(l1_20)
 				}
-				if j_11 < n_11 {
-					h1_11 = ch_11.Mul(h1_11).Sub(h0_11)
-					k1_11 = ck_11.Mul(k1_11).Sub(k0_11)
-					l1_11 = cl_11.Mul(l1_11).Sub(l0_11)
+				if j_20 < n_20 {
+					h1_20 = ch_20.Mul(h1_20).Sub(h0_20)
+					k1_20 = ck_20.Mul(k1_20).Sub(k0_20)
+					l1_20 = cl_20.Mul(l1_20).Sub(l0_20)
 				}
-				r0_0_11 = h1_11.Mul(k1_11).Mul(l1_11)
+				r0_0_20 = h1_20.Mul(k1_20).Mul(l1_20)
 			}
-			fl := r0_0_11
+			fl := r0_0_20
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_12 archsimd.Float64x8
+				var r0_0_21 archsimd.Float64x8
 				{
-					r_12, bits_12, ia_12, h_12, kk_12, l_12 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_12 archsimd.Mask64x8
+					r_21, bits_21, ia_21, h_21, kk_21, l_21 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_21 archsimd.Mask64x8
 					{
-						r_8_12, ia_8_12, h_8_12, kk_8_12, l_8_12 := r_12, ia_12, h_12, kk_12, l_12
-						half_8_12 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-						hc_8_12, kc_8_12, lc_8_12 := h_8_12.Sub(half_8_12).CeilScaled(0), kk_8_12.Sub(half_8_12).CeilScaled(0), l_8_12.Sub(half_8_12).CeilScaled(0)
-						hmin_8_12, kmin_8_12, lmin_8_12 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.lmin)))
-						in_8_12 := hc_8_12.GreaterEqual(hmin_8_12).And(hc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hmax))))).And(kc_8_12.GreaterEqual(kmin_8_12)).And(kc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kmax))))).And(lc_8_12.GreaterEqual(lmin_8_12)).And(lc_8_12.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.lmax)))))
-						idx_8_12 := hc_8_12.Sub(hmin_8_12).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.hstride)))).Add(kc_8_12.Sub(kmin_8_12).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12.kstride))))).Add(lc_8_12.Sub(lmin_8_12))
-						idx_8_12.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12).ConvertToInt32().Store(ia_8_12)
-						r0_0_8_12 = in_8_12
+						r_17_21, ia_17_21, h_17_21, kk_17_21, l_17_21 := r_21, ia_21, h_21, kk_21, l_21
+						half_17_21 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_17_21, kc_17_21, lc_17_21 := h_17_21.Sub(half_17_21).CeilScaled(0), kk_17_21.Sub(half_17_21).CeilScaled(0), l_17_21.Sub(half_17_21).CeilScaled(0)
+						hmin_17_21, kmin_17_21, lmin_17_21 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.lmin)))
+						in_17_21 := hc_17_21.GreaterEqual(hmin_17_21).And(hc_17_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.hmax))))).And(kc_17_21.GreaterEqual(kmin_17_21)).And(kc_17_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.kmax))))).And(lc_17_21.GreaterEqual(lmin_17_21)).And(lc_17_21.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.lmax)))))
+						idx_17_21 := hc_17_21.Sub(hmin_17_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.hstride)))).Add(kc_17_21.Sub(kmin_17_21).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21.kstride))))).Add(lc_17_21.Sub(lmin_17_21))
+						idx_17_21.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_21).ConvertToInt32().Store(ia_17_21)
+						r0_0_17_21 = in_17_21
 					}
-					in_12 := r0_0_8_12
-					r0_0_12 = vgatherAVX512(bits_12, ia_12).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12.defaultF))), in_12)
+					in_21 := r0_0_17_21
+					r0_0_21 = vgatherAVX512(bits_21, ia_21).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_21.defaultF))), in_21)
 				}
-				fc = r0_0_12
+				fc = r0_0_21
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -416,190 +509,190 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Fl
 
 ) {
 	c := k.c
-	var r0_0_13 archsimd.Float64x8
+	var r0_0_22 archsimd.Float64x8
 	{
-		fdet_13, f_13, s_13, o_13, p_13 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_13 = fdet_13.Mul(f_13).Add(s_13).Add(o_13).Add(p_13)
+		fdet_22, f_22, s_22, o_22, p_22 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_22 = fdet_22.Mul(f_22).Add(s_22).Add(o_22).Add(p_22)
 	}
-	x := r0_0_13
-	var r0_0_14 archsimd.Float64x8
+	x := r0_0_22
+	var r0_0_23 archsimd.Float64x8
 	{
-		fdet_14, f_14, s_14, o_14, p_14 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_14 = fdet_14.Mul(f_14).Add(s_14).Add(o_14).Add(p_14)
+		fdet_23, f_23, s_23, o_23, p_23 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_23 = fdet_23.Mul(f_23).Add(s_23).Add(o_23).Add(p_23)
 	}
-	y := r0_0_14
-	var r0_0_15 archsimd.Float64x8
+	y := r0_0_23
+	var r0_0_24 archsimd.Float64x8
 	{
-		fdet_15, f_15, s_15, o_15, p_15 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_15 = fdet_15.Mul(f_15).Add(s_15).Add(o_15).Add(p_15)
+		fdet_24, f_24, s_24, o_24, p_24 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_24 = fdet_24.Mul(f_24).Add(s_24).Add(o_24).Add(p_24)
 	}
-	z := r0_0_15
+	z := r0_0_24
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
-		var r0_0_16 archsimd.Float64x8
+		var r0_0_25 archsimd.Float64x8
 		{
-			invR_16, num_16, point_16 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_16 := invR_16.Mul(invR_16)
-			if !point_16 {
-				w_16 = num_16.Mul(w_16.Mul(invR_16))
+			invR_25, num_25, point_25 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_25 := invR_25.Mul(invR_25)
+			if !point_25 {
+				w_25 = num_25.Mul(w_25.Mul(invR_25))
 			}
-			r0_0_16 = w_16
+			r0_0_25 = w_25
 		}
-		omega = r0_0_16.Merge(omega, m)
+		omega = r0_0_25.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_17 archsimd.Float64x8
-		r1_0_17 archsimd.Float64x8
+		r0_0_26 archsimd.Float64x8
+		r1_0_26 archsimd.Float64x8
 	)
 	{
-		k_17, r_17, ia_17, sum_17, dx_17, dy_17, dz_17, polar_17 := k, r, ia, sum, dx, dy, dz, polar
-		c_17 := k_17.c
-		n_17 := k_17.nn[0]
-		zero_17 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		for si_17 := range r_17.src {
-			sr_17 := &r_17.src[si_17]
-			il_17 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17.il)))
-			qx_17, qy_17, qz_17 := dx_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[0])))).Mul(il_17), dy_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[1])))).Mul(il_17), dz_17.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[2])))).Mul(il_17)
-			if m_17 := polar_17.Equal(zero_17); m_17.ToBits() != 0 {
-				var p_17 archsimd.Float64x8
-				if r_17.kahnZero {
-					c2_17 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[0]))).Mul(dx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[1]))).Mul(dy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17.inc[2]))).Mul(dz_17))
-					p_17 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17.Mul(c2_17)))
+		k_26, r_26, ia_26, sum_26, dx_26, dy_26, dz_26, polar_26 := k, r, ia, sum, dx, dy, dz, polar
+		c_26 := k_26.c
+		n_26 := k_26.nn[0]
+		zero_26 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_26 := range r_26.src {
+			sr_26 := &r_26.src[si_26]
+			il_26 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26.il)))
+			qx_26, qy_26, qz_26 := dx_26.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[0])))).Mul(il_26), dy_26.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[1])))).Mul(il_26), dz_26.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[2])))).Mul(il_26)
+			if m_26 := polar_26.Equal(zero_26); m_26.ToBits() != 0 {
+				var p_26 archsimd.Float64x8
+				if r_26.kahnZero {
+					c2_26 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[0]))).Mul(dx_26).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[1]))).Mul(dy_26)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26.inc[2]))).Mul(dz_26))
+					p_26 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_26.Mul(c2_26)))
 				} else {
-					var r0_0_10_17 archsimd.Float64x8
+					var r0_0_19_26 archsimd.Float64x8
 					{
-						zero_10_17, kahn_10_17, s_10_17, dx_10_17, dy_10_17, dz_10_17 := false, &r_17.kahn, sr_17, dx_17, dy_17, dz_17
-						c2_10_17 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[0]))).Mul(dx_10_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[1]))).Mul(dy_10_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.inc[2]))).Mul(dz_10_17))
-						c2sq_10_17 := c2_10_17.Mul(c2_10_17)
-						cos2psi_10_17 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-						if !zero_10_17 {
-							e_10_17 := dx_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[0])))).Add(dy_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[1]))))).Add(dz_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.ein[2])))))
-							b_10_17 := dx_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[0])))).Add(dy_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[1]))))).Add(dz_10_17.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17.bin[2])))))
-							ee_10_17, bb_10_17 := e_10_17.Mul(e_10_17), b_10_17.Mul(b_10_17)
-							den_10_17 := ee_10_17.Add(bb_10_17)
-							cos2psi_10_17 = ee_10_17.Sub(bb_10_17).Div(den_10_17).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						zero_19_26, kahn_19_26, s_19_26, dx_19_26, dy_19_26, dz_19_26 := false, &r_26.kahn, sr_26, dx_26, dy_26, dz_26
+						c2_19_26 := archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.inc[0]))).Mul(dx_19_26).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.inc[1]))).Mul(dy_19_26)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.inc[2]))).Mul(dz_19_26))
+						c2sq_19_26 := c2_19_26.Mul(c2_19_26)
+						cos2psi_19_26 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_19_26 {
+							e_19_26 := dx_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.ein[0])))).Add(dy_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.ein[1]))))).Add(dz_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.ein[2])))))
+							b_19_26 := dx_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.bin[0])))).Add(dy_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.bin[1]))))).Add(dz_19_26.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26.bin[2])))))
+							ee_19_26, bb_19_26 := e_19_26.Mul(e_19_26), b_19_26.Mul(b_19_26)
+							den_19_26 := ee_19_26.Add(bb_19_26)
+							cos2psi_19_26 = ee_19_26.Sub(bb_19_26).Div(den_19_26).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_19_26.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						one_10_17 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_10_17 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17.Add(c2sq_10_17).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17)).Mul(cos2psi_10_17).Mul(one_10_17.Sub(c2sq_10_17))))
+						one_19_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_19_26 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_19_26.Add(c2sq_19_26).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_19_26)).Mul(cos2psi_19_26).Mul(one_19_26.Sub(c2sq_19_26))))
 					}
-					p_17 = r0_0_10_17
+					p_26 = r0_0_19_26
 				}
-				polar_17 = p_17.Merge(polar_17, m_17)
+				polar_26 = p_26.Merge(polar_26, m_26)
 			}
-			for oi_17 := range r_17.orient {
-				o_17 := &r_17.orient[oi_17]
-				h_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[0]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[1]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[2]))).Mul(qz_17))
-				kk_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[3]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[4]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[5]))).Mul(qz_17))
-				l_17 := archsimd.LoadFloat64x8((*[8]float64)((&o_17[6]))).Mul(qx_17).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[7]))).Mul(qy_17)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17[8]))).Mul(qz_17))
-				var r0_0_11_17 archsimd.Float64x8
+			for oi_26 := range r_26.orient {
+				o_26 := &r_26.orient[oi_26]
+				h_26 := archsimd.LoadFloat64x8((*[8]float64)((&o_26[0]))).Mul(qx_26).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[1]))).Mul(qy_26)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[2]))).Mul(qz_26))
+				kk_26 := archsimd.LoadFloat64x8((*[8]float64)((&o_26[3]))).Mul(qx_26).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[4]))).Mul(qy_26)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[5]))).Mul(qz_26))
+				l_26 := archsimd.LoadFloat64x8((*[8]float64)((&o_26[6]))).Mul(qx_26).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[7]))).Mul(qy_26)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26[8]))).Mul(qz_26))
+				var r0_0_20_26 archsimd.Float64x8
 				{
-					r_11_17, h_11_17, kk_11_17, l_11_17, n_11_17 := r_17, h_17, kk_17, l_17, n_17
-					_ = r_11_17
-					magic_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					th_11_17, tk_11_17, tl_11_17 := h_11_17.Add(magic_11_17), kk_11_17.Add(magic_11_17), l_11_17.Add(magic_11_17)
-					var r0_0_1_11_17 archsimd.Float64x8
+					r_20_26, h_20_26, kk_20_26, l_20_26, n_20_26 := r_26, h_26, kk_26, l_26, n_26
+					_ = r_20_26
+					magic_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					th_20_26, tk_20_26, tl_20_26 := h_20_26.Add(magic_20_26), kk_20_26.Add(magic_20_26), l_20_26.Add(magic_20_26)
+					var r0_0_1_20_26 archsimd.Float64x8
 					{
-						d_1_11_17 := h_11_17.Sub(th_11_17.Sub(magic_11_17))
-						y_1_11_17 := d_1_11_17.Mul(d_1_11_17)
-						y2_1_11_17 := y_1_11_17.Mul(y_1_11_17)
-						y4_1_11_17 := y2_1_11_17.Mul(y2_1_11_17)
-						p0_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17)).Mul(y2_1_11_17))
-						p1_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17)).Mul(y2_1_11_17)).Mul(y4_1_11_17)
-						p2_1_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17.Mul(y4_1_11_17))
-						r0_0_1_11_17 = p0_1_11_17.Add(p1_1_11_17).Add(p2_1_11_17)
+						d_1_20_26 := h_20_26.Sub(th_20_26.Sub(magic_20_26))
+						y_1_20_26 := d_1_20_26.Mul(d_1_20_26)
+						y2_1_20_26 := y_1_20_26.Mul(y_1_20_26)
+						y4_1_20_26 := y2_1_20_26.Mul(y2_1_20_26)
+						p0_1_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_20_26)).Mul(y2_1_20_26))
+						p1_1_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_20_26)).Mul(y2_1_20_26)).Mul(y4_1_20_26)
+						p2_1_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_20_26.Mul(y4_1_20_26))
+						r0_0_1_20_26 = p0_1_20_26.Add(p1_1_20_26).Add(p2_1_20_26)
 					}
-					var r0_0_2_11_17 archsimd.Float64x8
+					var r0_0_2_20_26 archsimd.Float64x8
 					{
-						c_2_11_17, t_2_11_17 := r0_0_1_11_17, th_11_17
-						r0_0_2_11_17 = c_2_11_17.AsUint64x8().Xor(t_2_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_2_20_26, t_2_20_26 := r0_0_1_20_26, th_20_26
+						r0_0_2_20_26 = c_2_20_26.AsUint64x8().Xor(t_2_20_26.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					ch_11_17 := r0_0_2_11_17
-					var r0_0_3_11_17 archsimd.Float64x8
+					ch_20_26 := r0_0_2_20_26
+					var r0_0_3_20_26 archsimd.Float64x8
 					{
-						d_3_11_17 := kk_11_17.Sub(tk_11_17.Sub(magic_11_17))
-						y_3_11_17 := d_3_11_17.Mul(d_3_11_17)
-						y2_3_11_17 := y_3_11_17.Mul(y_3_11_17)
-						y4_3_11_17 := y2_3_11_17.Mul(y2_3_11_17)
-						p0_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17)).Mul(y2_3_11_17))
-						p1_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17)).Mul(y2_3_11_17)).Mul(y4_3_11_17)
-						p2_3_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17.Mul(y4_3_11_17))
-						r0_0_3_11_17 = p0_3_11_17.Add(p1_3_11_17).Add(p2_3_11_17)
+						d_3_20_26 := kk_20_26.Sub(tk_20_26.Sub(magic_20_26))
+						y_3_20_26 := d_3_20_26.Mul(d_3_20_26)
+						y2_3_20_26 := y_3_20_26.Mul(y_3_20_26)
+						y4_3_20_26 := y2_3_20_26.Mul(y2_3_20_26)
+						p0_3_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_20_26)).Mul(y2_3_20_26))
+						p1_3_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_20_26)).Mul(y2_3_20_26)).Mul(y4_3_20_26)
+						p2_3_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_20_26.Mul(y4_3_20_26))
+						r0_0_3_20_26 = p0_3_20_26.Add(p1_3_20_26).Add(p2_3_20_26)
 					}
-					var r0_0_4_11_17 archsimd.Float64x8
+					var r0_0_4_20_26 archsimd.Float64x8
 					{
-						c_4_11_17, t_4_11_17 := r0_0_3_11_17, tk_11_17
-						r0_0_4_11_17 = c_4_11_17.AsUint64x8().Xor(t_4_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_4_20_26, t_4_20_26 := r0_0_3_20_26, tk_20_26
+						r0_0_4_20_26 = c_4_20_26.AsUint64x8().Xor(t_4_20_26.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					ck_11_17 := r0_0_4_11_17
-					var r0_0_5_11_17 archsimd.Float64x8
+					ck_20_26 := r0_0_4_20_26
+					var r0_0_5_20_26 archsimd.Float64x8
 					{
-						d_5_11_17 := l_11_17.Sub(tl_11_17.Sub(magic_11_17))
-						y_5_11_17 := d_5_11_17.Mul(d_5_11_17)
-						y2_5_11_17 := y_5_11_17.Mul(y_5_11_17)
-						y4_5_11_17 := y2_5_11_17.Mul(y2_5_11_17)
-						p0_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17)).Mul(y2_5_11_17))
-						p1_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17)).Mul(y2_5_11_17)).Mul(y4_5_11_17)
-						p2_5_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17.Mul(y4_5_11_17))
-						r0_0_5_11_17 = p0_5_11_17.Add(p1_5_11_17).Add(p2_5_11_17)
+						d_5_20_26 := l_20_26.Sub(tl_20_26.Sub(magic_20_26))
+						y_5_20_26 := d_5_20_26.Mul(d_5_20_26)
+						y2_5_20_26 := y_5_20_26.Mul(y_5_20_26)
+						y4_5_20_26 := y2_5_20_26.Mul(y2_5_20_26)
+						p0_5_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_20_26)).Mul(y2_5_20_26))
+						p1_5_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_20_26)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_20_26)).Mul(y2_5_20_26)).Mul(y4_5_20_26)
+						p2_5_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_20_26.Mul(y4_5_20_26))
+						r0_0_5_20_26 = p0_5_20_26.Add(p1_5_20_26).Add(p2_5_20_26)
 					}
-					var r0_0_6_11_17 archsimd.Float64x8
+					var r0_0_6_20_26 archsimd.Float64x8
 					{
-						c_6_11_17, t_6_11_17 := r0_0_5_11_17, tl_11_17
-						r0_0_6_11_17 = c_6_11_17.AsUint64x8().Xor(t_6_11_17.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						c_6_20_26, t_6_20_26 := r0_0_5_20_26, tl_20_26
+						r0_0_6_20_26 = c_6_20_26.AsUint64x8().Xor(t_6_20_26.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 					}
-					cl_11_17 := r0_0_6_11_17
-					two_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					ch_11_17, ck_11_17, cl_11_17 = two_11_17.Mul(ch_11_17), two_11_17.Mul(ck_11_17), two_11_17.Mul(cl_11_17)
-					h0_11_17, k0_11_17, l0_11_17 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					h1_11_17, k1_11_17, l1_11_17 := ch_11_17, ck_11_17, cl_11_17
-					j_11_17 := 2
-					for ; j_11_17+1 < n_11_17; j_11_17 += 2 {
-						h0_11_17, k0_11_17, l0_11_17 = ch_11_17.Mul(h1_11_17).Sub(h0_11_17), ck_11_17.Mul(k1_11_17).Sub(k0_11_17), cl_11_17.Mul(l1_11_17).Sub(l0_11_17)
-						h1_11_17, k1_11_17, l1_11_17 = ch_11_17.Mul(h0_11_17).Sub(h1_11_17), ck_11_17.Mul(k0_11_17).Sub(k1_11_17), cl_11_17.Mul(l0_11_17).Sub(l1_11_17)
+					cl_20_26 := r0_0_6_20_26
+					two_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					ch_20_26, ck_20_26, cl_20_26 = two_20_26.Mul(ch_20_26), two_20_26.Mul(ck_20_26), two_20_26.Mul(cl_20_26)
+					h0_20_26, k0_20_26, l0_20_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					h1_20_26, k1_20_26, l1_20_26 := ch_20_26, ck_20_26, cl_20_26
+					j_20_26 := 2
+					for ; j_20_26+1 < n_20_26; j_20_26 += 2 {
+						h0_20_26, k0_20_26, l0_20_26 = ch_20_26.Mul(h1_20_26).Sub(h0_20_26), ck_20_26.Mul(k1_20_26).Sub(k0_20_26), cl_20_26.Mul(l1_20_26).Sub(l0_20_26)
+						h1_20_26, k1_20_26, l1_20_26 = ch_20_26.Mul(h0_20_26).Sub(h1_20_26), ck_20_26.Mul(k0_20_26).Sub(k1_20_26), cl_20_26.Mul(l0_20_26).Sub(l1_20_26)
 					}
-					if j_11_17 < n_11_17 {
-						h1_11_17 = ch_11_17.Mul(h1_11_17).Sub(h0_11_17)
-						k1_11_17 = ck_11_17.Mul(k1_11_17).Sub(k0_11_17)
-						l1_11_17 = cl_11_17.Mul(l1_11_17).Sub(l0_11_17)
+					if j_20_26 < n_20_26 {
+						h1_20_26 = ch_20_26.Mul(h1_20_26).Sub(h0_20_26)
+						k1_20_26 = ck_20_26.Mul(k1_20_26).Sub(k0_20_26)
+						l1_20_26 = cl_20_26.Mul(l1_20_26).Sub(l0_20_26)
 					}
-					r0_0_11_17 = h1_11_17.Mul(k1_11_17).Mul(l1_11_17)
+					r0_0_20_26 = h1_20_26.Mul(k1_20_26).Mul(l1_20_26)
 				}
-				fl_17 := r0_0_11_17
-				fc_17 := archsimd.LoadFloat64x8((*[8]float64)((&r_17.defaultF)))
-				if c_17.HasHKL {
-					var r0_0_12_17 archsimd.Float64x8
+				fl_26 := r0_0_20_26
+				fc_26 := archsimd.LoadFloat64x8((*[8]float64)((&r_26.defaultF)))
+				if c_26.HasHKL {
+					var r0_0_21_26 archsimd.Float64x8
 					{
-						r_12_17, bits_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17 := r_17, k_17.fhklBits, ia_17, h_17, kk_17, l_17
-						var r0_0_8_12_17 archsimd.Mask64x8
+						r_21_26, bits_21_26, ia_21_26, h_21_26, kk_21_26, l_21_26 := r_26, k_26.fhklBits, ia_26, h_26, kk_26, l_26
+						var r0_0_17_21_26 archsimd.Mask64x8
 						{
-							r_8_12_17, ia_8_12_17, h_8_12_17, kk_8_12_17, l_8_12_17 := r_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17
-							half_8_12_17 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-							hc_8_12_17, kc_8_12_17, lc_8_12_17 := h_8_12_17.Sub(half_8_12_17).CeilScaled(0), kk_8_12_17.Sub(half_8_12_17).CeilScaled(0), l_8_12_17.Sub(half_8_12_17).CeilScaled(0)
-							hmin_8_12_17, kmin_8_12_17, lmin_8_12_17 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.lmin)))
-							in_8_12_17 := hc_8_12_17.GreaterEqual(hmin_8_12_17).And(hc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hmax))))).And(kc_8_12_17.GreaterEqual(kmin_8_12_17)).And(kc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kmax))))).And(lc_8_12_17.GreaterEqual(lmin_8_12_17)).And(lc_8_12_17.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.lmax)))))
-							idx_8_12_17 := hc_8_12_17.Sub(hmin_8_12_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.hstride)))).Add(kc_8_12_17.Sub(kmin_8_12_17).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17.kstride))))).Add(lc_8_12_17.Sub(lmin_8_12_17))
-							idx_8_12_17.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17).ConvertToInt32().Store(ia_8_12_17)
-							r0_0_8_12_17 = in_8_12_17
+							r_17_21_26, ia_17_21_26, h_17_21_26, kk_17_21_26, l_17_21_26 := r_21_26, ia_21_26, h_21_26, kk_21_26, l_21_26
+							half_17_21_26 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_17_21_26, kc_17_21_26, lc_17_21_26 := h_17_21_26.Sub(half_17_21_26).CeilScaled(0), kk_17_21_26.Sub(half_17_21_26).CeilScaled(0), l_17_21_26.Sub(half_17_21_26).CeilScaled(0)
+							hmin_17_21_26, kmin_17_21_26, lmin_17_21_26 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.lmin)))
+							in_17_21_26 := hc_17_21_26.GreaterEqual(hmin_17_21_26).And(hc_17_21_26.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.hmax))))).And(kc_17_21_26.GreaterEqual(kmin_17_21_26)).And(kc_17_21_26.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.kmax))))).And(lc_17_21_26.GreaterEqual(lmin_17_21_26)).And(lc_17_21_26.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.lmax)))))
+							idx_17_21_26 := hc_17_21_26.Sub(hmin_17_21_26).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.hstride)))).Add(kc_17_21_26.Sub(kmin_17_21_26).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26.kstride))))).Add(lc_17_21_26.Sub(lmin_17_21_26))
+							idx_17_21_26.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_21_26).ConvertToInt32().Store(ia_17_21_26)
+							r0_0_17_21_26 = in_17_21_26
 						}
-						in_12_17 := r0_0_8_12_17
-						r0_0_12_17 = vgatherAVX512(bits_12_17, ia_12_17).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17.defaultF))), in_12_17)
+						in_21_26 := r0_0_17_21_26
+						r0_0_21_26 = vgatherAVX512(bits_21_26, ia_21_26).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_21_26.defaultF))), in_21_26)
 					}
-					fc_17 = r0_0_12_17
+					fc_26 = r0_0_21_26
 				}
-				s_17 := sum_17.Add(fc_17.Mul(fc_17).Mul(fl_17).Mul(fl_17))
-				if !c_17.Water {
-					s_17 = sum_17.Merge(s_17, fl_17.Equal(zero_17))
+				s_26 := sum_26.Add(fc_26.Mul(fc_26).Mul(fl_26).Mul(fl_26))
+				if !c_26.Water {
+					s_26 = sum_26.Merge(s_26, fl_26.Equal(zero_26))
 				}
-				sum_17 = s_17
+				sum_26 = s_26
 			}
 		}
-		r0_0_17, r1_0_17 = sum_17, polar_17
+		r0_0_26, r1_0_26 = sum_26, polar_26
 	}
-	sum, polar = r0_0_17, r1_0_17
+	sum, polar = r0_0_26, r1_0_26
 	return sum, omega, polar
 }
 
@@ -620,38 +713,38 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_18 archsimd.Float64x8
+				var r0_0_27 archsimd.Float64x8
 				{
-					fdet_18, f_18, s_18, o_18, p_18 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_18 = fdet_18.Mul(f_18).Add(s_18).Add(o_18).Add(p_18)
+					fdet_27, f_27, s_27, o_27, p_27 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_27 = fdet_27.Mul(f_27).Add(s_27).Add(o_27).Add(p_27)
 				}
-				x := r0_0_18
-				var r0_0_19 archsimd.Float64x8
+				x := r0_0_27
+				var r0_0_28 archsimd.Float64x8
 				{
-					fdet_19, f_19, s_19, o_19, p_19 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-					r0_0_19 = fdet_19.Mul(f_19).Add(s_19).Add(o_19).Add(p_19)
+					fdet_28, f_28, s_28, o_28, p_28 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_28 = fdet_28.Mul(f_28).Add(s_28).Add(o_28).Add(p_28)
 				}
-				y := r0_0_19
-				var r0_0_20 archsimd.Float64x8
+				y := r0_0_28
+				var r0_0_29 archsimd.Float64x8
 				{
-					fdet_20, f_20, s_20, o_20, p_20 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-					r0_0_20 = fdet_20.Mul(f_20).Add(s_20).Add(o_20).Add(p_20)
+					fdet_29, f_29, s_29, o_29, p_29 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_29 = fdet_29.Mul(f_29).Add(s_29).Add(o_29).Add(p_29)
 				}
-				z := r0_0_20
+				z := r0_0_29
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_21 archsimd.Float64x8
+				var r0_0_30 archsimd.Float64x8
 				{
-					invR_21, num_21, point_21 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_21 := invR_21.Mul(invR_21)
-					if !point_21 {
-						w_21 = num_21.Mul(w_21.Mul(invR_21))
+					invR_30, num_30, point_30 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_30 := invR_30.Mul(invR_30)
+					if !point_30 {
+						w_30 = num_30.Mul(w_30.Mul(invR_30))
 					}
-					r0_0_21 = w_21
+					r0_0_30 = w_30
 				}
-				r0_0_21.StoreSlice(g[3][q:])
+				r0_0_30.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -661,154 +754,154 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_22 archsimd.Float64x8
-					r1_0_22 archsimd.Float64x8
+					r0_0_31 archsimd.Float64x8
+					r1_0_31 archsimd.Float64x8
 				)
 				{
-					k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_22 := k_22.c
-					n_22 := k_22.nn[0]
-					zero_22 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_22 := range r_22.src {
-						sr_22 := &r_22.src[si_22]
-						il_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_22.il)))
-						qx_22, qy_22, qz_22 := dx_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[0])))).Mul(il_22), dy_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[1])))).Mul(il_22), dz_22.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[2])))).Mul(il_22)
-						if m_22 := polar_22.Equal(zero_22); m_22.ToBits() != 0 {
-							var p_22 archsimd.Float64x8
-							if r_22.kahnZero {
-								c2_22 := archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[0]))).Mul(dx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[1]))).Mul(dy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_22.inc[2]))).Mul(dz_22))
-								p_22 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_22.Mul(c2_22)))
+					k_31, r_31, ia_31, sum_31, dx_31, dy_31, dz_31, polar_31 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_31 := k_31.c
+					n_31 := k_31.nn[0]
+					zero_31 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_31 := range r_31.src {
+						sr_31 := &r_31.src[si_31]
+						il_31 := archsimd.LoadFloat64x8((*[8]float64)((&sr_31.il)))
+						qx_31, qy_31, qz_31 := dx_31.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[0])))).Mul(il_31), dy_31.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[1])))).Mul(il_31), dz_31.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[2])))).Mul(il_31)
+						if m_31 := polar_31.Equal(zero_31); m_31.ToBits() != 0 {
+							var p_31 archsimd.Float64x8
+							if r_31.kahnZero {
+								c2_31 := archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[0]))).Mul(dx_31).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[1]))).Mul(dy_31)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_31.inc[2]))).Mul(dz_31))
+								p_31 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_31.Mul(c2_31)))
 							} else {
-								var r0_0_10_22 archsimd.Float64x8
+								var r0_0_19_31 archsimd.Float64x8
 								{
-									zero_10_22, kahn_10_22, s_10_22, dx_10_22, dy_10_22, dz_10_22 := false, &r_22.kahn, sr_22, dx_22, dy_22, dz_22
-									c2_10_22 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[0]))).Mul(dx_10_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[1]))).Mul(dy_10_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.inc[2]))).Mul(dz_10_22))
-									c2sq_10_22 := c2_10_22.Mul(c2_10_22)
-									cos2psi_10_22 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_10_22 {
-										e_10_22 := dx_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[0])))).Add(dy_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[1]))))).Add(dz_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.ein[2])))))
-										b_10_22 := dx_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[0])))).Add(dy_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[1]))))).Add(dz_10_22.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_22.bin[2])))))
-										ee_10_22, bb_10_22 := e_10_22.Mul(e_10_22), b_10_22.Mul(b_10_22)
-										den_10_22 := ee_10_22.Add(bb_10_22)
-										cos2psi_10_22 = ee_10_22.Sub(bb_10_22).Div(den_10_22).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_22.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_19_31, kahn_19_31, s_19_31, dx_19_31, dy_19_31, dz_19_31 := false, &r_31.kahn, sr_31, dx_31, dy_31, dz_31
+									c2_19_31 := archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.inc[0]))).Mul(dx_19_31).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.inc[1]))).Mul(dy_19_31)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.inc[2]))).Mul(dz_19_31))
+									c2sq_19_31 := c2_19_31.Mul(c2_19_31)
+									cos2psi_19_31 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_19_31 {
+										e_19_31 := dx_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.ein[0])))).Add(dy_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.ein[1]))))).Add(dz_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.ein[2])))))
+										b_19_31 := dx_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.bin[0])))).Add(dy_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.bin[1]))))).Add(dz_19_31.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_31.bin[2])))))
+										ee_19_31, bb_19_31 := e_19_31.Mul(e_19_31), b_19_31.Mul(b_19_31)
+										den_19_31 := ee_19_31.Add(bb_19_31)
+										cos2psi_19_31 = ee_19_31.Sub(bb_19_31).Div(den_19_31).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_19_31.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_10_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_10_22 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_22.Add(c2sq_10_22).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_22)).Mul(cos2psi_10_22).Mul(one_10_22.Sub(c2sq_10_22))))
+									one_19_31 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_19_31 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_19_31.Add(c2sq_19_31).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_19_31)).Mul(cos2psi_19_31).Mul(one_19_31.Sub(c2sq_19_31))))
 								}
-								p_22 = r0_0_10_22
+								p_31 = r0_0_19_31
 							}
-							polar_22 = p_22.Merge(polar_22, m_22)
+							polar_31 = p_31.Merge(polar_31, m_31)
 						}
-						for oi_22 := range r_22.orient {
-							o_22 := &r_22.orient[oi_22]
-							h_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[0]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[1]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[2]))).Mul(qz_22))
-							kk_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[3]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[4]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[5]))).Mul(qz_22))
-							l_22 := archsimd.LoadFloat64x8((*[8]float64)((&o_22[6]))).Mul(qx_22).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[7]))).Mul(qy_22)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_22[8]))).Mul(qz_22))
-							var r0_0_11_22 archsimd.Float64x8
+						for oi_31 := range r_31.orient {
+							o_31 := &r_31.orient[oi_31]
+							h_31 := archsimd.LoadFloat64x8((*[8]float64)((&o_31[0]))).Mul(qx_31).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[1]))).Mul(qy_31)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[2]))).Mul(qz_31))
+							kk_31 := archsimd.LoadFloat64x8((*[8]float64)((&o_31[3]))).Mul(qx_31).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[4]))).Mul(qy_31)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[5]))).Mul(qz_31))
+							l_31 := archsimd.LoadFloat64x8((*[8]float64)((&o_31[6]))).Mul(qx_31).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[7]))).Mul(qy_31)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_31[8]))).Mul(qz_31))
+							var r0_0_20_31 archsimd.Float64x8
 							{
-								r_11_22, h_11_22, kk_11_22, l_11_22, n_11_22 := r_22, h_22, kk_22, l_22, n_22
-								_ = r_11_22
-								magic_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_11_22, tk_11_22, tl_11_22 := h_11_22.Add(magic_11_22), kk_11_22.Add(magic_11_22), l_11_22.Add(magic_11_22)
-								var r0_0_1_11_22 archsimd.Float64x8
+								r_20_31, h_20_31, kk_20_31, l_20_31, n_20_31 := r_31, h_31, kk_31, l_31, n_31
+								_ = r_20_31
+								magic_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								th_20_31, tk_20_31, tl_20_31 := h_20_31.Add(magic_20_31), kk_20_31.Add(magic_20_31), l_20_31.Add(magic_20_31)
+								var r0_0_1_20_31 archsimd.Float64x8
 								{
-									d_1_11_22 := h_11_22.Sub(th_11_22.Sub(magic_11_22))
-									y_1_11_22 := d_1_11_22.Mul(d_1_11_22)
-									y2_1_11_22 := y_1_11_22.Mul(y_1_11_22)
-									y4_1_11_22 := y2_1_11_22.Mul(y2_1_11_22)
-									p0_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_22)).Mul(y2_1_11_22))
-									p1_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_22)).Mul(y2_1_11_22)).Mul(y4_1_11_22)
-									p2_1_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_22.Mul(y4_1_11_22))
-									r0_0_1_11_22 = p0_1_11_22.Add(p1_1_11_22).Add(p2_1_11_22)
+									d_1_20_31 := h_20_31.Sub(th_20_31.Sub(magic_20_31))
+									y_1_20_31 := d_1_20_31.Mul(d_1_20_31)
+									y2_1_20_31 := y_1_20_31.Mul(y_1_20_31)
+									y4_1_20_31 := y2_1_20_31.Mul(y2_1_20_31)
+									p0_1_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_20_31)).Mul(y2_1_20_31))
+									p1_1_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_20_31)).Mul(y2_1_20_31)).Mul(y4_1_20_31)
+									p2_1_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_20_31.Mul(y4_1_20_31))
+									r0_0_1_20_31 = p0_1_20_31.Add(p1_1_20_31).Add(p2_1_20_31)
 								}
-								var r0_0_2_11_22 archsimd.Float64x8
+								var r0_0_2_20_31 archsimd.Float64x8
 								{
-									c_2_11_22, t_2_11_22 := r0_0_1_11_22, th_11_22
-									r0_0_2_11_22 = c_2_11_22.AsUint64x8().Xor(t_2_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_2_20_31, t_2_20_31 := r0_0_1_20_31, th_20_31
+									r0_0_2_20_31 = c_2_20_31.AsUint64x8().Xor(t_2_20_31.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ch_11_22 := r0_0_2_11_22
-								var r0_0_3_11_22 archsimd.Float64x8
+								ch_20_31 := r0_0_2_20_31
+								var r0_0_3_20_31 archsimd.Float64x8
 								{
-									d_3_11_22 := kk_11_22.Sub(tk_11_22.Sub(magic_11_22))
-									y_3_11_22 := d_3_11_22.Mul(d_3_11_22)
-									y2_3_11_22 := y_3_11_22.Mul(y_3_11_22)
-									y4_3_11_22 := y2_3_11_22.Mul(y2_3_11_22)
-									p0_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_22)).Mul(y2_3_11_22))
-									p1_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_22)).Mul(y2_3_11_22)).Mul(y4_3_11_22)
-									p2_3_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_22.Mul(y4_3_11_22))
-									r0_0_3_11_22 = p0_3_11_22.Add(p1_3_11_22).Add(p2_3_11_22)
+									d_3_20_31 := kk_20_31.Sub(tk_20_31.Sub(magic_20_31))
+									y_3_20_31 := d_3_20_31.Mul(d_3_20_31)
+									y2_3_20_31 := y_3_20_31.Mul(y_3_20_31)
+									y4_3_20_31 := y2_3_20_31.Mul(y2_3_20_31)
+									p0_3_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_20_31)).Mul(y2_3_20_31))
+									p1_3_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_20_31)).Mul(y2_3_20_31)).Mul(y4_3_20_31)
+									p2_3_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_20_31.Mul(y4_3_20_31))
+									r0_0_3_20_31 = p0_3_20_31.Add(p1_3_20_31).Add(p2_3_20_31)
 								}
-								var r0_0_4_11_22 archsimd.Float64x8
+								var r0_0_4_20_31 archsimd.Float64x8
 								{
-									c_4_11_22, t_4_11_22 := r0_0_3_11_22, tk_11_22
-									r0_0_4_11_22 = c_4_11_22.AsUint64x8().Xor(t_4_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_4_20_31, t_4_20_31 := r0_0_3_20_31, tk_20_31
+									r0_0_4_20_31 = c_4_20_31.AsUint64x8().Xor(t_4_20_31.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ck_11_22 := r0_0_4_11_22
-								var r0_0_5_11_22 archsimd.Float64x8
+								ck_20_31 := r0_0_4_20_31
+								var r0_0_5_20_31 archsimd.Float64x8
 								{
-									d_5_11_22 := l_11_22.Sub(tl_11_22.Sub(magic_11_22))
-									y_5_11_22 := d_5_11_22.Mul(d_5_11_22)
-									y2_5_11_22 := y_5_11_22.Mul(y_5_11_22)
-									y4_5_11_22 := y2_5_11_22.Mul(y2_5_11_22)
-									p0_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_22)).Mul(y2_5_11_22))
-									p1_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_22)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_22)).Mul(y2_5_11_22)).Mul(y4_5_11_22)
-									p2_5_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_22.Mul(y4_5_11_22))
-									r0_0_5_11_22 = p0_5_11_22.Add(p1_5_11_22).Add(p2_5_11_22)
+									d_5_20_31 := l_20_31.Sub(tl_20_31.Sub(magic_20_31))
+									y_5_20_31 := d_5_20_31.Mul(d_5_20_31)
+									y2_5_20_31 := y_5_20_31.Mul(y_5_20_31)
+									y4_5_20_31 := y2_5_20_31.Mul(y2_5_20_31)
+									p0_5_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_20_31)).Mul(y2_5_20_31))
+									p1_5_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_20_31)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_20_31)).Mul(y2_5_20_31)).Mul(y4_5_20_31)
+									p2_5_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_20_31.Mul(y4_5_20_31))
+									r0_0_5_20_31 = p0_5_20_31.Add(p1_5_20_31).Add(p2_5_20_31)
 								}
-								var r0_0_6_11_22 archsimd.Float64x8
+								var r0_0_6_20_31 archsimd.Float64x8
 								{
-									c_6_11_22, t_6_11_22 := r0_0_5_11_22, tl_11_22
-									r0_0_6_11_22 = c_6_11_22.AsUint64x8().Xor(t_6_11_22.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_6_20_31, t_6_20_31 := r0_0_5_20_31, tl_20_31
+									r0_0_6_20_31 = c_6_20_31.AsUint64x8().Xor(t_6_20_31.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								cl_11_22 := r0_0_6_11_22
-								two_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_11_22, ck_11_22, cl_11_22 = two_11_22.Mul(ch_11_22), two_11_22.Mul(ck_11_22), two_11_22.Mul(cl_11_22)
-								h0_11_22, k0_11_22, l0_11_22 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_11_22, k1_11_22, l1_11_22 := ch_11_22, ck_11_22, cl_11_22
-								j_11_22 := 2
-								for ; j_11_22+1 < n_11_22; j_11_22 += 2 {
-									h0_11_22, k0_11_22, l0_11_22 = ch_11_22.Mul(h1_11_22).Sub(h0_11_22), ck_11_22.Mul(k1_11_22).Sub(k0_11_22), cl_11_22.Mul(l1_11_22).Sub(l0_11_22)
-									h1_11_22, k1_11_22, l1_11_22 = ch_11_22.Mul(h0_11_22).Sub(h1_11_22), ck_11_22.Mul(k0_11_22).Sub(k1_11_22), cl_11_22.Mul(l0_11_22).Sub(l1_11_22)
+								cl_20_31 := r0_0_6_20_31
+								two_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								ch_20_31, ck_20_31, cl_20_31 = two_20_31.Mul(ch_20_31), two_20_31.Mul(ck_20_31), two_20_31.Mul(cl_20_31)
+								h0_20_31, k0_20_31, l0_20_31 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								h1_20_31, k1_20_31, l1_20_31 := ch_20_31, ck_20_31, cl_20_31
+								j_20_31 := 2
+								for ; j_20_31+1 < n_20_31; j_20_31 += 2 {
+									h0_20_31, k0_20_31, l0_20_31 = ch_20_31.Mul(h1_20_31).Sub(h0_20_31), ck_20_31.Mul(k1_20_31).Sub(k0_20_31), cl_20_31.Mul(l1_20_31).Sub(l0_20_31)
+									h1_20_31, k1_20_31, l1_20_31 = ch_20_31.Mul(h0_20_31).Sub(h1_20_31), ck_20_31.Mul(k0_20_31).Sub(k1_20_31), cl_20_31.Mul(l0_20_31).Sub(l1_20_31)
 								}
-								if j_11_22 < n_11_22 {
-									h1_11_22 = ch_11_22.Mul(h1_11_22).Sub(h0_11_22)
-									k1_11_22 = ck_11_22.Mul(k1_11_22).Sub(k0_11_22)
-									l1_11_22 = cl_11_22.Mul(l1_11_22).Sub(l0_11_22)
+								if j_20_31 < n_20_31 {
+									h1_20_31 = ch_20_31.Mul(h1_20_31).Sub(h0_20_31)
+									k1_20_31 = ck_20_31.Mul(k1_20_31).Sub(k0_20_31)
+									l1_20_31 = cl_20_31.Mul(l1_20_31).Sub(l0_20_31)
 								}
-								r0_0_11_22 = h1_11_22.Mul(k1_11_22).Mul(l1_11_22)
+								r0_0_20_31 = h1_20_31.Mul(k1_20_31).Mul(l1_20_31)
 							}
-							fl_22 := r0_0_11_22
-							fc_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_22.defaultF)))
-							if c_22.HasHKL {
-								var r0_0_12_22 archsimd.Float64x8
+							fl_31 := r0_0_20_31
+							fc_31 := archsimd.LoadFloat64x8((*[8]float64)((&r_31.defaultF)))
+							if c_31.HasHKL {
+								var r0_0_21_31 archsimd.Float64x8
 								{
-									r_12_22, bits_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22 := r_22, k_22.fhklBits, ia_22, h_22, kk_22, l_22
-									var r0_0_8_12_22 archsimd.Mask64x8
+									r_21_31, bits_21_31, ia_21_31, h_21_31, kk_21_31, l_21_31 := r_31, k_31.fhklBits, ia_31, h_31, kk_31, l_31
+									var r0_0_17_21_31 archsimd.Mask64x8
 									{
-										r_8_12_22, ia_8_12_22, h_8_12_22, kk_8_12_22, l_8_12_22 := r_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22
-										half_8_12_22 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_12_22, kc_8_12_22, lc_8_12_22 := h_8_12_22.Sub(half_8_12_22).CeilScaled(0), kk_8_12_22.Sub(half_8_12_22).CeilScaled(0), l_8_12_22.Sub(half_8_12_22).CeilScaled(0)
-										hmin_8_12_22, kmin_8_12_22, lmin_8_12_22 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.lmin)))
-										in_8_12_22 := hc_8_12_22.GreaterEqual(hmin_8_12_22).And(hc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hmax))))).And(kc_8_12_22.GreaterEqual(kmin_8_12_22)).And(kc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kmax))))).And(lc_8_12_22.GreaterEqual(lmin_8_12_22)).And(lc_8_12_22.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.lmax)))))
-										idx_8_12_22 := hc_8_12_22.Sub(hmin_8_12_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.hstride)))).Add(kc_8_12_22.Sub(kmin_8_12_22).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_22.kstride))))).Add(lc_8_12_22.Sub(lmin_8_12_22))
-										idx_8_12_22.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_22).ConvertToInt32().Store(ia_8_12_22)
-										r0_0_8_12_22 = in_8_12_22
+										r_17_21_31, ia_17_21_31, h_17_21_31, kk_17_21_31, l_17_21_31 := r_21_31, ia_21_31, h_21_31, kk_21_31, l_21_31
+										half_17_21_31 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_21_31, kc_17_21_31, lc_17_21_31 := h_17_21_31.Sub(half_17_21_31).CeilScaled(0), kk_17_21_31.Sub(half_17_21_31).CeilScaled(0), l_17_21_31.Sub(half_17_21_31).CeilScaled(0)
+										hmin_17_21_31, kmin_17_21_31, lmin_17_21_31 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.lmin)))
+										in_17_21_31 := hc_17_21_31.GreaterEqual(hmin_17_21_31).And(hc_17_21_31.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.hmax))))).And(kc_17_21_31.GreaterEqual(kmin_17_21_31)).And(kc_17_21_31.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.kmax))))).And(lc_17_21_31.GreaterEqual(lmin_17_21_31)).And(lc_17_21_31.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.lmax)))))
+										idx_17_21_31 := hc_17_21_31.Sub(hmin_17_21_31).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.hstride)))).Add(kc_17_21_31.Sub(kmin_17_21_31).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_31.kstride))))).Add(lc_17_21_31.Sub(lmin_17_21_31))
+										idx_17_21_31.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_21_31).ConvertToInt32().Store(ia_17_21_31)
+										r0_0_17_21_31 = in_17_21_31
 									}
-									in_12_22 := r0_0_8_12_22
-									r0_0_12_22 = vgatherAVX512(bits_12_22, ia_12_22).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_22.defaultF))), in_12_22)
+									in_21_31 := r0_0_17_21_31
+									r0_0_21_31 = vgatherAVX512(bits_21_31, ia_21_31).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_21_31.defaultF))), in_21_31)
 								}
-								fc_22 = r0_0_12_22
+								fc_31 = r0_0_21_31
 							}
-							s_22 := sum_22.Add(fc_22.Mul(fc_22).Mul(fl_22).Mul(fl_22))
-							if !c_22.Water {
-								s_22 = sum_22.Merge(s_22, fl_22.Equal(zero_22))
+							s_31 := sum_31.Add(fc_31.Mul(fc_31).Mul(fl_31).Mul(fl_31))
+							if !c_31.Water {
+								s_31 = sum_31.Merge(s_31, fl_31.Equal(zero_31))
 							}
-							sum_22 = s_22
+							sum_31 = s_31
 						}
 					}
-					r0_0_22, r1_0_22 = sum_22, polar_22
+					r0_0_31, r1_0_31 = sum_31, polar_31
 				}
-				sum, polar = r0_0_22, r1_0_22
+				sum, polar = r0_0_31, r1_0_31
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -830,200 +923,200 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_23 archsimd.Float64x8
-				r1_0_23 archsimd.Float64x8
-				r2_0_23 archsimd.Float64x8
+				r0_0_32 archsimd.Float64x8
+				r1_0_32 archsimd.Float64x8
+				r2_0_32 archsimd.Float64x8
 			)
 			{
-				k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_23 := k_23.c
-				var r0_0_13_23 archsimd.Float64x8
+				k_32, r_32, ia_32, fdet_32, s_32, o_32, sum_32, omega_32, polar_32, capture_32, par_32 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_32 := k_32.c
+				var r0_0_22_32 archsimd.Float64x8
 				{
-					fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[0])))
-					r0_0_13_23 = fdet_13_23.Mul(f_13_23).Add(s_13_23).Add(o_13_23).Add(p_13_23)
+					fdet_22_32, f_22_32, s_22_32, o_22_32, p_22_32 := fdet_32, archsimd.LoadFloat64x8((*[8]float64)((&r_32.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_32[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_32[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_32.pix0[0])))
+					r0_0_22_32 = fdet_22_32.Mul(f_22_32).Add(s_22_32).Add(o_22_32).Add(p_22_32)
 				}
-				x_23 := r0_0_13_23
-				var r0_0_14_23 archsimd.Float64x8
+				x_32 := r0_0_22_32
+				var r0_0_23_32 archsimd.Float64x8
 				{
-					fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[1])))
-					r0_0_14_23 = fdet_14_23.Mul(f_14_23).Add(s_14_23).Add(o_14_23).Add(p_14_23)
+					fdet_23_32, f_23_32, s_23_32, o_23_32, p_23_32 := fdet_32, archsimd.LoadFloat64x8((*[8]float64)((&r_32.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_32[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_32[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_32.pix0[1])))
+					r0_0_23_32 = fdet_23_32.Mul(f_23_32).Add(s_23_32).Add(o_23_32).Add(p_23_32)
 				}
-				y_23 := r0_0_14_23
-				var r0_0_15_23 archsimd.Float64x8
+				y_32 := r0_0_23_32
+				var r0_0_24_32 archsimd.Float64x8
 				{
-					fdet_15_23, f_15_23, s_15_23, o_15_23, p_15_23 := fdet_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_23[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_23.pix0[2])))
-					r0_0_15_23 = fdet_15_23.Mul(f_15_23).Add(s_15_23).Add(o_15_23).Add(p_15_23)
+					fdet_24_32, f_24_32, s_24_32, o_24_32, p_24_32 := fdet_32, archsimd.LoadFloat64x8((*[8]float64)((&r_32.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_32[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_32[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_32.pix0[2])))
+					r0_0_24_32 = fdet_24_32.Mul(f_24_32).Add(s_24_32).Add(o_24_32).Add(p_24_32)
 				}
-				z_23 := r0_0_15_23
-				invR_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_23.Mul(x_23).Add(y_23.Mul(y_23)).Add(z_23.Mul(z_23)).Sqrt())
-				dx_23, dy_23, dz_23 := x_23.Mul(invR_23), y_23.Mul(invR_23), z_23.Mul(invR_23)
-				if m_23 := omega_23.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_23.ToBits() != 0 {
-					var r0_0_16_23 archsimd.Float64x8
+				z_32 := r0_0_24_32
+				invR_32 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_32.Mul(x_32).Add(y_32.Mul(y_32)).Add(z_32.Mul(z_32)).Sqrt())
+				dx_32, dy_32, dz_32 := x_32.Mul(invR_32), y_32.Mul(invR_32), z_32.Mul(invR_32)
+				if m_32 := omega_32.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_32.ToBits() != 0 {
+					var r0_0_25_32 archsimd.Float64x8
 					{
-						invR_16_23, num_16_23, point_16_23 := invR_23, archsimd.LoadFloat64x8((*[8]float64)((&r_23.omegaNum))), c_23.PointPixel
-						w_16_23 := invR_16_23.Mul(invR_16_23)
-						if !point_16_23 {
-							w_16_23 = num_16_23.Mul(w_16_23.Mul(invR_16_23))
+						invR_25_32, num_25_32, point_25_32 := invR_32, archsimd.LoadFloat64x8((*[8]float64)((&r_32.omegaNum))), c_32.PointPixel
+						w_25_32 := invR_25_32.Mul(invR_25_32)
+						if !point_25_32 {
+							w_25_32 = num_25_32.Mul(w_25_32.Mul(invR_25_32))
 						}
-						r0_0_16_23 = w_16_23
+						r0_0_25_32 = w_25_32
 					}
-					omega_23 = r0_0_16_23.Merge(omega_23, m_23)
+					omega_32 = r0_0_25_32.Merge(omega_32, m_32)
 				}
-				if capture_23 {
-					dx_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[0])))).Add(dy_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[1]))))).Add(dz_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_23.od[2]))))).StoreSlice(par_23)
+				if capture_32 {
+					dx_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_32.od[0])))).Add(dy_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_32.od[1]))))).Add(dz_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_32.od[2]))))).StoreSlice(par_32)
 				}
 				var (
-					r0_0_17_23 archsimd.Float64x8
-					r1_0_17_23 archsimd.Float64x8
+					r0_0_26_32 archsimd.Float64x8
+					r1_0_26_32 archsimd.Float64x8
 				)
 				{
-					k_17_23, r_17_23, ia_17_23, sum_17_23, dx_17_23, dy_17_23, dz_17_23, polar_17_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
-					c_17_23 := k_17_23.c
-					n_17_23 := k_17_23.nn[0]
-					zero_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_17_23 := range r_17_23.src {
-						sr_17_23 := &r_17_23.src[si_17_23]
-						il_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.il)))
-						qx_17_23, qy_17_23, qz_17_23 := dx_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[0])))).Mul(il_17_23), dy_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[1])))).Mul(il_17_23), dz_17_23.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[2])))).Mul(il_17_23)
-						if m_17_23 := polar_17_23.Equal(zero_17_23); m_17_23.ToBits() != 0 {
-							var p_17_23 archsimd.Float64x8
-							if r_17_23.kahnZero {
-								c2_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[0]))).Mul(dx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[1]))).Mul(dy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_23.inc[2]))).Mul(dz_17_23))
-								p_17_23 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17_23.Mul(c2_17_23)))
+					k_26_32, r_26_32, ia_26_32, sum_26_32, dx_26_32, dy_26_32, dz_26_32, polar_26_32 := k_32, r_32, ia_32, sum_32, dx_32, dy_32, dz_32, polar_32
+					c_26_32 := k_26_32.c
+					n_26_32 := k_26_32.nn[0]
+					zero_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_26_32 := range r_26_32.src {
+						sr_26_32 := &r_26_32.src[si_26_32]
+						il_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.il)))
+						qx_26_32, qy_26_32, qz_26_32 := dx_26_32.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[0])))).Mul(il_26_32), dy_26_32.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[1])))).Mul(il_26_32), dz_26_32.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[2])))).Mul(il_26_32)
+						if m_26_32 := polar_26_32.Equal(zero_26_32); m_26_32.ToBits() != 0 {
+							var p_26_32 archsimd.Float64x8
+							if r_26_32.kahnZero {
+								c2_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[0]))).Mul(dx_26_32).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[1]))).Mul(dy_26_32)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_32.inc[2]))).Mul(dz_26_32))
+								p_26_32 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_26_32.Mul(c2_26_32)))
 							} else {
-								var r0_0_10_17_23 archsimd.Float64x8
+								var r0_0_19_26_32 archsimd.Float64x8
 								{
-									zero_10_17_23, kahn_10_17_23, s_10_17_23, dx_10_17_23, dy_10_17_23, dz_10_17_23 := false, &r_17_23.kahn, sr_17_23, dx_17_23, dy_17_23, dz_17_23
-									c2_10_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[0]))).Mul(dx_10_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[1]))).Mul(dy_10_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.inc[2]))).Mul(dz_10_17_23))
-									c2sq_10_17_23 := c2_10_17_23.Mul(c2_10_17_23)
-									cos2psi_10_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_10_17_23 {
-										e_10_17_23 := dx_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[0])))).Add(dy_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[1]))))).Add(dz_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.ein[2])))))
-										b_10_17_23 := dx_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[0])))).Add(dy_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[1]))))).Add(dz_10_17_23.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_23.bin[2])))))
-										ee_10_17_23, bb_10_17_23 := e_10_17_23.Mul(e_10_17_23), b_10_17_23.Mul(b_10_17_23)
-										den_10_17_23 := ee_10_17_23.Add(bb_10_17_23)
-										cos2psi_10_17_23 = ee_10_17_23.Sub(bb_10_17_23).Div(den_10_17_23).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17_23.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_19_26_32, kahn_19_26_32, s_19_26_32, dx_19_26_32, dy_19_26_32, dz_19_26_32 := false, &r_26_32.kahn, sr_26_32, dx_26_32, dy_26_32, dz_26_32
+									c2_19_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.inc[0]))).Mul(dx_19_26_32).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.inc[1]))).Mul(dy_19_26_32)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.inc[2]))).Mul(dz_19_26_32))
+									c2sq_19_26_32 := c2_19_26_32.Mul(c2_19_26_32)
+									cos2psi_19_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_19_26_32 {
+										e_19_26_32 := dx_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.ein[0])))).Add(dy_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.ein[1]))))).Add(dz_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.ein[2])))))
+										b_19_26_32 := dx_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.bin[0])))).Add(dy_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.bin[1]))))).Add(dz_19_26_32.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_32.bin[2])))))
+										ee_19_26_32, bb_19_26_32 := e_19_26_32.Mul(e_19_26_32), b_19_26_32.Mul(b_19_26_32)
+										den_19_26_32 := ee_19_26_32.Add(bb_19_26_32)
+										cos2psi_19_26_32 = ee_19_26_32.Sub(bb_19_26_32).Div(den_19_26_32).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_19_26_32.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_10_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_10_17_23 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17_23.Add(c2sq_10_17_23).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17_23)).Mul(cos2psi_10_17_23).Mul(one_10_17_23.Sub(c2sq_10_17_23))))
+									one_19_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_19_26_32 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_19_26_32.Add(c2sq_19_26_32).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_19_26_32)).Mul(cos2psi_19_26_32).Mul(one_19_26_32.Sub(c2sq_19_26_32))))
 								}
-								p_17_23 = r0_0_10_17_23
+								p_26_32 = r0_0_19_26_32
 							}
-							polar_17_23 = p_17_23.Merge(polar_17_23, m_17_23)
+							polar_26_32 = p_26_32.Merge(polar_26_32, m_26_32)
 						}
-						for oi_17_23 := range r_17_23.orient {
-							o_17_23 := &r_17_23.orient[oi_17_23]
-							h_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[0]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[1]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[2]))).Mul(qz_17_23))
-							kk_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[3]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[4]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[5]))).Mul(qz_17_23))
-							l_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[6]))).Mul(qx_17_23).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[7]))).Mul(qy_17_23)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_23[8]))).Mul(qz_17_23))
-							var r0_0_11_17_23 archsimd.Float64x8
+						for oi_26_32 := range r_26_32.orient {
+							o_26_32 := &r_26_32.orient[oi_26_32]
+							h_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[0]))).Mul(qx_26_32).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[1]))).Mul(qy_26_32)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[2]))).Mul(qz_26_32))
+							kk_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[3]))).Mul(qx_26_32).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[4]))).Mul(qy_26_32)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[5]))).Mul(qz_26_32))
+							l_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[6]))).Mul(qx_26_32).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[7]))).Mul(qy_26_32)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_32[8]))).Mul(qz_26_32))
+							var r0_0_20_26_32 archsimd.Float64x8
 							{
-								r_11_17_23, h_11_17_23, kk_11_17_23, l_11_17_23, n_11_17_23 := r_17_23, h_17_23, kk_17_23, l_17_23, n_17_23
-								_ = r_11_17_23
-								magic_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								th_11_17_23, tk_11_17_23, tl_11_17_23 := h_11_17_23.Add(magic_11_17_23), kk_11_17_23.Add(magic_11_17_23), l_11_17_23.Add(magic_11_17_23)
-								var r0_0_1_11_17_23 archsimd.Float64x8
+								r_20_26_32, h_20_26_32, kk_20_26_32, l_20_26_32, n_20_26_32 := r_26_32, h_26_32, kk_26_32, l_26_32, n_26_32
+								_ = r_20_26_32
+								magic_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								th_20_26_32, tk_20_26_32, tl_20_26_32 := h_20_26_32.Add(magic_20_26_32), kk_20_26_32.Add(magic_20_26_32), l_20_26_32.Add(magic_20_26_32)
+								var r0_0_1_20_26_32 archsimd.Float64x8
 								{
-									d_1_11_17_23 := h_11_17_23.Sub(th_11_17_23.Sub(magic_11_17_23))
-									y_1_11_17_23 := d_1_11_17_23.Mul(d_1_11_17_23)
-									y2_1_11_17_23 := y_1_11_17_23.Mul(y_1_11_17_23)
-									y4_1_11_17_23 := y2_1_11_17_23.Mul(y2_1_11_17_23)
-									p0_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17_23)).Mul(y2_1_11_17_23))
-									p1_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17_23)).Mul(y2_1_11_17_23)).Mul(y4_1_11_17_23)
-									p2_1_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17_23.Mul(y4_1_11_17_23))
-									r0_0_1_11_17_23 = p0_1_11_17_23.Add(p1_1_11_17_23).Add(p2_1_11_17_23)
+									d_1_20_26_32 := h_20_26_32.Sub(th_20_26_32.Sub(magic_20_26_32))
+									y_1_20_26_32 := d_1_20_26_32.Mul(d_1_20_26_32)
+									y2_1_20_26_32 := y_1_20_26_32.Mul(y_1_20_26_32)
+									y4_1_20_26_32 := y2_1_20_26_32.Mul(y2_1_20_26_32)
+									p0_1_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_20_26_32)).Mul(y2_1_20_26_32))
+									p1_1_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_20_26_32)).Mul(y2_1_20_26_32)).Mul(y4_1_20_26_32)
+									p2_1_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_20_26_32.Mul(y4_1_20_26_32))
+									r0_0_1_20_26_32 = p0_1_20_26_32.Add(p1_1_20_26_32).Add(p2_1_20_26_32)
 								}
-								var r0_0_2_11_17_23 archsimd.Float64x8
+								var r0_0_2_20_26_32 archsimd.Float64x8
 								{
-									c_2_11_17_23, t_2_11_17_23 := r0_0_1_11_17_23, th_11_17_23
-									r0_0_2_11_17_23 = c_2_11_17_23.AsUint64x8().Xor(t_2_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_2_20_26_32, t_2_20_26_32 := r0_0_1_20_26_32, th_20_26_32
+									r0_0_2_20_26_32 = c_2_20_26_32.AsUint64x8().Xor(t_2_20_26_32.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ch_11_17_23 := r0_0_2_11_17_23
-								var r0_0_3_11_17_23 archsimd.Float64x8
+								ch_20_26_32 := r0_0_2_20_26_32
+								var r0_0_3_20_26_32 archsimd.Float64x8
 								{
-									d_3_11_17_23 := kk_11_17_23.Sub(tk_11_17_23.Sub(magic_11_17_23))
-									y_3_11_17_23 := d_3_11_17_23.Mul(d_3_11_17_23)
-									y2_3_11_17_23 := y_3_11_17_23.Mul(y_3_11_17_23)
-									y4_3_11_17_23 := y2_3_11_17_23.Mul(y2_3_11_17_23)
-									p0_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17_23)).Mul(y2_3_11_17_23))
-									p1_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17_23)).Mul(y2_3_11_17_23)).Mul(y4_3_11_17_23)
-									p2_3_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17_23.Mul(y4_3_11_17_23))
-									r0_0_3_11_17_23 = p0_3_11_17_23.Add(p1_3_11_17_23).Add(p2_3_11_17_23)
+									d_3_20_26_32 := kk_20_26_32.Sub(tk_20_26_32.Sub(magic_20_26_32))
+									y_3_20_26_32 := d_3_20_26_32.Mul(d_3_20_26_32)
+									y2_3_20_26_32 := y_3_20_26_32.Mul(y_3_20_26_32)
+									y4_3_20_26_32 := y2_3_20_26_32.Mul(y2_3_20_26_32)
+									p0_3_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_20_26_32)).Mul(y2_3_20_26_32))
+									p1_3_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_20_26_32)).Mul(y2_3_20_26_32)).Mul(y4_3_20_26_32)
+									p2_3_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_20_26_32.Mul(y4_3_20_26_32))
+									r0_0_3_20_26_32 = p0_3_20_26_32.Add(p1_3_20_26_32).Add(p2_3_20_26_32)
 								}
-								var r0_0_4_11_17_23 archsimd.Float64x8
+								var r0_0_4_20_26_32 archsimd.Float64x8
 								{
-									c_4_11_17_23, t_4_11_17_23 := r0_0_3_11_17_23, tk_11_17_23
-									r0_0_4_11_17_23 = c_4_11_17_23.AsUint64x8().Xor(t_4_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_4_20_26_32, t_4_20_26_32 := r0_0_3_20_26_32, tk_20_26_32
+									r0_0_4_20_26_32 = c_4_20_26_32.AsUint64x8().Xor(t_4_20_26_32.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								ck_11_17_23 := r0_0_4_11_17_23
-								var r0_0_5_11_17_23 archsimd.Float64x8
+								ck_20_26_32 := r0_0_4_20_26_32
+								var r0_0_5_20_26_32 archsimd.Float64x8
 								{
-									d_5_11_17_23 := l_11_17_23.Sub(tl_11_17_23.Sub(magic_11_17_23))
-									y_5_11_17_23 := d_5_11_17_23.Mul(d_5_11_17_23)
-									y2_5_11_17_23 := y_5_11_17_23.Mul(y_5_11_17_23)
-									y4_5_11_17_23 := y2_5_11_17_23.Mul(y2_5_11_17_23)
-									p0_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17_23)).Mul(y2_5_11_17_23))
-									p1_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17_23)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17_23)).Mul(y2_5_11_17_23)).Mul(y4_5_11_17_23)
-									p2_5_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17_23.Mul(y4_5_11_17_23))
-									r0_0_5_11_17_23 = p0_5_11_17_23.Add(p1_5_11_17_23).Add(p2_5_11_17_23)
+									d_5_20_26_32 := l_20_26_32.Sub(tl_20_26_32.Sub(magic_20_26_32))
+									y_5_20_26_32 := d_5_20_26_32.Mul(d_5_20_26_32)
+									y2_5_20_26_32 := y_5_20_26_32.Mul(y_5_20_26_32)
+									y4_5_20_26_32 := y2_5_20_26_32.Mul(y2_5_20_26_32)
+									p0_5_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_20_26_32)).Mul(y2_5_20_26_32))
+									p1_5_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_20_26_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_20_26_32)).Mul(y2_5_20_26_32)).Mul(y4_5_20_26_32)
+									p2_5_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_20_26_32.Mul(y4_5_20_26_32))
+									r0_0_5_20_26_32 = p0_5_20_26_32.Add(p1_5_20_26_32).Add(p2_5_20_26_32)
 								}
-								var r0_0_6_11_17_23 archsimd.Float64x8
+								var r0_0_6_20_26_32 archsimd.Float64x8
 								{
-									c_6_11_17_23, t_6_11_17_23 := r0_0_5_11_17_23, tl_11_17_23
-									r0_0_6_11_17_23 = c_6_11_17_23.AsUint64x8().Xor(t_6_11_17_23.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_6_20_26_32, t_6_20_26_32 := r0_0_5_20_26_32, tl_20_26_32
+									r0_0_6_20_26_32 = c_6_20_26_32.AsUint64x8().Xor(t_6_20_26_32.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								cl_11_17_23 := r0_0_6_11_17_23
-								two_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-								ch_11_17_23, ck_11_17_23, cl_11_17_23 = two_11_17_23.Mul(ch_11_17_23), two_11_17_23.Mul(ck_11_17_23), two_11_17_23.Mul(cl_11_17_23)
-								h0_11_17_23, k0_11_17_23, l0_11_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-								h1_11_17_23, k1_11_17_23, l1_11_17_23 := ch_11_17_23, ck_11_17_23, cl_11_17_23
-								j_11_17_23 := 2
-								for ; j_11_17_23+1 < n_11_17_23; j_11_17_23 += 2 {
-									h0_11_17_23, k0_11_17_23, l0_11_17_23 = ch_11_17_23.Mul(h1_11_17_23).Sub(h0_11_17_23), ck_11_17_23.Mul(k1_11_17_23).Sub(k0_11_17_23), cl_11_17_23.Mul(l1_11_17_23).Sub(l0_11_17_23)
-									h1_11_17_23, k1_11_17_23, l1_11_17_23 = ch_11_17_23.Mul(h0_11_17_23).Sub(h1_11_17_23), ck_11_17_23.Mul(k0_11_17_23).Sub(k1_11_17_23), cl_11_17_23.Mul(l0_11_17_23).Sub(l1_11_17_23)
+								cl_20_26_32 := r0_0_6_20_26_32
+								two_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+								ch_20_26_32, ck_20_26_32, cl_20_26_32 = two_20_26_32.Mul(ch_20_26_32), two_20_26_32.Mul(ck_20_26_32), two_20_26_32.Mul(cl_20_26_32)
+								h0_20_26_32, k0_20_26_32, l0_20_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+								h1_20_26_32, k1_20_26_32, l1_20_26_32 := ch_20_26_32, ck_20_26_32, cl_20_26_32
+								j_20_26_32 := 2
+								for ; j_20_26_32+1 < n_20_26_32; j_20_26_32 += 2 {
+									h0_20_26_32, k0_20_26_32, l0_20_26_32 = ch_20_26_32.Mul(h1_20_26_32).Sub(h0_20_26_32), ck_20_26_32.Mul(k1_20_26_32).Sub(k0_20_26_32), cl_20_26_32.Mul(l1_20_26_32).Sub(l0_20_26_32)
+									h1_20_26_32, k1_20_26_32, l1_20_26_32 = ch_20_26_32.Mul(h0_20_26_32).Sub(h1_20_26_32), ck_20_26_32.Mul(k0_20_26_32).Sub(k1_20_26_32), cl_20_26_32.Mul(l0_20_26_32).Sub(l1_20_26_32)
 								}
-								if j_11_17_23 < n_11_17_23 {
-									h1_11_17_23 = ch_11_17_23.Mul(h1_11_17_23).Sub(h0_11_17_23)
-									k1_11_17_23 = ck_11_17_23.Mul(k1_11_17_23).Sub(k0_11_17_23)
-									l1_11_17_23 = cl_11_17_23.Mul(l1_11_17_23).Sub(l0_11_17_23)
+								if j_20_26_32 < n_20_26_32 {
+									h1_20_26_32 = ch_20_26_32.Mul(h1_20_26_32).Sub(h0_20_26_32)
+									k1_20_26_32 = ck_20_26_32.Mul(k1_20_26_32).Sub(k0_20_26_32)
+									l1_20_26_32 = cl_20_26_32.Mul(l1_20_26_32).Sub(l0_20_26_32)
 								}
-								r0_0_11_17_23 = h1_11_17_23.Mul(k1_11_17_23).Mul(l1_11_17_23)
+								r0_0_20_26_32 = h1_20_26_32.Mul(k1_20_26_32).Mul(l1_20_26_32)
 							}
-							fl_17_23 := r0_0_11_17_23
-							fc_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_23.defaultF)))
-							if c_17_23.HasHKL {
-								var r0_0_12_17_23 archsimd.Float64x8
+							fl_26_32 := r0_0_20_26_32
+							fc_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_26_32.defaultF)))
+							if c_26_32.HasHKL {
+								var r0_0_21_26_32 archsimd.Float64x8
 								{
-									r_12_17_23, bits_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23 := r_17_23, k_17_23.fhklBits, ia_17_23, h_17_23, kk_17_23, l_17_23
-									var r0_0_8_12_17_23 archsimd.Mask64x8
+									r_21_26_32, bits_21_26_32, ia_21_26_32, h_21_26_32, kk_21_26_32, l_21_26_32 := r_26_32, k_26_32.fhklBits, ia_26_32, h_26_32, kk_26_32, l_26_32
+									var r0_0_17_21_26_32 archsimd.Mask64x8
 									{
-										r_8_12_17_23, ia_8_12_17_23, h_8_12_17_23, kk_8_12_17_23, l_8_12_17_23 := r_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23
-										half_8_12_17_23 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_12_17_23, kc_8_12_17_23, lc_8_12_17_23 := h_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0), kk_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0), l_8_12_17_23.Sub(half_8_12_17_23).CeilScaled(0)
-										hmin_8_12_17_23, kmin_8_12_17_23, lmin_8_12_17_23 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.lmin)))
-										in_8_12_17_23 := hc_8_12_17_23.GreaterEqual(hmin_8_12_17_23).And(hc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hmax))))).And(kc_8_12_17_23.GreaterEqual(kmin_8_12_17_23)).And(kc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kmax))))).And(lc_8_12_17_23.GreaterEqual(lmin_8_12_17_23)).And(lc_8_12_17_23.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.lmax)))))
-										idx_8_12_17_23 := hc_8_12_17_23.Sub(hmin_8_12_17_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.hstride)))).Add(kc_8_12_17_23.Sub(kmin_8_12_17_23).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_23.kstride))))).Add(lc_8_12_17_23.Sub(lmin_8_12_17_23))
-										idx_8_12_17_23.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17_23).ConvertToInt32().Store(ia_8_12_17_23)
-										r0_0_8_12_17_23 = in_8_12_17_23
+										r_17_21_26_32, ia_17_21_26_32, h_17_21_26_32, kk_17_21_26_32, l_17_21_26_32 := r_21_26_32, ia_21_26_32, h_21_26_32, kk_21_26_32, l_21_26_32
+										half_17_21_26_32 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_21_26_32, kc_17_21_26_32, lc_17_21_26_32 := h_17_21_26_32.Sub(half_17_21_26_32).CeilScaled(0), kk_17_21_26_32.Sub(half_17_21_26_32).CeilScaled(0), l_17_21_26_32.Sub(half_17_21_26_32).CeilScaled(0)
+										hmin_17_21_26_32, kmin_17_21_26_32, lmin_17_21_26_32 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.lmin)))
+										in_17_21_26_32 := hc_17_21_26_32.GreaterEqual(hmin_17_21_26_32).And(hc_17_21_26_32.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.hmax))))).And(kc_17_21_26_32.GreaterEqual(kmin_17_21_26_32)).And(kc_17_21_26_32.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.kmax))))).And(lc_17_21_26_32.GreaterEqual(lmin_17_21_26_32)).And(lc_17_21_26_32.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.lmax)))))
+										idx_17_21_26_32 := hc_17_21_26_32.Sub(hmin_17_21_26_32).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.hstride)))).Add(kc_17_21_26_32.Sub(kmin_17_21_26_32).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_32.kstride))))).Add(lc_17_21_26_32.Sub(lmin_17_21_26_32))
+										idx_17_21_26_32.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_21_26_32).ConvertToInt32().Store(ia_17_21_26_32)
+										r0_0_17_21_26_32 = in_17_21_26_32
 									}
-									in_12_17_23 := r0_0_8_12_17_23
-									r0_0_12_17_23 = vgatherAVX512(bits_12_17_23, ia_12_17_23).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17_23.defaultF))), in_12_17_23)
+									in_21_26_32 := r0_0_17_21_26_32
+									r0_0_21_26_32 = vgatherAVX512(bits_21_26_32, ia_21_26_32).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_21_26_32.defaultF))), in_21_26_32)
 								}
-								fc_17_23 = r0_0_12_17_23
+								fc_26_32 = r0_0_21_26_32
 							}
-							s_17_23 := sum_17_23.Add(fc_17_23.Mul(fc_17_23).Mul(fl_17_23).Mul(fl_17_23))
-							if !c_17_23.Water {
-								s_17_23 = sum_17_23.Merge(s_17_23, fl_17_23.Equal(zero_17_23))
+							s_26_32 := sum_26_32.Add(fc_26_32.Mul(fc_26_32).Mul(fl_26_32).Mul(fl_26_32))
+							if !c_26_32.Water {
+								s_26_32 = sum_26_32.Merge(s_26_32, fl_26_32.Equal(zero_26_32))
 							}
-							sum_17_23 = s_17_23
+							sum_26_32 = s_26_32
 						}
 					}
-					r0_0_17_23, r1_0_17_23 = sum_17_23, polar_17_23
+					r0_0_26_32, r1_0_26_32 = sum_26_32, polar_26_32
 				}
-				sum_23, polar_23 = r0_0_17_23, r1_0_17_23
-				r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
+				sum_32, polar_32 = r0_0_26_32, r1_0_26_32
+				r0_0_32, r1_0_32, r2_0_32 = sum_32, omega_32, polar_32
 			}
-			sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
+			sum, omega, polar = r0_0_32, r1_0_32, r2_0_32
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -1031,200 +1124,200 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_24 archsimd.Float64x8
-							r1_0_24 archsimd.Float64x8
-							r2_0_24 archsimd.Float64x8
+							r0_0_33 archsimd.Float64x8
+							r1_0_33 archsimd.Float64x8
+							r2_0_33 archsimd.Float64x8
 						)
 						{
-							k_24, r_24, ia_24, fdet_24, s_24, o_24, sum_24, omega_24, polar_24, capture_24, par_24 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_24 := k_24.c
-							var r0_0_13_24 archsimd.Float64x8
+							k_33, r_33, ia_33, fdet_33, s_33, o_33, sum_33, omega_33, polar_33, capture_33, par_33 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_33 := k_33.c
+							var r0_0_22_33 archsimd.Float64x8
 							{
-								fdet_13_24, f_13_24, s_13_24, o_13_24, p_13_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[0])))
-								r0_0_13_24 = fdet_13_24.Mul(f_13_24).Add(s_13_24).Add(o_13_24).Add(p_13_24)
+								fdet_22_33, f_22_33, s_22_33, o_22_33, p_22_33 := fdet_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_33[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_33[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_33.pix0[0])))
+								r0_0_22_33 = fdet_22_33.Mul(f_22_33).Add(s_22_33).Add(o_22_33).Add(p_22_33)
 							}
-							x_24 := r0_0_13_24
-							var r0_0_14_24 archsimd.Float64x8
+							x_33 := r0_0_22_33
+							var r0_0_23_33 archsimd.Float64x8
 							{
-								fdet_14_24, f_14_24, s_14_24, o_14_24, p_14_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[1])))
-								r0_0_14_24 = fdet_14_24.Mul(f_14_24).Add(s_14_24).Add(o_14_24).Add(p_14_24)
+								fdet_23_33, f_23_33, s_23_33, o_23_33, p_23_33 := fdet_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_33[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_33[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_33.pix0[1])))
+								r0_0_23_33 = fdet_23_33.Mul(f_23_33).Add(s_23_33).Add(o_23_33).Add(p_23_33)
 							}
-							y_24 := r0_0_14_24
-							var r0_0_15_24 archsimd.Float64x8
+							y_33 := r0_0_23_33
+							var r0_0_24_33 archsimd.Float64x8
 							{
-								fdet_15_24, f_15_24, s_15_24, o_15_24, p_15_24 := fdet_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_24[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_24[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_24.pix0[2])))
-								r0_0_15_24 = fdet_15_24.Mul(f_15_24).Add(s_15_24).Add(o_15_24).Add(p_15_24)
+								fdet_24_33, f_24_33, s_24_33, o_24_33, p_24_33 := fdet_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_33[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_33[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_33.pix0[2])))
+								r0_0_24_33 = fdet_24_33.Mul(f_24_33).Add(s_24_33).Add(o_24_33).Add(p_24_33)
 							}
-							z_24 := r0_0_15_24
-							invR_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_24.Mul(x_24).Add(y_24.Mul(y_24)).Add(z_24.Mul(z_24)).Sqrt())
-							dx_24, dy_24, dz_24 := x_24.Mul(invR_24), y_24.Mul(invR_24), z_24.Mul(invR_24)
-							if m_24 := omega_24.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_24.ToBits() != 0 {
-								var r0_0_16_24 archsimd.Float64x8
+							z_33 := r0_0_24_33
+							invR_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_33.Mul(x_33).Add(y_33.Mul(y_33)).Add(z_33.Mul(z_33)).Sqrt())
+							dx_33, dy_33, dz_33 := x_33.Mul(invR_33), y_33.Mul(invR_33), z_33.Mul(invR_33)
+							if m_33 := omega_33.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_33.ToBits() != 0 {
+								var r0_0_25_33 archsimd.Float64x8
 								{
-									invR_16_24, num_16_24, point_16_24 := invR_24, archsimd.LoadFloat64x8((*[8]float64)((&r_24.omegaNum))), c_24.PointPixel
-									w_16_24 := invR_16_24.Mul(invR_16_24)
-									if !point_16_24 {
-										w_16_24 = num_16_24.Mul(w_16_24.Mul(invR_16_24))
+									invR_25_33, num_25_33, point_25_33 := invR_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.omegaNum))), c_33.PointPixel
+									w_25_33 := invR_25_33.Mul(invR_25_33)
+									if !point_25_33 {
+										w_25_33 = num_25_33.Mul(w_25_33.Mul(invR_25_33))
 									}
-									r0_0_16_24 = w_16_24
+									r0_0_25_33 = w_25_33
 								}
-								omega_24 = r0_0_16_24.Merge(omega_24, m_24)
+								omega_33 = r0_0_25_33.Merge(omega_33, m_33)
 							}
-							if capture_24 {
-								dx_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[0])))).Add(dy_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[1]))))).Add(dz_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_24.od[2]))))).StoreSlice(par_24)
+							if capture_33 {
+								dx_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_33.od[0])))).Add(dy_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_33.od[1]))))).Add(dz_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_33.od[2]))))).StoreSlice(par_33)
 							}
 							var (
-								r0_0_17_24 archsimd.Float64x8
-								r1_0_17_24 archsimd.Float64x8
+								r0_0_26_33 archsimd.Float64x8
+								r1_0_26_33 archsimd.Float64x8
 							)
 							{
-								k_17_24, r_17_24, ia_17_24, sum_17_24, dx_17_24, dy_17_24, dz_17_24, polar_17_24 := k_24, r_24, ia_24, sum_24, dx_24, dy_24, dz_24, polar_24
-								c_17_24 := k_17_24.c
-								n_17_24 := k_17_24.nn[0]
-								zero_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-								for si_17_24 := range r_17_24.src {
-									sr_17_24 := &r_17_24.src[si_17_24]
-									il_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.il)))
-									qx_17_24, qy_17_24, qz_17_24 := dx_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[0])))).Mul(il_17_24), dy_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[1])))).Mul(il_17_24), dz_17_24.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[2])))).Mul(il_17_24)
-									if m_17_24 := polar_17_24.Equal(zero_17_24); m_17_24.ToBits() != 0 {
-										var p_17_24 archsimd.Float64x8
-										if r_17_24.kahnZero {
-											c2_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[0]))).Mul(dx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[1]))).Mul(dy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_17_24.inc[2]))).Mul(dz_17_24))
-											p_17_24 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_17_24.Mul(c2_17_24)))
+								k_26_33, r_26_33, ia_26_33, sum_26_33, dx_26_33, dy_26_33, dz_26_33, polar_26_33 := k_33, r_33, ia_33, sum_33, dx_33, dy_33, dz_33, polar_33
+								c_26_33 := k_26_33.c
+								n_26_33 := k_26_33.nn[0]
+								zero_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_26_33 := range r_26_33.src {
+									sr_26_33 := &r_26_33.src[si_26_33]
+									il_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.il)))
+									qx_26_33, qy_26_33, qz_26_33 := dx_26_33.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[0])))).Mul(il_26_33), dy_26_33.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[1])))).Mul(il_26_33), dz_26_33.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[2])))).Mul(il_26_33)
+									if m_26_33 := polar_26_33.Equal(zero_26_33); m_26_33.ToBits() != 0 {
+										var p_26_33 archsimd.Float64x8
+										if r_26_33.kahnZero {
+											c2_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[0]))).Mul(dx_26_33).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[1]))).Mul(dy_26_33)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_26_33.inc[2]))).Mul(dz_26_33))
+											p_26_33 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_26_33.Mul(c2_26_33)))
 										} else {
-											var r0_0_10_17_24 archsimd.Float64x8
+											var r0_0_19_26_33 archsimd.Float64x8
 											{
-												zero_10_17_24, kahn_10_17_24, s_10_17_24, dx_10_17_24, dy_10_17_24, dz_10_17_24 := false, &r_17_24.kahn, sr_17_24, dx_17_24, dy_17_24, dz_17_24
-												c2_10_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[0]))).Mul(dx_10_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[1]))).Mul(dy_10_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.inc[2]))).Mul(dz_10_17_24))
-												c2sq_10_17_24 := c2_10_17_24.Mul(c2_10_17_24)
-												cos2psi_10_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-												if !zero_10_17_24 {
-													e_10_17_24 := dx_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[0])))).Add(dy_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[1]))))).Add(dz_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.ein[2])))))
-													b_10_17_24 := dx_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[0])))).Add(dy_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[1]))))).Add(dz_10_17_24.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_10_17_24.bin[2])))))
-													ee_10_17_24, bb_10_17_24 := e_10_17_24.Mul(e_10_17_24), b_10_17_24.Mul(b_10_17_24)
-													den_10_17_24 := ee_10_17_24.Add(bb_10_17_24)
-													cos2psi_10_17_24 = ee_10_17_24.Sub(bb_10_17_24).Div(den_10_17_24).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_10_17_24.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+												zero_19_26_33, kahn_19_26_33, s_19_26_33, dx_19_26_33, dy_19_26_33, dz_19_26_33 := false, &r_26_33.kahn, sr_26_33, dx_26_33, dy_26_33, dz_26_33
+												c2_19_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.inc[0]))).Mul(dx_19_26_33).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.inc[1]))).Mul(dy_19_26_33)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.inc[2]))).Mul(dz_19_26_33))
+												c2sq_19_26_33 := c2_19_26_33.Mul(c2_19_26_33)
+												cos2psi_19_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_19_26_33 {
+													e_19_26_33 := dx_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.ein[0])))).Add(dy_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.ein[1]))))).Add(dz_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.ein[2])))))
+													b_19_26_33 := dx_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.bin[0])))).Add(dy_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.bin[1]))))).Add(dz_19_26_33.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_19_26_33.bin[2])))))
+													ee_19_26_33, bb_19_26_33 := e_19_26_33.Mul(e_19_26_33), b_19_26_33.Mul(b_19_26_33)
+													den_19_26_33 := ee_19_26_33.Add(bb_19_26_33)
+													cos2psi_19_26_33 = ee_19_26_33.Sub(bb_19_26_33).Div(den_19_26_33).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_19_26_33.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												one_10_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_10_17_24 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_10_17_24.Add(c2sq_10_17_24).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_10_17_24)).Mul(cos2psi_10_17_24).Mul(one_10_17_24.Sub(c2sq_10_17_24))))
+												one_19_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_19_26_33 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_19_26_33.Add(c2sq_19_26_33).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_19_26_33)).Mul(cos2psi_19_26_33).Mul(one_19_26_33.Sub(c2sq_19_26_33))))
 											}
-											p_17_24 = r0_0_10_17_24
+											p_26_33 = r0_0_19_26_33
 										}
-										polar_17_24 = p_17_24.Merge(polar_17_24, m_17_24)
+										polar_26_33 = p_26_33.Merge(polar_26_33, m_26_33)
 									}
-									for oi_17_24 := range r_17_24.orient {
-										o_17_24 := &r_17_24.orient[oi_17_24]
-										h_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[0]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[1]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[2]))).Mul(qz_17_24))
-										kk_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[3]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[4]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[5]))).Mul(qz_17_24))
-										l_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[6]))).Mul(qx_17_24).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[7]))).Mul(qy_17_24)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_17_24[8]))).Mul(qz_17_24))
-										var r0_0_11_17_24 archsimd.Float64x8
+									for oi_26_33 := range r_26_33.orient {
+										o_26_33 := &r_26_33.orient[oi_26_33]
+										h_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[0]))).Mul(qx_26_33).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[1]))).Mul(qy_26_33)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[2]))).Mul(qz_26_33))
+										kk_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[3]))).Mul(qx_26_33).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[4]))).Mul(qy_26_33)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[5]))).Mul(qz_26_33))
+										l_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[6]))).Mul(qx_26_33).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[7]))).Mul(qy_26_33)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_26_33[8]))).Mul(qz_26_33))
+										var r0_0_20_26_33 archsimd.Float64x8
 										{
-											r_11_17_24, h_11_17_24, kk_11_17_24, l_11_17_24, n_11_17_24 := r_17_24, h_17_24, kk_17_24, l_17_24, n_17_24
-											_ = r_11_17_24
-											magic_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											th_11_17_24, tk_11_17_24, tl_11_17_24 := h_11_17_24.Add(magic_11_17_24), kk_11_17_24.Add(magic_11_17_24), l_11_17_24.Add(magic_11_17_24)
-											var r0_0_1_11_17_24 archsimd.Float64x8
+											r_20_26_33, h_20_26_33, kk_20_26_33, l_20_26_33, n_20_26_33 := r_26_33, h_26_33, kk_26_33, l_26_33, n_26_33
+											_ = r_20_26_33
+											magic_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											th_20_26_33, tk_20_26_33, tl_20_26_33 := h_20_26_33.Add(magic_20_26_33), kk_20_26_33.Add(magic_20_26_33), l_20_26_33.Add(magic_20_26_33)
+											var r0_0_1_20_26_33 archsimd.Float64x8
 											{
-												d_1_11_17_24 := h_11_17_24.Sub(th_11_17_24.Sub(magic_11_17_24))
-												y_1_11_17_24 := d_1_11_17_24.Mul(d_1_11_17_24)
-												y2_1_11_17_24 := y_1_11_17_24.Mul(y_1_11_17_24)
-												y4_1_11_17_24 := y2_1_11_17_24.Mul(y2_1_11_17_24)
-												p0_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_11_17_24)).Mul(y2_1_11_17_24))
-												p1_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_11_17_24)).Mul(y2_1_11_17_24)).Mul(y4_1_11_17_24)
-												p2_1_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_11_17_24.Mul(y4_1_11_17_24))
-												r0_0_1_11_17_24 = p0_1_11_17_24.Add(p1_1_11_17_24).Add(p2_1_11_17_24)
+												d_1_20_26_33 := h_20_26_33.Sub(th_20_26_33.Sub(magic_20_26_33))
+												y_1_20_26_33 := d_1_20_26_33.Mul(d_1_20_26_33)
+												y2_1_20_26_33 := y_1_20_26_33.Mul(y_1_20_26_33)
+												y4_1_20_26_33 := y2_1_20_26_33.Mul(y2_1_20_26_33)
+												p0_1_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_1_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_1_20_26_33)).Mul(y2_1_20_26_33))
+												p1_1_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_1_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_1_20_26_33)).Mul(y2_1_20_26_33)).Mul(y4_1_20_26_33)
+												p2_1_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_1_20_26_33.Mul(y4_1_20_26_33))
+												r0_0_1_20_26_33 = p0_1_20_26_33.Add(p1_1_20_26_33).Add(p2_1_20_26_33)
 											}
-											var r0_0_2_11_17_24 archsimd.Float64x8
+											var r0_0_2_20_26_33 archsimd.Float64x8
 											{
-												c_2_11_17_24, t_2_11_17_24 := r0_0_1_11_17_24, th_11_17_24
-												r0_0_2_11_17_24 = c_2_11_17_24.AsUint64x8().Xor(t_2_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_2_20_26_33, t_2_20_26_33 := r0_0_1_20_26_33, th_20_26_33
+												r0_0_2_20_26_33 = c_2_20_26_33.AsUint64x8().Xor(t_2_20_26_33.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											ch_11_17_24 := r0_0_2_11_17_24
-											var r0_0_3_11_17_24 archsimd.Float64x8
+											ch_20_26_33 := r0_0_2_20_26_33
+											var r0_0_3_20_26_33 archsimd.Float64x8
 											{
-												d_3_11_17_24 := kk_11_17_24.Sub(tk_11_17_24.Sub(magic_11_17_24))
-												y_3_11_17_24 := d_3_11_17_24.Mul(d_3_11_17_24)
-												y2_3_11_17_24 := y_3_11_17_24.Mul(y_3_11_17_24)
-												y4_3_11_17_24 := y2_3_11_17_24.Mul(y2_3_11_17_24)
-												p0_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_11_17_24)).Mul(y2_3_11_17_24))
-												p1_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_11_17_24)).Mul(y2_3_11_17_24)).Mul(y4_3_11_17_24)
-												p2_3_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_11_17_24.Mul(y4_3_11_17_24))
-												r0_0_3_11_17_24 = p0_3_11_17_24.Add(p1_3_11_17_24).Add(p2_3_11_17_24)
+												d_3_20_26_33 := kk_20_26_33.Sub(tk_20_26_33.Sub(magic_20_26_33))
+												y_3_20_26_33 := d_3_20_26_33.Mul(d_3_20_26_33)
+												y2_3_20_26_33 := y_3_20_26_33.Mul(y_3_20_26_33)
+												y4_3_20_26_33 := y2_3_20_26_33.Mul(y2_3_20_26_33)
+												p0_3_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_3_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_3_20_26_33)).Mul(y2_3_20_26_33))
+												p1_3_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_3_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_3_20_26_33)).Mul(y2_3_20_26_33)).Mul(y4_3_20_26_33)
+												p2_3_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_3_20_26_33.Mul(y4_3_20_26_33))
+												r0_0_3_20_26_33 = p0_3_20_26_33.Add(p1_3_20_26_33).Add(p2_3_20_26_33)
 											}
-											var r0_0_4_11_17_24 archsimd.Float64x8
+											var r0_0_4_20_26_33 archsimd.Float64x8
 											{
-												c_4_11_17_24, t_4_11_17_24 := r0_0_3_11_17_24, tk_11_17_24
-												r0_0_4_11_17_24 = c_4_11_17_24.AsUint64x8().Xor(t_4_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_4_20_26_33, t_4_20_26_33 := r0_0_3_20_26_33, tk_20_26_33
+												r0_0_4_20_26_33 = c_4_20_26_33.AsUint64x8().Xor(t_4_20_26_33.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											ck_11_17_24 := r0_0_4_11_17_24
-											var r0_0_5_11_17_24 archsimd.Float64x8
+											ck_20_26_33 := r0_0_4_20_26_33
+											var r0_0_5_20_26_33 archsimd.Float64x8
 											{
-												d_5_11_17_24 := l_11_17_24.Sub(tl_11_17_24.Sub(magic_11_17_24))
-												y_5_11_17_24 := d_5_11_17_24.Mul(d_5_11_17_24)
-												y2_5_11_17_24 := y_5_11_17_24.Mul(y_5_11_17_24)
-												y4_5_11_17_24 := y2_5_11_17_24.Mul(y2_5_11_17_24)
-												p0_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_11_17_24)).Mul(y2_5_11_17_24))
-												p1_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_11_17_24)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_11_17_24)).Mul(y2_5_11_17_24)).Mul(y4_5_11_17_24)
-												p2_5_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_11_17_24.Mul(y4_5_11_17_24))
-												r0_0_5_11_17_24 = p0_5_11_17_24.Add(p1_5_11_17_24).Add(p2_5_11_17_24)
+												d_5_20_26_33 := l_20_26_33.Sub(tl_20_26_33.Sub(magic_20_26_33))
+												y_5_20_26_33 := d_5_20_26_33.Mul(d_5_20_26_33)
+												y2_5_20_26_33 := y_5_20_26_33.Mul(y_5_20_26_33)
+												y4_5_20_26_33 := y2_5_20_26_33.Mul(y2_5_20_26_33)
+												p0_5_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_5_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_5_20_26_33)).Mul(y2_5_20_26_33))
+												p1_5_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_5_20_26_33)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_5_20_26_33)).Mul(y2_5_20_26_33)).Mul(y4_5_20_26_33)
+												p2_5_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_5_20_26_33.Mul(y4_5_20_26_33))
+												r0_0_5_20_26_33 = p0_5_20_26_33.Add(p1_5_20_26_33).Add(p2_5_20_26_33)
 											}
-											var r0_0_6_11_17_24 archsimd.Float64x8
+											var r0_0_6_20_26_33 archsimd.Float64x8
 											{
-												c_6_11_17_24, t_6_11_17_24 := r0_0_5_11_17_24, tl_11_17_24
-												r0_0_6_11_17_24 = c_6_11_17_24.AsUint64x8().Xor(t_6_11_17_24.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_6_20_26_33, t_6_20_26_33 := r0_0_5_20_26_33, tl_20_26_33
+												r0_0_6_20_26_33 = c_6_20_26_33.AsUint64x8().Xor(t_6_20_26_33.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											cl_11_17_24 := r0_0_6_11_17_24
-											two_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-											ch_11_17_24, ck_11_17_24, cl_11_17_24 = two_11_17_24.Mul(ch_11_17_24), two_11_17_24.Mul(ck_11_17_24), two_11_17_24.Mul(cl_11_17_24)
-											h0_11_17_24, k0_11_17_24, l0_11_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-											h1_11_17_24, k1_11_17_24, l1_11_17_24 := ch_11_17_24, ck_11_17_24, cl_11_17_24
-											j_11_17_24 := 2
-											for ; j_11_17_24+1 < n_11_17_24; j_11_17_24 += 2 {
-												h0_11_17_24, k0_11_17_24, l0_11_17_24 = ch_11_17_24.Mul(h1_11_17_24).Sub(h0_11_17_24), ck_11_17_24.Mul(k1_11_17_24).Sub(k0_11_17_24), cl_11_17_24.Mul(l1_11_17_24).Sub(l0_11_17_24)
-												h1_11_17_24, k1_11_17_24, l1_11_17_24 = ch_11_17_24.Mul(h0_11_17_24).Sub(h1_11_17_24), ck_11_17_24.Mul(k0_11_17_24).Sub(k1_11_17_24), cl_11_17_24.Mul(l0_11_17_24).Sub(l1_11_17_24)
+											cl_20_26_33 := r0_0_6_20_26_33
+											two_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+											ch_20_26_33, ck_20_26_33, cl_20_26_33 = two_20_26_33.Mul(ch_20_26_33), two_20_26_33.Mul(ck_20_26_33), two_20_26_33.Mul(cl_20_26_33)
+											h0_20_26_33, k0_20_26_33, l0_20_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+											h1_20_26_33, k1_20_26_33, l1_20_26_33 := ch_20_26_33, ck_20_26_33, cl_20_26_33
+											j_20_26_33 := 2
+											for ; j_20_26_33+1 < n_20_26_33; j_20_26_33 += 2 {
+												h0_20_26_33, k0_20_26_33, l0_20_26_33 = ch_20_26_33.Mul(h1_20_26_33).Sub(h0_20_26_33), ck_20_26_33.Mul(k1_20_26_33).Sub(k0_20_26_33), cl_20_26_33.Mul(l1_20_26_33).Sub(l0_20_26_33)
+												h1_20_26_33, k1_20_26_33, l1_20_26_33 = ch_20_26_33.Mul(h0_20_26_33).Sub(h1_20_26_33), ck_20_26_33.Mul(k0_20_26_33).Sub(k1_20_26_33), cl_20_26_33.Mul(l0_20_26_33).Sub(l1_20_26_33)
 											}
-											if j_11_17_24 < n_11_17_24 {
-												h1_11_17_24 = ch_11_17_24.Mul(h1_11_17_24).Sub(h0_11_17_24)
-												k1_11_17_24 = ck_11_17_24.Mul(k1_11_17_24).Sub(k0_11_17_24)
-												l1_11_17_24 = cl_11_17_24.Mul(l1_11_17_24).Sub(l0_11_17_24)
+											if j_20_26_33 < n_20_26_33 {
+												h1_20_26_33 = ch_20_26_33.Mul(h1_20_26_33).Sub(h0_20_26_33)
+												k1_20_26_33 = ck_20_26_33.Mul(k1_20_26_33).Sub(k0_20_26_33)
+												l1_20_26_33 = cl_20_26_33.Mul(l1_20_26_33).Sub(l0_20_26_33)
 											}
-											r0_0_11_17_24 = h1_11_17_24.Mul(k1_11_17_24).Mul(l1_11_17_24)
+											r0_0_20_26_33 = h1_20_26_33.Mul(k1_20_26_33).Mul(l1_20_26_33)
 										}
-										fl_17_24 := r0_0_11_17_24
-										fc_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_24.defaultF)))
-										if c_17_24.HasHKL {
-											var r0_0_12_17_24 archsimd.Float64x8
+										fl_26_33 := r0_0_20_26_33
+										fc_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&r_26_33.defaultF)))
+										if c_26_33.HasHKL {
+											var r0_0_21_26_33 archsimd.Float64x8
 											{
-												r_12_17_24, bits_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24 := r_17_24, k_17_24.fhklBits, ia_17_24, h_17_24, kk_17_24, l_17_24
-												var r0_0_8_12_17_24 archsimd.Mask64x8
+												r_21_26_33, bits_21_26_33, ia_21_26_33, h_21_26_33, kk_21_26_33, l_21_26_33 := r_26_33, k_26_33.fhklBits, ia_26_33, h_26_33, kk_26_33, l_26_33
+												var r0_0_17_21_26_33 archsimd.Mask64x8
 												{
-													r_8_12_17_24, ia_8_12_17_24, h_8_12_17_24, kk_8_12_17_24, l_8_12_17_24 := r_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24
-													half_8_12_17_24 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-													hc_8_12_17_24, kc_8_12_17_24, lc_8_12_17_24 := h_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0), kk_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0), l_8_12_17_24.Sub(half_8_12_17_24).CeilScaled(0)
-													hmin_8_12_17_24, kmin_8_12_17_24, lmin_8_12_17_24 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.lmin)))
-													in_8_12_17_24 := hc_8_12_17_24.GreaterEqual(hmin_8_12_17_24).And(hc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hmax))))).And(kc_8_12_17_24.GreaterEqual(kmin_8_12_17_24)).And(kc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kmax))))).And(lc_8_12_17_24.GreaterEqual(lmin_8_12_17_24)).And(lc_8_12_17_24.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.lmax)))))
-													idx_8_12_17_24 := hc_8_12_17_24.Sub(hmin_8_12_17_24).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.hstride)))).Add(kc_8_12_17_24.Sub(kmin_8_12_17_24).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_12_17_24.kstride))))).Add(lc_8_12_17_24.Sub(lmin_8_12_17_24))
-													idx_8_12_17_24.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_12_17_24).ConvertToInt32().Store(ia_8_12_17_24)
-													r0_0_8_12_17_24 = in_8_12_17_24
+													r_17_21_26_33, ia_17_21_26_33, h_17_21_26_33, kk_17_21_26_33, l_17_21_26_33 := r_21_26_33, ia_21_26_33, h_21_26_33, kk_21_26_33, l_21_26_33
+													half_17_21_26_33 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_17_21_26_33, kc_17_21_26_33, lc_17_21_26_33 := h_17_21_26_33.Sub(half_17_21_26_33).CeilScaled(0), kk_17_21_26_33.Sub(half_17_21_26_33).CeilScaled(0), l_17_21_26_33.Sub(half_17_21_26_33).CeilScaled(0)
+													hmin_17_21_26_33, kmin_17_21_26_33, lmin_17_21_26_33 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.lmin)))
+													in_17_21_26_33 := hc_17_21_26_33.GreaterEqual(hmin_17_21_26_33).And(hc_17_21_26_33.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.hmax))))).And(kc_17_21_26_33.GreaterEqual(kmin_17_21_26_33)).And(kc_17_21_26_33.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.kmax))))).And(lc_17_21_26_33.GreaterEqual(lmin_17_21_26_33)).And(lc_17_21_26_33.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.lmax)))))
+													idx_17_21_26_33 := hc_17_21_26_33.Sub(hmin_17_21_26_33).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.hstride)))).Add(kc_17_21_26_33.Sub(kmin_17_21_26_33).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_21_26_33.kstride))))).Add(lc_17_21_26_33.Sub(lmin_17_21_26_33))
+													idx_17_21_26_33.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_21_26_33).ConvertToInt32().Store(ia_17_21_26_33)
+													r0_0_17_21_26_33 = in_17_21_26_33
 												}
-												in_12_17_24 := r0_0_8_12_17_24
-												r0_0_12_17_24 = vgatherAVX512(bits_12_17_24, ia_12_17_24).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_12_17_24.defaultF))), in_12_17_24)
+												in_21_26_33 := r0_0_17_21_26_33
+												r0_0_21_26_33 = vgatherAVX512(bits_21_26_33, ia_21_26_33).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_21_26_33.defaultF))), in_21_26_33)
 											}
-											fc_17_24 = r0_0_12_17_24
+											fc_26_33 = r0_0_21_26_33
 										}
-										s_17_24 := sum_17_24.Add(fc_17_24.Mul(fc_17_24).Mul(fl_17_24).Mul(fl_17_24))
-										if !c_17_24.Water {
-											s_17_24 = sum_17_24.Merge(s_17_24, fl_17_24.Equal(zero_17_24))
+										s_26_33 := sum_26_33.Add(fc_26_33.Mul(fc_26_33).Mul(fl_26_33).Mul(fl_26_33))
+										if !c_26_33.Water {
+											s_26_33 = sum_26_33.Merge(s_26_33, fl_26_33.Equal(zero_26_33))
 										}
-										sum_17_24 = s_17_24
+										sum_26_33 = s_26_33
 									}
 								}
-								r0_0_17_24, r1_0_17_24 = sum_17_24, polar_17_24
+								r0_0_26_33, r1_0_26_33 = sum_26_33, polar_26_33
 							}
-							sum_24, polar_24 = r0_0_17_24, r1_0_17_24
-							r0_0_24, r1_0_24, r2_0_24 = sum_24, omega_24, polar_24
+							sum_33, polar_33 = r0_0_26_33, r1_0_26_33
+							r0_0_33, r1_0_33, r2_0_33 = sum_33, omega_33, polar_33
 						}
-						sum, omega, polar = r0_0_24, r1_0_24, r2_0_24
+						sum, omega, polar = r0_0_33, r1_0_33, r2_0_33
 					}
 				}
 			}
@@ -1244,255 +1337,255 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 func sincgAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 	n int) archsimd.Float64x8 {
-	var r0_0_25 archsimd.Float64x8
+	var r0_0_34 archsimd.Float64x8
 	{
-		r_25, i_25, x_25 := r, 0, h
-		s_25 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_25.nmode[i_25] == nChebyshev {
-			var r0_0_26 archsimd.Float64x8
+		r_34, i_34, x_34 := r, 0, h
+		s_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_34.nmode[i_34] == nChebyshev {
+			var r0_0_35 archsimd.Float64x8
 			{
-				x_26, n_26 := x_25, r_25.nn[i_25]
-				magic_26 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_26 := x_26.Add(magic_26)
-				var r0_0_27 archsimd.Float64x8
-				{
-					d_27 := x_26.Sub(t_26.Sub(magic_26))
-					y_27 := d_27.Mul(d_27)
-					y2_27 := y_27.Mul(y_27)
-					y4_27 := y2_27.Mul(y2_27)
-					p0_27 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27)).Mul(y2_27))
-					p1_27 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27)).Mul(y2_27)).Mul(y4_27)
-					p2_27 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27.Mul(y4_27))
-					r0_0_27 = p0_27.Add(p1_27).Add(p2_27)
-				}
-				var r0_0_28 archsimd.Float64x8
-				{
-					c_28, t_28 := r0_0_27, t_26
-					r0_0_28 = c_28.AsUint64x8().Xor(t_28.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				c2_26 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28)
-				u0_26, u1_26 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26
-				j_26 := 2
-				for ; j_26+1 < n_26; j_26 += 2 {
-					u0_26 = c2_26.Mul(u1_26).Sub(u0_26)
-					u1_26 = c2_26.Mul(u0_26).Sub(u1_26)
-				}
-				if j_26 < n_26 {
-					u1_26 = c2_26.Mul(u1_26).Sub(u0_26)
-				}
-				r0_0_26 = u1_26
-			}
-			s_25 = r0_0_26
-		} else if r_25.nmode[i_25] == nRatio {
-			var r0_0_29 archsimd.Float64x8
-			{
-				x_29, nv_29 := x_25, archsimd.LoadFloat64x8((*[8]float64)((&r_25.nv[i_25])))
-				magic_29 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_29 := x_29.Add(magic_29)
-				d_29 := x_29.Sub(t_29.Sub(magic_29))
-				y_29 := nv_29.Mul(d_29)
-				u_29 := y_29.Add(magic_29)
-				var r0_0_30 archsimd.Float64x8
-				{
-					d_30 := y_29.Sub(u_29.Sub(magic_29))
-					y_30 := d_30.Mul(d_30)
-					y2_30 := y_30.Mul(y_30)
-					y4_30 := y2_30.Mul(y2_30)
-					p0_30 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30)).Mul(y2_30))
-					p1_30 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30)).Mul(y2_30)).Mul(y4_30)
-					p2_30 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30)).Mul(y4_30.Mul(y4_30))
-					r0_0_30 = d_30.Mul(p0_30.Add(p1_30).Add(p2_30))
-				}
-				var r0_0_31 archsimd.Float64x8
-				{
-					c_31, t_31 := r0_0_30, u_29
-					r0_0_31 = c_31.AsUint64x8().Xor(t_31.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				sn_29 := r0_0_31
-				var r0_0_32 archsimd.Float64x8
-				{
-					d_32 := d_29
-					y_32 := d_32.Mul(d_32)
-					y2_32 := y_32.Mul(y_32)
-					y4_32 := y2_32.Mul(y2_32)
-					p0_32 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32)).Mul(y2_32))
-					p1_32 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32)).Mul(y2_32)).Mul(y4_32)
-					p2_32 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32)).Mul(y4_32.Mul(y4_32))
-					r0_0_32 = d_32.Mul(p0_32.Add(p1_32).Add(p2_32))
-				}
-				r0_0_29 = nv_29.Merge(sn_29.Div(r0_0_32), d_29.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-			}
-			s_25 = r0_0_29
-		}
-		r0_0_25 = s_25
-	}
-	sa := r0_0_25
-	var r0_0_33 archsimd.Float64x8
-	{
-		r_33, i_33, x_33 := r, 1, kk
-		s_33 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_33.nmode[i_33] == nChebyshev {
-			var r0_0_34 archsimd.Float64x8
-			{
-				x_34, n_34 := x_33, r_33.nn[i_33]
-				magic_34 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_34 := x_34.Add(magic_34)
-				var r0_0_35 archsimd.Float64x8
-				{
-					d_35 := x_34.Sub(t_34.Sub(magic_34))
-					y_35 := d_35.Mul(d_35)
-					y2_35 := y_35.Mul(y_35)
-					y4_35 := y2_35.Mul(y2_35)
-					p0_35 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35)).Mul(y2_35))
-					p1_35 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35)).Mul(y2_35)).Mul(y4_35)
-					p2_35 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35.Mul(y4_35))
-					r0_0_35 = p0_35.Add(p1_35).Add(p2_35)
-				}
+				x_35, n_35 := x_34, r_34.nn[i_34]
+				magic_35 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_35 := x_35.Add(magic_35)
 				var r0_0_36 archsimd.Float64x8
 				{
-					c_36, t_36 := r0_0_35, t_34
-					r0_0_36 = c_36.AsUint64x8().Xor(t_36.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_36 := x_35.Sub(t_35.Sub(magic_35))
+					y_36 := d_36.Mul(d_36)
+					y2_36 := y_36.Mul(y_36)
+					y4_36 := y2_36.Mul(y2_36)
+					p0_36 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36)).Mul(y2_36))
+					p1_36 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36)).Mul(y2_36)).Mul(y4_36)
+					p2_36 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36.Mul(y4_36))
+					r0_0_36 = p0_36.Add(p1_36).Add(p2_36)
 				}
-				c2_34 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36)
-				u0_34, u1_34 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34
-				j_34 := 2
-				for ; j_34+1 < n_34; j_34 += 2 {
-					u0_34 = c2_34.Mul(u1_34).Sub(u0_34)
-					u1_34 = c2_34.Mul(u0_34).Sub(u1_34)
-				}
-				if j_34 < n_34 {
-					u1_34 = c2_34.Mul(u1_34).Sub(u0_34)
-				}
-				r0_0_34 = u1_34
-			}
-			s_33 = r0_0_34
-		} else if r_33.nmode[i_33] == nRatio {
-			var r0_0_37 archsimd.Float64x8
-			{
-				x_37, nv_37 := x_33, archsimd.LoadFloat64x8((*[8]float64)((&r_33.nv[i_33])))
-				magic_37 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_37 := x_37.Add(magic_37)
-				d_37 := x_37.Sub(t_37.Sub(magic_37))
-				y_37 := nv_37.Mul(d_37)
-				u_37 := y_37.Add(magic_37)
-				var r0_0_38 archsimd.Float64x8
+				var r0_0_37 archsimd.Float64x8
 				{
-					d_38 := y_37.Sub(u_37.Sub(magic_37))
-					y_38 := d_38.Mul(d_38)
-					y2_38 := y_38.Mul(y_38)
-					y4_38 := y2_38.Mul(y2_38)
-					p0_38 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38)).Mul(y2_38))
-					p1_38 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38)).Mul(y2_38)).Mul(y4_38)
-					p2_38 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38)).Mul(y4_38.Mul(y4_38))
-					r0_0_38 = d_38.Mul(p0_38.Add(p1_38).Add(p2_38))
+					c_37, t_37 := r0_0_36, t_35
+					r0_0_37 = c_37.AsUint64x8().Xor(t_37.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				c2_35 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37)
+				u0_35, u1_35 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35
+				j_35 := 2
+				for ; j_35+1 < n_35; j_35 += 2 {
+					u0_35 = c2_35.Mul(u1_35).Sub(u0_35)
+					u1_35 = c2_35.Mul(u0_35).Sub(u1_35)
+				}
+				if j_35 < n_35 {
+					u1_35 = c2_35.Mul(u1_35).Sub(u0_35)
+				}
+				r0_0_35 = u1_35
+			}
+			s_34 = r0_0_35
+		} else if r_34.nmode[i_34] == nRatio {
+			var r0_0_38 archsimd.Float64x8
+			{
+				x_38, nv_38 := x_34, archsimd.LoadFloat64x8((*[8]float64)((&r_34.nv[i_34])))
+				magic_38 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_38 := x_38.Add(magic_38)
+				d_38 := x_38.Sub(t_38.Sub(magic_38))
+				y_38 := nv_38.Mul(d_38)
+				u_38 := y_38.Add(magic_38)
 				var r0_0_39 archsimd.Float64x8
 				{
-					c_39, t_39 := r0_0_38, u_37
-					r0_0_39 = c_39.AsUint64x8().Xor(t_39.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_39 := y_38.Sub(u_38.Sub(magic_38))
+					y_39 := d_39.Mul(d_39)
+					y2_39 := y_39.Mul(y_39)
+					y4_39 := y2_39.Mul(y2_39)
+					p0_39 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39)).Mul(y2_39))
+					p1_39 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39)).Mul(y2_39)).Mul(y4_39)
+					p2_39 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39)).Mul(y4_39.Mul(y4_39))
+					r0_0_39 = d_39.Mul(p0_39.Add(p1_39).Add(p2_39))
 				}
-				sn_37 := r0_0_39
 				var r0_0_40 archsimd.Float64x8
 				{
-					d_40 := d_37
-					y_40 := d_40.Mul(d_40)
-					y2_40 := y_40.Mul(y_40)
-					y4_40 := y2_40.Mul(y2_40)
-					p0_40 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40)).Mul(y2_40))
-					p1_40 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40)).Mul(y2_40)).Mul(y4_40)
-					p2_40 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40)).Mul(y4_40.Mul(y4_40))
-					r0_0_40 = d_40.Mul(p0_40.Add(p1_40).Add(p2_40))
+					c_40, t_40 := r0_0_39, u_38
+					r0_0_40 = c_40.AsUint64x8().Xor(t_40.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_37 = nv_37.Merge(sn_37.Div(r0_0_40), d_37.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-			}
-			s_33 = r0_0_37
-		}
-		r0_0_33 = s_33
-	}
-	sb := r0_0_33
-	var r0_0_41 archsimd.Float64x8
-	{
-		r_41, i_41, x_41 := r, 2, l
-		s_41 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-		if r_41.nmode[i_41] == nChebyshev {
-			var r0_0_42 archsimd.Float64x8
-			{
-				x_42, n_42 := x_41, r_41.nn[i_41]
-				magic_42 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_42 := x_42.Add(magic_42)
-				var r0_0_43 archsimd.Float64x8
+				sn_38 := r0_0_40
+				var r0_0_41 archsimd.Float64x8
 				{
-					d_43 := x_42.Sub(t_42.Sub(magic_42))
-					y_43 := d_43.Mul(d_43)
-					y2_43 := y_43.Mul(y_43)
-					y4_43 := y2_43.Mul(y2_43)
-					p0_43 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43)).Mul(y2_43))
-					p1_43 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43)).Mul(y2_43)).Mul(y4_43)
-					p2_43 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43.Mul(y4_43))
-					r0_0_43 = p0_43.Add(p1_43).Add(p2_43)
+					d_41 := d_38
+					y_41 := d_41.Mul(d_41)
+					y2_41 := y_41.Mul(y_41)
+					y4_41 := y2_41.Mul(y2_41)
+					p0_41 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41)).Mul(y2_41))
+					p1_41 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41)).Mul(y2_41)).Mul(y4_41)
+					p2_41 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41)).Mul(y4_41.Mul(y4_41))
+					r0_0_41 = d_41.Mul(p0_41.Add(p1_41).Add(p2_41))
 				}
+				r0_0_38 = nv_38.Merge(sn_38.Div(r0_0_41), d_38.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			}
+			s_34 = r0_0_38
+		}
+		r0_0_34 = s_34
+	}
+	sa := r0_0_34
+	var r0_0_42 archsimd.Float64x8
+	{
+		r_42, i_42, x_42 := r, 1, kk
+		s_42 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_42.nmode[i_42] == nChebyshev {
+			var r0_0_43 archsimd.Float64x8
+			{
+				x_43, n_43 := x_42, r_42.nn[i_42]
+				magic_43 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_43 := x_43.Add(magic_43)
 				var r0_0_44 archsimd.Float64x8
 				{
-					c_44, t_44 := r0_0_43, t_42
-					r0_0_44 = c_44.AsUint64x8().Xor(t_44.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_44 := x_43.Sub(t_43.Sub(magic_43))
+					y_44 := d_44.Mul(d_44)
+					y2_44 := y_44.Mul(y_44)
+					y4_44 := y2_44.Mul(y2_44)
+					p0_44 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44)).Mul(y2_44))
+					p1_44 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44)).Mul(y2_44)).Mul(y4_44)
+					p2_44 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44.Mul(y4_44))
+					r0_0_44 = p0_44.Add(p1_44).Add(p2_44)
 				}
-				c2_42 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44)
-				u0_42, u1_42 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42
-				j_42 := 2
-				for ; j_42+1 < n_42; j_42 += 2 {
-					u0_42 = c2_42.Mul(u1_42).Sub(u0_42)
-					u1_42 = c2_42.Mul(u0_42).Sub(u1_42)
-				}
-				if j_42 < n_42 {
-					u1_42 = c2_42.Mul(u1_42).Sub(u0_42)
-				}
-				r0_0_42 = u1_42
-			}
-			s_41 = r0_0_42
-		} else if r_41.nmode[i_41] == nRatio {
-			var r0_0_45 archsimd.Float64x8
-			{
-				x_45, nv_45 := x_41, archsimd.LoadFloat64x8((*[8]float64)((&r_41.nv[i_41])))
-				magic_45 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_45 := x_45.Add(magic_45)
-				d_45 := x_45.Sub(t_45.Sub(magic_45))
-				y_45 := nv_45.Mul(d_45)
-				u_45 := y_45.Add(magic_45)
-				var r0_0_46 archsimd.Float64x8
+				var r0_0_45 archsimd.Float64x8
 				{
-					d_46 := y_45.Sub(u_45.Sub(magic_45))
-					y_46 := d_46.Mul(d_46)
-					y2_46 := y_46.Mul(y_46)
-					y4_46 := y2_46.Mul(y2_46)
-					p0_46 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46)).Mul(y2_46))
-					p1_46 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46)).Mul(y2_46)).Mul(y4_46)
-					p2_46 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46)).Mul(y4_46.Mul(y4_46))
-					r0_0_46 = d_46.Mul(p0_46.Add(p1_46).Add(p2_46))
+					c_45, t_45 := r0_0_44, t_43
+					r0_0_45 = c_45.AsUint64x8().Xor(t_45.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
+				c2_43 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45)
+				u0_43, u1_43 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43
+				j_43 := 2
+				for ; j_43+1 < n_43; j_43 += 2 {
+					u0_43 = c2_43.Mul(u1_43).Sub(u0_43)
+					u1_43 = c2_43.Mul(u0_43).Sub(u1_43)
+				}
+				if j_43 < n_43 {
+					u1_43 = c2_43.Mul(u1_43).Sub(u0_43)
+				}
+				r0_0_43 = u1_43
+			}
+			s_42 = r0_0_43
+		} else if r_42.nmode[i_42] == nRatio {
+			var r0_0_46 archsimd.Float64x8
+			{
+				x_46, nv_46 := x_42, archsimd.LoadFloat64x8((*[8]float64)((&r_42.nv[i_42])))
+				magic_46 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_46 := x_46.Add(magic_46)
+				d_46 := x_46.Sub(t_46.Sub(magic_46))
+				y_46 := nv_46.Mul(d_46)
+				u_46 := y_46.Add(magic_46)
 				var r0_0_47 archsimd.Float64x8
 				{
-					c_47, t_47 := r0_0_46, u_45
-					r0_0_47 = c_47.AsUint64x8().Xor(t_47.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_47 := y_46.Sub(u_46.Sub(magic_46))
+					y_47 := d_47.Mul(d_47)
+					y2_47 := y_47.Mul(y_47)
+					y4_47 := y2_47.Mul(y2_47)
+					p0_47 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47)).Mul(y2_47))
+					p1_47 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47)).Mul(y2_47)).Mul(y4_47)
+					p2_47 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47)).Mul(y4_47.Mul(y4_47))
+					r0_0_47 = d_47.Mul(p0_47.Add(p1_47).Add(p2_47))
 				}
-				sn_45 := r0_0_47
 				var r0_0_48 archsimd.Float64x8
 				{
-					d_48 := d_45
-					y_48 := d_48.Mul(d_48)
-					y2_48 := y_48.Mul(y_48)
-					y4_48 := y2_48.Mul(y2_48)
-					p0_48 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48)).Mul(y2_48))
-					p1_48 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48)).Mul(y2_48)).Mul(y4_48)
-					p2_48 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48)).Mul(y4_48.Mul(y4_48))
-					r0_0_48 = d_48.Mul(p0_48.Add(p1_48).Add(p2_48))
+					c_48, t_48 := r0_0_47, u_46
+					r0_0_48 = c_48.AsUint64x8().Xor(t_48.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_45 = nv_45.Merge(sn_45.Div(r0_0_48), d_45.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				sn_46 := r0_0_48
+				var r0_0_49 archsimd.Float64x8
+				{
+					d_49 := d_46
+					y_49 := d_49.Mul(d_49)
+					y2_49 := y_49.Mul(y_49)
+					y4_49 := y2_49.Mul(y2_49)
+					p0_49 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49)).Mul(y2_49))
+					p1_49 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49)).Mul(y2_49)).Mul(y4_49)
+					p2_49 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49)).Mul(y4_49.Mul(y4_49))
+					r0_0_49 = d_49.Mul(p0_49.Add(p1_49).Add(p2_49))
+				}
+				r0_0_46 = nv_46.Merge(sn_46.Div(r0_0_49), d_46.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 			}
-			s_41 = r0_0_45
+			s_42 = r0_0_46
 		}
-		r0_0_41 = s_41
+		r0_0_42 = s_42
 	}
-	sc := r0_0_41
+	sb := r0_0_42
+	var r0_0_50 archsimd.Float64x8
+	{
+		r_50, i_50, x_50 := r, 2, l
+		s_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+		if r_50.nmode[i_50] == nChebyshev {
+			var r0_0_51 archsimd.Float64x8
+			{
+				x_51, n_51 := x_50, r_50.nn[i_50]
+				magic_51 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_51 := x_51.Add(magic_51)
+				var r0_0_52 archsimd.Float64x8
+				{
+					d_52 := x_51.Sub(t_51.Sub(magic_51))
+					y_52 := d_52.Mul(d_52)
+					y2_52 := y_52.Mul(y_52)
+					y4_52 := y2_52.Mul(y2_52)
+					p0_52 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52)).Mul(y2_52))
+					p1_52 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52)).Mul(y2_52)).Mul(y4_52)
+					p2_52 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52.Mul(y4_52))
+					r0_0_52 = p0_52.Add(p1_52).Add(p2_52)
+				}
+				var r0_0_53 archsimd.Float64x8
+				{
+					c_53, t_53 := r0_0_52, t_51
+					r0_0_53 = c_53.AsUint64x8().Xor(t_53.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				c2_51 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53)
+				u0_51, u1_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51
+				j_51 := 2
+				for ; j_51+1 < n_51; j_51 += 2 {
+					u0_51 = c2_51.Mul(u1_51).Sub(u0_51)
+					u1_51 = c2_51.Mul(u0_51).Sub(u1_51)
+				}
+				if j_51 < n_51 {
+					u1_51 = c2_51.Mul(u1_51).Sub(u0_51)
+				}
+				r0_0_51 = u1_51
+			}
+			s_50 = r0_0_51
+		} else if r_50.nmode[i_50] == nRatio {
+			var r0_0_54 archsimd.Float64x8
+			{
+				x_54, nv_54 := x_50, archsimd.LoadFloat64x8((*[8]float64)((&r_50.nv[i_50])))
+				magic_54 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_54 := x_54.Add(magic_54)
+				d_54 := x_54.Sub(t_54.Sub(magic_54))
+				y_54 := nv_54.Mul(d_54)
+				u_54 := y_54.Add(magic_54)
+				var r0_0_55 archsimd.Float64x8
+				{
+					d_55 := y_54.Sub(u_54.Sub(magic_54))
+					y_55 := d_55.Mul(d_55)
+					y2_55 := y_55.Mul(y_55)
+					y4_55 := y2_55.Mul(y2_55)
+					p0_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55)).Mul(y2_55))
+					p1_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
+					p2_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55)).Mul(y4_55.Mul(y4_55))
+					r0_0_55 = d_55.Mul(p0_55.Add(p1_55).Add(p2_55))
+				}
+				var r0_0_56 archsimd.Float64x8
+				{
+					c_56, t_56 := r0_0_55, u_54
+					r0_0_56 = c_56.AsUint64x8().Xor(t_56.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_54 := r0_0_56
+				var r0_0_57 archsimd.Float64x8
+				{
+					d_57 := d_54
+					y_57 := d_57.Mul(d_57)
+					y2_57 := y_57.Mul(y_57)
+					y4_57 := y2_57.Mul(y2_57)
+					p0_57 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57)).Mul(y2_57))
+					p1_57 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57)).Mul(y2_57)).Mul(y4_57)
+					p2_57 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57)).Mul(y4_57.Mul(y4_57))
+					r0_0_57 = d_57.Mul(p0_57.Add(p1_57).Add(p2_57))
+				}
+				r0_0_54 = nv_54.Merge(sn_54.Div(r0_0_57), d_54.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			}
+			s_50 = r0_0_54
+		}
+		r0_0_50 = s_50
+	}
+	sc := r0_0_50
 	return sa.Mul(sb).Mul(sc)
 }
 
@@ -1501,80 +1594,80 @@ func sincgAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 ) archsimd.Float64x8 {
 	s := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if r.nmode[i] == nChebyshev {
-		var r0_0_49 archsimd.Float64x8
+		var r0_0_58 archsimd.Float64x8
 		{
-			x_49, n_49 := x, r.nn[i]
-			magic_49 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_49 := x_49.Add(magic_49)
-			var r0_0_50 archsimd.Float64x8
+			x_58, n_58 := x, r.nn[i]
+			magic_58 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_58 := x_58.Add(magic_58)
+			var r0_0_59 archsimd.Float64x8
 			{
-				d_50 := x_49.Sub(t_49.Sub(magic_49))
-				y_50 := d_50.Mul(d_50)
-				y2_50 := y_50.Mul(y_50)
-				y4_50 := y2_50.Mul(y2_50)
-				p0_50 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_50)).Mul(y2_50))
-				p1_50 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_50)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_50)).Mul(y2_50)).Mul(y4_50)
-				p2_50 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_50.Mul(y4_50))
-				r0_0_50 = p0_50.Add(p1_50).Add(p2_50)
+				d_59 := x_58.Sub(t_58.Sub(magic_58))
+				y_59 := d_59.Mul(d_59)
+				y2_59 := y_59.Mul(y_59)
+				y4_59 := y2_59.Mul(y2_59)
+				p0_59 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_59)).Mul(y2_59))
+				p1_59 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_59)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_59)).Mul(y2_59)).Mul(y4_59)
+				p2_59 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_59.Mul(y4_59))
+				r0_0_59 = p0_59.Add(p1_59).Add(p2_59)
 			}
-			var r0_0_51 archsimd.Float64x8
+			var r0_0_60 archsimd.Float64x8
 			{
-				c_51, t_51 := r0_0_50, t_49
-				r0_0_51 = c_51.AsUint64x8().Xor(t_51.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				c_60, t_60 := r0_0_59, t_58
+				r0_0_60 = c_60.AsUint64x8().Xor(t_60.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			c2_49 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_51)
-			u0_49, u1_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_49
-			j_49 := 2
-			for ; j_49+1 < n_49; j_49 += 2 {
-				u0_49 = c2_49.Mul(u1_49).Sub(u0_49)
-				u1_49 = c2_49.Mul(u0_49).Sub(u1_49)
+			c2_58 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_60)
+			u0_58, u1_58 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_58
+			j_58 := 2
+			for ; j_58+1 < n_58; j_58 += 2 {
+				u0_58 = c2_58.Mul(u1_58).Sub(u0_58)
+				u1_58 = c2_58.Mul(u0_58).Sub(u1_58)
 			}
-			if j_49 < n_49 {
-				u1_49 = c2_49.Mul(u1_49).Sub(u0_49)
+			if j_58 < n_58 {
+				u1_58 = c2_58.Mul(u1_58).Sub(u0_58)
 			}
-			r0_0_49 = u1_49
+			r0_0_58 = u1_58
 		}
-		s = r0_0_49
+		s = r0_0_58
 	} else if r.nmode[i] == nRatio {
-		var r0_0_52 archsimd.Float64x8
+		var r0_0_61 archsimd.Float64x8
 		{
-			x_52, nv_52 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_52 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_52 := x_52.Add(magic_52)
-			d_52 := x_52.Sub(t_52.Sub(magic_52))
-			y_52 := nv_52.Mul(d_52)
-			u_52 := y_52.Add(magic_52)
-			var r0_0_53 archsimd.Float64x8
+			x_61, nv_61 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_61 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_61 := x_61.Add(magic_61)
+			d_61 := x_61.Sub(t_61.Sub(magic_61))
+			y_61 := nv_61.Mul(d_61)
+			u_61 := y_61.Add(magic_61)
+			var r0_0_62 archsimd.Float64x8
 			{
-				d_53 := y_52.Sub(u_52.Sub(magic_52))
-				y_53 := d_53.Mul(d_53)
-				y2_53 := y_53.Mul(y_53)
-				y4_53 := y2_53.Mul(y2_53)
-				p0_53 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_53)).Mul(y2_53))
-				p1_53 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_53)).Mul(y2_53)).Mul(y4_53)
-				p2_53 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_53)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_53)).Mul(y4_53.Mul(y4_53))
-				r0_0_53 = d_53.Mul(p0_53.Add(p1_53).Add(p2_53))
+				d_62 := y_61.Sub(u_61.Sub(magic_61))
+				y_62 := d_62.Mul(d_62)
+				y2_62 := y_62.Mul(y_62)
+				y4_62 := y2_62.Mul(y2_62)
+				p0_62 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_62)).Mul(y2_62))
+				p1_62 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_62)).Mul(y2_62)).Mul(y4_62)
+				p2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_62)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_62)).Mul(y4_62.Mul(y4_62))
+				r0_0_62 = d_62.Mul(p0_62.Add(p1_62).Add(p2_62))
 			}
-			var r0_0_54 archsimd.Float64x8
+			var r0_0_63 archsimd.Float64x8
 			{
-				c_54, t_54 := r0_0_53, u_52
-				r0_0_54 = c_54.AsUint64x8().Xor(t_54.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				c_63, t_63 := r0_0_62, u_61
+				r0_0_63 = c_63.AsUint64x8().Xor(t_63.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 			}
-			sn_52 := r0_0_54
-			var r0_0_55 archsimd.Float64x8
+			sn_61 := r0_0_63
+			var r0_0_64 archsimd.Float64x8
 			{
-				d_55 := d_52
-				y_55 := d_55.Mul(d_55)
-				y2_55 := y_55.Mul(y_55)
-				y4_55 := y2_55.Mul(y2_55)
-				p0_55 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55)).Mul(y2_55))
-				p1_55 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55)).Mul(y2_55)).Mul(y4_55)
-				p2_55 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55)).Mul(y4_55.Mul(y4_55))
-				r0_0_55 = d_55.Mul(p0_55.Add(p1_55).Add(p2_55))
+				d_64 := d_61
+				y_64 := d_64.Mul(d_64)
+				y2_64 := y_64.Mul(y_64)
+				y4_64 := y2_64.Mul(y2_64)
+				p0_64 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_64)).Mul(y2_64))
+				p1_64 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_64)).Mul(y2_64)).Mul(y4_64)
+				p2_64 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_64)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_64)).Mul(y4_64.Mul(y4_64))
+				r0_0_64 = d_64.Mul(p0_64.Add(p1_64).Add(p2_64))
 			}
-			r0_0_52 = nv_52.Merge(sn_52.Div(r0_0_55), d_52.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			r0_0_61 = nv_61.Merge(sn_61.Div(r0_0_64), d_61.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 		}
-		s = r0_0_52
+		s = r0_0_61
 	}
 	return s
 }
@@ -1584,23 +1677,23 @@ func sincgLanesAVX512(x archsimd.Float64x8,
 	n int) archsimd.Float64x8 {
 	magic := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 	t := x.Add(magic)
-	var r0_0_56 archsimd.Float64x8
+	var r0_0_65 archsimd.Float64x8
 	{
-		d_56 := x.Sub(t.Sub(magic))
-		y_56 := d_56.Mul(d_56)
-		y2_56 := y_56.Mul(y_56)
-		y4_56 := y2_56.Mul(y2_56)
-		p0_56 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_56)).Mul(y2_56))
-		p1_56 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_56)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_56)).Mul(y2_56)).Mul(y4_56)
-		p2_56 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_56.Mul(y4_56))
-		r0_0_56 = p0_56.Add(p1_56).Add(p2_56)
+		d_65 := x.Sub(t.Sub(magic))
+		y_65 := d_65.Mul(d_65)
+		y2_65 := y_65.Mul(y_65)
+		y4_65 := y2_65.Mul(y2_65)
+		p0_65 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_65)).Mul(y2_65))
+		p1_65 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_65)).Mul(y2_65)).Mul(y4_65)
+		p2_65 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_65.Mul(y4_65))
+		r0_0_65 = p0_65.Add(p1_65).Add(p2_65)
 	}
-	var r0_0_57 archsimd.Float64x8
+	var r0_0_66 archsimd.Float64x8
 	{
-		c_57, t_57 := r0_0_56, t
-		r0_0_57 = c_57.AsUint64x8().Xor(t_57.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		c_66, t_66 := r0_0_65, t
+		r0_0_66 = c_66.AsUint64x8().Xor(t_66.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_57)
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_66)
 	u0, u1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -1621,35 +1714,35 @@ func sincgRatioLanesAVX512(x, nv archsimd.Float64x8,
 	d := x.Sub(t.Sub(magic))
 	y := nv.Mul(d)
 	u := y.Add(magic)
-	var r0_0_58 archsimd.Float64x8
+	var r0_0_67 archsimd.Float64x8
 	{
-		d_58 := y.Sub(u.Sub(magic))
-		y_58 := d_58.Mul(d_58)
-		y2_58 := y_58.Mul(y_58)
-		y4_58 := y2_58.Mul(y2_58)
-		p0_58 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_58)).Mul(y2_58))
-		p1_58 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_58)).Mul(y2_58)).Mul(y4_58)
-		p2_58 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_58)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_58)).Mul(y4_58.Mul(y4_58))
-		r0_0_58 = d_58.Mul(p0_58.Add(p1_58).Add(p2_58))
+		d_67 := y.Sub(u.Sub(magic))
+		y_67 := d_67.Mul(d_67)
+		y2_67 := y_67.Mul(y_67)
+		y4_67 := y2_67.Mul(y2_67)
+		p0_67 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_67)).Mul(y2_67))
+		p1_67 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_67)).Mul(y2_67)).Mul(y4_67)
+		p2_67 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_67)).Mul(y4_67.Mul(y4_67))
+		r0_0_67 = d_67.Mul(p0_67.Add(p1_67).Add(p2_67))
 	}
-	var r0_0_59 archsimd.Float64x8
+	var r0_0_68 archsimd.Float64x8
 	{
-		c_59, t_59 := r0_0_58, u
-		r0_0_59 = c_59.AsUint64x8().Xor(t_59.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		c_68, t_68 := r0_0_67, u
+		r0_0_68 = c_68.AsUint64x8().Xor(t_68.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	sn := r0_0_59
-	var r0_0_60 archsimd.Float64x8
+	sn := r0_0_68
+	var r0_0_69 archsimd.Float64x8
 	{
-		d_60 := d
-		y_60 := d_60.Mul(d_60)
-		y2_60 := y_60.Mul(y_60)
-		y4_60 := y2_60.Mul(y2_60)
-		p0_60 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_60)).Mul(y2_60))
-		p1_60 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_60)).Mul(y2_60)).Mul(y4_60)
-		p2_60 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_60)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_60)).Mul(y4_60.Mul(y4_60))
-		r0_0_60 = d_60.Mul(p0_60.Add(p1_60).Add(p2_60))
+		d_69 := d
+		y_69 := d_69.Mul(d_69)
+		y2_69 := y_69.Mul(y_69)
+		y4_69 := y2_69.Mul(y2_69)
+		p0_69 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_69)).Mul(y2_69))
+		p1_69 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_69)).Mul(y2_69)).Mul(y4_69)
+		p2_69 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_69)).Mul(y4_69.Mul(y4_69))
+		r0_0_69 = d_69.Mul(p0_69.Add(p1_69).Add(p2_69))
 	}
-	return nv.Merge(sn.Div(r0_0_60), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+	return nv.Merge(sn.Div(r0_0_69), d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 }
 
 func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
@@ -1658,150 +1751,28 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_61 archsimd.Float64x8
-		r1_0_61 archsimd.Float64x8
-		r2_0_61 archsimd.Float64x8
+		r0_0_70 archsimd.Float64x8
+		r1_0_70 archsimd.Float64x8
+		r2_0_70 archsimd.Float64x8
 	)
 	{
-		r_61, i_61, x_61 := r, 0, h
-		s_61, dx_61, dn_61 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		if r_61.nmode[i_61] == nChebyshev {
+		r_70, i_70, x_70 := r, 0, h
+		s_70, dx_70, dn_70 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_70.nmode[i_70] == nChebyshev {
 			var (
-				r0_0_62 archsimd.Float64x8
-				r1_0_62 archsimd.Float64x8
-				r2_0_62 archsimd.Float64x8
+				r0_0_71 archsimd.Float64x8
+				r1_0_71 archsimd.Float64x8
+				r2_0_71 archsimd.Float64x8
 			)
 			{
-				r_62, x_62, n_62, nf_62 := r_61, x_61, r_61.nn[i_61], &r_61.nv[i_61]
-				magic_62 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_62 := x_62.Add(magic_62)
-				d_62 := x_62.Sub(t_62.Sub(magic_62))
-				f_62 := t_62.AsUint64x8().ShiftAllLeft(63)
-				var r0_0_63 archsimd.Float64x8
-				{
-					d_63 := d_62
-					y_63 := d_63.Mul(d_63)
-					y2_63 := y_63.Mul(y_63)
-					y4_63 := y2_63.Mul(y2_63)
-					p0_63 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_63)).Mul(y2_63))
-					p1_63 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_63)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_63)).Mul(y2_63)).Mul(y4_63)
-					p2_63 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_63.Mul(y4_63))
-					r0_0_63 = p0_63.Add(p1_63).Add(p2_63)
-				}
-				cr_62 := r0_0_63
-				sign_62, one_62, pi_62 := archsimd.LoadFloat64x8((*[8]float64)((&r_62.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				rs_62 := pi_62.Div(one_62.Sub(cr_62).Mul(one_62.Add(cr_62)).Sqrt().AsUint64x8().Or(d_62.AsUint64x8().Xor(f_62).And(sign_62)).AsFloat64x8())
-				c2_62 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_62.AsUint64x8().Xor(f_62).AsFloat64x8())
-				u0_62, u1_62 := one_62, c2_62
-				j_62 := 2
-				for ; j_62+1 < n_62; j_62 += 2 {
-					u0_62 = c2_62.Mul(u1_62).Sub(u0_62)
-					u1_62 = c2_62.Mul(u0_62).Sub(u1_62)
-				}
-				if j_62 < n_62 {
-					u0_62, u1_62 = u1_62, c2_62.Mul(u1_62).Sub(u0_62)
-				}
-				cu_62 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_62).Mul(u1_62)
-				tn_62 := cu_62.Sub(u0_62)
-				dx_62 := archsimd.LoadFloat64x8((*[8]float64)(nf_62)).Mul(tn_62).Sub(cu_62).Mul(rs_62)
-				dn_62 := d_62.Mul(tn_62).Mul(rs_62)
-				near_62 := d_62.Mul(d_62).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-				if near_62.ToBits() != 0 {
-					var (
-						r0_0_64 archsimd.Float64x8
-						r1_0_64 archsimd.Float64x8
-					)
-					{
-						r_64, d_64, c2_64, flip_64, tn_64, un_64, n_64 := r_62, d_62, c2_62, f_62, tn_62, u1_62, n_62
-						var r0_0_65 archsimd.Float64x8
-						{
-							d_65 := d_64
-							y_65 := d_65.Mul(d_65)
-							y2_65 := y_65.Mul(y_65)
-							y4_65 := y2_65.Mul(y2_65)
-							p0_65 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_65)).Mul(y2_65))
-							p1_65 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_65)).Mul(y2_65)).Mul(y4_65)
-							p2_65 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_65)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_65)).Mul(y4_65.Mul(y4_65))
-							r0_0_65 = d_65.Mul(p0_65.Add(p1_65).Add(p2_65))
-						}
-						s_64 := r0_0_65.AsUint64x8().Xor(flip_64).AsFloat64x8()
-						two_64 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_64, u1_64, p0_64, p1_64 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_64, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_64
-						for j_64 := 2; j_64 < n_64; j_64++ {
-							u0_64, u1_64, p0_64, p1_64 = u1_64, c2_64.Mul(u1_64).Sub(u0_64), p1_64, two_64.Mul(u1_64).Add(c2_64.Mul(p1_64)).Sub(p0_64)
-						}
-						dx_64 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_64).Mul(p1_64)
-						peak_64 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_64.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_64.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_64 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_64).Mul(tn_64).Div(s_64).Merge(peak_64, d_64.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-						r0_0_64, r1_0_64 = dx_64, dn_64
-					}
-					px_62, pn_62 := r0_0_64, r1_0_64
-					dx_62, dn_62 = px_62.Merge(dx_62, near_62), pn_62.Merge(dn_62, near_62)
-				}
-				r0_0_62, r1_0_62, r2_0_62 = u1_62, dx_62, dn_62
-			}
-			s_61, dx_61, dn_61 = r0_0_62, r1_0_62, r2_0_62
-		} else if r_61.nmode[i_61] == nRatio {
-			var (
-				r0_0_66 archsimd.Float64x8
-				r1_0_66 archsimd.Float64x8
-				r2_0_66 archsimd.Float64x8
-			)
-			{
-				x_66, nv_66 := x_61, archsimd.LoadFloat64x8((*[8]float64)((&r_61.nv[i_61])))
-				magic_66 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_66 := x_66.Add(magic_66)
-				d_66 := x_66.Sub(t_66.Sub(magic_66))
-				y_66 := nv_66.Mul(d_66)
-				u_66 := y_66.Add(magic_66)
-				e_66 := y_66.Sub(u_66.Sub(magic_66))
-				var r0_0_67 archsimd.Float64x8
-				{
-					d_67 := e_66
-					y_67 := d_67.Mul(d_67)
-					y2_67 := y_67.Mul(y_67)
-					y4_67 := y2_67.Mul(y2_67)
-					p0_67 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_67)).Mul(y2_67))
-					p1_67 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_67)).Mul(y2_67)).Mul(y4_67)
-					p2_67 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_67)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_67)).Mul(y4_67.Mul(y4_67))
-					r0_0_67 = d_67.Mul(p0_67.Add(p1_67).Add(p2_67))
-				}
-				var r0_0_68 archsimd.Float64x8
-				{
-					c_68, t_68 := r0_0_67, u_66
-					r0_0_68 = c_68.AsUint64x8().Xor(t_68.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				var r0_0_69 archsimd.Float64x8
-				{
-					d_69 := e_66
-					y_69 := d_69.Mul(d_69)
-					y2_69 := y_69.Mul(y_69)
-					y4_69 := y2_69.Mul(y2_69)
-					p0_69 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_69)).Mul(y2_69))
-					p1_69 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_69)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_69)).Mul(y2_69)).Mul(y4_69)
-					p2_69 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_69.Mul(y4_69))
-					r0_0_69 = p0_69.Add(p1_69).Add(p2_69)
-				}
-				var r0_0_70 archsimd.Float64x8
-				{
-					c_70, t_70 := r0_0_69, u_66
-					r0_0_70 = c_70.AsUint64x8().Xor(t_70.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				sn_66, cn_66 := r0_0_68, r0_0_70
-				var r0_0_71 archsimd.Float64x8
-				{
-					d_71 := d_66
-					y_71 := d_71.Mul(d_71)
-					y2_71 := y_71.Mul(y_71)
-					y4_71 := y2_71.Mul(y2_71)
-					p0_71 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_71)).Mul(y2_71))
-					p1_71 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_71)).Mul(y2_71)).Mul(y4_71)
-					p2_71 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_71)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_71)).Mul(y4_71.Mul(y4_71))
-					r0_0_71 = d_71.Mul(p0_71.Add(p1_71).Add(p2_71))
-				}
+				r_71, x_71, n_71, nf_71 := r_70, x_70, r_70.nn[i_70], &r_70.nv[i_70]
+				magic_71 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_71 := x_71.Add(magic_71)
+				d_71 := x_71.Sub(t_71.Sub(magic_71))
+				f_71 := t_71.AsUint64x8().ShiftAllLeft(63)
 				var r0_0_72 archsimd.Float64x8
 				{
-					d_72 := d_66
+					d_72 := d_71
 					y_72 := d_72.Mul(d_72)
 					y2_72 := y_72.Mul(y_72)
 					y4_72 := y2_72.Mul(y2_72)
@@ -1810,132 +1781,109 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_72 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_72.Mul(y4_72))
 					r0_0_72 = p0_72.Add(p1_72).Add(p2_72)
 				}
-				s1_66, c1_66 := r0_0_71, r0_0_72
-				pi_66 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				at_66 := d_66.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-				s_66 := nv_66.Merge(sn_66.Div(s1_66), at_66)
-				pd_66 := pi_66.Mul(d_66)
-				npd_66 := nv_66.Mul(pd_66)
-				dx_66 := pi_66.Mul(nv_66.Mul(cn_66).Mul(s1_66).Sub(sn_66.Mul(c1_66))).Div(s1_66.Mul(s1_66))
-				var r0_0_73 archsimd.Float64x8
-				{
-					n_73, x_73 := nv_66, pd_66
-					n2_73 := n_73.Mul(n_73)
-					a_73 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_73.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_73).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-					b_73 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_73).Mul(n2_73).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_73)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_73).Mul(x_73).Mul(x_73).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-					r0_0_73 = n_73.Mul(a_73.Add(b_73))
+				cr_71 := r0_0_72
+				sign_71, one_71, pi_71 := archsimd.LoadFloat64x8((*[8]float64)((&r_71.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				rs_71 := pi_71.Div(one_71.Sub(cr_71).Mul(one_71.Add(cr_71)).Sqrt().AsUint64x8().Or(d_71.AsUint64x8().Xor(f_71).And(sign_71)).AsFloat64x8())
+				c2_71 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_71.AsUint64x8().Xor(f_71).AsFloat64x8())
+				u0_71, u1_71 := one_71, c2_71
+				j_71 := 2
+				for ; j_71+1 < n_71; j_71 += 2 {
+					u0_71 = c2_71.Mul(u1_71).Sub(u0_71)
+					u1_71 = c2_71.Mul(u0_71).Sub(u1_71)
 				}
-				dx_66 = pi_66.Mul(r0_0_73).Merge(dx_66, npd_66.Mul(npd_66).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-				dx_66 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_66, at_66)
-				dn_66 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_66.Mul(cn_66).Div(s1_66), at_66)
-				r0_0_66, r1_0_66, r2_0_66 = s_66, dx_66, dn_66
+				if j_71 < n_71 {
+					u0_71, u1_71 = u1_71, c2_71.Mul(u1_71).Sub(u0_71)
+				}
+				cu_71 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_71).Mul(u1_71)
+				tn_71 := cu_71.Sub(u0_71)
+				dx_71 := archsimd.LoadFloat64x8((*[8]float64)(nf_71)).Mul(tn_71).Sub(cu_71).Mul(rs_71)
+				dn_71 := d_71.Mul(tn_71).Mul(rs_71)
+				near_71 := d_71.Mul(d_71).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+				if near_71.ToBits() != 0 {
+					var (
+						r0_0_73 archsimd.Float64x8
+						r1_0_73 archsimd.Float64x8
+					)
+					{
+						r_73, d_73, c2_73, flip_73, tn_73, un_73, n_73 := r_71, d_71, c2_71, f_71, tn_71, u1_71, n_71
+						var r0_0_74 archsimd.Float64x8
+						{
+							d_74 := d_73
+							y_74 := d_74.Mul(d_74)
+							y2_74 := y_74.Mul(y_74)
+							y4_74 := y2_74.Mul(y2_74)
+							p0_74 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_74)).Mul(y2_74))
+							p1_74 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_74)).Mul(y2_74)).Mul(y4_74)
+							p2_74 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_74)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_74)).Mul(y4_74.Mul(y4_74))
+							r0_0_74 = d_74.Mul(p0_74.Add(p1_74).Add(p2_74))
+						}
+						s_73 := r0_0_74.AsUint64x8().Xor(flip_73).AsFloat64x8()
+						two_73 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_73, u1_73, p0_73, p1_73 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_73, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_73
+						for j_73 := 2; j_73 < n_73; j_73++ {
+							u0_73, u1_73, p0_73, p1_73 = u1_73, c2_73.Mul(u1_73).Sub(u0_73), p1_73, two_73.Mul(u1_73).Add(c2_73.Mul(p1_73)).Sub(p0_73)
+						}
+						dx_73 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_73).Mul(p1_73)
+						peak_73 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_73.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_73.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_73 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_73).Mul(tn_73).Div(s_73).Merge(peak_73, d_73.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_73, r1_0_73 = dx_73, dn_73
+					}
+					px_71, pn_71 := r0_0_73, r1_0_73
+					dx_71, dn_71 = px_71.Merge(dx_71, near_71), pn_71.Merge(dn_71, near_71)
+				}
+				r0_0_71, r1_0_71, r2_0_71 = u1_71, dx_71, dn_71
 			}
-			s_61, dx_61, dn_61 = r0_0_66, r1_0_66, r2_0_66
-		}
-		r0_0_61, r1_0_61, r2_0_61 = s_61, dx_61, dn_61
-	}
-	sa, ha, na := r0_0_61, r1_0_61, r2_0_61
-	var (
-		r0_0_74 archsimd.Float64x8
-		r1_0_74 archsimd.Float64x8
-		r2_0_74 archsimd.Float64x8
-	)
-	{
-		r_74, i_74, x_74 := r, 1, kk
-		s_74, dx_74, dn_74 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		if r_74.nmode[i_74] == nChebyshev {
+			s_70, dx_70, dn_70 = r0_0_71, r1_0_71, r2_0_71
+		} else if r_70.nmode[i_70] == nRatio {
 			var (
 				r0_0_75 archsimd.Float64x8
 				r1_0_75 archsimd.Float64x8
 				r2_0_75 archsimd.Float64x8
 			)
 			{
-				r_75, x_75, n_75, nf_75 := r_74, x_74, r_74.nn[i_74], &r_74.nv[i_74]
+				x_75, nv_75 := x_70, archsimd.LoadFloat64x8((*[8]float64)((&r_70.nv[i_70])))
 				magic_75 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 				t_75 := x_75.Add(magic_75)
 				d_75 := x_75.Sub(t_75.Sub(magic_75))
-				f_75 := t_75.AsUint64x8().ShiftAllLeft(63)
+				y_75 := nv_75.Mul(d_75)
+				u_75 := y_75.Add(magic_75)
+				e_75 := y_75.Sub(u_75.Sub(magic_75))
 				var r0_0_76 archsimd.Float64x8
 				{
-					d_76 := d_75
+					d_76 := e_75
 					y_76 := d_76.Mul(d_76)
 					y2_76 := y_76.Mul(y_76)
 					y4_76 := y2_76.Mul(y2_76)
-					p0_76 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_76)).Mul(y2_76))
-					p1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_76)).Mul(y2_76)).Mul(y4_76)
-					p2_76 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_76.Mul(y4_76))
-					r0_0_76 = p0_76.Add(p1_76).Add(p2_76)
+					p0_76 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_76)).Mul(y2_76))
+					p1_76 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_76)).Mul(y2_76)).Mul(y4_76)
+					p2_76 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_76)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_76)).Mul(y4_76.Mul(y4_76))
+					r0_0_76 = d_76.Mul(p0_76.Add(p1_76).Add(p2_76))
 				}
-				cr_75 := r0_0_76
-				sign_75, one_75, pi_75 := archsimd.LoadFloat64x8((*[8]float64)((&r_75.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				rs_75 := pi_75.Div(one_75.Sub(cr_75).Mul(one_75.Add(cr_75)).Sqrt().AsUint64x8().Or(d_75.AsUint64x8().Xor(f_75).And(sign_75)).AsFloat64x8())
-				c2_75 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_75.AsUint64x8().Xor(f_75).AsFloat64x8())
-				u0_75, u1_75 := one_75, c2_75
-				j_75 := 2
-				for ; j_75+1 < n_75; j_75 += 2 {
-					u0_75 = c2_75.Mul(u1_75).Sub(u0_75)
-					u1_75 = c2_75.Mul(u0_75).Sub(u1_75)
+				var r0_0_77 archsimd.Float64x8
+				{
+					c_77, t_77 := r0_0_76, u_75
+					r0_0_77 = c_77.AsUint64x8().Xor(t_77.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				if j_75 < n_75 {
-					u0_75, u1_75 = u1_75, c2_75.Mul(u1_75).Sub(u0_75)
+				var r0_0_78 archsimd.Float64x8
+				{
+					d_78 := e_75
+					y_78 := d_78.Mul(d_78)
+					y2_78 := y_78.Mul(y_78)
+					y4_78 := y2_78.Mul(y2_78)
+					p0_78 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_78)).Mul(y2_78))
+					p1_78 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
+					p2_78 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_78.Mul(y4_78))
+					r0_0_78 = p0_78.Add(p1_78).Add(p2_78)
 				}
-				cu_75 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_75).Mul(u1_75)
-				tn_75 := cu_75.Sub(u0_75)
-				dx_75 := archsimd.LoadFloat64x8((*[8]float64)(nf_75)).Mul(tn_75).Sub(cu_75).Mul(rs_75)
-				dn_75 := d_75.Mul(tn_75).Mul(rs_75)
-				near_75 := d_75.Mul(d_75).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-				if near_75.ToBits() != 0 {
-					var (
-						r0_0_77 archsimd.Float64x8
-						r1_0_77 archsimd.Float64x8
-					)
-					{
-						r_77, d_77, c2_77, flip_77, tn_77, un_77, n_77 := r_75, d_75, c2_75, f_75, tn_75, u1_75, n_75
-						var r0_0_78 archsimd.Float64x8
-						{
-							d_78 := d_77
-							y_78 := d_78.Mul(d_78)
-							y2_78 := y_78.Mul(y_78)
-							y4_78 := y2_78.Mul(y2_78)
-							p0_78 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_78)).Mul(y2_78))
-							p1_78 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_78)).Mul(y2_78)).Mul(y4_78)
-							p2_78 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_78)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_78)).Mul(y4_78.Mul(y4_78))
-							r0_0_78 = d_78.Mul(p0_78.Add(p1_78).Add(p2_78))
-						}
-						s_77 := r0_0_78.AsUint64x8().Xor(flip_77).AsFloat64x8()
-						two_77 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_77, u1_77, p0_77, p1_77 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_77, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_77
-						for j_77 := 2; j_77 < n_77; j_77++ {
-							u0_77, u1_77, p0_77, p1_77 = u1_77, c2_77.Mul(u1_77).Sub(u0_77), p1_77, two_77.Mul(u1_77).Add(c2_77.Mul(p1_77)).Sub(p0_77)
-						}
-						dx_77 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_77).Mul(p1_77)
-						peak_77 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_77.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_77.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_77 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_77).Mul(tn_77).Div(s_77).Merge(peak_77, d_77.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-						r0_0_77, r1_0_77 = dx_77, dn_77
-					}
-					px_75, pn_75 := r0_0_77, r1_0_77
-					dx_75, dn_75 = px_75.Merge(dx_75, near_75), pn_75.Merge(dn_75, near_75)
+				var r0_0_79 archsimd.Float64x8
+				{
+					c_79, t_79 := r0_0_78, u_75
+					r0_0_79 = c_79.AsUint64x8().Xor(t_79.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_75, r1_0_75, r2_0_75 = u1_75, dx_75, dn_75
-			}
-			s_74, dx_74, dn_74 = r0_0_75, r1_0_75, r2_0_75
-		} else if r_74.nmode[i_74] == nRatio {
-			var (
-				r0_0_79 archsimd.Float64x8
-				r1_0_79 archsimd.Float64x8
-				r2_0_79 archsimd.Float64x8
-			)
-			{
-				x_79, nv_79 := x_74, archsimd.LoadFloat64x8((*[8]float64)((&r_74.nv[i_74])))
-				magic_79 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_79 := x_79.Add(magic_79)
-				d_79 := x_79.Sub(t_79.Sub(magic_79))
-				y_79 := nv_79.Mul(d_79)
-				u_79 := y_79.Add(magic_79)
-				e_79 := y_79.Sub(u_79.Sub(magic_79))
+				sn_75, cn_75 := r0_0_77, r0_0_79
 				var r0_0_80 archsimd.Float64x8
 				{
-					d_80 := e_79
+					d_80 := d_75
 					y_80 := d_80.Mul(d_80)
 					y2_80 := y_80.Mul(y_80)
 					y4_80 := y2_80.Mul(y2_80)
@@ -1946,40 +1894,63 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				}
 				var r0_0_81 archsimd.Float64x8
 				{
-					c_81, t_81 := r0_0_80, u_79
-					r0_0_81 = c_81.AsUint64x8().Xor(t_81.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_81 := d_75
+					y_81 := d_81.Mul(d_81)
+					y2_81 := y_81.Mul(y_81)
+					y4_81 := y2_81.Mul(y2_81)
+					p0_81 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81)).Mul(y2_81))
+					p1_81 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81)).Mul(y2_81)).Mul(y4_81)
+					p2_81 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81.Mul(y4_81))
+					r0_0_81 = p0_81.Add(p1_81).Add(p2_81)
 				}
+				s1_75, c1_75 := r0_0_80, r0_0_81
+				pi_75 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				at_75 := d_75.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_75 := nv_75.Merge(sn_75.Div(s1_75), at_75)
+				pd_75 := pi_75.Mul(d_75)
+				npd_75 := nv_75.Mul(pd_75)
+				dx_75 := pi_75.Mul(nv_75.Mul(cn_75).Mul(s1_75).Sub(sn_75.Mul(c1_75))).Div(s1_75.Mul(s1_75))
 				var r0_0_82 archsimd.Float64x8
 				{
-					d_82 := e_79
-					y_82 := d_82.Mul(d_82)
-					y2_82 := y_82.Mul(y_82)
-					y4_82 := y2_82.Mul(y2_82)
-					p0_82 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_82)).Mul(y2_82))
-					p1_82 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_82)).Mul(y2_82)).Mul(y4_82)
-					p2_82 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_82.Mul(y4_82))
-					r0_0_82 = p0_82.Add(p1_82).Add(p2_82)
+					n_82, x_82 := nv_75, pd_75
+					n2_82 := n_82.Mul(n_82)
+					a_82 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_82.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_82).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+					b_82 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_82).Mul(n2_82).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_82)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_82).Mul(x_82).Mul(x_82).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					r0_0_82 = n_82.Mul(a_82.Add(b_82))
 				}
-				var r0_0_83 archsimd.Float64x8
-				{
-					c_83, t_83 := r0_0_82, u_79
-					r0_0_83 = c_83.AsUint64x8().Xor(t_83.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				sn_79, cn_79 := r0_0_81, r0_0_83
-				var r0_0_84 archsimd.Float64x8
-				{
-					d_84 := d_79
-					y_84 := d_84.Mul(d_84)
-					y2_84 := y_84.Mul(y_84)
-					y4_84 := y2_84.Mul(y2_84)
-					p0_84 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_84)).Mul(y2_84))
-					p1_84 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_84)).Mul(y2_84)).Mul(y4_84)
-					p2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_84)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_84)).Mul(y4_84.Mul(y4_84))
-					r0_0_84 = d_84.Mul(p0_84.Add(p1_84).Add(p2_84))
-				}
+				dx_75 = pi_75.Mul(r0_0_82).Merge(dx_75, npd_75.Mul(npd_75).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+				dx_75 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_75, at_75)
+				dn_75 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_75.Mul(cn_75).Div(s1_75), at_75)
+				r0_0_75, r1_0_75, r2_0_75 = s_75, dx_75, dn_75
+			}
+			s_70, dx_70, dn_70 = r0_0_75, r1_0_75, r2_0_75
+		}
+		r0_0_70, r1_0_70, r2_0_70 = s_70, dx_70, dn_70
+	}
+	sa, ha, na := r0_0_70, r1_0_70, r2_0_70
+	var (
+		r0_0_83 archsimd.Float64x8
+		r1_0_83 archsimd.Float64x8
+		r2_0_83 archsimd.Float64x8
+	)
+	{
+		r_83, i_83, x_83 := r, 1, kk
+		s_83, dx_83, dn_83 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_83.nmode[i_83] == nChebyshev {
+			var (
+				r0_0_84 archsimd.Float64x8
+				r1_0_84 archsimd.Float64x8
+				r2_0_84 archsimd.Float64x8
+			)
+			{
+				r_84, x_84, n_84, nf_84 := r_83, x_83, r_83.nn[i_83], &r_83.nv[i_83]
+				magic_84 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_84 := x_84.Add(magic_84)
+				d_84 := x_84.Sub(t_84.Sub(magic_84))
+				f_84 := t_84.AsUint64x8().ShiftAllLeft(63)
 				var r0_0_85 archsimd.Float64x8
 				{
-					d_85 := d_79
+					d_85 := d_84
 					y_85 := d_85.Mul(d_85)
 					y2_85 := y_85.Mul(y_85)
 					y4_85 := y2_85.Mul(y2_85)
@@ -1988,132 +1959,109 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_85 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_85.Mul(y4_85))
 					r0_0_85 = p0_85.Add(p1_85).Add(p2_85)
 				}
-				s1_79, c1_79 := r0_0_84, r0_0_85
-				pi_79 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				at_79 := d_79.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-				s_79 := nv_79.Merge(sn_79.Div(s1_79), at_79)
-				pd_79 := pi_79.Mul(d_79)
-				npd_79 := nv_79.Mul(pd_79)
-				dx_79 := pi_79.Mul(nv_79.Mul(cn_79).Mul(s1_79).Sub(sn_79.Mul(c1_79))).Div(s1_79.Mul(s1_79))
-				var r0_0_86 archsimd.Float64x8
-				{
-					n_86, x_86 := nv_79, pd_79
-					n2_86 := n_86.Mul(n_86)
-					a_86 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_86.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_86).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-					b_86 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_86).Mul(n2_86).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_86)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_86).Mul(x_86).Mul(x_86).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-					r0_0_86 = n_86.Mul(a_86.Add(b_86))
+				cr_84 := r0_0_85
+				sign_84, one_84, pi_84 := archsimd.LoadFloat64x8((*[8]float64)((&r_84.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				rs_84 := pi_84.Div(one_84.Sub(cr_84).Mul(one_84.Add(cr_84)).Sqrt().AsUint64x8().Or(d_84.AsUint64x8().Xor(f_84).And(sign_84)).AsFloat64x8())
+				c2_84 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_84.AsUint64x8().Xor(f_84).AsFloat64x8())
+				u0_84, u1_84 := one_84, c2_84
+				j_84 := 2
+				for ; j_84+1 < n_84; j_84 += 2 {
+					u0_84 = c2_84.Mul(u1_84).Sub(u0_84)
+					u1_84 = c2_84.Mul(u0_84).Sub(u1_84)
 				}
-				dx_79 = pi_79.Mul(r0_0_86).Merge(dx_79, npd_79.Mul(npd_79).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-				dx_79 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_79, at_79)
-				dn_79 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_79.Mul(cn_79).Div(s1_79), at_79)
-				r0_0_79, r1_0_79, r2_0_79 = s_79, dx_79, dn_79
+				if j_84 < n_84 {
+					u0_84, u1_84 = u1_84, c2_84.Mul(u1_84).Sub(u0_84)
+				}
+				cu_84 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_84).Mul(u1_84)
+				tn_84 := cu_84.Sub(u0_84)
+				dx_84 := archsimd.LoadFloat64x8((*[8]float64)(nf_84)).Mul(tn_84).Sub(cu_84).Mul(rs_84)
+				dn_84 := d_84.Mul(tn_84).Mul(rs_84)
+				near_84 := d_84.Mul(d_84).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+				if near_84.ToBits() != 0 {
+					var (
+						r0_0_86 archsimd.Float64x8
+						r1_0_86 archsimd.Float64x8
+					)
+					{
+						r_86, d_86, c2_86, flip_86, tn_86, un_86, n_86 := r_84, d_84, c2_84, f_84, tn_84, u1_84, n_84
+						var r0_0_87 archsimd.Float64x8
+						{
+							d_87 := d_86
+							y_87 := d_87.Mul(d_87)
+							y2_87 := y_87.Mul(y_87)
+							y4_87 := y2_87.Mul(y2_87)
+							p0_87 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_87)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_87)).Mul(y2_87))
+							p1_87 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_87)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_87)).Mul(y2_87)).Mul(y4_87)
+							p2_87 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_87)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_87)).Mul(y4_87.Mul(y4_87))
+							r0_0_87 = d_87.Mul(p0_87.Add(p1_87).Add(p2_87))
+						}
+						s_86 := r0_0_87.AsUint64x8().Xor(flip_86).AsFloat64x8()
+						two_86 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_86, u1_86, p0_86, p1_86 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_86, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_86
+						for j_86 := 2; j_86 < n_86; j_86++ {
+							u0_86, u1_86, p0_86, p1_86 = u1_86, c2_86.Mul(u1_86).Sub(u0_86), p1_86, two_86.Mul(u1_86).Add(c2_86.Mul(p1_86)).Sub(p0_86)
+						}
+						dx_86 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_86).Mul(p1_86)
+						peak_86 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_86.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_86.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_86 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_86).Mul(tn_86).Div(s_86).Merge(peak_86, d_86.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_86, r1_0_86 = dx_86, dn_86
+					}
+					px_84, pn_84 := r0_0_86, r1_0_86
+					dx_84, dn_84 = px_84.Merge(dx_84, near_84), pn_84.Merge(dn_84, near_84)
+				}
+				r0_0_84, r1_0_84, r2_0_84 = u1_84, dx_84, dn_84
 			}
-			s_74, dx_74, dn_74 = r0_0_79, r1_0_79, r2_0_79
-		}
-		r0_0_74, r1_0_74, r2_0_74 = s_74, dx_74, dn_74
-	}
-	sb, hb, nb := r0_0_74, r1_0_74, r2_0_74
-	var (
-		r0_0_87 archsimd.Float64x8
-		r1_0_87 archsimd.Float64x8
-		r2_0_87 archsimd.Float64x8
-	)
-	{
-		r_87, i_87, x_87 := r, 2, l
-		s_87, dx_87, dn_87 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		if r_87.nmode[i_87] == nChebyshev {
+			s_83, dx_83, dn_83 = r0_0_84, r1_0_84, r2_0_84
+		} else if r_83.nmode[i_83] == nRatio {
 			var (
 				r0_0_88 archsimd.Float64x8
 				r1_0_88 archsimd.Float64x8
 				r2_0_88 archsimd.Float64x8
 			)
 			{
-				r_88, x_88, n_88, nf_88 := r_87, x_87, r_87.nn[i_87], &r_87.nv[i_87]
+				x_88, nv_88 := x_83, archsimd.LoadFloat64x8((*[8]float64)((&r_83.nv[i_83])))
 				magic_88 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
 				t_88 := x_88.Add(magic_88)
 				d_88 := x_88.Sub(t_88.Sub(magic_88))
-				f_88 := t_88.AsUint64x8().ShiftAllLeft(63)
+				y_88 := nv_88.Mul(d_88)
+				u_88 := y_88.Add(magic_88)
+				e_88 := y_88.Sub(u_88.Sub(magic_88))
 				var r0_0_89 archsimd.Float64x8
 				{
-					d_89 := d_88
+					d_89 := e_88
 					y_89 := d_89.Mul(d_89)
 					y2_89 := y_89.Mul(y_89)
 					y4_89 := y2_89.Mul(y2_89)
-					p0_89 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_89)).Mul(y2_89))
-					p1_89 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_89)).Mul(y2_89)).Mul(y4_89)
-					p2_89 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_89.Mul(y4_89))
-					r0_0_89 = p0_89.Add(p1_89).Add(p2_89)
+					p0_89 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_89)).Mul(y2_89))
+					p1_89 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_89)).Mul(y2_89)).Mul(y4_89)
+					p2_89 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_89)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_89)).Mul(y4_89.Mul(y4_89))
+					r0_0_89 = d_89.Mul(p0_89.Add(p1_89).Add(p2_89))
 				}
-				cr_88 := r0_0_89
-				sign_88, one_88, pi_88 := archsimd.LoadFloat64x8((*[8]float64)((&r_88.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				rs_88 := pi_88.Div(one_88.Sub(cr_88).Mul(one_88.Add(cr_88)).Sqrt().AsUint64x8().Or(d_88.AsUint64x8().Xor(f_88).And(sign_88)).AsFloat64x8())
-				c2_88 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_88.AsUint64x8().Xor(f_88).AsFloat64x8())
-				u0_88, u1_88 := one_88, c2_88
-				j_88 := 2
-				for ; j_88+1 < n_88; j_88 += 2 {
-					u0_88 = c2_88.Mul(u1_88).Sub(u0_88)
-					u1_88 = c2_88.Mul(u0_88).Sub(u1_88)
+				var r0_0_90 archsimd.Float64x8
+				{
+					c_90, t_90 := r0_0_89, u_88
+					r0_0_90 = c_90.AsUint64x8().Xor(t_90.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				if j_88 < n_88 {
-					u0_88, u1_88 = u1_88, c2_88.Mul(u1_88).Sub(u0_88)
+				var r0_0_91 archsimd.Float64x8
+				{
+					d_91 := e_88
+					y_91 := d_91.Mul(d_91)
+					y2_91 := y_91.Mul(y_91)
+					y4_91 := y2_91.Mul(y2_91)
+					p0_91 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_91)).Mul(y2_91))
+					p1_91 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_91)).Mul(y2_91)).Mul(y4_91)
+					p2_91 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_91.Mul(y4_91))
+					r0_0_91 = p0_91.Add(p1_91).Add(p2_91)
 				}
-				cu_88 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_88).Mul(u1_88)
-				tn_88 := cu_88.Sub(u0_88)
-				dx_88 := archsimd.LoadFloat64x8((*[8]float64)(nf_88)).Mul(tn_88).Sub(cu_88).Mul(rs_88)
-				dn_88 := d_88.Mul(tn_88).Mul(rs_88)
-				near_88 := d_88.Mul(d_88).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-				if near_88.ToBits() != 0 {
-					var (
-						r0_0_90 archsimd.Float64x8
-						r1_0_90 archsimd.Float64x8
-					)
-					{
-						r_90, d_90, c2_90, flip_90, tn_90, un_90, n_90 := r_88, d_88, c2_88, f_88, tn_88, u1_88, n_88
-						var r0_0_91 archsimd.Float64x8
-						{
-							d_91 := d_90
-							y_91 := d_91.Mul(d_91)
-							y2_91 := y_91.Mul(y_91)
-							y4_91 := y2_91.Mul(y2_91)
-							p0_91 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_91)).Mul(y2_91))
-							p1_91 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_91)).Mul(y2_91)).Mul(y4_91)
-							p2_91 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_91)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_91)).Mul(y4_91.Mul(y4_91))
-							r0_0_91 = d_91.Mul(p0_91.Add(p1_91).Add(p2_91))
-						}
-						s_90 := r0_0_91.AsUint64x8().Xor(flip_90).AsFloat64x8()
-						two_90 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-						u0_90, u1_90, p0_90, p1_90 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_90, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_90
-						for j_90 := 2; j_90 < n_90; j_90++ {
-							u0_90, u1_90, p0_90, p1_90 = u1_90, c2_90.Mul(u1_90).Sub(u0_90), p1_90, two_90.Mul(u1_90).Add(c2_90.Mul(p1_90)).Sub(p0_90)
-						}
-						dx_90 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_90).Mul(p1_90)
-						peak_90 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_90.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_90.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_90 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_90).Mul(tn_90).Div(s_90).Merge(peak_90, d_90.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-						r0_0_90, r1_0_90 = dx_90, dn_90
-					}
-					px_88, pn_88 := r0_0_90, r1_0_90
-					dx_88, dn_88 = px_88.Merge(dx_88, near_88), pn_88.Merge(dn_88, near_88)
+				var r0_0_92 archsimd.Float64x8
+				{
+					c_92, t_92 := r0_0_91, u_88
+					r0_0_92 = c_92.AsUint64x8().Xor(t_92.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 				}
-				r0_0_88, r1_0_88, r2_0_88 = u1_88, dx_88, dn_88
-			}
-			s_87, dx_87, dn_87 = r0_0_88, r1_0_88, r2_0_88
-		} else if r_87.nmode[i_87] == nRatio {
-			var (
-				r0_0_92 archsimd.Float64x8
-				r1_0_92 archsimd.Float64x8
-				r2_0_92 archsimd.Float64x8
-			)
-			{
-				x_92, nv_92 := x_87, archsimd.LoadFloat64x8((*[8]float64)((&r_87.nv[i_87])))
-				magic_92 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-				t_92 := x_92.Add(magic_92)
-				d_92 := x_92.Sub(t_92.Sub(magic_92))
-				y_92 := nv_92.Mul(d_92)
-				u_92 := y_92.Add(magic_92)
-				e_92 := y_92.Sub(u_92.Sub(magic_92))
+				sn_88, cn_88 := r0_0_90, r0_0_92
 				var r0_0_93 archsimd.Float64x8
 				{
-					d_93 := e_92
+					d_93 := d_88
 					y_93 := d_93.Mul(d_93)
 					y2_93 := y_93.Mul(y_93)
 					y4_93 := y2_93.Mul(y2_93)
@@ -2124,40 +2072,63 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				}
 				var r0_0_94 archsimd.Float64x8
 				{
-					c_94, t_94 := r0_0_93, u_92
-					r0_0_94 = c_94.AsUint64x8().Xor(t_94.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+					d_94 := d_88
+					y_94 := d_94.Mul(d_94)
+					y2_94 := y_94.Mul(y_94)
+					y4_94 := y2_94.Mul(y2_94)
+					p0_94 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94)).Mul(y2_94))
+					p1_94 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94)).Mul(y2_94)).Mul(y4_94)
+					p2_94 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94.Mul(y4_94))
+					r0_0_94 = p0_94.Add(p1_94).Add(p2_94)
 				}
+				s1_88, c1_88 := r0_0_93, r0_0_94
+				pi_88 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				at_88 := d_88.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_88 := nv_88.Merge(sn_88.Div(s1_88), at_88)
+				pd_88 := pi_88.Mul(d_88)
+				npd_88 := nv_88.Mul(pd_88)
+				dx_88 := pi_88.Mul(nv_88.Mul(cn_88).Mul(s1_88).Sub(sn_88.Mul(c1_88))).Div(s1_88.Mul(s1_88))
 				var r0_0_95 archsimd.Float64x8
 				{
-					d_95 := e_92
-					y_95 := d_95.Mul(d_95)
-					y2_95 := y_95.Mul(y_95)
-					y4_95 := y2_95.Mul(y2_95)
-					p0_95 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95)).Mul(y2_95))
-					p1_95 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95)).Mul(y2_95)).Mul(y4_95)
-					p2_95 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95.Mul(y4_95))
-					r0_0_95 = p0_95.Add(p1_95).Add(p2_95)
+					n_95, x_95 := nv_88, pd_88
+					n2_95 := n_95.Mul(n_95)
+					a_95 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_95.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_95).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+					b_95 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_95).Mul(n2_95).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_95)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_95).Mul(x_95).Mul(x_95).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					r0_0_95 = n_95.Mul(a_95.Add(b_95))
 				}
-				var r0_0_96 archsimd.Float64x8
-				{
-					c_96, t_96 := r0_0_95, u_92
-					r0_0_96 = c_96.AsUint64x8().Xor(t_96.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-				}
-				sn_92, cn_92 := r0_0_94, r0_0_96
-				var r0_0_97 archsimd.Float64x8
-				{
-					d_97 := d_92
-					y_97 := d_97.Mul(d_97)
-					y2_97 := y_97.Mul(y_97)
-					y4_97 := y2_97.Mul(y2_97)
-					p0_97 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97)).Mul(y2_97))
-					p1_97 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97)).Mul(y2_97)).Mul(y4_97)
-					p2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97)).Mul(y4_97.Mul(y4_97))
-					r0_0_97 = d_97.Mul(p0_97.Add(p1_97).Add(p2_97))
-				}
+				dx_88 = pi_88.Mul(r0_0_95).Merge(dx_88, npd_88.Mul(npd_88).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+				dx_88 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_88, at_88)
+				dn_88 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_88.Mul(cn_88).Div(s1_88), at_88)
+				r0_0_88, r1_0_88, r2_0_88 = s_88, dx_88, dn_88
+			}
+			s_83, dx_83, dn_83 = r0_0_88, r1_0_88, r2_0_88
+		}
+		r0_0_83, r1_0_83, r2_0_83 = s_83, dx_83, dn_83
+	}
+	sb, hb, nb := r0_0_83, r1_0_83, r2_0_83
+	var (
+		r0_0_96 archsimd.Float64x8
+		r1_0_96 archsimd.Float64x8
+		r2_0_96 archsimd.Float64x8
+	)
+	{
+		r_96, i_96, x_96 := r, 2, l
+		s_96, dx_96, dn_96 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		if r_96.nmode[i_96] == nChebyshev {
+			var (
+				r0_0_97 archsimd.Float64x8
+				r1_0_97 archsimd.Float64x8
+				r2_0_97 archsimd.Float64x8
+			)
+			{
+				r_97, x_97, n_97, nf_97 := r_96, x_96, r_96.nn[i_96], &r_96.nv[i_96]
+				magic_97 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_97 := x_97.Add(magic_97)
+				d_97 := x_97.Sub(t_97.Sub(magic_97))
+				f_97 := t_97.AsUint64x8().ShiftAllLeft(63)
 				var r0_0_98 archsimd.Float64x8
 				{
-					d_98 := d_92
+					d_98 := d_97
 					y_98 := d_98.Mul(d_98)
 					y2_98 := y_98.Mul(y_98)
 					y4_98 := y2_98.Mul(y2_98)
@@ -2166,31 +2137,153 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p2_98 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_98.Mul(y4_98))
 					r0_0_98 = p0_98.Add(p1_98).Add(p2_98)
 				}
-				s1_92, c1_92 := r0_0_97, r0_0_98
-				pi_92 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-				at_92 := d_92.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-				s_92 := nv_92.Merge(sn_92.Div(s1_92), at_92)
-				pd_92 := pi_92.Mul(d_92)
-				npd_92 := nv_92.Mul(pd_92)
-				dx_92 := pi_92.Mul(nv_92.Mul(cn_92).Mul(s1_92).Sub(sn_92.Mul(c1_92))).Div(s1_92.Mul(s1_92))
-				var r0_0_99 archsimd.Float64x8
-				{
-					n_99, x_99 := nv_92, pd_92
-					n2_99 := n_99.Mul(n_99)
-					a_99 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_99.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_99).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-					b_99 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_99).Mul(n2_99).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_99)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_99).Mul(x_99).Mul(x_99).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-					r0_0_99 = n_99.Mul(a_99.Add(b_99))
+				cr_97 := r0_0_98
+				sign_97, one_97, pi_97 := archsimd.LoadFloat64x8((*[8]float64)((&r_97.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				rs_97 := pi_97.Div(one_97.Sub(cr_97).Mul(one_97.Add(cr_97)).Sqrt().AsUint64x8().Or(d_97.AsUint64x8().Xor(f_97).And(sign_97)).AsFloat64x8())
+				c2_97 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_97.AsUint64x8().Xor(f_97).AsFloat64x8())
+				u0_97, u1_97 := one_97, c2_97
+				j_97 := 2
+				for ; j_97+1 < n_97; j_97 += 2 {
+					u0_97 = c2_97.Mul(u1_97).Sub(u0_97)
+					u1_97 = c2_97.Mul(u0_97).Sub(u1_97)
 				}
-				dx_92 = pi_92.Mul(r0_0_99).Merge(dx_92, npd_92.Mul(npd_92).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-				dx_92 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_92, at_92)
-				dn_92 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_92.Mul(cn_92).Div(s1_92), at_92)
-				r0_0_92, r1_0_92, r2_0_92 = s_92, dx_92, dn_92
+				if j_97 < n_97 {
+					u0_97, u1_97 = u1_97, c2_97.Mul(u1_97).Sub(u0_97)
+				}
+				cu_97 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_97).Mul(u1_97)
+				tn_97 := cu_97.Sub(u0_97)
+				dx_97 := archsimd.LoadFloat64x8((*[8]float64)(nf_97)).Mul(tn_97).Sub(cu_97).Mul(rs_97)
+				dn_97 := d_97.Mul(tn_97).Mul(rs_97)
+				near_97 := d_97.Mul(d_97).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+				if near_97.ToBits() != 0 {
+					var (
+						r0_0_99 archsimd.Float64x8
+						r1_0_99 archsimd.Float64x8
+					)
+					{
+						r_99, d_99, c2_99, flip_99, tn_99, un_99, n_99 := r_97, d_97, c2_97, f_97, tn_97, u1_97, n_97
+						var r0_0_100 archsimd.Float64x8
+						{
+							d_100 := d_99
+							y_100 := d_100.Mul(d_100)
+							y2_100 := y_100.Mul(y_100)
+							y4_100 := y2_100.Mul(y2_100)
+							p0_100 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_100)).Mul(y2_100))
+							p1_100 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_100)).Mul(y2_100)).Mul(y4_100)
+							p2_100 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_100)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_100)).Mul(y4_100.Mul(y4_100))
+							r0_0_100 = d_100.Mul(p0_100.Add(p1_100).Add(p2_100))
+						}
+						s_99 := r0_0_100.AsUint64x8().Xor(flip_99).AsFloat64x8()
+						two_99 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+						u0_99, u1_99, p0_99, p1_99 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_99, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_99
+						for j_99 := 2; j_99 < n_99; j_99++ {
+							u0_99, u1_99, p0_99, p1_99 = u1_99, c2_99.Mul(u1_99).Sub(u0_99), p1_99, two_99.Mul(u1_99).Add(c2_99.Mul(p1_99)).Sub(p0_99)
+						}
+						dx_99 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_99).Mul(p1_99)
+						peak_99 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_99.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_99.negZero))).AsUint64x8())).AsFloat64x8()
+						dn_99 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_99).Mul(tn_99).Div(s_99).Merge(peak_99, d_99.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						r0_0_99, r1_0_99 = dx_99, dn_99
+					}
+					px_97, pn_97 := r0_0_99, r1_0_99
+					dx_97, dn_97 = px_97.Merge(dx_97, near_97), pn_97.Merge(dn_97, near_97)
+				}
+				r0_0_97, r1_0_97, r2_0_97 = u1_97, dx_97, dn_97
 			}
-			s_87, dx_87, dn_87 = r0_0_92, r1_0_92, r2_0_92
+			s_96, dx_96, dn_96 = r0_0_97, r1_0_97, r2_0_97
+		} else if r_96.nmode[i_96] == nRatio {
+			var (
+				r0_0_101 archsimd.Float64x8
+				r1_0_101 archsimd.Float64x8
+				r2_0_101 archsimd.Float64x8
+			)
+			{
+				x_101, nv_101 := x_96, archsimd.LoadFloat64x8((*[8]float64)((&r_96.nv[i_96])))
+				magic_101 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+				t_101 := x_101.Add(magic_101)
+				d_101 := x_101.Sub(t_101.Sub(magic_101))
+				y_101 := nv_101.Mul(d_101)
+				u_101 := y_101.Add(magic_101)
+				e_101 := y_101.Sub(u_101.Sub(magic_101))
+				var r0_0_102 archsimd.Float64x8
+				{
+					d_102 := e_101
+					y_102 := d_102.Mul(d_102)
+					y2_102 := y_102.Mul(y_102)
+					y4_102 := y2_102.Mul(y2_102)
+					p0_102 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_102)).Mul(y2_102))
+					p1_102 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_102)).Mul(y2_102)).Mul(y4_102)
+					p2_102 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_102)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_102)).Mul(y4_102.Mul(y4_102))
+					r0_0_102 = d_102.Mul(p0_102.Add(p1_102).Add(p2_102))
+				}
+				var r0_0_103 archsimd.Float64x8
+				{
+					c_103, t_103 := r0_0_102, u_101
+					r0_0_103 = c_103.AsUint64x8().Xor(t_103.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				var r0_0_104 archsimd.Float64x8
+				{
+					d_104 := e_101
+					y_104 := d_104.Mul(d_104)
+					y2_104 := y_104.Mul(y_104)
+					y4_104 := y2_104.Mul(y2_104)
+					p0_104 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_104)).Mul(y2_104))
+					p1_104 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_104)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_104)).Mul(y2_104)).Mul(y4_104)
+					p2_104 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_104.Mul(y4_104))
+					r0_0_104 = p0_104.Add(p1_104).Add(p2_104)
+				}
+				var r0_0_105 archsimd.Float64x8
+				{
+					c_105, t_105 := r0_0_104, u_101
+					r0_0_105 = c_105.AsUint64x8().Xor(t_105.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+				}
+				sn_101, cn_101 := r0_0_103, r0_0_105
+				var r0_0_106 archsimd.Float64x8
+				{
+					d_106 := d_101
+					y_106 := d_106.Mul(d_106)
+					y2_106 := y_106.Mul(y_106)
+					y4_106 := y2_106.Mul(y2_106)
+					p0_106 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_106)).Mul(y2_106))
+					p1_106 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_106)).Mul(y2_106)).Mul(y4_106)
+					p2_106 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_106)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_106)).Mul(y4_106.Mul(y4_106))
+					r0_0_106 = d_106.Mul(p0_106.Add(p1_106).Add(p2_106))
+				}
+				var r0_0_107 archsimd.Float64x8
+				{
+					d_107 := d_101
+					y_107 := d_107.Mul(d_107)
+					y2_107 := y_107.Mul(y_107)
+					y4_107 := y2_107.Mul(y2_107)
+					p0_107 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107)).Mul(y2_107))
+					p1_107 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
+					p2_107 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107.Mul(y4_107))
+					r0_0_107 = p0_107.Add(p1_107).Add(p2_107)
+				}
+				s1_101, c1_101 := r0_0_106, r0_0_107
+				pi_101 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+				at_101 := d_101.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+				s_101 := nv_101.Merge(sn_101.Div(s1_101), at_101)
+				pd_101 := pi_101.Mul(d_101)
+				npd_101 := nv_101.Mul(pd_101)
+				dx_101 := pi_101.Mul(nv_101.Mul(cn_101).Mul(s1_101).Sub(sn_101.Mul(c1_101))).Div(s1_101.Mul(s1_101))
+				var r0_0_108 archsimd.Float64x8
+				{
+					n_108, x_108 := nv_101, pd_101
+					n2_108 := n_108.Mul(n_108)
+					a_108 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_108.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_108).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+					b_108 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_108).Mul(n2_108).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_108)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_108).Mul(x_108).Mul(x_108).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					r0_0_108 = n_108.Mul(a_108.Add(b_108))
+				}
+				dx_101 = pi_101.Mul(r0_0_108).Merge(dx_101, npd_101.Mul(npd_101).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+				dx_101 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_101, at_101)
+				dn_101 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_101.Mul(cn_101).Div(s1_101), at_101)
+				r0_0_101, r1_0_101, r2_0_101 = s_101, dx_101, dn_101
+			}
+			s_96, dx_96, dn_96 = r0_0_101, r1_0_101, r2_0_101
 		}
-		r0_0_87, r1_0_87, r2_0_87 = s_87, dx_87, dn_87
+		r0_0_96, r1_0_96, r2_0_96 = s_96, dx_96, dn_96
 	}
-	sc, hc, nc := r0_0_87, r1_0_87, r2_0_87
+	sc, hc, nc := r0_0_96, r1_0_96, r2_0_96
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2202,141 +2295,19 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 	s, dx, dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_100 archsimd.Float64x8
-			r1_0_100 archsimd.Float64x8
-			r2_0_100 archsimd.Float64x8
+			r0_0_109 archsimd.Float64x8
+			r1_0_109 archsimd.Float64x8
+			r2_0_109 archsimd.Float64x8
 		)
 		{
-			r_100, x_100, n_100, nf_100 := r, x, r.nn[i], &r.nv[i]
-			magic_100 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_100 := x_100.Add(magic_100)
-			d_100 := x_100.Sub(t_100.Sub(magic_100))
-			f_100 := t_100.AsUint64x8().ShiftAllLeft(63)
-			var r0_0_101 archsimd.Float64x8
-			{
-				d_101 := d_100
-				y_101 := d_101.Mul(d_101)
-				y2_101 := y_101.Mul(y_101)
-				y4_101 := y2_101.Mul(y2_101)
-				p0_101 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_101)).Mul(y2_101))
-				p1_101 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_101)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_101)).Mul(y2_101)).Mul(y4_101)
-				p2_101 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_101.Mul(y4_101))
-				r0_0_101 = p0_101.Add(p1_101).Add(p2_101)
-			}
-			cr_100 := r0_0_101
-			sign_100, one_100, pi_100 := archsimd.LoadFloat64x8((*[8]float64)((&r_100.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-			rs_100 := pi_100.Div(one_100.Sub(cr_100).Mul(one_100.Add(cr_100)).Sqrt().AsUint64x8().Or(d_100.AsUint64x8().Xor(f_100).And(sign_100)).AsFloat64x8())
-			c2_100 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_100.AsUint64x8().Xor(f_100).AsFloat64x8())
-			u0_100, u1_100 := one_100, c2_100
-			j_100 := 2
-			for ; j_100+1 < n_100; j_100 += 2 {
-				u0_100 = c2_100.Mul(u1_100).Sub(u0_100)
-				u1_100 = c2_100.Mul(u0_100).Sub(u1_100)
-			}
-			if j_100 < n_100 {
-				u0_100, u1_100 = u1_100, c2_100.Mul(u1_100).Sub(u0_100)
-			}
-			cu_100 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_100).Mul(u1_100)
-			tn_100 := cu_100.Sub(u0_100)
-			dx_100 := archsimd.LoadFloat64x8((*[8]float64)(nf_100)).Mul(tn_100).Sub(cu_100).Mul(rs_100)
-			dn_100 := d_100.Mul(tn_100).Mul(rs_100)
-			near_100 := d_100.Mul(d_100).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-			if near_100.ToBits() != 0 {
-				var (
-					r0_0_102 archsimd.Float64x8
-					r1_0_102 archsimd.Float64x8
-				)
-				{
-					r_102, d_102, c2_102, flip_102, tn_102, un_102, n_102 := r_100, d_100, c2_100, f_100, tn_100, u1_100, n_100
-					var r0_0_103 archsimd.Float64x8
-					{
-						d_103 := d_102
-						y_103 := d_103.Mul(d_103)
-						y2_103 := y_103.Mul(y_103)
-						y4_103 := y2_103.Mul(y2_103)
-						p0_103 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_103)).Mul(y2_103))
-						p1_103 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_103)).Mul(y2_103)).Mul(y4_103)
-						p2_103 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_103)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_103)).Mul(y4_103.Mul(y4_103))
-						r0_0_103 = d_103.Mul(p0_103.Add(p1_103).Add(p2_103))
-					}
-					s_102 := r0_0_103.AsUint64x8().Xor(flip_102).AsFloat64x8()
-					two_102 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-					u0_102, u1_102, p0_102, p1_102 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_102, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_102
-					for j_102 := 2; j_102 < n_102; j_102++ {
-						u0_102, u1_102, p0_102, p1_102 = u1_102, c2_102.Mul(u1_102).Sub(u0_102), p1_102, two_102.Mul(u1_102).Add(c2_102.Mul(p1_102)).Sub(p0_102)
-					}
-					dx_102 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_102).Mul(p1_102)
-					peak_102 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_102.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_102.negZero))).AsUint64x8())).AsFloat64x8()
-					dn_102 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_102).Mul(tn_102).Div(s_102).Merge(peak_102, d_102.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-					r0_0_102, r1_0_102 = dx_102, dn_102
-				}
-				px_100, pn_100 := r0_0_102, r1_0_102
-				dx_100, dn_100 = px_100.Merge(dx_100, near_100), pn_100.Merge(dn_100, near_100)
-			}
-			r0_0_100, r1_0_100, r2_0_100 = u1_100, dx_100, dn_100
-		}
-		s, dx, dn = r0_0_100, r1_0_100, r2_0_100
-	} else if r.nmode[i] == nRatio {
-		var (
-			r0_0_104 archsimd.Float64x8
-			r1_0_104 archsimd.Float64x8
-			r2_0_104 archsimd.Float64x8
-		)
-		{
-			x_104, nv_104 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
-			magic_104 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-			t_104 := x_104.Add(magic_104)
-			d_104 := x_104.Sub(t_104.Sub(magic_104))
-			y_104 := nv_104.Mul(d_104)
-			u_104 := y_104.Add(magic_104)
-			e_104 := y_104.Sub(u_104.Sub(magic_104))
-			var r0_0_105 archsimd.Float64x8
-			{
-				d_105 := e_104
-				y_105 := d_105.Mul(d_105)
-				y2_105 := y_105.Mul(y_105)
-				y4_105 := y2_105.Mul(y2_105)
-				p0_105 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_105)).Mul(y2_105))
-				p1_105 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_105)).Mul(y2_105)).Mul(y4_105)
-				p2_105 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_105)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_105)).Mul(y4_105.Mul(y4_105))
-				r0_0_105 = d_105.Mul(p0_105.Add(p1_105).Add(p2_105))
-			}
-			var r0_0_106 archsimd.Float64x8
-			{
-				c_106, t_106 := r0_0_105, u_104
-				r0_0_106 = c_106.AsUint64x8().Xor(t_106.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-			}
-			var r0_0_107 archsimd.Float64x8
-			{
-				d_107 := e_104
-				y_107 := d_107.Mul(d_107)
-				y2_107 := y_107.Mul(y_107)
-				y4_107 := y2_107.Mul(y2_107)
-				p0_107 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107)).Mul(y2_107))
-				p1_107 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107)).Mul(y2_107)).Mul(y4_107)
-				p2_107 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107.Mul(y4_107))
-				r0_0_107 = p0_107.Add(p1_107).Add(p2_107)
-			}
-			var r0_0_108 archsimd.Float64x8
-			{
-				c_108, t_108 := r0_0_107, u_104
-				r0_0_108 = c_108.AsUint64x8().Xor(t_108.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
-			}
-			sn_104, cn_104 := r0_0_106, r0_0_108
-			var r0_0_109 archsimd.Float64x8
-			{
-				d_109 := d_104
-				y_109 := d_109.Mul(d_109)
-				y2_109 := y_109.Mul(y_109)
-				y4_109 := y2_109.Mul(y2_109)
-				p0_109 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_109)).Mul(y2_109))
-				p1_109 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_109)).Mul(y2_109)).Mul(y4_109)
-				p2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_109)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_109)).Mul(y4_109.Mul(y4_109))
-				r0_0_109 = d_109.Mul(p0_109.Add(p1_109).Add(p2_109))
-			}
+			r_109, x_109, n_109, nf_109 := r, x, r.nn[i], &r.nv[i]
+			magic_109 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_109 := x_109.Add(magic_109)
+			d_109 := x_109.Sub(t_109.Sub(magic_109))
+			f_109 := t_109.AsUint64x8().ShiftAllLeft(63)
 			var r0_0_110 archsimd.Float64x8
 			{
-				d_110 := d_104
+				d_110 := d_109
 				y_110 := d_110.Mul(d_110)
 				y2_110 := y_110.Mul(y_110)
 				y4_110 := y2_110.Mul(y2_110)
@@ -2345,27 +2316,149 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 				p2_110 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_110.Mul(y4_110))
 				r0_0_110 = p0_110.Add(p1_110).Add(p2_110)
 			}
-			s1_104, c1_104 := r0_0_109, r0_0_110
-			pi_104 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-			at_104 := d_104.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-			s_104 := nv_104.Merge(sn_104.Div(s1_104), at_104)
-			pd_104 := pi_104.Mul(d_104)
-			npd_104 := nv_104.Mul(pd_104)
-			dx_104 := pi_104.Mul(nv_104.Mul(cn_104).Mul(s1_104).Sub(sn_104.Mul(c1_104))).Div(s1_104.Mul(s1_104))
-			var r0_0_111 archsimd.Float64x8
-			{
-				n_111, x_111 := nv_104, pd_104
-				n2_111 := n_111.Mul(n_111)
-				a_111 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_111.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_111).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-				b_111 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_111).Mul(n2_111).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_111)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_111).Mul(x_111).Mul(x_111).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-				r0_0_111 = n_111.Mul(a_111.Add(b_111))
+			cr_109 := r0_0_110
+			sign_109, one_109, pi_109 := archsimd.LoadFloat64x8((*[8]float64)((&r_109.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+			rs_109 := pi_109.Div(one_109.Sub(cr_109).Mul(one_109.Add(cr_109)).Sqrt().AsUint64x8().Or(d_109.AsUint64x8().Xor(f_109).And(sign_109)).AsFloat64x8())
+			c2_109 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_109.AsUint64x8().Xor(f_109).AsFloat64x8())
+			u0_109, u1_109 := one_109, c2_109
+			j_109 := 2
+			for ; j_109+1 < n_109; j_109 += 2 {
+				u0_109 = c2_109.Mul(u1_109).Sub(u0_109)
+				u1_109 = c2_109.Mul(u0_109).Sub(u1_109)
 			}
-			dx_104 = pi_104.Mul(r0_0_111).Merge(dx_104, npd_104.Mul(npd_104).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-			dx_104 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_104, at_104)
-			dn_104 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_104.Mul(cn_104).Div(s1_104), at_104)
-			r0_0_104, r1_0_104, r2_0_104 = s_104, dx_104, dn_104
+			if j_109 < n_109 {
+				u0_109, u1_109 = u1_109, c2_109.Mul(u1_109).Sub(u0_109)
+			}
+			cu_109 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_109).Mul(u1_109)
+			tn_109 := cu_109.Sub(u0_109)
+			dx_109 := archsimd.LoadFloat64x8((*[8]float64)(nf_109)).Mul(tn_109).Sub(cu_109).Mul(rs_109)
+			dn_109 := d_109.Mul(tn_109).Mul(rs_109)
+			near_109 := d_109.Mul(d_109).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+			if near_109.ToBits() != 0 {
+				var (
+					r0_0_111 archsimd.Float64x8
+					r1_0_111 archsimd.Float64x8
+				)
+				{
+					r_111, d_111, c2_111, flip_111, tn_111, un_111, n_111 := r_109, d_109, c2_109, f_109, tn_109, u1_109, n_109
+					var r0_0_112 archsimd.Float64x8
+					{
+						d_112 := d_111
+						y_112 := d_112.Mul(d_112)
+						y2_112 := y_112.Mul(y_112)
+						y4_112 := y2_112.Mul(y2_112)
+						p0_112 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_112)).Mul(y2_112))
+						p1_112 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
+						p2_112 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
+						r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
+					}
+					s_111 := r0_0_112.AsUint64x8().Xor(flip_111).AsFloat64x8()
+					two_111 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+					u0_111, u1_111, p0_111, p1_111 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_111, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_111
+					for j_111 := 2; j_111 < n_111; j_111++ {
+						u0_111, u1_111, p0_111, p1_111 = u1_111, c2_111.Mul(u1_111).Sub(u0_111), p1_111, two_111.Mul(u1_111).Add(c2_111.Mul(p1_111)).Sub(p0_111)
+					}
+					dx_111 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_111).Mul(p1_111)
+					peak_111 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_111.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_111.negZero))).AsUint64x8())).AsFloat64x8()
+					dn_111 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_111).Mul(tn_111).Div(s_111).Merge(peak_111, d_111.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					r0_0_111, r1_0_111 = dx_111, dn_111
+				}
+				px_109, pn_109 := r0_0_111, r1_0_111
+				dx_109, dn_109 = px_109.Merge(dx_109, near_109), pn_109.Merge(dn_109, near_109)
+			}
+			r0_0_109, r1_0_109, r2_0_109 = u1_109, dx_109, dn_109
 		}
-		s, dx, dn = r0_0_104, r1_0_104, r2_0_104
+		s, dx, dn = r0_0_109, r1_0_109, r2_0_109
+	} else if r.nmode[i] == nRatio {
+		var (
+			r0_0_113 archsimd.Float64x8
+			r1_0_113 archsimd.Float64x8
+			r2_0_113 archsimd.Float64x8
+		)
+		{
+			x_113, nv_113 := x, archsimd.LoadFloat64x8((*[8]float64)((&r.nv[i])))
+			magic_113 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+			t_113 := x_113.Add(magic_113)
+			d_113 := x_113.Sub(t_113.Sub(magic_113))
+			y_113 := nv_113.Mul(d_113)
+			u_113 := y_113.Add(magic_113)
+			e_113 := y_113.Sub(u_113.Sub(magic_113))
+			var r0_0_114 archsimd.Float64x8
+			{
+				d_114 := e_113
+				y_114 := d_114.Mul(d_114)
+				y2_114 := y_114.Mul(y_114)
+				y4_114 := y2_114.Mul(y2_114)
+				p0_114 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_114)).Mul(y2_114))
+				p1_114 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_114)).Mul(y2_114)).Mul(y4_114)
+				p2_114 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_114)).Mul(y4_114.Mul(y4_114))
+				r0_0_114 = d_114.Mul(p0_114.Add(p1_114).Add(p2_114))
+			}
+			var r0_0_115 archsimd.Float64x8
+			{
+				c_115, t_115 := r0_0_114, u_113
+				r0_0_115 = c_115.AsUint64x8().Xor(t_115.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			var r0_0_116 archsimd.Float64x8
+			{
+				d_116 := e_113
+				y_116 := d_116.Mul(d_116)
+				y2_116 := y_116.Mul(y_116)
+				y4_116 := y2_116.Mul(y2_116)
+				p0_116 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_116)).Mul(y2_116))
+				p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
+				p2_116 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_116.Mul(y4_116))
+				r0_0_116 = p0_116.Add(p1_116).Add(p2_116)
+			}
+			var r0_0_117 archsimd.Float64x8
+			{
+				c_117, t_117 := r0_0_116, u_113
+				r0_0_117 = c_117.AsUint64x8().Xor(t_117.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+			}
+			sn_113, cn_113 := r0_0_115, r0_0_117
+			var r0_0_118 archsimd.Float64x8
+			{
+				d_118 := d_113
+				y_118 := d_118.Mul(d_118)
+				y2_118 := y_118.Mul(y_118)
+				y4_118 := y2_118.Mul(y2_118)
+				p0_118 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_118)).Mul(y2_118))
+				p1_118 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_118)).Mul(y2_118)).Mul(y4_118)
+				p2_118 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_118)).Mul(y4_118.Mul(y4_118))
+				r0_0_118 = d_118.Mul(p0_118.Add(p1_118).Add(p2_118))
+			}
+			var r0_0_119 archsimd.Float64x8
+			{
+				d_119 := d_113
+				y_119 := d_119.Mul(d_119)
+				y2_119 := y_119.Mul(y_119)
+				y4_119 := y2_119.Mul(y2_119)
+				p0_119 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_119)).Mul(y2_119))
+				p1_119 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_119)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_119)).Mul(y2_119)).Mul(y4_119)
+				p2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_119.Mul(y4_119))
+				r0_0_119 = p0_119.Add(p1_119).Add(p2_119)
+			}
+			s1_113, c1_113 := r0_0_118, r0_0_119
+			pi_113 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+			at_113 := d_113.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+			s_113 := nv_113.Merge(sn_113.Div(s1_113), at_113)
+			pd_113 := pi_113.Mul(d_113)
+			npd_113 := nv_113.Mul(pd_113)
+			dx_113 := pi_113.Mul(nv_113.Mul(cn_113).Mul(s1_113).Sub(sn_113.Mul(c1_113))).Div(s1_113.Mul(s1_113))
+			var r0_0_120 archsimd.Float64x8
+			{
+				n_120, x_120 := nv_113, pd_113
+				n2_120 := n_120.Mul(n_120)
+				a_120 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_120.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_120).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+				b_120 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_120).Mul(n2_120).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_120)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_120).Mul(x_120).Mul(x_120).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+				r0_0_120 = n_120.Mul(a_120.Add(b_120))
+			}
+			dx_113 = pi_113.Mul(r0_0_120).Merge(dx_113, npd_113.Mul(npd_113).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+			dx_113 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_113, at_113)
+			dn_113 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_113.Mul(cn_113).Div(s1_113), at_113)
+			r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
+		}
+		s, dx, dn = r0_0_113, r1_0_113, r2_0_113
 	}
 	return s, dx, dn
 }
@@ -2381,77 +2474,77 @@ func sincgRatioGradLanesAVX512(x, nv archsimd.Float64x8,
 	y := nv.Mul(d)
 	u := y.Add(magic)
 	e := y.Sub(u.Sub(magic))
-	var r0_0_112 archsimd.Float64x8
+	var r0_0_121 archsimd.Float64x8
 	{
-		d_112 := e
-		y_112 := d_112.Mul(d_112)
-		y2_112 := y_112.Mul(y_112)
-		y4_112 := y2_112.Mul(y2_112)
-		p0_112 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_112)).Mul(y2_112))
-		p1_112 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_112)).Mul(y2_112)).Mul(y4_112)
-		p2_112 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_112)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_112)).Mul(y4_112.Mul(y4_112))
-		r0_0_112 = d_112.Mul(p0_112.Add(p1_112).Add(p2_112))
+		d_121 := e
+		y_121 := d_121.Mul(d_121)
+		y2_121 := y_121.Mul(y_121)
+		y4_121 := y2_121.Mul(y2_121)
+		p0_121 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_121)).Mul(y2_121))
+		p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_121)).Mul(y2_121)).Mul(y4_121)
+		p2_121 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_121)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_121)).Mul(y4_121.Mul(y4_121))
+		r0_0_121 = d_121.Mul(p0_121.Add(p1_121).Add(p2_121))
 	}
-	var r0_0_113 archsimd.Float64x8
+	var r0_0_122 archsimd.Float64x8
 	{
-		c_113, t_113 := r0_0_112, u
-		r0_0_113 = c_113.AsUint64x8().Xor(t_113.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		c_122, t_122 := r0_0_121, u
+		r0_0_122 = c_122.AsUint64x8().Xor(t_122.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	var r0_0_114 archsimd.Float64x8
+	var r0_0_123 archsimd.Float64x8
 	{
-		d_114 := e
-		y_114 := d_114.Mul(d_114)
-		y2_114 := y_114.Mul(y_114)
-		y4_114 := y2_114.Mul(y2_114)
-		p0_114 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_114)).Mul(y2_114))
-		p1_114 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_114)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_114)).Mul(y2_114)).Mul(y4_114)
-		p2_114 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_114.Mul(y4_114))
-		r0_0_114 = p0_114.Add(p1_114).Add(p2_114)
+		d_123 := e
+		y_123 := d_123.Mul(d_123)
+		y2_123 := y_123.Mul(y_123)
+		y4_123 := y2_123.Mul(y2_123)
+		p0_123 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_123)).Mul(y2_123))
+		p1_123 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_123)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_123)).Mul(y2_123)).Mul(y4_123)
+		p2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_123.Mul(y4_123))
+		r0_0_123 = p0_123.Add(p1_123).Add(p2_123)
 	}
-	var r0_0_115 archsimd.Float64x8
+	var r0_0_124 archsimd.Float64x8
 	{
-		c_115, t_115 := r0_0_114, u
-		r0_0_115 = c_115.AsUint64x8().Xor(t_115.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+		c_124, t_124 := r0_0_123, u
+		r0_0_124 = c_124.AsUint64x8().Xor(t_124.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 	}
-	sn, cn := r0_0_113, r0_0_115
-	var r0_0_116 archsimd.Float64x8
+	sn, cn := r0_0_122, r0_0_124
+	var r0_0_125 archsimd.Float64x8
 	{
-		d_116 := d
-		y_116 := d_116.Mul(d_116)
-		y2_116 := y_116.Mul(y_116)
-		y4_116 := y2_116.Mul(y2_116)
-		p0_116 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_116)).Mul(y2_116))
-		p1_116 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_116)).Mul(y2_116)).Mul(y4_116)
-		p2_116 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_116)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_116)).Mul(y4_116.Mul(y4_116))
-		r0_0_116 = d_116.Mul(p0_116.Add(p1_116).Add(p2_116))
+		d_125 := d
+		y_125 := d_125.Mul(d_125)
+		y2_125 := y_125.Mul(y_125)
+		y4_125 := y2_125.Mul(y2_125)
+		p0_125 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_125)).Mul(y2_125))
+		p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_125)).Mul(y2_125)).Mul(y4_125)
+		p2_125 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_125)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_125)).Mul(y4_125.Mul(y4_125))
+		r0_0_125 = d_125.Mul(p0_125.Add(p1_125).Add(p2_125))
 	}
-	var r0_0_117 archsimd.Float64x8
+	var r0_0_126 archsimd.Float64x8
 	{
-		d_117 := d
-		y_117 := d_117.Mul(d_117)
-		y2_117 := y_117.Mul(y_117)
-		y4_117 := y2_117.Mul(y2_117)
-		p0_117 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_117)).Mul(y2_117))
-		p1_117 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_117)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_117)).Mul(y2_117)).Mul(y4_117)
-		p2_117 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_117.Mul(y4_117))
-		r0_0_117 = p0_117.Add(p1_117).Add(p2_117)
+		d_126 := d
+		y_126 := d_126.Mul(d_126)
+		y2_126 := y_126.Mul(y_126)
+		y4_126 := y2_126.Mul(y2_126)
+		p0_126 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_126)).Mul(y2_126))
+		p1_126 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_126)).Mul(y2_126)).Mul(y4_126)
+		p2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_126.Mul(y4_126))
+		r0_0_126 = p0_126.Add(p1_126).Add(p2_126)
 	}
-	s1, c1 := r0_0_116, r0_0_117
-	pi := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+	s1, c1 := r0_0_125, r0_0_126
+	pi := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
 	at := d.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
 	s := nv.Merge(sn.Div(s1), at)
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
 	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
-	var r0_0_118 archsimd.Float64x8
+	var r0_0_127 archsimd.Float64x8
 	{
-		n_118, x_118 := nv, pd
-		n2_118 := n_118.Mul(n_118)
-		a_118 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_118.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_118).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-		b_118 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_118).Mul(n2_118).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_118)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_118).Mul(x_118).Mul(x_118).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-		r0_0_118 = n_118.Mul(a_118.Add(b_118))
+		n_127, x_127 := nv, pd
+		n2_127 := n_127.Mul(n_127)
+		a_127 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_127.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_127).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+		b_127 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_127).Mul(n2_127).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_127)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_127).Mul(x_127).Mul(x_127).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+		r0_0_127 = n_127.Mul(a_127.Add(b_127))
 	}
-	dx = pi.Mul(r0_0_118).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
+	dx = pi.Mul(r0_0_127).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
 	dx = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx, at)
 	dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
@@ -2461,8 +2554,8 @@ func sincgSeriesLanesAVX512(n, x archsimd.Float64x8,
 
 ) archsimd.Float64x8 {
 	n2 := n.Mul(n)
-	a := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-	b := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
+	a := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+	b := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
 	return n.Mul(a.Add(b))
 }
 
@@ -2472,230 +2565,230 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_119 archsimd.Float64x8
-		r1_0_119 archsimd.Float64x8
-		r2_0_119 archsimd.Float64x8
+		r0_0_128 archsimd.Float64x8
+		r1_0_128 archsimd.Float64x8
+		r2_0_128 archsimd.Float64x8
 	)
 	{
-		r_119, x_119, n_119, nf_119 := r, h, n, &r.nv[0]
-		magic_119 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_119 := x_119.Add(magic_119)
-		d_119 := x_119.Sub(t_119.Sub(magic_119))
-		f_119 := t_119.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_120 archsimd.Float64x8
+		r_128, x_128, n_128, nf_128 := r, h, n, &r.nv[0]
+		magic_128 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_128 := x_128.Add(magic_128)
+		d_128 := x_128.Sub(t_128.Sub(magic_128))
+		f_128 := t_128.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_129 archsimd.Float64x8
 		{
-			d_120 := d_119
-			y_120 := d_120.Mul(d_120)
-			y2_120 := y_120.Mul(y_120)
-			y4_120 := y2_120.Mul(y2_120)
-			p0_120 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_120)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_120)).Mul(y2_120))
-			p1_120 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_120)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_120)).Mul(y2_120)).Mul(y4_120)
-			p2_120 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_120.Mul(y4_120))
-			r0_0_120 = p0_120.Add(p1_120).Add(p2_120)
+			d_129 := d_128
+			y_129 := d_129.Mul(d_129)
+			y2_129 := y_129.Mul(y_129)
+			y4_129 := y2_129.Mul(y2_129)
+			p0_129 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_129)).Mul(y2_129))
+			p1_129 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_129)).Mul(y2_129)).Mul(y4_129)
+			p2_129 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_129.Mul(y4_129))
+			r0_0_129 = p0_129.Add(p1_129).Add(p2_129)
 		}
-		cr_119 := r0_0_120
-		sign_119, one_119, pi_119 := archsimd.LoadFloat64x8((*[8]float64)((&r_119.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-		rs_119 := pi_119.Div(one_119.Sub(cr_119).Mul(one_119.Add(cr_119)).Sqrt().AsUint64x8().Or(d_119.AsUint64x8().Xor(f_119).And(sign_119)).AsFloat64x8())
-		c2_119 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_119.AsUint64x8().Xor(f_119).AsFloat64x8())
-		u0_119, u1_119 := one_119, c2_119
-		j_119 := 2
-		for ; j_119+1 < n_119; j_119 += 2 {
-			u0_119 = c2_119.Mul(u1_119).Sub(u0_119)
-			u1_119 = c2_119.Mul(u0_119).Sub(u1_119)
+		cr_128 := r0_0_129
+		sign_128, one_128, pi_128 := archsimd.LoadFloat64x8((*[8]float64)((&r_128.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+		rs_128 := pi_128.Div(one_128.Sub(cr_128).Mul(one_128.Add(cr_128)).Sqrt().AsUint64x8().Or(d_128.AsUint64x8().Xor(f_128).And(sign_128)).AsFloat64x8())
+		c2_128 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_128.AsUint64x8().Xor(f_128).AsFloat64x8())
+		u0_128, u1_128 := one_128, c2_128
+		j_128 := 2
+		for ; j_128+1 < n_128; j_128 += 2 {
+			u0_128 = c2_128.Mul(u1_128).Sub(u0_128)
+			u1_128 = c2_128.Mul(u0_128).Sub(u1_128)
 		}
-		if j_119 < n_119 {
-			u0_119, u1_119 = u1_119, c2_119.Mul(u1_119).Sub(u0_119)
+		if j_128 < n_128 {
+			u0_128, u1_128 = u1_128, c2_128.Mul(u1_128).Sub(u0_128)
 		}
-		cu_119 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_119).Mul(u1_119)
-		tn_119 := cu_119.Sub(u0_119)
-		dx_119 := archsimd.LoadFloat64x8((*[8]float64)(nf_119)).Mul(tn_119).Sub(cu_119).Mul(rs_119)
-		dn_119 := d_119.Mul(tn_119).Mul(rs_119)
-		near_119 := d_119.Mul(d_119).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-		if near_119.ToBits() != 0 {
+		cu_128 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_128).Mul(u1_128)
+		tn_128 := cu_128.Sub(u0_128)
+		dx_128 := archsimd.LoadFloat64x8((*[8]float64)(nf_128)).Mul(tn_128).Sub(cu_128).Mul(rs_128)
+		dn_128 := d_128.Mul(tn_128).Mul(rs_128)
+		near_128 := d_128.Mul(d_128).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+		if near_128.ToBits() != 0 {
 			var (
-				r0_0_121 archsimd.Float64x8
-				r1_0_121 archsimd.Float64x8
+				r0_0_130 archsimd.Float64x8
+				r1_0_130 archsimd.Float64x8
 			)
 			{
-				r_121, d_121, c2_121, flip_121, tn_121, un_121, n_121 := r_119, d_119, c2_119, f_119, tn_119, u1_119, n_119
-				var r0_0_122 archsimd.Float64x8
+				r_130, d_130, c2_130, flip_130, tn_130, un_130, n_130 := r_128, d_128, c2_128, f_128, tn_128, u1_128, n_128
+				var r0_0_131 archsimd.Float64x8
 				{
-					d_122 := d_121
-					y_122 := d_122.Mul(d_122)
-					y2_122 := y_122.Mul(y_122)
-					y4_122 := y2_122.Mul(y2_122)
-					p0_122 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_122)).Mul(y2_122))
-					p1_122 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_122)).Mul(y2_122)).Mul(y4_122)
-					p2_122 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_122)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_122)).Mul(y4_122.Mul(y4_122))
-					r0_0_122 = d_122.Mul(p0_122.Add(p1_122).Add(p2_122))
+					d_131 := d_130
+					y_131 := d_131.Mul(d_131)
+					y2_131 := y_131.Mul(y_131)
+					y4_131 := y2_131.Mul(y2_131)
+					p0_131 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_131)).Mul(y2_131))
+					p1_131 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
+					p2_131 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_131)).Mul(y4_131.Mul(y4_131))
+					r0_0_131 = d_131.Mul(p0_131.Add(p1_131).Add(p2_131))
 				}
-				s_121 := r0_0_122.AsUint64x8().Xor(flip_121).AsFloat64x8()
-				two_121 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_121, u1_121, p0_121, p1_121 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_121, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_121
-				for j_121 := 2; j_121 < n_121; j_121++ {
-					u0_121, u1_121, p0_121, p1_121 = u1_121, c2_121.Mul(u1_121).Sub(u0_121), p1_121, two_121.Mul(u1_121).Add(c2_121.Mul(p1_121)).Sub(p0_121)
+				s_130 := r0_0_131.AsUint64x8().Xor(flip_130).AsFloat64x8()
+				two_130 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_130, u1_130, p0_130, p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_130, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_130
+				for j_130 := 2; j_130 < n_130; j_130++ {
+					u0_130, u1_130, p0_130, p1_130 = u1_130, c2_130.Mul(u1_130).Sub(u0_130), p1_130, two_130.Mul(u1_130).Add(c2_130.Mul(p1_130)).Sub(p0_130)
 				}
-				dx_121 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_121).Mul(p1_121)
-				peak_121 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_121.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_121.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_121 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_121).Mul(tn_121).Div(s_121).Merge(peak_121, d_121.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-				r0_0_121, r1_0_121 = dx_121, dn_121
+				dx_130 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_130).Mul(p1_130)
+				peak_130 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_130.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_130.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_130 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_130).Mul(tn_130).Div(s_130).Merge(peak_130, d_130.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_130, r1_0_130 = dx_130, dn_130
 			}
-			px_119, pn_119 := r0_0_121, r1_0_121
-			dx_119, dn_119 = px_119.Merge(dx_119, near_119), pn_119.Merge(dn_119, near_119)
+			px_128, pn_128 := r0_0_130, r1_0_130
+			dx_128, dn_128 = px_128.Merge(dx_128, near_128), pn_128.Merge(dn_128, near_128)
 		}
-		r0_0_119, r1_0_119, r2_0_119 = u1_119, dx_119, dn_119
+		r0_0_128, r1_0_128, r2_0_128 = u1_128, dx_128, dn_128
 	}
-	sa, ha, na := r0_0_119, r1_0_119, r2_0_119
+	sa, ha, na := r0_0_128, r1_0_128, r2_0_128
 	var (
-		r0_0_123 archsimd.Float64x8
-		r1_0_123 archsimd.Float64x8
-		r2_0_123 archsimd.Float64x8
+		r0_0_132 archsimd.Float64x8
+		r1_0_132 archsimd.Float64x8
+		r2_0_132 archsimd.Float64x8
 	)
 	{
-		r_123, x_123, n_123, nf_123 := r, kk, n, &r.nv[0]
-		magic_123 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_123 := x_123.Add(magic_123)
-		d_123 := x_123.Sub(t_123.Sub(magic_123))
-		f_123 := t_123.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_124 archsimd.Float64x8
+		r_132, x_132, n_132, nf_132 := r, kk, n, &r.nv[0]
+		magic_132 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_132 := x_132.Add(magic_132)
+		d_132 := x_132.Sub(t_132.Sub(magic_132))
+		f_132 := t_132.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_133 archsimd.Float64x8
 		{
-			d_124 := d_123
-			y_124 := d_124.Mul(d_124)
-			y2_124 := y_124.Mul(y_124)
-			y4_124 := y2_124.Mul(y2_124)
-			p0_124 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124)).Mul(y2_124))
-			p1_124 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124)).Mul(y2_124)).Mul(y4_124)
-			p2_124 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124.Mul(y4_124))
-			r0_0_124 = p0_124.Add(p1_124).Add(p2_124)
+			d_133 := d_132
+			y_133 := d_133.Mul(d_133)
+			y2_133 := y_133.Mul(y_133)
+			y4_133 := y2_133.Mul(y2_133)
+			p0_133 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_133)).Mul(y2_133))
+			p1_133 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
+			p2_133 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_133.Mul(y4_133))
+			r0_0_133 = p0_133.Add(p1_133).Add(p2_133)
 		}
-		cr_123 := r0_0_124
-		sign_123, one_123, pi_123 := archsimd.LoadFloat64x8((*[8]float64)((&r_123.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-		rs_123 := pi_123.Div(one_123.Sub(cr_123).Mul(one_123.Add(cr_123)).Sqrt().AsUint64x8().Or(d_123.AsUint64x8().Xor(f_123).And(sign_123)).AsFloat64x8())
-		c2_123 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_123.AsUint64x8().Xor(f_123).AsFloat64x8())
-		u0_123, u1_123 := one_123, c2_123
-		j_123 := 2
-		for ; j_123+1 < n_123; j_123 += 2 {
-			u0_123 = c2_123.Mul(u1_123).Sub(u0_123)
-			u1_123 = c2_123.Mul(u0_123).Sub(u1_123)
+		cr_132 := r0_0_133
+		sign_132, one_132, pi_132 := archsimd.LoadFloat64x8((*[8]float64)((&r_132.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+		rs_132 := pi_132.Div(one_132.Sub(cr_132).Mul(one_132.Add(cr_132)).Sqrt().AsUint64x8().Or(d_132.AsUint64x8().Xor(f_132).And(sign_132)).AsFloat64x8())
+		c2_132 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_132.AsUint64x8().Xor(f_132).AsFloat64x8())
+		u0_132, u1_132 := one_132, c2_132
+		j_132 := 2
+		for ; j_132+1 < n_132; j_132 += 2 {
+			u0_132 = c2_132.Mul(u1_132).Sub(u0_132)
+			u1_132 = c2_132.Mul(u0_132).Sub(u1_132)
 		}
-		if j_123 < n_123 {
-			u0_123, u1_123 = u1_123, c2_123.Mul(u1_123).Sub(u0_123)
+		if j_132 < n_132 {
+			u0_132, u1_132 = u1_132, c2_132.Mul(u1_132).Sub(u0_132)
 		}
-		cu_123 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_123).Mul(u1_123)
-		tn_123 := cu_123.Sub(u0_123)
-		dx_123 := archsimd.LoadFloat64x8((*[8]float64)(nf_123)).Mul(tn_123).Sub(cu_123).Mul(rs_123)
-		dn_123 := d_123.Mul(tn_123).Mul(rs_123)
-		near_123 := d_123.Mul(d_123).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-		if near_123.ToBits() != 0 {
+		cu_132 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_132).Mul(u1_132)
+		tn_132 := cu_132.Sub(u0_132)
+		dx_132 := archsimd.LoadFloat64x8((*[8]float64)(nf_132)).Mul(tn_132).Sub(cu_132).Mul(rs_132)
+		dn_132 := d_132.Mul(tn_132).Mul(rs_132)
+		near_132 := d_132.Mul(d_132).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+		if near_132.ToBits() != 0 {
 			var (
-				r0_0_125 archsimd.Float64x8
-				r1_0_125 archsimd.Float64x8
+				r0_0_134 archsimd.Float64x8
+				r1_0_134 archsimd.Float64x8
 			)
 			{
-				r_125, d_125, c2_125, flip_125, tn_125, un_125, n_125 := r_123, d_123, c2_123, f_123, tn_123, u1_123, n_123
-				var r0_0_126 archsimd.Float64x8
+				r_134, d_134, c2_134, flip_134, tn_134, un_134, n_134 := r_132, d_132, c2_132, f_132, tn_132, u1_132, n_132
+				var r0_0_135 archsimd.Float64x8
 				{
-					d_126 := d_125
-					y_126 := d_126.Mul(d_126)
-					y2_126 := y_126.Mul(y_126)
-					y4_126 := y2_126.Mul(y2_126)
-					p0_126 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_126)).Mul(y2_126))
-					p1_126 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_126)).Mul(y2_126)).Mul(y4_126)
-					p2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_126)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_126)).Mul(y4_126.Mul(y4_126))
-					r0_0_126 = d_126.Mul(p0_126.Add(p1_126).Add(p2_126))
+					d_135 := d_134
+					y_135 := d_135.Mul(d_135)
+					y2_135 := y_135.Mul(y_135)
+					y4_135 := y2_135.Mul(y2_135)
+					p0_135 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_135)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_135)).Mul(y2_135))
+					p1_135 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_135)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_135)).Mul(y2_135)).Mul(y4_135)
+					p2_135 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_135)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_135)).Mul(y4_135.Mul(y4_135))
+					r0_0_135 = d_135.Mul(p0_135.Add(p1_135).Add(p2_135))
 				}
-				s_125 := r0_0_126.AsUint64x8().Xor(flip_125).AsFloat64x8()
-				two_125 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_125, u1_125, p0_125, p1_125 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_125, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_125
-				for j_125 := 2; j_125 < n_125; j_125++ {
-					u0_125, u1_125, p0_125, p1_125 = u1_125, c2_125.Mul(u1_125).Sub(u0_125), p1_125, two_125.Mul(u1_125).Add(c2_125.Mul(p1_125)).Sub(p0_125)
+				s_134 := r0_0_135.AsUint64x8().Xor(flip_134).AsFloat64x8()
+				two_134 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_134, u1_134, p0_134, p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_134, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_134
+				for j_134 := 2; j_134 < n_134; j_134++ {
+					u0_134, u1_134, p0_134, p1_134 = u1_134, c2_134.Mul(u1_134).Sub(u0_134), p1_134, two_134.Mul(u1_134).Add(c2_134.Mul(p1_134)).Sub(p0_134)
 				}
-				dx_125 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_125).Mul(p1_125)
-				peak_125 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_125.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_125.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_125 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_125).Mul(tn_125).Div(s_125).Merge(peak_125, d_125.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-				r0_0_125, r1_0_125 = dx_125, dn_125
+				dx_134 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_134).Mul(p1_134)
+				peak_134 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_134.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_134.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_134 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_134).Mul(tn_134).Div(s_134).Merge(peak_134, d_134.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_134, r1_0_134 = dx_134, dn_134
 			}
-			px_123, pn_123 := r0_0_125, r1_0_125
-			dx_123, dn_123 = px_123.Merge(dx_123, near_123), pn_123.Merge(dn_123, near_123)
+			px_132, pn_132 := r0_0_134, r1_0_134
+			dx_132, dn_132 = px_132.Merge(dx_132, near_132), pn_132.Merge(dn_132, near_132)
 		}
-		r0_0_123, r1_0_123, r2_0_123 = u1_123, dx_123, dn_123
+		r0_0_132, r1_0_132, r2_0_132 = u1_132, dx_132, dn_132
 	}
-	sb, hb, nb := r0_0_123, r1_0_123, r2_0_123
+	sb, hb, nb := r0_0_132, r1_0_132, r2_0_132
 	var (
-		r0_0_127 archsimd.Float64x8
-		r1_0_127 archsimd.Float64x8
-		r2_0_127 archsimd.Float64x8
+		r0_0_136 archsimd.Float64x8
+		r1_0_136 archsimd.Float64x8
+		r2_0_136 archsimd.Float64x8
 	)
 	{
-		r_127, x_127, n_127, nf_127 := r, l, n, &r.nv[0]
-		magic_127 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-		t_127 := x_127.Add(magic_127)
-		d_127 := x_127.Sub(t_127.Sub(magic_127))
-		f_127 := t_127.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_128 archsimd.Float64x8
+		r_136, x_136, n_136, nf_136 := r, l, n, &r.nv[0]
+		magic_136 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+		t_136 := x_136.Add(magic_136)
+		d_136 := x_136.Sub(t_136.Sub(magic_136))
+		f_136 := t_136.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_137 archsimd.Float64x8
 		{
-			d_128 := d_127
-			y_128 := d_128.Mul(d_128)
-			y2_128 := y_128.Mul(y_128)
-			y4_128 := y2_128.Mul(y2_128)
-			p0_128 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128)).Mul(y2_128))
-			p1_128 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
-			p2_128 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128.Mul(y4_128))
-			r0_0_128 = p0_128.Add(p1_128).Add(p2_128)
+			d_137 := d_136
+			y_137 := d_137.Mul(d_137)
+			y2_137 := y_137.Mul(y_137)
+			y4_137 := y2_137.Mul(y2_137)
+			p0_137 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_137)).Mul(y2_137))
+			p1_137 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_137)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_137)).Mul(y2_137)).Mul(y4_137)
+			p2_137 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_137.Mul(y4_137))
+			r0_0_137 = p0_137.Add(p1_137).Add(p2_137)
 		}
-		cr_127 := r0_0_128
-		sign_127, one_127, pi_127 := archsimd.LoadFloat64x8((*[8]float64)((&r_127.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-		rs_127 := pi_127.Div(one_127.Sub(cr_127).Mul(one_127.Add(cr_127)).Sqrt().AsUint64x8().Or(d_127.AsUint64x8().Xor(f_127).And(sign_127)).AsFloat64x8())
-		c2_127 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_127.AsUint64x8().Xor(f_127).AsFloat64x8())
-		u0_127, u1_127 := one_127, c2_127
-		j_127 := 2
-		for ; j_127+1 < n_127; j_127 += 2 {
-			u0_127 = c2_127.Mul(u1_127).Sub(u0_127)
-			u1_127 = c2_127.Mul(u0_127).Sub(u1_127)
+		cr_136 := r0_0_137
+		sign_136, one_136, pi_136 := archsimd.LoadFloat64x8((*[8]float64)((&r_136.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+		rs_136 := pi_136.Div(one_136.Sub(cr_136).Mul(one_136.Add(cr_136)).Sqrt().AsUint64x8().Or(d_136.AsUint64x8().Xor(f_136).And(sign_136)).AsFloat64x8())
+		c2_136 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_136.AsUint64x8().Xor(f_136).AsFloat64x8())
+		u0_136, u1_136 := one_136, c2_136
+		j_136 := 2
+		for ; j_136+1 < n_136; j_136 += 2 {
+			u0_136 = c2_136.Mul(u1_136).Sub(u0_136)
+			u1_136 = c2_136.Mul(u0_136).Sub(u1_136)
 		}
-		if j_127 < n_127 {
-			u0_127, u1_127 = u1_127, c2_127.Mul(u1_127).Sub(u0_127)
+		if j_136 < n_136 {
+			u0_136, u1_136 = u1_136, c2_136.Mul(u1_136).Sub(u0_136)
 		}
-		cu_127 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_127).Mul(u1_127)
-		tn_127 := cu_127.Sub(u0_127)
-		dx_127 := archsimd.LoadFloat64x8((*[8]float64)(nf_127)).Mul(tn_127).Sub(cu_127).Mul(rs_127)
-		dn_127 := d_127.Mul(tn_127).Mul(rs_127)
-		near_127 := d_127.Mul(d_127).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-		if near_127.ToBits() != 0 {
+		cu_136 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_136).Mul(u1_136)
+		tn_136 := cu_136.Sub(u0_136)
+		dx_136 := archsimd.LoadFloat64x8((*[8]float64)(nf_136)).Mul(tn_136).Sub(cu_136).Mul(rs_136)
+		dn_136 := d_136.Mul(tn_136).Mul(rs_136)
+		near_136 := d_136.Mul(d_136).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+		if near_136.ToBits() != 0 {
 			var (
-				r0_0_129 archsimd.Float64x8
-				r1_0_129 archsimd.Float64x8
+				r0_0_138 archsimd.Float64x8
+				r1_0_138 archsimd.Float64x8
 			)
 			{
-				r_129, d_129, c2_129, flip_129, tn_129, un_129, n_129 := r_127, d_127, c2_127, f_127, tn_127, u1_127, n_127
-				var r0_0_130 archsimd.Float64x8
+				r_138, d_138, c2_138, flip_138, tn_138, un_138, n_138 := r_136, d_136, c2_136, f_136, tn_136, u1_136, n_136
+				var r0_0_139 archsimd.Float64x8
 				{
-					d_130 := d_129
-					y_130 := d_130.Mul(d_130)
-					y2_130 := y_130.Mul(y_130)
-					y4_130 := y2_130.Mul(y2_130)
-					p0_130 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_130)).Mul(y2_130))
-					p1_130 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_130)).Mul(y2_130)).Mul(y4_130)
-					p2_130 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_130)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_130)).Mul(y4_130.Mul(y4_130))
-					r0_0_130 = d_130.Mul(p0_130.Add(p1_130).Add(p2_130))
+					d_139 := d_138
+					y_139 := d_139.Mul(d_139)
+					y2_139 := y_139.Mul(y_139)
+					y4_139 := y2_139.Mul(y2_139)
+					p0_139 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_139)).Mul(y2_139))
+					p1_139 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_139)).Mul(y2_139)).Mul(y4_139)
+					p2_139 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_139)).Mul(y4_139.Mul(y4_139))
+					r0_0_139 = d_139.Mul(p0_139.Add(p1_139).Add(p2_139))
 				}
-				s_129 := r0_0_130.AsUint64x8().Xor(flip_129).AsFloat64x8()
-				two_129 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				u0_129, u1_129, p0_129, p1_129 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_129, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_129
-				for j_129 := 2; j_129 < n_129; j_129++ {
-					u0_129, u1_129, p0_129, p1_129 = u1_129, c2_129.Mul(u1_129).Sub(u0_129), p1_129, two_129.Mul(u1_129).Add(c2_129.Mul(p1_129)).Sub(p0_129)
+				s_138 := r0_0_139.AsUint64x8().Xor(flip_138).AsFloat64x8()
+				two_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				u0_138, u1_138, p0_138, p1_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_138
+				for j_138 := 2; j_138 < n_138; j_138++ {
+					u0_138, u1_138, p0_138, p1_138 = u1_138, c2_138.Mul(u1_138).Sub(u0_138), p1_138, two_138.Mul(u1_138).Add(c2_138.Mul(p1_138)).Sub(p0_138)
 				}
-				dx_129 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_129).Mul(p1_129)
-				peak_129 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_129.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_129.negZero))).AsUint64x8())).AsFloat64x8()
-				dn_129 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_129).Mul(tn_129).Div(s_129).Merge(peak_129, d_129.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-				r0_0_129, r1_0_129 = dx_129, dn_129
+				dx_138 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_138).Mul(p1_138)
+				peak_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_138.negZero))).AsUint64x8())).AsFloat64x8()
+				dn_138 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_138).Mul(tn_138).Div(s_138).Merge(peak_138, d_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				r0_0_138, r1_0_138 = dx_138, dn_138
 			}
-			px_127, pn_127 := r0_0_129, r1_0_129
-			dx_127, dn_127 = px_127.Merge(dx_127, near_127), pn_127.Merge(dn_127, near_127)
+			px_136, pn_136 := r0_0_138, r1_0_138
+			dx_136, dn_136 = px_136.Merge(dx_136, near_136), pn_136.Merge(dn_136, near_136)
 		}
-		r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
+		r0_0_136, r1_0_136, r2_0_136 = u1_136, dx_136, dn_136
 	}
-	sc, hc, nc := r0_0_127, r1_0_127, r2_0_127
+	sc, hc, nc := r0_0_136, r1_0_136, r2_0_136
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2708,19 +2801,19 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_131 archsimd.Float64x8
+	var r0_0_140 archsimd.Float64x8
 	{
-		d_131 := d
-		y_131 := d_131.Mul(d_131)
-		y2_131 := y_131.Mul(y_131)
-		y4_131 := y2_131.Mul(y2_131)
-		p0_131 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_131)).Mul(y2_131))
-		p1_131 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_131)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_131)).Mul(y2_131)).Mul(y4_131)
-		p2_131 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_131.Mul(y4_131))
-		r0_0_131 = p0_131.Add(p1_131).Add(p2_131)
+		d_140 := d
+		y_140 := d_140.Mul(d_140)
+		y2_140 := y_140.Mul(y_140)
+		y4_140 := y2_140.Mul(y2_140)
+		p0_140 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_140)).Mul(y2_140))
+		p1_140 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_140)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_140)).Mul(y2_140)).Mul(y4_140)
+		p2_140 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_140.Mul(y4_140))
+		r0_0_140 = p0_140.Add(p1_140).Add(p2_140)
 	}
-	cr := r0_0_131
-	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
+	cr := r0_0_140
+	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
 	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
 	u0, u1 := one, c2
@@ -2736,37 +2829,37 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	tn := cu.Sub(u0)
 	dx := archsimd.LoadFloat64x8((*[8]float64)(nf)).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
-	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
+	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
 	if near.ToBits() != 0 {
 		var (
-			r0_0_132 archsimd.Float64x8
-			r1_0_132 archsimd.Float64x8
+			r0_0_141 archsimd.Float64x8
+			r1_0_141 archsimd.Float64x8
 		)
 		{
-			r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r, d, c2, f, tn, u1, n
-			var r0_0_133 archsimd.Float64x8
+			r_141, d_141, c2_141, flip_141, tn_141, un_141, n_141 := r, d, c2, f, tn, u1, n
+			var r0_0_142 archsimd.Float64x8
 			{
-				d_133 := d_132
-				y_133 := d_133.Mul(d_133)
-				y2_133 := y_133.Mul(y_133)
-				y4_133 := y2_133.Mul(y2_133)
-				p0_133 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_133)).Mul(y2_133))
-				p1_133 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_133)).Mul(y2_133)).Mul(y4_133)
-				p2_133 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_133)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_133)).Mul(y4_133.Mul(y4_133))
-				r0_0_133 = d_133.Mul(p0_133.Add(p1_133).Add(p2_133))
+				d_142 := d_141
+				y_142 := d_142.Mul(d_142)
+				y2_142 := y_142.Mul(y_142)
+				y4_142 := y2_142.Mul(y2_142)
+				p0_142 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_142)).Mul(y2_142))
+				p1_142 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_142)).Mul(y2_142)).Mul(y4_142)
+				p2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_142)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_142)).Mul(y4_142.Mul(y4_142))
+				r0_0_142 = d_142.Mul(p0_142.Add(p1_142).Add(p2_142))
 			}
-			s_132 := r0_0_133.AsUint64x8().Xor(flip_132).AsFloat64x8()
-			two_132 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-			u0_132, u1_132, p0_132, p1_132 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_132, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_132
-			for j_132 := 2; j_132 < n_132; j_132++ {
-				u0_132, u1_132, p0_132, p1_132 = u1_132, c2_132.Mul(u1_132).Sub(u0_132), p1_132, two_132.Mul(u1_132).Add(c2_132.Mul(p1_132)).Sub(p0_132)
+			s_141 := r0_0_142.AsUint64x8().Xor(flip_141).AsFloat64x8()
+			two_141 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+			u0_141, u1_141, p0_141, p1_141 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_141, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_141
+			for j_141 := 2; j_141 < n_141; j_141++ {
+				u0_141, u1_141, p0_141, p1_141 = u1_141, c2_141.Mul(u1_141).Sub(u0_141), p1_141, two_141.Mul(u1_141).Add(c2_141.Mul(p1_141)).Sub(p0_141)
 			}
-			dx_132 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_132).Mul(p1_132)
-			peak_132 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_132.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_132.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_132 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_132).Mul(tn_132).Div(s_132).Merge(peak_132, d_132.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-			r0_0_132, r1_0_132 = dx_132, dn_132
+			dx_141 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_141).Mul(p1_141)
+			peak_141 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_141.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_141.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_141 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_141).Mul(tn_141).Div(s_141).Merge(peak_141, d_141.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+			r0_0_141, r1_0_141 = dx_141, dn_141
 		}
-		px, pn := r0_0_132, r1_0_132
+		px, pn := r0_0_141, r1_0_141
 		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
 	}
 	return u1, dx, dn
@@ -2781,26 +2874,26 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	n int) (archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	var r0_0_134 archsimd.Float64x8
+	var r0_0_143 archsimd.Float64x8
 	{
-		d_134 := d
-		y_134 := d_134.Mul(d_134)
-		y2_134 := y_134.Mul(y_134)
-		y4_134 := y2_134.Mul(y2_134)
-		p0_134 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_134)).Mul(y2_134))
-		p1_134 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_134)).Mul(y2_134)).Mul(y4_134)
-		p2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_134)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_134)).Mul(y4_134.Mul(y4_134))
-		r0_0_134 = d_134.Mul(p0_134.Add(p1_134).Add(p2_134))
+		d_143 := d
+		y_143 := d_143.Mul(d_143)
+		y2_143 := y_143.Mul(y_143)
+		y4_143 := y2_143.Mul(y2_143)
+		p0_143 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_143)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_143)).Mul(y2_143))
+		p1_143 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_143)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_143)).Mul(y2_143)).Mul(y4_143)
+		p2_143 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_143)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_143)).Mul(y4_143.Mul(y4_143))
+		r0_0_143 = d_143.Mul(p0_143.Add(p1_143).Add(p2_143))
 	}
-	s := r0_0_134.AsUint64x8().Xor(flip).AsFloat64x8()
+	s := r0_0_143.AsUint64x8().Xor(flip).AsFloat64x8()
 	two := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
 	u0, u1, p0, p1 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two
 	for j := 2; j < n; j++ {
 		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
 	}
-	dx := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s).Mul(p1)
+	dx := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s).Mul(p1)
 	peak := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8())).AsFloat64x8()
-	dn := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+	dn := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 	return dx, dn
 }
 
@@ -2827,31 +2920,31 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, e *[3]laneVal, h, kk, l, sa, s
 	fc, fd := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
 	if c.HasHKL {
 		var (
-			r0_0_135 archsimd.Float64x8
-			r1_0_135 archsimd.Float64x8
+			r0_0_144 archsimd.Float64x8
+			r1_0_144 archsimd.Float64x8
 		)
 		{
-			r_135, bits_135, miss_135, ia_135, h_135, kk_135, l_135 := r, k.fhklBits, k.missBits, ia, h, kk, l
-			var r0_0_9_135 archsimd.Mask64x8
+			r_144, bits_144, miss_144, ia_144, h_144, kk_144, l_144 := r, k.fhklBits, k.missBits, ia, h, kk, l
+			var r0_0_18_144 archsimd.Mask64x8
 			{
-				r_9_135, ia_9_135, h_9_135, kk_9_135, l_9_135 := r_135, ia_135, h_135, kk_135, l_135
-				half_9_135 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-				hc_9_135, kc_9_135, lc_9_135 := h_9_135.Sub(half_9_135).CeilScaled(0), kk_9_135.Sub(half_9_135).CeilScaled(0), l_9_135.Sub(half_9_135).CeilScaled(0)
-				hmin_9_135, kmin_9_135, lmin_9_135 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.lmin)))
-				in_9_135 := hc_9_135.GreaterEqual(hmin_9_135).And(hc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hmax))))).And(kc_9_135.GreaterEqual(kmin_9_135)).And(kc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kmax))))).And(lc_9_135.GreaterEqual(lmin_9_135)).And(lc_9_135.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.lmax)))))
-				idx_9_135 := hc_9_135.Sub(hmin_9_135).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.hstride)))).Add(kc_9_135.Sub(kmin_9_135).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135.kstride))))).Add(lc_9_135.Sub(lmin_9_135))
-				idx_9_135.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135).ConvertToInt32().Store(ia_9_135)
-				r0_0_9_135 = in_9_135
+				r_18_144, ia_18_144, h_18_144, kk_18_144, l_18_144 := r_144, ia_144, h_144, kk_144, l_144
+				half_18_144 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+				hc_18_144, kc_18_144, lc_18_144 := h_18_144.Sub(half_18_144).CeilScaled(0), kk_18_144.Sub(half_18_144).CeilScaled(0), l_18_144.Sub(half_18_144).CeilScaled(0)
+				hmin_18_144, kmin_18_144, lmin_18_144 := archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.lmin)))
+				in_18_144 := hc_18_144.GreaterEqual(hmin_18_144).And(hc_18_144.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.hmax))))).And(kc_18_144.GreaterEqual(kmin_18_144)).And(kc_18_144.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.kmax))))).And(lc_18_144.GreaterEqual(lmin_18_144)).And(lc_18_144.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.lmax)))))
+				idx_18_144 := hc_18_144.Sub(hmin_18_144).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.hstride)))).Add(kc_18_144.Sub(kmin_18_144).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144.kstride))))).Add(lc_18_144.Sub(lmin_18_144))
+				idx_18_144.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_18_144).ConvertToInt32().Store(ia_18_144)
+				r0_0_18_144 = in_18_144
 			}
-			in_135 := r0_0_9_135
-			f_135 := vgatherAVX512(bits_135, ia_135).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135.defaultF))), in_135)
-			fd_135 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-			if miss_135 != nil {
-				fd_135 = vgatherAVX512(miss_135, ia_135).AsFloat64x8()
+			in_144 := r0_0_18_144
+			f_144 := vgatherAVX512(bits_144, ia_144).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_144.defaultF))), in_144)
+			fd_144 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+			if miss_144 != nil {
+				fd_144 = vgatherAVX512(miss_144, ia_144).AsFloat64x8()
 			}
-			r0_0_135, r1_0_135 = f_135, fd_135.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135)
+			r0_0_144, r1_0_144 = f_144, fd_144.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_144)
 		}
-		fc, fd = r0_0_135, r1_0_135
+		fc, fd = r0_0_144, r1_0_144
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -2880,342 +2973,342 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, d
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_136 archsimd.Float64x8
-			r1_0_136 archsimd.Float64x8
-			r2_0_136 archsimd.Float64x8
-			r3_0_136 archsimd.Float64x8
-			r4_0_136 archsimd.Float64x8
-			r5_0_136 archsimd.Float64x8
-			r6_0_136 archsimd.Float64x8
-			r7_0_136 archsimd.Float64x8
-			r8_0_136 archsimd.Float64x8
+			r0_0_145 archsimd.Float64x8
+			r1_0_145 archsimd.Float64x8
+			r2_0_145 archsimd.Float64x8
+			r3_0_145 archsimd.Float64x8
+			r4_0_145 archsimd.Float64x8
+			r5_0_145 archsimd.Float64x8
+			r6_0_145 archsimd.Float64x8
+			r7_0_145 archsimd.Float64x8
+			r8_0_145 archsimd.Float64x8
 		)
 		{
-			sr_136, t_136, ds_136, p0_136 := &r.src[si], t, ds, p0
-			il_136 := archsimd.LoadFloat64x8((*[8]float64)((&sr_136.il)))
-			x_136, y_136, z_136 := archsimd.LoadFloat64x8Slice((t_136.d[0][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[0])))), archsimd.LoadFloat64x8Slice((t_136.d[1][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[1])))), archsimd.LoadFloat64x8Slice((t_136.d[2][p0_136:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_136.inc[2]))))
-			x_136.Mul(x_136).Add(y_136.Mul(y_136)).Add(z_136.Mul(z_136)).StoreSlice(ds_136[p0_136:])
-			r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136 = x_136.Mul(il_136), y_136.Mul(il_136), z_136.Mul(il_136), archsimd.LoadFloat64x8Slice((t_136.s[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.def[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.sig[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.na[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.nb[p0_136:])), archsimd.LoadFloat64x8Slice((t_136.nc[p0_136:]))
+			sr_145, t_145, ds_145, p0_145 := &r.src[si], t, ds, p0
+			il_145 := archsimd.LoadFloat64x8((*[8]float64)((&sr_145.il)))
+			x_145, y_145, z_145 := archsimd.LoadFloat64x8Slice((t_145.d[0][p0_145:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_145.inc[0])))), archsimd.LoadFloat64x8Slice((t_145.d[1][p0_145:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_145.inc[1])))), archsimd.LoadFloat64x8Slice((t_145.d[2][p0_145:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_145.inc[2]))))
+			x_145.Mul(x_145).Add(y_145.Mul(y_145)).Add(z_145.Mul(z_145)).StoreSlice(ds_145[p0_145:])
+			r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145, r6_0_145, r7_0_145, r8_0_145 = x_145.Mul(il_145), y_145.Mul(il_145), z_145.Mul(il_145), archsimd.LoadFloat64x8Slice((t_145.s[p0_145:])), archsimd.LoadFloat64x8Slice((t_145.def[p0_145:])), archsimd.LoadFloat64x8Slice((t_145.sig[p0_145:])), archsimd.LoadFloat64x8Slice((t_145.na[p0_145:])), archsimd.LoadFloat64x8Slice((t_145.nb[p0_145:])), archsimd.LoadFloat64x8Slice((t_145.nc[p0_145:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145, r6_0_145, r7_0_145, r8_0_145
 		for oi := range r.orient {
 			var (
-				r0_0_137 archsimd.Float64x8
-				r1_0_137 archsimd.Float64x8
-				r2_0_137 archsimd.Float64x8
+				r0_0_146 archsimd.Float64x8
+				r1_0_146 archsimd.Float64x8
+				r2_0_146 archsimd.Float64x8
 			)
 			{
-				o_137, qx_137, qy_137, qz_137 := &r.orient[oi], qx, qy, qz
-				h_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[0]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[1]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[2]))).Mul(qz_137))
-				kk_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[3]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[4]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[5]))).Mul(qz_137))
-				l_137 := archsimd.LoadFloat64x8((*[8]float64)((&o_137[6]))).Mul(qx_137).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[7]))).Mul(qy_137)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_137[8]))).Mul(qz_137))
-				r0_0_137, r1_0_137, r2_0_137 = h_137, kk_137, l_137
+				o_146, qx_146, qy_146, qz_146 := &r.orient[oi], qx, qy, qz
+				h_146 := archsimd.LoadFloat64x8((*[8]float64)((&o_146[0]))).Mul(qx_146).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[1]))).Mul(qy_146)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[2]))).Mul(qz_146))
+				kk_146 := archsimd.LoadFloat64x8((*[8]float64)((&o_146[3]))).Mul(qx_146).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[4]))).Mul(qy_146)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[5]))).Mul(qz_146))
+				l_146 := archsimd.LoadFloat64x8((*[8]float64)((&o_146[6]))).Mul(qx_146).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[7]))).Mul(qy_146)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_146[8]))).Mul(qz_146))
+				r0_0_146, r1_0_146, r2_0_146 = h_146, kk_146, l_146
 			}
-			h, kk, l := r0_0_137, r1_0_137, r2_0_137
+			h, kk, l := r0_0_146, r1_0_146, r2_0_146
 			var (
-				r0_0_138 archsimd.Float64x8
-				r1_0_138 archsimd.Float64x8
-				r2_0_138 archsimd.Float64x8
-				r3_0_138 archsimd.Float64x8
-				r4_0_138 archsimd.Float64x8
-				r5_0_138 archsimd.Float64x8
-				r6_0_138 archsimd.Float64x8
-				r7_0_138 archsimd.Float64x8
-				r8_0_138 archsimd.Float64x8
+				r0_0_147 archsimd.Float64x8
+				r1_0_147 archsimd.Float64x8
+				r2_0_147 archsimd.Float64x8
+				r3_0_147 archsimd.Float64x8
+				r4_0_147 archsimd.Float64x8
+				r5_0_147 archsimd.Float64x8
+				r6_0_147 archsimd.Float64x8
+				r7_0_147 archsimd.Float64x8
+				r8_0_147 archsimd.Float64x8
 			)
 			{
-				r_138, h_138, kk_138, l_138, n_138 := r, h, kk, l, n
+				r_147, h_147, kk_147, l_147, n_147 := r, h, kk, l, n
 				var (
-					r0_0_119_138 archsimd.Float64x8
-					r1_0_119_138 archsimd.Float64x8
-					r2_0_119_138 archsimd.Float64x8
+					r0_0_128_147 archsimd.Float64x8
+					r1_0_128_147 archsimd.Float64x8
+					r2_0_128_147 archsimd.Float64x8
 				)
 				{
-					r_119_138, x_119_138, n_119_138, nf_119_138 := r_138, h_138, n_138, &r_138.nv[0]
-					magic_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_119_138 := x_119_138.Add(magic_119_138)
-					d_119_138 := x_119_138.Sub(t_119_138.Sub(magic_119_138))
-					f_119_138 := t_119_138.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_120_138 archsimd.Float64x8
+					r_128_147, x_128_147, n_128_147, nf_128_147 := r_147, h_147, n_147, &r_147.nv[0]
+					magic_128_147 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_128_147 := x_128_147.Add(magic_128_147)
+					d_128_147 := x_128_147.Sub(t_128_147.Sub(magic_128_147))
+					f_128_147 := t_128_147.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_129_147 archsimd.Float64x8
 					{
-						d_120_138 := d_119_138
-						y_120_138 := d_120_138.Mul(d_120_138)
-						y2_120_138 := y_120_138.Mul(y_120_138)
-						y4_120_138 := y2_120_138.Mul(y2_120_138)
-						p0_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_120_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_120_138)).Mul(y2_120_138))
-						p1_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_120_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_120_138)).Mul(y2_120_138)).Mul(y4_120_138)
-						p2_120_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_120_138.Mul(y4_120_138))
-						r0_0_120_138 = p0_120_138.Add(p1_120_138).Add(p2_120_138)
+						d_129_147 := d_128_147
+						y_129_147 := d_129_147.Mul(d_129_147)
+						y2_129_147 := y_129_147.Mul(y_129_147)
+						y4_129_147 := y2_129_147.Mul(y2_129_147)
+						p0_129_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_129_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_129_147)).Mul(y2_129_147))
+						p1_129_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_129_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_129_147)).Mul(y2_129_147)).Mul(y4_129_147)
+						p2_129_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_129_147.Mul(y4_129_147))
+						r0_0_129_147 = p0_129_147.Add(p1_129_147).Add(p2_129_147)
 					}
-					cr_119_138 := r0_0_120_138
-					sign_119_138, one_119_138, pi_119_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_119_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-					rs_119_138 := pi_119_138.Div(one_119_138.Sub(cr_119_138).Mul(one_119_138.Add(cr_119_138)).Sqrt().AsUint64x8().Or(d_119_138.AsUint64x8().Xor(f_119_138).And(sign_119_138)).AsFloat64x8())
-					c2_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_119_138.AsUint64x8().Xor(f_119_138).AsFloat64x8())
-					u0_119_138, u1_119_138 := one_119_138, c2_119_138
-					j_119_138 := 2
-					for ; j_119_138+1 < n_119_138; j_119_138 += 2 {
-						u0_119_138 = c2_119_138.Mul(u1_119_138).Sub(u0_119_138)
-						u1_119_138 = c2_119_138.Mul(u0_119_138).Sub(u1_119_138)
+					cr_128_147 := r0_0_129_147
+					sign_128_147, one_128_147, pi_128_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_128_147.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+					rs_128_147 := pi_128_147.Div(one_128_147.Sub(cr_128_147).Mul(one_128_147.Add(cr_128_147)).Sqrt().AsUint64x8().Or(d_128_147.AsUint64x8().Xor(f_128_147).And(sign_128_147)).AsFloat64x8())
+					c2_128_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_128_147.AsUint64x8().Xor(f_128_147).AsFloat64x8())
+					u0_128_147, u1_128_147 := one_128_147, c2_128_147
+					j_128_147 := 2
+					for ; j_128_147+1 < n_128_147; j_128_147 += 2 {
+						u0_128_147 = c2_128_147.Mul(u1_128_147).Sub(u0_128_147)
+						u1_128_147 = c2_128_147.Mul(u0_128_147).Sub(u1_128_147)
 					}
-					if j_119_138 < n_119_138 {
-						u0_119_138, u1_119_138 = u1_119_138, c2_119_138.Mul(u1_119_138).Sub(u0_119_138)
+					if j_128_147 < n_128_147 {
+						u0_128_147, u1_128_147 = u1_128_147, c2_128_147.Mul(u1_128_147).Sub(u0_128_147)
 					}
-					cu_119_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_119_138).Mul(u1_119_138)
-					tn_119_138 := cu_119_138.Sub(u0_119_138)
-					dx_119_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_119_138)).Mul(tn_119_138).Sub(cu_119_138).Mul(rs_119_138)
-					dn_119_138 := d_119_138.Mul(tn_119_138).Mul(rs_119_138)
-					near_119_138 := d_119_138.Mul(d_119_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-					if near_119_138.ToBits() != 0 {
+					cu_128_147 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_128_147).Mul(u1_128_147)
+					tn_128_147 := cu_128_147.Sub(u0_128_147)
+					dx_128_147 := archsimd.LoadFloat64x8((*[8]float64)(nf_128_147)).Mul(tn_128_147).Sub(cu_128_147).Mul(rs_128_147)
+					dn_128_147 := d_128_147.Mul(tn_128_147).Mul(rs_128_147)
+					near_128_147 := d_128_147.Mul(d_128_147).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					if near_128_147.ToBits() != 0 {
 						var (
-							r0_0_121_138 archsimd.Float64x8
-							r1_0_121_138 archsimd.Float64x8
+							r0_0_130_147 archsimd.Float64x8
+							r1_0_130_147 archsimd.Float64x8
 						)
 						{
-							r_121_138, d_121_138, c2_121_138, flip_121_138, tn_121_138, un_121_138, n_121_138 := r_119_138, d_119_138, c2_119_138, f_119_138, tn_119_138, u1_119_138, n_119_138
-							var r0_0_122_138 archsimd.Float64x8
+							r_130_147, d_130_147, c2_130_147, flip_130_147, tn_130_147, un_130_147, n_130_147 := r_128_147, d_128_147, c2_128_147, f_128_147, tn_128_147, u1_128_147, n_128_147
+							var r0_0_131_147 archsimd.Float64x8
 							{
-								d_122_138 := d_121_138
-								y_122_138 := d_122_138.Mul(d_122_138)
-								y2_122_138 := y_122_138.Mul(y_122_138)
-								y4_122_138 := y2_122_138.Mul(y2_122_138)
-								p0_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_122_138)).Mul(y2_122_138))
-								p1_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_122_138)).Mul(y2_122_138)).Mul(y4_122_138)
-								p2_122_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_122_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_122_138)).Mul(y4_122_138.Mul(y4_122_138))
-								r0_0_122_138 = d_122_138.Mul(p0_122_138.Add(p1_122_138).Add(p2_122_138))
+								d_131_147 := d_130_147
+								y_131_147 := d_131_147.Mul(d_131_147)
+								y2_131_147 := y_131_147.Mul(y_131_147)
+								y4_131_147 := y2_131_147.Mul(y2_131_147)
+								p0_131_147 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_131_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_131_147)).Mul(y2_131_147))
+								p1_131_147 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_131_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_131_147)).Mul(y2_131_147)).Mul(y4_131_147)
+								p2_131_147 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_131_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_131_147)).Mul(y4_131_147.Mul(y4_131_147))
+								r0_0_131_147 = d_131_147.Mul(p0_131_147.Add(p1_131_147).Add(p2_131_147))
 							}
-							s_121_138 := r0_0_122_138.AsUint64x8().Xor(flip_121_138).AsFloat64x8()
-							two_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_121_138, u1_121_138, p0_121_138, p1_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_121_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_121_138
-							for j_121_138 := 2; j_121_138 < n_121_138; j_121_138++ {
-								u0_121_138, u1_121_138, p0_121_138, p1_121_138 = u1_121_138, c2_121_138.Mul(u1_121_138).Sub(u0_121_138), p1_121_138, two_121_138.Mul(u1_121_138).Add(c2_121_138.Mul(p1_121_138)).Sub(p0_121_138)
+							s_130_147 := r0_0_131_147.AsUint64x8().Xor(flip_130_147).AsFloat64x8()
+							two_130_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_130_147, u1_130_147, p0_130_147, p1_130_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_130_147, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_130_147
+							for j_130_147 := 2; j_130_147 < n_130_147; j_130_147++ {
+								u0_130_147, u1_130_147, p0_130_147, p1_130_147 = u1_130_147, c2_130_147.Mul(u1_130_147).Sub(u0_130_147), p1_130_147, two_130_147.Mul(u1_130_147).Add(c2_130_147.Mul(p1_130_147)).Sub(p0_130_147)
 							}
-							dx_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_121_138).Mul(p1_121_138)
-							peak_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_121_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_121_138.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_121_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_121_138).Mul(tn_121_138).Div(s_121_138).Merge(peak_121_138, d_121_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-							r0_0_121_138, r1_0_121_138 = dx_121_138, dn_121_138
+							dx_130_147 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_130_147).Mul(p1_130_147)
+							peak_130_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_130_147.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_130_147.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_130_147 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_130_147).Mul(tn_130_147).Div(s_130_147).Merge(peak_130_147, d_130_147.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_130_147, r1_0_130_147 = dx_130_147, dn_130_147
 						}
-						px_119_138, pn_119_138 := r0_0_121_138, r1_0_121_138
-						dx_119_138, dn_119_138 = px_119_138.Merge(dx_119_138, near_119_138), pn_119_138.Merge(dn_119_138, near_119_138)
+						px_128_147, pn_128_147 := r0_0_130_147, r1_0_130_147
+						dx_128_147, dn_128_147 = px_128_147.Merge(dx_128_147, near_128_147), pn_128_147.Merge(dn_128_147, near_128_147)
 					}
-					r0_0_119_138, r1_0_119_138, r2_0_119_138 = u1_119_138, dx_119_138, dn_119_138
+					r0_0_128_147, r1_0_128_147, r2_0_128_147 = u1_128_147, dx_128_147, dn_128_147
 				}
-				sa_138, ha_138, na_138 := r0_0_119_138, r1_0_119_138, r2_0_119_138
+				sa_147, ha_147, na_147 := r0_0_128_147, r1_0_128_147, r2_0_128_147
 				var (
-					r0_0_123_138 archsimd.Float64x8
-					r1_0_123_138 archsimd.Float64x8
-					r2_0_123_138 archsimd.Float64x8
+					r0_0_132_147 archsimd.Float64x8
+					r1_0_132_147 archsimd.Float64x8
+					r2_0_132_147 archsimd.Float64x8
 				)
 				{
-					r_123_138, x_123_138, n_123_138, nf_123_138 := r_138, kk_138, n_138, &r_138.nv[0]
-					magic_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_123_138 := x_123_138.Add(magic_123_138)
-					d_123_138 := x_123_138.Sub(t_123_138.Sub(magic_123_138))
-					f_123_138 := t_123_138.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_124_138 archsimd.Float64x8
+					r_132_147, x_132_147, n_132_147, nf_132_147 := r_147, kk_147, n_147, &r_147.nv[0]
+					magic_132_147 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_132_147 := x_132_147.Add(magic_132_147)
+					d_132_147 := x_132_147.Sub(t_132_147.Sub(magic_132_147))
+					f_132_147 := t_132_147.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_133_147 archsimd.Float64x8
 					{
-						d_124_138 := d_123_138
-						y_124_138 := d_124_138.Mul(d_124_138)
-						y2_124_138 := y_124_138.Mul(y_124_138)
-						y4_124_138 := y2_124_138.Mul(y2_124_138)
-						p0_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_124_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_124_138)).Mul(y2_124_138))
-						p1_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_124_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_124_138)).Mul(y2_124_138)).Mul(y4_124_138)
-						p2_124_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_124_138.Mul(y4_124_138))
-						r0_0_124_138 = p0_124_138.Add(p1_124_138).Add(p2_124_138)
+						d_133_147 := d_132_147
+						y_133_147 := d_133_147.Mul(d_133_147)
+						y2_133_147 := y_133_147.Mul(y_133_147)
+						y4_133_147 := y2_133_147.Mul(y2_133_147)
+						p0_133_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_133_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_133_147)).Mul(y2_133_147))
+						p1_133_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_133_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_133_147)).Mul(y2_133_147)).Mul(y4_133_147)
+						p2_133_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_133_147.Mul(y4_133_147))
+						r0_0_133_147 = p0_133_147.Add(p1_133_147).Add(p2_133_147)
 					}
-					cr_123_138 := r0_0_124_138
-					sign_123_138, one_123_138, pi_123_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_123_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-					rs_123_138 := pi_123_138.Div(one_123_138.Sub(cr_123_138).Mul(one_123_138.Add(cr_123_138)).Sqrt().AsUint64x8().Or(d_123_138.AsUint64x8().Xor(f_123_138).And(sign_123_138)).AsFloat64x8())
-					c2_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_123_138.AsUint64x8().Xor(f_123_138).AsFloat64x8())
-					u0_123_138, u1_123_138 := one_123_138, c2_123_138
-					j_123_138 := 2
-					for ; j_123_138+1 < n_123_138; j_123_138 += 2 {
-						u0_123_138 = c2_123_138.Mul(u1_123_138).Sub(u0_123_138)
-						u1_123_138 = c2_123_138.Mul(u0_123_138).Sub(u1_123_138)
+					cr_132_147 := r0_0_133_147
+					sign_132_147, one_132_147, pi_132_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_132_147.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+					rs_132_147 := pi_132_147.Div(one_132_147.Sub(cr_132_147).Mul(one_132_147.Add(cr_132_147)).Sqrt().AsUint64x8().Or(d_132_147.AsUint64x8().Xor(f_132_147).And(sign_132_147)).AsFloat64x8())
+					c2_132_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_132_147.AsUint64x8().Xor(f_132_147).AsFloat64x8())
+					u0_132_147, u1_132_147 := one_132_147, c2_132_147
+					j_132_147 := 2
+					for ; j_132_147+1 < n_132_147; j_132_147 += 2 {
+						u0_132_147 = c2_132_147.Mul(u1_132_147).Sub(u0_132_147)
+						u1_132_147 = c2_132_147.Mul(u0_132_147).Sub(u1_132_147)
 					}
-					if j_123_138 < n_123_138 {
-						u0_123_138, u1_123_138 = u1_123_138, c2_123_138.Mul(u1_123_138).Sub(u0_123_138)
+					if j_132_147 < n_132_147 {
+						u0_132_147, u1_132_147 = u1_132_147, c2_132_147.Mul(u1_132_147).Sub(u0_132_147)
 					}
-					cu_123_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_123_138).Mul(u1_123_138)
-					tn_123_138 := cu_123_138.Sub(u0_123_138)
-					dx_123_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_123_138)).Mul(tn_123_138).Sub(cu_123_138).Mul(rs_123_138)
-					dn_123_138 := d_123_138.Mul(tn_123_138).Mul(rs_123_138)
-					near_123_138 := d_123_138.Mul(d_123_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-					if near_123_138.ToBits() != 0 {
+					cu_132_147 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_132_147).Mul(u1_132_147)
+					tn_132_147 := cu_132_147.Sub(u0_132_147)
+					dx_132_147 := archsimd.LoadFloat64x8((*[8]float64)(nf_132_147)).Mul(tn_132_147).Sub(cu_132_147).Mul(rs_132_147)
+					dn_132_147 := d_132_147.Mul(tn_132_147).Mul(rs_132_147)
+					near_132_147 := d_132_147.Mul(d_132_147).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					if near_132_147.ToBits() != 0 {
 						var (
-							r0_0_125_138 archsimd.Float64x8
-							r1_0_125_138 archsimd.Float64x8
+							r0_0_134_147 archsimd.Float64x8
+							r1_0_134_147 archsimd.Float64x8
 						)
 						{
-							r_125_138, d_125_138, c2_125_138, flip_125_138, tn_125_138, un_125_138, n_125_138 := r_123_138, d_123_138, c2_123_138, f_123_138, tn_123_138, u1_123_138, n_123_138
-							var r0_0_126_138 archsimd.Float64x8
+							r_134_147, d_134_147, c2_134_147, flip_134_147, tn_134_147, un_134_147, n_134_147 := r_132_147, d_132_147, c2_132_147, f_132_147, tn_132_147, u1_132_147, n_132_147
+							var r0_0_135_147 archsimd.Float64x8
 							{
-								d_126_138 := d_125_138
-								y_126_138 := d_126_138.Mul(d_126_138)
-								y2_126_138 := y_126_138.Mul(y_126_138)
-								y4_126_138 := y2_126_138.Mul(y2_126_138)
-								p0_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_126_138)).Mul(y2_126_138))
-								p1_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_126_138)).Mul(y2_126_138)).Mul(y4_126_138)
-								p2_126_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_126_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_126_138)).Mul(y4_126_138.Mul(y4_126_138))
-								r0_0_126_138 = d_126_138.Mul(p0_126_138.Add(p1_126_138).Add(p2_126_138))
+								d_135_147 := d_134_147
+								y_135_147 := d_135_147.Mul(d_135_147)
+								y2_135_147 := y_135_147.Mul(y_135_147)
+								y4_135_147 := y2_135_147.Mul(y2_135_147)
+								p0_135_147 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_135_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_135_147)).Mul(y2_135_147))
+								p1_135_147 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_135_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_135_147)).Mul(y2_135_147)).Mul(y4_135_147)
+								p2_135_147 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_135_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_135_147)).Mul(y4_135_147.Mul(y4_135_147))
+								r0_0_135_147 = d_135_147.Mul(p0_135_147.Add(p1_135_147).Add(p2_135_147))
 							}
-							s_125_138 := r0_0_126_138.AsUint64x8().Xor(flip_125_138).AsFloat64x8()
-							two_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_125_138, u1_125_138, p0_125_138, p1_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_125_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_125_138
-							for j_125_138 := 2; j_125_138 < n_125_138; j_125_138++ {
-								u0_125_138, u1_125_138, p0_125_138, p1_125_138 = u1_125_138, c2_125_138.Mul(u1_125_138).Sub(u0_125_138), p1_125_138, two_125_138.Mul(u1_125_138).Add(c2_125_138.Mul(p1_125_138)).Sub(p0_125_138)
+							s_134_147 := r0_0_135_147.AsUint64x8().Xor(flip_134_147).AsFloat64x8()
+							two_134_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_134_147, u1_134_147, p0_134_147, p1_134_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_134_147, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_134_147
+							for j_134_147 := 2; j_134_147 < n_134_147; j_134_147++ {
+								u0_134_147, u1_134_147, p0_134_147, p1_134_147 = u1_134_147, c2_134_147.Mul(u1_134_147).Sub(u0_134_147), p1_134_147, two_134_147.Mul(u1_134_147).Add(c2_134_147.Mul(p1_134_147)).Sub(p0_134_147)
 							}
-							dx_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_125_138).Mul(p1_125_138)
-							peak_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_125_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_125_138.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_125_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_125_138).Mul(tn_125_138).Div(s_125_138).Merge(peak_125_138, d_125_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-							r0_0_125_138, r1_0_125_138 = dx_125_138, dn_125_138
+							dx_134_147 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_134_147).Mul(p1_134_147)
+							peak_134_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_134_147.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_134_147.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_134_147 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_134_147).Mul(tn_134_147).Div(s_134_147).Merge(peak_134_147, d_134_147.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_134_147, r1_0_134_147 = dx_134_147, dn_134_147
 						}
-						px_123_138, pn_123_138 := r0_0_125_138, r1_0_125_138
-						dx_123_138, dn_123_138 = px_123_138.Merge(dx_123_138, near_123_138), pn_123_138.Merge(dn_123_138, near_123_138)
+						px_132_147, pn_132_147 := r0_0_134_147, r1_0_134_147
+						dx_132_147, dn_132_147 = px_132_147.Merge(dx_132_147, near_132_147), pn_132_147.Merge(dn_132_147, near_132_147)
 					}
-					r0_0_123_138, r1_0_123_138, r2_0_123_138 = u1_123_138, dx_123_138, dn_123_138
+					r0_0_132_147, r1_0_132_147, r2_0_132_147 = u1_132_147, dx_132_147, dn_132_147
 				}
-				sb_138, hb_138, nb_138 := r0_0_123_138, r1_0_123_138, r2_0_123_138
+				sb_147, hb_147, nb_147 := r0_0_132_147, r1_0_132_147, r2_0_132_147
 				var (
-					r0_0_127_138 archsimd.Float64x8
-					r1_0_127_138 archsimd.Float64x8
-					r2_0_127_138 archsimd.Float64x8
+					r0_0_136_147 archsimd.Float64x8
+					r1_0_136_147 archsimd.Float64x8
+					r2_0_136_147 archsimd.Float64x8
 				)
 				{
-					r_127_138, x_127_138, n_127_138, nf_127_138 := r_138, l_138, n_138, &r_138.nv[0]
-					magic_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-					t_127_138 := x_127_138.Add(magic_127_138)
-					d_127_138 := x_127_138.Sub(t_127_138.Sub(magic_127_138))
-					f_127_138 := t_127_138.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_128_138 archsimd.Float64x8
+					r_136_147, x_136_147, n_136_147, nf_136_147 := r_147, l_147, n_147, &r_147.nv[0]
+					magic_136_147 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+					t_136_147 := x_136_147.Add(magic_136_147)
+					d_136_147 := x_136_147.Sub(t_136_147.Sub(magic_136_147))
+					f_136_147 := t_136_147.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_137_147 archsimd.Float64x8
 					{
-						d_128_138 := d_127_138
-						y_128_138 := d_128_138.Mul(d_128_138)
-						y2_128_138 := y_128_138.Mul(y_128_138)
-						y4_128_138 := y2_128_138.Mul(y2_128_138)
-						p0_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_128_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_128_138)).Mul(y2_128_138))
-						p1_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_128_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_128_138)).Mul(y2_128_138)).Mul(y4_128_138)
-						p2_128_138 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_128_138.Mul(y4_128_138))
-						r0_0_128_138 = p0_128_138.Add(p1_128_138).Add(p2_128_138)
+						d_137_147 := d_136_147
+						y_137_147 := d_137_147.Mul(d_137_147)
+						y2_137_147 := y_137_147.Mul(y_137_147)
+						y4_137_147 := y2_137_147.Mul(y2_137_147)
+						p0_137_147 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_137_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_137_147)).Mul(y2_137_147))
+						p1_137_147 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_137_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_137_147)).Mul(y2_137_147)).Mul(y4_137_147)
+						p2_137_147 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_137_147.Mul(y4_137_147))
+						r0_0_137_147 = p0_137_147.Add(p1_137_147).Add(p2_137_147)
 					}
-					cr_127_138 := r0_0_128_138
-					sign_127_138, one_127_138, pi_127_138 := archsimd.LoadFloat64x8((*[8]float64)((&r_127_138.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-					rs_127_138 := pi_127_138.Div(one_127_138.Sub(cr_127_138).Mul(one_127_138.Add(cr_127_138)).Sqrt().AsUint64x8().Or(d_127_138.AsUint64x8().Xor(f_127_138).And(sign_127_138)).AsFloat64x8())
-					c2_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_127_138.AsUint64x8().Xor(f_127_138).AsFloat64x8())
-					u0_127_138, u1_127_138 := one_127_138, c2_127_138
-					j_127_138 := 2
-					for ; j_127_138+1 < n_127_138; j_127_138 += 2 {
-						u0_127_138 = c2_127_138.Mul(u1_127_138).Sub(u0_127_138)
-						u1_127_138 = c2_127_138.Mul(u0_127_138).Sub(u1_127_138)
+					cr_136_147 := r0_0_137_147
+					sign_136_147, one_136_147, pi_136_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_136_147.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+					rs_136_147 := pi_136_147.Div(one_136_147.Sub(cr_136_147).Mul(one_136_147.Add(cr_136_147)).Sqrt().AsUint64x8().Or(d_136_147.AsUint64x8().Xor(f_136_147).And(sign_136_147)).AsFloat64x8())
+					c2_136_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_136_147.AsUint64x8().Xor(f_136_147).AsFloat64x8())
+					u0_136_147, u1_136_147 := one_136_147, c2_136_147
+					j_136_147 := 2
+					for ; j_136_147+1 < n_136_147; j_136_147 += 2 {
+						u0_136_147 = c2_136_147.Mul(u1_136_147).Sub(u0_136_147)
+						u1_136_147 = c2_136_147.Mul(u0_136_147).Sub(u1_136_147)
 					}
-					if j_127_138 < n_127_138 {
-						u0_127_138, u1_127_138 = u1_127_138, c2_127_138.Mul(u1_127_138).Sub(u0_127_138)
+					if j_136_147 < n_136_147 {
+						u0_136_147, u1_136_147 = u1_136_147, c2_136_147.Mul(u1_136_147).Sub(u0_136_147)
 					}
-					cu_127_138 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_127_138).Mul(u1_127_138)
-					tn_127_138 := cu_127_138.Sub(u0_127_138)
-					dx_127_138 := archsimd.LoadFloat64x8((*[8]float64)(nf_127_138)).Mul(tn_127_138).Sub(cu_127_138).Mul(rs_127_138)
-					dn_127_138 := d_127_138.Mul(tn_127_138).Mul(rs_127_138)
-					near_127_138 := d_127_138.Mul(d_127_138).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-					if near_127_138.ToBits() != 0 {
+					cu_136_147 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_136_147).Mul(u1_136_147)
+					tn_136_147 := cu_136_147.Sub(u0_136_147)
+					dx_136_147 := archsimd.LoadFloat64x8((*[8]float64)(nf_136_147)).Mul(tn_136_147).Sub(cu_136_147).Mul(rs_136_147)
+					dn_136_147 := d_136_147.Mul(tn_136_147).Mul(rs_136_147)
+					near_136_147 := d_136_147.Mul(d_136_147).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+					if near_136_147.ToBits() != 0 {
 						var (
-							r0_0_129_138 archsimd.Float64x8
-							r1_0_129_138 archsimd.Float64x8
+							r0_0_138_147 archsimd.Float64x8
+							r1_0_138_147 archsimd.Float64x8
 						)
 						{
-							r_129_138, d_129_138, c2_129_138, flip_129_138, tn_129_138, un_129_138, n_129_138 := r_127_138, d_127_138, c2_127_138, f_127_138, tn_127_138, u1_127_138, n_127_138
-							var r0_0_130_138 archsimd.Float64x8
+							r_138_147, d_138_147, c2_138_147, flip_138_147, tn_138_147, un_138_147, n_138_147 := r_136_147, d_136_147, c2_136_147, f_136_147, tn_136_147, u1_136_147, n_136_147
+							var r0_0_139_147 archsimd.Float64x8
 							{
-								d_130_138 := d_129_138
-								y_130_138 := d_130_138.Mul(d_130_138)
-								y2_130_138 := y_130_138.Mul(y_130_138)
-								y4_130_138 := y2_130_138.Mul(y2_130_138)
-								p0_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_130_138)).Mul(y2_130_138))
-								p1_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_130_138)).Mul(y2_130_138)).Mul(y4_130_138)
-								p2_130_138 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_130_138)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_130_138)).Mul(y4_130_138.Mul(y4_130_138))
-								r0_0_130_138 = d_130_138.Mul(p0_130_138.Add(p1_130_138).Add(p2_130_138))
+								d_139_147 := d_138_147
+								y_139_147 := d_139_147.Mul(d_139_147)
+								y2_139_147 := y_139_147.Mul(y_139_147)
+								y4_139_147 := y2_139_147.Mul(y2_139_147)
+								p0_139_147 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_139_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_139_147)).Mul(y2_139_147))
+								p1_139_147 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_139_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_139_147)).Mul(y2_139_147)).Mul(y4_139_147)
+								p2_139_147 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_139_147)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_139_147)).Mul(y4_139_147.Mul(y4_139_147))
+								r0_0_139_147 = d_139_147.Mul(p0_139_147.Add(p1_139_147).Add(p2_139_147))
 							}
-							s_129_138 := r0_0_130_138.AsUint64x8().Xor(flip_129_138).AsFloat64x8()
-							two_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-							u0_129_138, u1_129_138, p0_129_138, p1_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_129_138, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_129_138
-							for j_129_138 := 2; j_129_138 < n_129_138; j_129_138++ {
-								u0_129_138, u1_129_138, p0_129_138, p1_129_138 = u1_129_138, c2_129_138.Mul(u1_129_138).Sub(u0_129_138), p1_129_138, two_129_138.Mul(u1_129_138).Add(c2_129_138.Mul(p1_129_138)).Sub(p0_129_138)
+							s_138_147 := r0_0_139_147.AsUint64x8().Xor(flip_138_147).AsFloat64x8()
+							two_138_147 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+							u0_138_147, u1_138_147, p0_138_147, p1_138_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_138_147, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_138_147
+							for j_138_147 := 2; j_138_147 < n_138_147; j_138_147++ {
+								u0_138_147, u1_138_147, p0_138_147, p1_138_147 = u1_138_147, c2_138_147.Mul(u1_138_147).Sub(u0_138_147), p1_138_147, two_138_147.Mul(u1_138_147).Add(c2_138_147.Mul(p1_138_147)).Sub(p0_138_147)
 							}
-							dx_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_129_138).Mul(p1_129_138)
-							peak_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_129_138.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_129_138.negZero))).AsUint64x8())).AsFloat64x8()
-							dn_129_138 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_129_138).Mul(tn_129_138).Div(s_129_138).Merge(peak_129_138, d_129_138.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-							r0_0_129_138, r1_0_129_138 = dx_129_138, dn_129_138
+							dx_138_147 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_138_147).Mul(p1_138_147)
+							peak_138_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_138_147.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_138_147.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_138_147 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_138_147).Mul(tn_138_147).Div(s_138_147).Merge(peak_138_147, d_138_147.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_138_147, r1_0_138_147 = dx_138_147, dn_138_147
 						}
-						px_127_138, pn_127_138 := r0_0_129_138, r1_0_129_138
-						dx_127_138, dn_127_138 = px_127_138.Merge(dx_127_138, near_127_138), pn_127_138.Merge(dn_127_138, near_127_138)
+						px_136_147, pn_136_147 := r0_0_138_147, r1_0_138_147
+						dx_136_147, dn_136_147 = px_136_147.Merge(dx_136_147, near_136_147), pn_136_147.Merge(dn_136_147, near_136_147)
 					}
-					r0_0_127_138, r1_0_127_138, r2_0_127_138 = u1_127_138, dx_127_138, dn_127_138
+					r0_0_136_147, r1_0_136_147, r2_0_136_147 = u1_136_147, dx_136_147, dn_136_147
 				}
-				sc_138, hc_138, nc_138 := r0_0_127_138, r1_0_127_138, r2_0_127_138
-				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138 = sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, na_138, nb_138, nc_138
+				sc_147, hc_147, nc_147 := r0_0_136_147, r1_0_136_147, r2_0_136_147
+				r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147, r6_0_147, r7_0_147, r8_0_147 = sa_147, sb_147, sc_147, ha_147, hb_147, hc_147, na_147, nb_147, nc_147
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147, r6_0_147, r7_0_147, r8_0_147
 			var (
-				r0_0_139 archsimd.Float64x8
-				r1_0_139 archsimd.Float64x8
-				r2_0_139 archsimd.Float64x8
-				r3_0_139 archsimd.Float64x8
-				r4_0_139 archsimd.Float64x8
-				r5_0_139 archsimd.Float64x8
+				r0_0_148 archsimd.Float64x8
+				r1_0_148 archsimd.Float64x8
+				r2_0_148 archsimd.Float64x8
+				r3_0_148 archsimd.Float64x8
+				r4_0_148 archsimd.Float64x8
+				r5_0_148 archsimd.Float64x8
 			)
 			{
-				k_139, ia_139, e_139, h_139, kk_139, l_139, sa_139, sb_139, sc_139, ha_139, hb_139, hc_139, nda_139, ndb_139, ndc_139, s_139, def_139, sig_139, sna_139, snb_139, snc_139, hkl_139, at_139, stride_139 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_139 := k_139.c
-				r_139 := k_139.lr
-				two_139 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_139 := sa_139.Mul(sb_139).Mul(sc_139)
-				fc_139, fd_139 := archsimd.LoadFloat64x8((*[8]float64)((&r_139.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_139.HasHKL {
+				k_148, ia_148, e_148, h_148, kk_148, l_148, sa_148, sb_148, sc_148, ha_148, hb_148, hc_148, nda_148, ndb_148, ndc_148, s_148, def_148, sig_148, sna_148, snb_148, snc_148, hkl_148, at_148, stride_148 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_148 := k_148.c
+				r_148 := k_148.lr
+				two_148 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_148 := sa_148.Mul(sb_148).Mul(sc_148)
+				fc_148, fd_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_148.HasHKL {
 					var (
-						r0_0_135_139 archsimd.Float64x8
-						r1_0_135_139 archsimd.Float64x8
+						r0_0_144_148 archsimd.Float64x8
+						r1_0_144_148 archsimd.Float64x8
 					)
 					{
-						r_135_139, bits_135_139, miss_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139 := r_139, k_139.fhklBits, k_139.missBits, ia_139, h_139, kk_139, l_139
-						var r0_0_9_135_139 archsimd.Mask64x8
+						r_144_148, bits_144_148, miss_144_148, ia_144_148, h_144_148, kk_144_148, l_144_148 := r_148, k_148.fhklBits, k_148.missBits, ia_148, h_148, kk_148, l_148
+						var r0_0_18_144_148 archsimd.Mask64x8
 						{
-							r_9_135_139, ia_9_135_139, h_9_135_139, kk_9_135_139, l_9_135_139 := r_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139
-							half_9_135_139 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-							hc_9_135_139, kc_9_135_139, lc_9_135_139 := h_9_135_139.Sub(half_9_135_139).CeilScaled(0), kk_9_135_139.Sub(half_9_135_139).CeilScaled(0), l_9_135_139.Sub(half_9_135_139).CeilScaled(0)
-							hmin_9_135_139, kmin_9_135_139, lmin_9_135_139 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.lmin)))
-							in_9_135_139 := hc_9_135_139.GreaterEqual(hmin_9_135_139).And(hc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hmax))))).And(kc_9_135_139.GreaterEqual(kmin_9_135_139)).And(kc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kmax))))).And(lc_9_135_139.GreaterEqual(lmin_9_135_139)).And(lc_9_135_139.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.lmax)))))
-							idx_9_135_139 := hc_9_135_139.Sub(hmin_9_135_139).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.hstride)))).Add(kc_9_135_139.Sub(kmin_9_135_139).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_139.kstride))))).Add(lc_9_135_139.Sub(lmin_9_135_139))
-							idx_9_135_139.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135_139).ConvertToInt32().Store(ia_9_135_139)
-							r0_0_9_135_139 = in_9_135_139
+							r_18_144_148, ia_18_144_148, h_18_144_148, kk_18_144_148, l_18_144_148 := r_144_148, ia_144_148, h_144_148, kk_144_148, l_144_148
+							half_18_144_148 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_18_144_148, kc_18_144_148, lc_18_144_148 := h_18_144_148.Sub(half_18_144_148).CeilScaled(0), kk_18_144_148.Sub(half_18_144_148).CeilScaled(0), l_18_144_148.Sub(half_18_144_148).CeilScaled(0)
+							hmin_18_144_148, kmin_18_144_148, lmin_18_144_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.lmin)))
+							in_18_144_148 := hc_18_144_148.GreaterEqual(hmin_18_144_148).And(hc_18_144_148.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.hmax))))).And(kc_18_144_148.GreaterEqual(kmin_18_144_148)).And(kc_18_144_148.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.kmax))))).And(lc_18_144_148.GreaterEqual(lmin_18_144_148)).And(lc_18_144_148.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.lmax)))))
+							idx_18_144_148 := hc_18_144_148.Sub(hmin_18_144_148).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.hstride)))).Add(kc_18_144_148.Sub(kmin_18_144_148).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_148.kstride))))).Add(lc_18_144_148.Sub(lmin_18_144_148))
+							idx_18_144_148.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_18_144_148).ConvertToInt32().Store(ia_18_144_148)
+							r0_0_18_144_148 = in_18_144_148
 						}
-						in_135_139 := r0_0_9_135_139
-						f_135_139 := vgatherAVX512(bits_135_139, ia_135_139).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135_139.defaultF))), in_135_139)
-						fd_135_139 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-						if miss_135_139 != nil {
-							fd_135_139 = vgatherAVX512(miss_135_139, ia_135_139).AsFloat64x8()
+						in_144_148 := r0_0_18_144_148
+						f_144_148 := vgatherAVX512(bits_144_148, ia_144_148).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_144_148.defaultF))), in_144_148)
+						fd_144_148 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if miss_144_148 != nil {
+							fd_144_148 = vgatherAVX512(miss_144_148, ia_144_148).AsFloat64x8()
 						}
-						r0_0_135_139, r1_0_135_139 = f_135_139, fd_135_139.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135_139)
+						r0_0_144_148, r1_0_144_148 = f_144_148, fd_144_148.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_144_148)
 					}
-					fc_139, fd_139 = r0_0_135_139, r1_0_135_139
+					fc_148, fd_148 = r0_0_144_148, r1_0_144_148
 				}
-				ffl_139 := fc_139.Mul(fc_139).Mul(fl_139)
-				s1_139 := s_139.Add(ffl_139.Mul(fl_139))
-				def1_139 := def_139
-				if k_139.perDef {
-					def1_139 = def_139.Add(two_139.Mul(fc_139).Mul(fl_139).Mul(fl_139).Mul(fd_139))
+				ffl_148 := fc_148.Mul(fc_148).Mul(fl_148)
+				s1_148 := s_148.Add(ffl_148.Mul(fl_148))
+				def1_148 := def_148
+				if k_148.perDef {
+					def1_148 = def_148.Add(two_148.Mul(fc_148).Mul(fl_148).Mul(fl_148).Mul(fd_148))
 				}
-				tfl_139 := two_139.Mul(ffl_139)
-				xa_139, xb_139, xc_139 := tfl_139.Mul(sb_139.Mul(sc_139)), tfl_139.Mul(sa_139.Mul(sc_139)), tfl_139.Mul(sa_139.Mul(sb_139))
-				hbar_139, kbar_139, lbar_139 := xa_139.Mul(ha_139), xb_139.Mul(hb_139), xc_139.Mul(hc_139)
-				sig1_139 := sig_139.Add(hbar_139.Mul(h_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[0]))))).Add(kbar_139.Mul(kk_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[1])))))).Add(lbar_139.Mul(l_139.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_139[2])))))))
-				na1_139, nb1_139, nc1_139 := sna_139.Add(xa_139.Mul(nda_139)), snb_139.Add(xb_139.Mul(ndb_139)), snc_139.Add(xc_139.Mul(ndc_139))
-				if !c_139.Water {
-					s1_139 = s_139.Merge(s1_139, fl_139.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				tfl_148 := two_148.Mul(ffl_148)
+				xa_148, xb_148, xc_148 := tfl_148.Mul(sb_148.Mul(sc_148)), tfl_148.Mul(sa_148.Mul(sc_148)), tfl_148.Mul(sa_148.Mul(sb_148))
+				hbar_148, kbar_148, lbar_148 := xa_148.Mul(ha_148), xb_148.Mul(hb_148), xc_148.Mul(hc_148)
+				sig1_148 := sig_148.Add(hbar_148.Mul(h_148.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_148[0]))))).Add(kbar_148.Mul(kk_148.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_148[1])))))).Add(lbar_148.Mul(l_148.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_148[2])))))))
+				na1_148, nb1_148, nc1_148 := sna_148.Add(xa_148.Mul(nda_148)), snb_148.Add(xb_148.Mul(ndb_148)), snc_148.Add(xc_148.Mul(ndc_148))
+				if !c_148.Water {
+					s1_148 = s_148.Merge(s1_148, fl_148.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				}
-				hbar_139.StoreSlice(hkl_139[at_139:])
-				kbar_139.StoreSlice(hkl_139[at_139+stride_139:])
-				lbar_139.StoreSlice(hkl_139[at_139+2*stride_139:])
-				r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139 = s1_139, def1_139, sig1_139, na1_139, nb1_139, nc1_139
+				hbar_148.StoreSlice(hkl_148[at_148:])
+				kbar_148.StoreSlice(hkl_148[at_148+stride_148:])
+				lbar_148.StoreSlice(hkl_148[at_148+2*stride_148:])
+				r0_0_148, r1_0_148, r2_0_148, r3_0_148, r4_0_148, r5_0_148 = s1_148, def1_148, sig1_148, na1_148, nb1_148, nc1_148
 			}
-			s, def, sig, sna, snb, snc = r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139
+			s, def, sig, sna, snb, snc = r0_0_148, r1_0_148, r2_0_148, r3_0_148, r4_0_148, r5_0_148
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -3234,18 +3327,18 @@ func (k *kernel) orientIncLanesAVX512(si int, oinc [][3]laneVal) {
 	for oi := range r.orient {
 		e := &oinc[oi]
 		var (
-			r0_0_140 archsimd.Float64x8
-			r1_0_140 archsimd.Float64x8
-			r2_0_140 archsimd.Float64x8
+			r0_0_149 archsimd.Float64x8
+			r1_0_149 archsimd.Float64x8
+			r2_0_149 archsimd.Float64x8
 		)
 		{
-			o_140, qx_140, qy_140, qz_140 := &r.orient[oi], archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
-			h_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[0]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[1]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[2]))).Mul(qz_140))
-			kk_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[3]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[4]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[5]))).Mul(qz_140))
-			l_140 := archsimd.LoadFloat64x8((*[8]float64)((&o_140[6]))).Mul(qx_140).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[7]))).Mul(qy_140)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_140[8]))).Mul(qz_140))
-			r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
+			o_149, qx_149, qy_149, qz_149 := &r.orient[oi], archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2])))
+			h_149 := archsimd.LoadFloat64x8((*[8]float64)((&o_149[0]))).Mul(qx_149).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[1]))).Mul(qy_149)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[2]))).Mul(qz_149))
+			kk_149 := archsimd.LoadFloat64x8((*[8]float64)((&o_149[3]))).Mul(qx_149).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[4]))).Mul(qy_149)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[5]))).Mul(qz_149))
+			l_149 := archsimd.LoadFloat64x8((*[8]float64)((&o_149[6]))).Mul(qx_149).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[7]))).Mul(qy_149)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_149[8]))).Mul(qz_149))
+			r0_0_149, r1_0_149, r2_0_149 = h_149, kk_149, l_149
 		}
-		a, b, c := r0_0_140, r1_0_140, r2_0_140
+		a, b, c := r0_0_149, r1_0_149, r2_0_149
 		a.Mul(il).StoreSlice(e[0][:])
 		b.Mul(il).StoreSlice(e[1][:])
 		c.Mul(il).StoreSlice(e[2][:])
@@ -3267,24 +3360,24 @@ func lossGeomLanesAVX512(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termL
 ) {
 	r := k.lr
 	fdet := archsimd.LoadFloat64x8((*[8]float64)((&r.sub))).Mul(archsimd.LoadFloat64x8Slice((fr.f[p0:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r.half))))
-	var r0_0_141 archsimd.Float64x8
+	var r0_0_150 archsimd.Float64x8
 	{
-		fdet_141, f_141, s_141, o_141, p_141 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_141 = fdet_141.Mul(f_141).Add(s_141).Add(o_141).Add(p_141)
+		fdet_150, f_150, s_150, o_150, p_150 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_150 = fdet_150.Mul(f_150).Add(s_150).Add(o_150).Add(p_150)
 	}
-	x := r0_0_141
-	var r0_0_142 archsimd.Float64x8
+	x := r0_0_150
+	var r0_0_151 archsimd.Float64x8
 	{
-		fdet_142, f_142, s_142, o_142, p_142 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_142 = fdet_142.Mul(f_142).Add(s_142).Add(o_142).Add(p_142)
+		fdet_151, f_151, s_151, o_151, p_151 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_151 = fdet_151.Mul(f_151).Add(s_151).Add(o_151).Add(p_151)
 	}
-	y := r0_0_142
-	var r0_0_143 archsimd.Float64x8
+	y := r0_0_151
+	var r0_0_152 archsimd.Float64x8
 	{
-		fdet_143, f_143, s_143, o_143, p_143 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_143 = fdet_143.Mul(f_143).Add(s_143).Add(o_143).Add(p_143)
+		fdet_152, f_152, s_152, o_152, p_152 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_152 = fdet_152.Mul(f_152).Add(s_152).Add(o_152).Add(p_152)
 	}
-	z := r0_0_143
+	z := r0_0_152
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	fdet.StoreSlice(fr.fdet[p0:])
@@ -3305,56 +3398,56 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 	one, half, zero := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_144 archsimd.Float64x8
-			r1_0_144 archsimd.Float64x8
-			r2_0_144 archsimd.Float64x8
-			r3_0_144 archsimd.Float64x8
+			r0_0_153 archsimd.Float64x8
+			r1_0_153 archsimd.Float64x8
+			r2_0_153 archsimd.Float64x8
+			r3_0_153 archsimd.Float64x8
 		)
 		{
-			k_144, sdet_144, o_144, fr_144, t_144, p0_144 := k, sdet, o, fr, t, p0
-			r_144 := k_144.lr
-			fdet_144 := archsimd.LoadFloat64x8((*[8]float64)((&r_144.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_144.f[p0_144:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_144.half))))
-			var r0_0_141_144 archsimd.Float64x8
+			k_153, sdet_153, o_153, fr_153, t_153, p0_153 := k, sdet, o, fr, t, p0
+			r_153 := k_153.lr
+			fdet_153 := archsimd.LoadFloat64x8((*[8]float64)((&r_153.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_153.f[p0_153:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_153.half))))
+			var r0_0_150_153 archsimd.Float64x8
 			{
-				fdet_141_144, f_141_144, s_141_144, o_141_144, p_141_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[0])))
-				r0_0_141_144 = fdet_141_144.Mul(f_141_144).Add(s_141_144).Add(o_141_144).Add(p_141_144)
+				fdet_150_153, f_150_153, s_150_153, o_150_153, p_150_153 := fdet_153, archsimd.LoadFloat64x8((*[8]float64)((&r_153.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_153[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_153[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_153.pix0[0])))
+				r0_0_150_153 = fdet_150_153.Mul(f_150_153).Add(s_150_153).Add(o_150_153).Add(p_150_153)
 			}
-			x_144 := r0_0_141_144
-			var r0_0_142_144 archsimd.Float64x8
+			x_153 := r0_0_150_153
+			var r0_0_151_153 archsimd.Float64x8
 			{
-				fdet_142_144, f_142_144, s_142_144, o_142_144, p_142_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[1])))
-				r0_0_142_144 = fdet_142_144.Mul(f_142_144).Add(s_142_144).Add(o_142_144).Add(p_142_144)
+				fdet_151_153, f_151_153, s_151_153, o_151_153, p_151_153 := fdet_153, archsimd.LoadFloat64x8((*[8]float64)((&r_153.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_153[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_153[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_153.pix0[1])))
+				r0_0_151_153 = fdet_151_153.Mul(f_151_153).Add(s_151_153).Add(o_151_153).Add(p_151_153)
 			}
-			y_144 := r0_0_142_144
-			var r0_0_143_144 archsimd.Float64x8
+			y_153 := r0_0_151_153
+			var r0_0_152_153 archsimd.Float64x8
 			{
-				fdet_143_144, f_143_144, s_143_144, o_143_144, p_143_144 := fdet_144, archsimd.LoadFloat64x8((*[8]float64)((&r_144.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_144[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_144[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_144.pix0[2])))
-				r0_0_143_144 = fdet_143_144.Mul(f_143_144).Add(s_143_144).Add(o_143_144).Add(p_143_144)
+				fdet_152_153, f_152_153, s_152_153, o_152_153, p_152_153 := fdet_153, archsimd.LoadFloat64x8((*[8]float64)((&r_153.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_153[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_153[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_153.pix0[2])))
+				r0_0_152_153 = fdet_152_153.Mul(f_152_153).Add(s_152_153).Add(o_152_153).Add(p_152_153)
 			}
-			z_144 := r0_0_143_144
-			invR_144 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_144.Mul(x_144).Add(y_144.Mul(y_144)).Add(z_144.Mul(z_144)).Sqrt())
-			dx_144, dy_144, dz_144 := x_144.Mul(invR_144), y_144.Mul(invR_144), z_144.Mul(invR_144)
-			fdet_144.StoreSlice(fr_144.fdet[p0_144:])
-			invR_144.StoreSlice(fr_144.invR[p0_144:])
-			dx_144.StoreSlice(t_144.d[0][p0_144:])
-			dy_144.StoreSlice(t_144.d[1][p0_144:])
-			dz_144.StoreSlice(t_144.d[2][p0_144:])
-			if k_144.c.Thick {
-				dx_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[0])))).Add(dy_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[1]))))).Add(dz_144.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_144.od[2]))))).StoreSlice(fr_144.par[p0_144:])
+			z_153 := r0_0_152_153
+			invR_153 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_153.Mul(x_153).Add(y_153.Mul(y_153)).Add(z_153.Mul(z_153)).Sqrt())
+			dx_153, dy_153, dz_153 := x_153.Mul(invR_153), y_153.Mul(invR_153), z_153.Mul(invR_153)
+			fdet_153.StoreSlice(fr_153.fdet[p0_153:])
+			invR_153.StoreSlice(fr_153.invR[p0_153:])
+			dx_153.StoreSlice(t_153.d[0][p0_153:])
+			dy_153.StoreSlice(t_153.d[1][p0_153:])
+			dz_153.StoreSlice(t_153.d[2][p0_153:])
+			if k_153.c.Thick {
+				dx_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_153.od[0])))).Add(dy_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_153.od[1]))))).Add(dz_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_153.od[2]))))).StoreSlice(fr_153.par[p0_153:])
 			}
-			r0_0_144, r1_0_144, r2_0_144, r3_0_144 = dx_144, dy_144, dz_144, invR_144
+			r0_0_153, r1_0_153, r2_0_153, r3_0_153 = dx_153, dy_153, dz_153, invR_153
 		}
-		dx, dy, dz, invR := r0_0_144, r1_0_144, r2_0_144, r3_0_144
-		var r0_0_145 archsimd.Float64x8
+		dx, dy, dz, invR := r0_0_153, r1_0_153, r2_0_153, r3_0_153
+		var r0_0_154 archsimd.Float64x8
 		{
-			invR_145, num_145, point_145 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_145 := invR_145.Mul(invR_145)
-			if !point_145 {
-				w_145 = num_145.Mul(w_145.Mul(invR_145))
+			invR_154, num_154, point_154 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_154 := invR_154.Mul(invR_154)
+			if !point_154 {
+				w_154 = num_154.Mul(w_154.Mul(invR_154))
 			}
-			r0_0_145 = w_145
+			r0_0_154 = w_154
 		}
-		r0_0_145.StoreSlice(fr.omega[p0:])
+		r0_0_154.StoreSlice(fr.omega[p0:])
 		switch pol {
 		case 0:
 			one.StoreSlice(fr.p[p0:])
@@ -3371,38 +3464,38 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 			c2sq.StoreSlice(fr.dd[p0:])
 		default:
 			var (
-				r0_0_146 archsimd.Float64x8
-				r1_0_146 archsimd.Float64x8
-				r2_0_146 archsimd.Float64x8
-				r3_0_146 archsimd.Float64x8
-				r4_0_146 archsimd.Float64x8
-				r5_0_146 archsimd.Float64x8
+				r0_0_155 archsimd.Float64x8
+				r1_0_155 archsimd.Float64x8
+				r2_0_155 archsimd.Float64x8
+				r3_0_155 archsimd.Float64x8
+				r4_0_155 archsimd.Float64x8
+				r5_0_155 archsimd.Float64x8
 			)
 			{
-				r_146, s_146, dx_146, dy_146, dz_146 := r, sr, dx, dy, dz
-				one_146, zero_146, kahn_146 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((*[8]float64)((&r_146.kahn)))
-				c2_146 := archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[0]))).Mul(dx_146).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[1]))).Mul(dy_146)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_146.inc[2]))).Mul(dz_146))
-				c2sq_146 := c2_146.Mul(c2_146)
-				s2sq_146 := one_146.Sub(c2sq_146)
-				e_146 := dx_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[0])))).Add(dy_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[1]))))).Add(dz_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.ein[2])))))
-				b_146 := dx_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[0])))).Add(dy_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[1]))))).Add(dz_146.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_146.bin[2])))))
-				ee_146, bb_146 := e_146.Mul(e_146), b_146.Mul(b_146)
-				den_146 := ee_146.Add(bb_146)
-				plane_146 := den_146.Greater(zero_146)
-				inv_146 := one_146.Div(den_146)
-				cos2psi_146 := ee_146.Sub(bb_146).Mul(inv_146).Merge(one_146, plane_146)
-				de_146, db_146 := zero_146, zero_146
-				if !r_146.kahnZero {
-					de_146 = archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(e_146).Mul(b_146).Mul(b_146).Mul(inv_146).Mul(inv_146).Merge(zero_146, plane_146)
-					db_146 = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(b_146).Mul(e_146).Mul(e_146).Mul(inv_146).Mul(inv_146).Merge(zero_146, plane_146)
+				r_155, s_155, dx_155, dy_155, dz_155 := r, sr, dx, dy, dz
+				one_155, zero_155, kahn_155 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((*[8]float64)((&r_155.kahn)))
+				c2_155 := archsimd.LoadFloat64x8((*[8]float64)((&s_155.inc[0]))).Mul(dx_155).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_155.inc[1]))).Mul(dy_155)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_155.inc[2]))).Mul(dz_155))
+				c2sq_155 := c2_155.Mul(c2_155)
+				s2sq_155 := one_155.Sub(c2sq_155)
+				e_155 := dx_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.ein[0])))).Add(dy_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.ein[1]))))).Add(dz_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.ein[2])))))
+				b_155 := dx_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.bin[0])))).Add(dy_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.bin[1]))))).Add(dz_155.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_155.bin[2])))))
+				ee_155, bb_155 := e_155.Mul(e_155), b_155.Mul(b_155)
+				den_155 := ee_155.Add(bb_155)
+				plane_155 := den_155.Greater(zero_155)
+				inv_155 := one_155.Div(den_155)
+				cos2psi_155 := ee_155.Sub(bb_155).Mul(inv_155).Merge(one_155, plane_155)
+				de_155, db_155 := zero_155, zero_155
+				if !r_155.kahnZero {
+					de_155 = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(e_155).Mul(b_155).Mul(b_155).Mul(inv_155).Mul(inv_155).Merge(zero_155, plane_155)
+					db_155 = archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(b_155).Mul(e_155).Mul(e_155).Mul(inv_155).Mul(inv_155).Merge(zero_155, plane_155)
 				}
-				p_146 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_146.Add(c2sq_146).Sub(kahn_146.Mul(cos2psi_146).Mul(s2sq_146)))
-				dkahn_146 := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(cos2psi_146).Mul(s2sq_146)
-				dcos_146 := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(kahn_146).Mul(s2sq_146)
-				alpha_146, beta_146, gamma_146 := c2_146.Mul(one_146.Add(kahn_146.Mul(cos2psi_146))), dcos_146.Mul(de_146), dcos_146.Mul(db_146)
-				r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146 = p_146, dkahn_146, alpha_146, beta_146, gamma_146, alpha_146.Mul(c2_146).Add(beta_146.Mul(e_146)).Add(gamma_146.Mul(b_146))
+				p_155 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_155.Add(c2sq_155).Sub(kahn_155.Mul(cos2psi_155).Mul(s2sq_155)))
+				dkahn_155 := archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(cos2psi_155).Mul(s2sq_155)
+				dcos_155 := archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(kahn_155).Mul(s2sq_155)
+				alpha_155, beta_155, gamma_155 := c2_155.Mul(one_155.Add(kahn_155.Mul(cos2psi_155))), dcos_155.Mul(de_155), dcos_155.Mul(db_155)
+				r0_0_155, r1_0_155, r2_0_155, r3_0_155, r4_0_155, r5_0_155 = p_155, dkahn_155, alpha_155, beta_155, gamma_155, alpha_155.Mul(c2_155).Add(beta_155.Mul(e_155)).Add(gamma_155.Mul(b_155))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146
+			p, dkahn, alpha, beta, gamma, dd := r0_0_155, r1_0_155, r2_0_155, r3_0_155, r4_0_155, r5_0_155
 			p.StoreSlice(fr.p[p0:])
 			dkahn.StoreSlice(fr.dkahn[p0:])
 			alpha.StoreSlice(fr.alpha[p0:])
@@ -3424,46 +3517,46 @@ func (k *kernel) lossFrontSubLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *
 	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_147 archsimd.Float64x8
-			r1_0_147 archsimd.Float64x8
-			r2_0_147 archsimd.Float64x8
-			r3_0_147 archsimd.Float64x8
+			r0_0_156 archsimd.Float64x8
+			r1_0_156 archsimd.Float64x8
+			r2_0_156 archsimd.Float64x8
+			r3_0_156 archsimd.Float64x8
 		)
 		{
-			k_147, sdet_147, o_147, fr_147, t_147, p0_147 := k, sdet, o, fr, t, p0
-			r_147 := k_147.lr
-			fdet_147 := archsimd.LoadFloat64x8((*[8]float64)((&r_147.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_147.f[p0_147:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_147.half))))
-			var r0_0_141_147 archsimd.Float64x8
+			k_156, sdet_156, o_156, fr_156, t_156, p0_156 := k, sdet, o, fr, t, p0
+			r_156 := k_156.lr
+			fdet_156 := archsimd.LoadFloat64x8((*[8]float64)((&r_156.sub))).Mul(archsimd.LoadFloat64x8Slice((fr_156.f[p0_156:]))).Add(archsimd.LoadFloat64x8((*[8]float64)((&r_156.half))))
+			var r0_0_150_156 archsimd.Float64x8
 			{
-				fdet_141_147, f_141_147, s_141_147, o_141_147, p_141_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[0])))
-				r0_0_141_147 = fdet_141_147.Mul(f_141_147).Add(s_141_147).Add(o_141_147).Add(p_141_147)
+				fdet_150_156, f_150_156, s_150_156, o_150_156, p_150_156 := fdet_156, archsimd.LoadFloat64x8((*[8]float64)((&r_156.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_156[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_156[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_156.pix0[0])))
+				r0_0_150_156 = fdet_150_156.Mul(f_150_156).Add(s_150_156).Add(o_150_156).Add(p_150_156)
 			}
-			x_147 := r0_0_141_147
-			var r0_0_142_147 archsimd.Float64x8
+			x_156 := r0_0_150_156
+			var r0_0_151_156 archsimd.Float64x8
 			{
-				fdet_142_147, f_142_147, s_142_147, o_142_147, p_142_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[1])))
-				r0_0_142_147 = fdet_142_147.Mul(f_142_147).Add(s_142_147).Add(o_142_147).Add(p_142_147)
+				fdet_151_156, f_151_156, s_151_156, o_151_156, p_151_156 := fdet_156, archsimd.LoadFloat64x8((*[8]float64)((&r_156.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_156[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_156[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_156.pix0[1])))
+				r0_0_151_156 = fdet_151_156.Mul(f_151_156).Add(s_151_156).Add(o_151_156).Add(p_151_156)
 			}
-			y_147 := r0_0_142_147
-			var r0_0_143_147 archsimd.Float64x8
+			y_156 := r0_0_151_156
+			var r0_0_152_156 archsimd.Float64x8
 			{
-				fdet_143_147, f_143_147, s_143_147, o_143_147, p_143_147 := fdet_147, archsimd.LoadFloat64x8((*[8]float64)((&r_147.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_147[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_147[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_147.pix0[2])))
-				r0_0_143_147 = fdet_143_147.Mul(f_143_147).Add(s_143_147).Add(o_143_147).Add(p_143_147)
+				fdet_152_156, f_152_156, s_152_156, o_152_156, p_152_156 := fdet_156, archsimd.LoadFloat64x8((*[8]float64)((&r_156.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&sdet_156[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_156[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_156.pix0[2])))
+				r0_0_152_156 = fdet_152_156.Mul(f_152_156).Add(s_152_156).Add(o_152_156).Add(p_152_156)
 			}
-			z_147 := r0_0_143_147
-			invR_147 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_147.Mul(x_147).Add(y_147.Mul(y_147)).Add(z_147.Mul(z_147)).Sqrt())
-			dx_147, dy_147, dz_147 := x_147.Mul(invR_147), y_147.Mul(invR_147), z_147.Mul(invR_147)
-			fdet_147.StoreSlice(fr_147.fdet[p0_147:])
-			invR_147.StoreSlice(fr_147.invR[p0_147:])
-			dx_147.StoreSlice(t_147.d[0][p0_147:])
-			dy_147.StoreSlice(t_147.d[1][p0_147:])
-			dz_147.StoreSlice(t_147.d[2][p0_147:])
-			if k_147.c.Thick {
-				dx_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[0])))).Add(dy_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[1]))))).Add(dz_147.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_147.od[2]))))).StoreSlice(fr_147.par[p0_147:])
+			z_156 := r0_0_152_156
+			invR_156 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_156.Mul(x_156).Add(y_156.Mul(y_156)).Add(z_156.Mul(z_156)).Sqrt())
+			dx_156, dy_156, dz_156 := x_156.Mul(invR_156), y_156.Mul(invR_156), z_156.Mul(invR_156)
+			fdet_156.StoreSlice(fr_156.fdet[p0_156:])
+			invR_156.StoreSlice(fr_156.invR[p0_156:])
+			dx_156.StoreSlice(t_156.d[0][p0_156:])
+			dy_156.StoreSlice(t_156.d[1][p0_156:])
+			dz_156.StoreSlice(t_156.d[2][p0_156:])
+			if k_156.c.Thick {
+				dx_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_156.od[0])))).Add(dy_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_156.od[1]))))).Add(dz_156.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_156.od[2]))))).StoreSlice(fr_156.par[p0_156:])
 			}
-			r0_0_147, r1_0_147, r2_0_147, r3_0_147 = dx_147, dy_147, dz_147, invR_147
+			r0_0_156, r1_0_156, r2_0_156, r3_0_156 = dx_156, dy_156, dz_156, invR_156
 		}
-		dx, dy, dz, invR := r0_0_147, r1_0_147, r2_0_147, r3_0_147
+		dx, dy, dz, invR := r0_0_156, r1_0_156, r2_0_156, r3_0_156
 		_, _, _, _ = dx, dy, dz, invR
 		zero.StoreSlice(t.sig[p0:])
 	}
@@ -3488,12 +3581,12 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
 	p := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
-	dkahn := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(cos2psi).Mul(s2sq)
-	dcos := archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(kahn).Mul(s2sq)
+	dkahn := archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(cos2psi).Mul(s2sq)
+	dcos := archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(kahn).Mul(s2sq)
 	alpha, beta, gamma := c2.Mul(one.Add(kahn.Mul(cos2psi))), dcos.Mul(de), dcos.Mul(db)
 	return p, dkahn, alpha, beta, gamma, alpha.Mul(c2).Add(beta.Mul(e)).Add(gamma.Mul(b))
 }
@@ -3506,41 +3599,41 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 	const m = slots / sl
 	const step = max(8, slots)
 	{
-		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		scale_148 := archsimd.LoadFloat64x8((*[8]float64)((&r_148.scale)))
-		const sl_148 = min(8, slots)
-		const m_148 = slots / sl_148
-		const step_148 = max(8, slots)
-		M_148 := len(r_148.orient)
-		SM_148 := len(r_148.src) * M_148
-		for j_148 := 0; j_148 < SM_148; j_148++ {
-			ds_148 := dsq_148[j_148/M_148*rowChunk:]
-			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
-			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]archsimd.Float64x4
-			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
-				for q_148 := 0; q_148 < m_148; q_148++ {
-					p_148 := p0_148 + q_148*8
-					gp_148 := archsimd.LoadFloat64x8Slice((g_148[p_148:]))
-					sb_148 := gp_148.Mul(scale_148).Mul(archsimd.LoadFloat64x8Slice((fr_148.p[p_148:]))).Mul(archsimd.LoadFloat64x8Slice((fr_148.omega[p_148:])))
-					invR_148, fdet_148, dsp_148 := archsimd.LoadFloat64x8Slice((fr_148.invR[p_148:])), archsimd.LoadFloat64x8Slice((fr_148.fdet[p_148:])), archsimd.LoadFloat64x8Slice((ds_148[p_148:]))
-					x0_148, x1_148, x2_148 := sb_148.Mul(archsimd.LoadFloat64x8Slice((hj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((kj_148[p_148:]))), sb_148.Mul(archsimd.LoadFloat64x8Slice((lj_148[p_148:])))
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = vslotaddAVX512(w0_148[q_148], dsp_148.Mul(x0_148)), vslotaddAVX512(w1_148[q_148], dsp_148.Mul(x1_148)), vslotaddAVX512(w2_148[q_148], dsp_148.Mul(x2_148))
-					x0_148, x1_148, x2_148 = x0_148.Mul(invR_148), x1_148.Mul(invR_148), x2_148.Mul(invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = vslotaddAVX512(v0_148[q_148], x0_148), vslotaddAVX512(v1_148[q_148], x1_148), vslotaddAVX512(v2_148[q_148], x2_148)
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = vslotaddAVX512(fv0_148[q_148], fdet_148.Mul(x0_148)), vslotaddAVX512(fv1_148[q_148], fdet_148.Mul(x1_148)), vslotaddAVX512(fv2_148[q_148], fdet_148.Mul(x2_148))
+		r_157, fr_157, g_157, dsq_157, hkl_157, stride_157, np_157, out_157 := r, fr, g, dsq, hkl, stride, np, out
+		scale_157 := archsimd.LoadFloat64x8((*[8]float64)((&r_157.scale)))
+		const sl_157 = min(8, slots)
+		const m_157 = slots / sl_157
+		const step_157 = max(8, slots)
+		M_157 := len(r_157.orient)
+		SM_157 := len(r_157.src) * M_157
+		for j_157 := 0; j_157 < SM_157; j_157++ {
+			ds_157 := dsq_157[j_157/M_157*rowChunk:]
+			hj_157, kj_157, lj_157 := hkl_157[3*j_157*stride_157:], hkl_157[(3*j_157+1)*stride_157:], hkl_157[(3*j_157+2)*stride_157:]
+			var w0_157, w1_157, w2_157, v0_157, v1_157, v2_157, fv0_157, fv1_157, fv2_157 [m_157]archsimd.Float64x4
+			for p0_157 := 0; p0_157 < np_157; p0_157 += step_157 {
+				for q_157 := 0; q_157 < m_157; q_157++ {
+					p_157 := p0_157 + q_157*8
+					gp_157 := archsimd.LoadFloat64x8Slice((g_157[p_157:]))
+					sb_157 := gp_157.Mul(scale_157).Mul(archsimd.LoadFloat64x8Slice((fr_157.p[p_157:]))).Mul(archsimd.LoadFloat64x8Slice((fr_157.omega[p_157:])))
+					invR_157, fdet_157, dsp_157 := archsimd.LoadFloat64x8Slice((fr_157.invR[p_157:])), archsimd.LoadFloat64x8Slice((fr_157.fdet[p_157:])), archsimd.LoadFloat64x8Slice((ds_157[p_157:]))
+					x0_157, x1_157, x2_157 := sb_157.Mul(archsimd.LoadFloat64x8Slice((hj_157[p_157:]))), sb_157.Mul(archsimd.LoadFloat64x8Slice((kj_157[p_157:]))), sb_157.Mul(archsimd.LoadFloat64x8Slice((lj_157[p_157:])))
+					w0_157[q_157], w1_157[q_157], w2_157[q_157] = vslotaddAVX512(w0_157[q_157], dsp_157.Mul(x0_157)), vslotaddAVX512(w1_157[q_157], dsp_157.Mul(x1_157)), vslotaddAVX512(w2_157[q_157], dsp_157.Mul(x2_157))
+					x0_157, x1_157, x2_157 = x0_157.Mul(invR_157), x1_157.Mul(invR_157), x2_157.Mul(invR_157)
+					v0_157[q_157], v1_157[q_157], v2_157[q_157] = vslotaddAVX512(v0_157[q_157], x0_157), vslotaddAVX512(v1_157[q_157], x1_157), vslotaddAVX512(v2_157[q_157], x2_157)
+					fv0_157[q_157], fv1_157[q_157], fv2_157[q_157] = vslotaddAVX512(fv0_157[q_157], fdet_157.Mul(x0_157)), vslotaddAVX512(fv1_157[q_157], fdet_157.Mul(x1_157)), vslotaddAVX512(fv2_157[q_157], fdet_157.Mul(x2_157))
 				}
 			}
-			o_148 := out_148[slots*(lossBackSums+9*j_148):]
-			for q_148 := 0; q_148 < m_148; q_148++ {
-				w0_148[q_148].StoreSlice(o_148[q_148*sl_148:])
-				w1_148[q_148].StoreSlice(o_148[slots+q_148*sl_148:])
-				w2_148[q_148].StoreSlice(o_148[2*slots+q_148*sl_148:])
-				v0_148[q_148].StoreSlice(o_148[3*slots+q_148*sl_148:])
-				v1_148[q_148].StoreSlice(o_148[4*slots+q_148*sl_148:])
-				v2_148[q_148].StoreSlice(o_148[5*slots+q_148*sl_148:])
-				fv0_148[q_148].StoreSlice(o_148[6*slots+q_148*sl_148:])
-				fv1_148[q_148].StoreSlice(o_148[7*slots+q_148*sl_148:])
-				fv2_148[q_148].StoreSlice(o_148[8*slots+q_148*sl_148:])
+			o_157 := out_157[slots*(lossBackSums+9*j_157):]
+			for q_157 := 0; q_157 < m_157; q_157++ {
+				w0_157[q_157].StoreSlice(o_157[q_157*sl_157:])
+				w1_157[q_157].StoreSlice(o_157[slots+q_157*sl_157:])
+				w2_157[q_157].StoreSlice(o_157[2*slots+q_157*sl_157:])
+				v0_157[q_157].StoreSlice(o_157[3*slots+q_157*sl_157:])
+				v1_157[q_157].StoreSlice(o_157[4*slots+q_157*sl_157:])
+				v2_157[q_157].StoreSlice(o_157[5*slots+q_157*sl_157:])
+				fv0_157[q_157].StoreSlice(o_157[6*slots+q_157*sl_157:])
+				fv1_157[q_157].StoreSlice(o_157[7*slots+q_157*sl_157:])
+				fv2_157[q_157].StoreSlice(o_157[8*slots+q_157*sl_157:])
 			}
 		}
 	}
@@ -3596,11 +3689,11 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 			inv3 := invR.Mul(invR).Mul(invR)
 			var rbar archsimd.Float64x8
 			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[62])).Mul(wbar).Mul(inv3)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[63])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
 				cd[q] = vslotaddAVX512(cd[q], cdp)
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[63])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[64])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
@@ -3664,41 +3757,41 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 	const m = slots / sl
 	const step = max(8, slots)
 	{
-		r_149, fr_149, g_149, dsq_149, hkl_149, stride_149, np_149, out_149 := r, fr, g, dsq, hkl, stride, np, out
-		scale_149 := archsimd.LoadFloat64x8((*[8]float64)((&r_149.scale)))
-		const sl_149 = min(8, slots)
-		const m_149 = slots / sl_149
-		const step_149 = max(8, slots)
-		M_149 := len(r_149.orient)
-		SM_149 := len(r_149.src) * M_149
-		for j_149 := 0; j_149 < SM_149; j_149++ {
-			ds_149 := dsq_149[j_149/M_149*rowChunk:]
-			hj_149, kj_149, lj_149 := hkl_149[3*j_149*stride_149:], hkl_149[(3*j_149+1)*stride_149:], hkl_149[(3*j_149+2)*stride_149:]
-			var w0_149, w1_149, w2_149, v0_149, v1_149, v2_149, fv0_149, fv1_149, fv2_149 [m_149]archsimd.Float64x4
-			for p0_149 := 0; p0_149 < np_149; p0_149 += step_149 {
-				for q_149 := 0; q_149 < m_149; q_149++ {
-					p_149 := p0_149 + q_149*8
-					gp_149 := archsimd.LoadFloat64x8Slice((g_149[p_149:]))
-					sb_149 := gp_149.Mul(scale_149).Mul(archsimd.LoadFloat64x8Slice((fr_149.p[p_149:]))).Mul(archsimd.LoadFloat64x8Slice((fr_149.omega[p_149:])))
-					invR_149, fdet_149, dsp_149 := archsimd.LoadFloat64x8Slice((fr_149.invR[p_149:])), archsimd.LoadFloat64x8Slice((fr_149.fdet[p_149:])), archsimd.LoadFloat64x8Slice((ds_149[p_149:]))
-					x0_149, x1_149, x2_149 := sb_149.Mul(archsimd.LoadFloat64x8Slice((hj_149[p_149:]))), sb_149.Mul(archsimd.LoadFloat64x8Slice((kj_149[p_149:]))), sb_149.Mul(archsimd.LoadFloat64x8Slice((lj_149[p_149:])))
-					w0_149[q_149], w1_149[q_149], w2_149[q_149] = vslotaddAVX512(w0_149[q_149], dsp_149.Mul(x0_149)), vslotaddAVX512(w1_149[q_149], dsp_149.Mul(x1_149)), vslotaddAVX512(w2_149[q_149], dsp_149.Mul(x2_149))
-					x0_149, x1_149, x2_149 = x0_149.Mul(invR_149), x1_149.Mul(invR_149), x2_149.Mul(invR_149)
-					v0_149[q_149], v1_149[q_149], v2_149[q_149] = vslotaddAVX512(v0_149[q_149], x0_149), vslotaddAVX512(v1_149[q_149], x1_149), vslotaddAVX512(v2_149[q_149], x2_149)
-					fv0_149[q_149], fv1_149[q_149], fv2_149[q_149] = vslotaddAVX512(fv0_149[q_149], fdet_149.Mul(x0_149)), vslotaddAVX512(fv1_149[q_149], fdet_149.Mul(x1_149)), vslotaddAVX512(fv2_149[q_149], fdet_149.Mul(x2_149))
+		r_158, fr_158, g_158, dsq_158, hkl_158, stride_158, np_158, out_158 := r, fr, g, dsq, hkl, stride, np, out
+		scale_158 := archsimd.LoadFloat64x8((*[8]float64)((&r_158.scale)))
+		const sl_158 = min(8, slots)
+		const m_158 = slots / sl_158
+		const step_158 = max(8, slots)
+		M_158 := len(r_158.orient)
+		SM_158 := len(r_158.src) * M_158
+		for j_158 := 0; j_158 < SM_158; j_158++ {
+			ds_158 := dsq_158[j_158/M_158*rowChunk:]
+			hj_158, kj_158, lj_158 := hkl_158[3*j_158*stride_158:], hkl_158[(3*j_158+1)*stride_158:], hkl_158[(3*j_158+2)*stride_158:]
+			var w0_158, w1_158, w2_158, v0_158, v1_158, v2_158, fv0_158, fv1_158, fv2_158 [m_158]archsimd.Float64x4
+			for p0_158 := 0; p0_158 < np_158; p0_158 += step_158 {
+				for q_158 := 0; q_158 < m_158; q_158++ {
+					p_158 := p0_158 + q_158*8
+					gp_158 := archsimd.LoadFloat64x8Slice((g_158[p_158:]))
+					sb_158 := gp_158.Mul(scale_158).Mul(archsimd.LoadFloat64x8Slice((fr_158.p[p_158:]))).Mul(archsimd.LoadFloat64x8Slice((fr_158.omega[p_158:])))
+					invR_158, fdet_158, dsp_158 := archsimd.LoadFloat64x8Slice((fr_158.invR[p_158:])), archsimd.LoadFloat64x8Slice((fr_158.fdet[p_158:])), archsimd.LoadFloat64x8Slice((ds_158[p_158:]))
+					x0_158, x1_158, x2_158 := sb_158.Mul(archsimd.LoadFloat64x8Slice((hj_158[p_158:]))), sb_158.Mul(archsimd.LoadFloat64x8Slice((kj_158[p_158:]))), sb_158.Mul(archsimd.LoadFloat64x8Slice((lj_158[p_158:])))
+					w0_158[q_158], w1_158[q_158], w2_158[q_158] = vslotaddAVX512(w0_158[q_158], dsp_158.Mul(x0_158)), vslotaddAVX512(w1_158[q_158], dsp_158.Mul(x1_158)), vslotaddAVX512(w2_158[q_158], dsp_158.Mul(x2_158))
+					x0_158, x1_158, x2_158 = x0_158.Mul(invR_158), x1_158.Mul(invR_158), x2_158.Mul(invR_158)
+					v0_158[q_158], v1_158[q_158], v2_158[q_158] = vslotaddAVX512(v0_158[q_158], x0_158), vslotaddAVX512(v1_158[q_158], x1_158), vslotaddAVX512(v2_158[q_158], x2_158)
+					fv0_158[q_158], fv1_158[q_158], fv2_158[q_158] = vslotaddAVX512(fv0_158[q_158], fdet_158.Mul(x0_158)), vslotaddAVX512(fv1_158[q_158], fdet_158.Mul(x1_158)), vslotaddAVX512(fv2_158[q_158], fdet_158.Mul(x2_158))
 				}
 			}
-			o_149 := out_149[slots*(lossBackSums+9*j_149):]
-			for q_149 := 0; q_149 < m_149; q_149++ {
-				w0_149[q_149].StoreSlice(o_149[q_149*sl_149:])
-				w1_149[q_149].StoreSlice(o_149[slots+q_149*sl_149:])
-				w2_149[q_149].StoreSlice(o_149[2*slots+q_149*sl_149:])
-				v0_149[q_149].StoreSlice(o_149[3*slots+q_149*sl_149:])
-				v1_149[q_149].StoreSlice(o_149[4*slots+q_149*sl_149:])
-				v2_149[q_149].StoreSlice(o_149[5*slots+q_149*sl_149:])
-				fv0_149[q_149].StoreSlice(o_149[6*slots+q_149*sl_149:])
-				fv1_149[q_149].StoreSlice(o_149[7*slots+q_149*sl_149:])
-				fv2_149[q_149].StoreSlice(o_149[8*slots+q_149*sl_149:])
+			o_158 := out_158[slots*(lossBackSums+9*j_158):]
+			for q_158 := 0; q_158 < m_158; q_158++ {
+				w0_158[q_158].StoreSlice(o_158[q_158*sl_158:])
+				w1_158[q_158].StoreSlice(o_158[slots+q_158*sl_158:])
+				w2_158[q_158].StoreSlice(o_158[2*slots+q_158*sl_158:])
+				v0_158[q_158].StoreSlice(o_158[3*slots+q_158*sl_158:])
+				v1_158[q_158].StoreSlice(o_158[4*slots+q_158*sl_158:])
+				v2_158[q_158].StoreSlice(o_158[5*slots+q_158*sl_158:])
+				fv0_158[q_158].StoreSlice(o_158[6*slots+q_158*sl_158:])
+				fv1_158[q_158].StoreSlice(o_158[7*slots+q_158*sl_158:])
+				fv2_158[q_158].StoreSlice(o_158[8*slots+q_158*sl_158:])
 			}
 		}
 	}
@@ -3789,23 +3882,23 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
 				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_150 archsimd.Float64x8
+				var r0_0_159 archsimd.Float64x8
 				{
-					zero_150, kahn_150, s_150, dx_150, dy_150, dz_150 := false, &r.kahn, sr, dx, dy, dz
-					c2_150 := archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[0]))).Mul(dx_150).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[1]))).Mul(dy_150)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150.inc[2]))).Mul(dz_150))
-					c2sq_150 := c2_150.Mul(c2_150)
-					cos2psi_150 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if !zero_150 {
-						e_150 := dx_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[0])))).Add(dy_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[1]))))).Add(dz_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.ein[2])))))
-						b_150 := dx_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[0])))).Add(dy_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[1]))))).Add(dz_150.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150.bin[2])))))
-						ee_150, bb_150 := e_150.Mul(e_150), b_150.Mul(b_150)
-						den_150 := ee_150.Add(bb_150)
-						cos2psi_150 = ee_150.Sub(bb_150).Div(den_150).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					zero_159, kahn_159, s_159, dx_159, dy_159, dz_159 := false, &r.kahn, sr, dx, dy, dz
+					c2_159 := archsimd.LoadFloat64x8((*[8]float64)((&s_159.inc[0]))).Mul(dx_159).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159.inc[1]))).Mul(dy_159)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159.inc[2]))).Mul(dz_159))
+					c2sq_159 := c2_159.Mul(c2_159)
+					cos2psi_159 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_159 {
+						e_159 := dx_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.ein[0])))).Add(dy_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.ein[1]))))).Add(dz_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.ein[2])))))
+						b_159 := dx_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.bin[0])))).Add(dy_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.bin[1]))))).Add(dz_159.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159.bin[2])))))
+						ee_159, bb_159 := e_159.Mul(e_159), b_159.Mul(b_159)
+						den_159 := ee_159.Add(bb_159)
+						cos2psi_159 = ee_159.Sub(bb_159).Div(den_159).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_159.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					one_150 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_150 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150.Add(c2sq_150).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150)).Mul(cos2psi_150).Mul(one_150.Sub(c2sq_150))))
+					one_159 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_159 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_159.Add(c2sq_159).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_159)).Mul(cos2psi_159).Mul(one_159.Sub(c2sq_159))))
 				}
-				p = r0_0_150
+				p = r0_0_159
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -3814,282 +3907,282 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, dz
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_151 archsimd.Float64x8
+			var r0_0_160 archsimd.Float64x8
 			{
-				r_151, h_151, kk_151, l_151, n_151 := r, h, kk, l, n
-				_ = n_151
-				var r0_0_25_151 archsimd.Float64x8
+				r_160, h_160, kk_160, l_160, n_160 := r, h, kk, l, n
+				_ = n_160
+				var r0_0_34_160 archsimd.Float64x8
 				{
-					r_25_151, i_25_151, x_25_151 := r_151, 0, h_151
-					s_25_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_25_151.nmode[i_25_151] == nChebyshev {
-						var r0_0_26_151 archsimd.Float64x8
+					r_34_160, i_34_160, x_34_160 := r_160, 0, h_160
+					s_34_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_34_160.nmode[i_34_160] == nChebyshev {
+						var r0_0_35_160 archsimd.Float64x8
 						{
-							x_26_151, n_26_151 := x_25_151, r_25_151.nn[i_25_151]
-							magic_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_26_151 := x_26_151.Add(magic_26_151)
-							var r0_0_27_151 archsimd.Float64x8
+							x_35_160, n_35_160 := x_34_160, r_34_160.nn[i_34_160]
+							magic_35_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_35_160 := x_35_160.Add(magic_35_160)
+							var r0_0_36_160 archsimd.Float64x8
 							{
-								d_27_151 := x_26_151.Sub(t_26_151.Sub(magic_26_151))
-								y_27_151 := d_27_151.Mul(d_27_151)
-								y2_27_151 := y_27_151.Mul(y_27_151)
-								y4_27_151 := y2_27_151.Mul(y2_27_151)
-								p0_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151)).Mul(y2_27_151))
-								p1_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151)).Mul(y2_27_151)).Mul(y4_27_151)
-								p2_27_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151.Mul(y4_27_151))
-								r0_0_27_151 = p0_27_151.Add(p1_27_151).Add(p2_27_151)
+								d_36_160 := x_35_160.Sub(t_35_160.Sub(magic_35_160))
+								y_36_160 := d_36_160.Mul(d_36_160)
+								y2_36_160 := y_36_160.Mul(y_36_160)
+								y4_36_160 := y2_36_160.Mul(y2_36_160)
+								p0_36_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36_160)).Mul(y2_36_160))
+								p1_36_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36_160)).Mul(y2_36_160)).Mul(y4_36_160)
+								p2_36_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36_160.Mul(y4_36_160))
+								r0_0_36_160 = p0_36_160.Add(p1_36_160).Add(p2_36_160)
 							}
-							var r0_0_28_151 archsimd.Float64x8
+							var r0_0_37_160 archsimd.Float64x8
 							{
-								c_28_151, t_28_151 := r0_0_27_151, t_26_151
-								r0_0_28_151 = c_28_151.AsUint64x8().Xor(t_28_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_37_160, t_37_160 := r0_0_36_160, t_35_160
+								r0_0_37_160 = c_37_160.AsUint64x8().Xor(t_37_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151)
-							u0_26_151, u1_26_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151
-							j_26_151 := 2
-							for ; j_26_151+1 < n_26_151; j_26_151 += 2 {
-								u0_26_151 = c2_26_151.Mul(u1_26_151).Sub(u0_26_151)
-								u1_26_151 = c2_26_151.Mul(u0_26_151).Sub(u1_26_151)
+							c2_35_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37_160)
+							u0_35_160, u1_35_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35_160
+							j_35_160 := 2
+							for ; j_35_160+1 < n_35_160; j_35_160 += 2 {
+								u0_35_160 = c2_35_160.Mul(u1_35_160).Sub(u0_35_160)
+								u1_35_160 = c2_35_160.Mul(u0_35_160).Sub(u1_35_160)
 							}
-							if j_26_151 < n_26_151 {
-								u1_26_151 = c2_26_151.Mul(u1_26_151).Sub(u0_26_151)
+							if j_35_160 < n_35_160 {
+								u1_35_160 = c2_35_160.Mul(u1_35_160).Sub(u0_35_160)
 							}
-							r0_0_26_151 = u1_26_151
+							r0_0_35_160 = u1_35_160
 						}
-						s_25_151 = r0_0_26_151
-					} else if r_25_151.nmode[i_25_151] == nRatio {
-						var r0_0_29_151 archsimd.Float64x8
+						s_34_160 = r0_0_35_160
+					} else if r_34_160.nmode[i_34_160] == nRatio {
+						var r0_0_38_160 archsimd.Float64x8
 						{
-							x_29_151, nv_29_151 := x_25_151, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151.nv[i_25_151])))
-							magic_29_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_29_151 := x_29_151.Add(magic_29_151)
-							d_29_151 := x_29_151.Sub(t_29_151.Sub(magic_29_151))
-							y_29_151 := nv_29_151.Mul(d_29_151)
-							u_29_151 := y_29_151.Add(magic_29_151)
-							var r0_0_30_151 archsimd.Float64x8
+							x_38_160, nv_38_160 := x_34_160, archsimd.LoadFloat64x8((*[8]float64)((&r_34_160.nv[i_34_160])))
+							magic_38_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_38_160 := x_38_160.Add(magic_38_160)
+							d_38_160 := x_38_160.Sub(t_38_160.Sub(magic_38_160))
+							y_38_160 := nv_38_160.Mul(d_38_160)
+							u_38_160 := y_38_160.Add(magic_38_160)
+							var r0_0_39_160 archsimd.Float64x8
 							{
-								d_30_151 := y_29_151.Sub(u_29_151.Sub(magic_29_151))
-								y_30_151 := d_30_151.Mul(d_30_151)
-								y2_30_151 := y_30_151.Mul(y_30_151)
-								y4_30_151 := y2_30_151.Mul(y2_30_151)
-								p0_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151)).Mul(y2_30_151))
-								p1_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151)).Mul(y2_30_151)).Mul(y4_30_151)
-								p2_30_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151)).Mul(y4_30_151.Mul(y4_30_151))
-								r0_0_30_151 = d_30_151.Mul(p0_30_151.Add(p1_30_151).Add(p2_30_151))
+								d_39_160 := y_38_160.Sub(u_38_160.Sub(magic_38_160))
+								y_39_160 := d_39_160.Mul(d_39_160)
+								y2_39_160 := y_39_160.Mul(y_39_160)
+								y4_39_160 := y2_39_160.Mul(y2_39_160)
+								p0_39_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_160)).Mul(y2_39_160))
+								p1_39_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_160)).Mul(y2_39_160)).Mul(y4_39_160)
+								p2_39_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_160)).Mul(y4_39_160.Mul(y4_39_160))
+								r0_0_39_160 = d_39_160.Mul(p0_39_160.Add(p1_39_160).Add(p2_39_160))
 							}
-							var r0_0_31_151 archsimd.Float64x8
+							var r0_0_40_160 archsimd.Float64x8
 							{
-								c_31_151, t_31_151 := r0_0_30_151, u_29_151
-								r0_0_31_151 = c_31_151.AsUint64x8().Xor(t_31_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_40_160, t_40_160 := r0_0_39_160, u_38_160
+								r0_0_40_160 = c_40_160.AsUint64x8().Xor(t_40_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_29_151 := r0_0_31_151
-							var r0_0_32_151 archsimd.Float64x8
+							sn_38_160 := r0_0_40_160
+							var r0_0_41_160 archsimd.Float64x8
 							{
-								d_32_151 := d_29_151
-								y_32_151 := d_32_151.Mul(d_32_151)
-								y2_32_151 := y_32_151.Mul(y_32_151)
-								y4_32_151 := y2_32_151.Mul(y2_32_151)
-								p0_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151)).Mul(y2_32_151))
-								p1_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151)).Mul(y2_32_151)).Mul(y4_32_151)
-								p2_32_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151)).Mul(y4_32_151.Mul(y4_32_151))
-								r0_0_32_151 = d_32_151.Mul(p0_32_151.Add(p1_32_151).Add(p2_32_151))
+								d_41_160 := d_38_160
+								y_41_160 := d_41_160.Mul(d_41_160)
+								y2_41_160 := y_41_160.Mul(y_41_160)
+								y4_41_160 := y2_41_160.Mul(y2_41_160)
+								p0_41_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41_160)).Mul(y2_41_160))
+								p1_41_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41_160)).Mul(y2_41_160)).Mul(y4_41_160)
+								p2_41_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41_160)).Mul(y4_41_160.Mul(y4_41_160))
+								r0_0_41_160 = d_41_160.Mul(p0_41_160.Add(p1_41_160).Add(p2_41_160))
 							}
-							r0_0_29_151 = nv_29_151.Merge(sn_29_151.Div(r0_0_32_151), d_29_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_38_160 = nv_38_160.Merge(sn_38_160.Div(r0_0_41_160), d_38_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_25_151 = r0_0_29_151
+						s_34_160 = r0_0_38_160
 					}
-					r0_0_25_151 = s_25_151
+					r0_0_34_160 = s_34_160
 				}
-				sa_151 := r0_0_25_151
-				var r0_0_33_151 archsimd.Float64x8
+				sa_160 := r0_0_34_160
+				var r0_0_42_160 archsimd.Float64x8
 				{
-					r_33_151, i_33_151, x_33_151 := r_151, 1, kk_151
-					s_33_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_33_151.nmode[i_33_151] == nChebyshev {
-						var r0_0_34_151 archsimd.Float64x8
+					r_42_160, i_42_160, x_42_160 := r_160, 1, kk_160
+					s_42_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_42_160.nmode[i_42_160] == nChebyshev {
+						var r0_0_43_160 archsimd.Float64x8
 						{
-							x_34_151, n_34_151 := x_33_151, r_33_151.nn[i_33_151]
-							magic_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_34_151 := x_34_151.Add(magic_34_151)
-							var r0_0_35_151 archsimd.Float64x8
+							x_43_160, n_43_160 := x_42_160, r_42_160.nn[i_42_160]
+							magic_43_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_43_160 := x_43_160.Add(magic_43_160)
+							var r0_0_44_160 archsimd.Float64x8
 							{
-								d_35_151 := x_34_151.Sub(t_34_151.Sub(magic_34_151))
-								y_35_151 := d_35_151.Mul(d_35_151)
-								y2_35_151 := y_35_151.Mul(y_35_151)
-								y4_35_151 := y2_35_151.Mul(y2_35_151)
-								p0_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151)).Mul(y2_35_151))
-								p1_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151)).Mul(y2_35_151)).Mul(y4_35_151)
-								p2_35_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151.Mul(y4_35_151))
-								r0_0_35_151 = p0_35_151.Add(p1_35_151).Add(p2_35_151)
+								d_44_160 := x_43_160.Sub(t_43_160.Sub(magic_43_160))
+								y_44_160 := d_44_160.Mul(d_44_160)
+								y2_44_160 := y_44_160.Mul(y_44_160)
+								y4_44_160 := y2_44_160.Mul(y2_44_160)
+								p0_44_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44_160)).Mul(y2_44_160))
+								p1_44_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44_160)).Mul(y2_44_160)).Mul(y4_44_160)
+								p2_44_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44_160.Mul(y4_44_160))
+								r0_0_44_160 = p0_44_160.Add(p1_44_160).Add(p2_44_160)
 							}
-							var r0_0_36_151 archsimd.Float64x8
+							var r0_0_45_160 archsimd.Float64x8
 							{
-								c_36_151, t_36_151 := r0_0_35_151, t_34_151
-								r0_0_36_151 = c_36_151.AsUint64x8().Xor(t_36_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_45_160, t_45_160 := r0_0_44_160, t_43_160
+								r0_0_45_160 = c_45_160.AsUint64x8().Xor(t_45_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151)
-							u0_34_151, u1_34_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151
-							j_34_151 := 2
-							for ; j_34_151+1 < n_34_151; j_34_151 += 2 {
-								u0_34_151 = c2_34_151.Mul(u1_34_151).Sub(u0_34_151)
-								u1_34_151 = c2_34_151.Mul(u0_34_151).Sub(u1_34_151)
+							c2_43_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45_160)
+							u0_43_160, u1_43_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43_160
+							j_43_160 := 2
+							for ; j_43_160+1 < n_43_160; j_43_160 += 2 {
+								u0_43_160 = c2_43_160.Mul(u1_43_160).Sub(u0_43_160)
+								u1_43_160 = c2_43_160.Mul(u0_43_160).Sub(u1_43_160)
 							}
-							if j_34_151 < n_34_151 {
-								u1_34_151 = c2_34_151.Mul(u1_34_151).Sub(u0_34_151)
+							if j_43_160 < n_43_160 {
+								u1_43_160 = c2_43_160.Mul(u1_43_160).Sub(u0_43_160)
 							}
-							r0_0_34_151 = u1_34_151
+							r0_0_43_160 = u1_43_160
 						}
-						s_33_151 = r0_0_34_151
-					} else if r_33_151.nmode[i_33_151] == nRatio {
-						var r0_0_37_151 archsimd.Float64x8
+						s_42_160 = r0_0_43_160
+					} else if r_42_160.nmode[i_42_160] == nRatio {
+						var r0_0_46_160 archsimd.Float64x8
 						{
-							x_37_151, nv_37_151 := x_33_151, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151.nv[i_33_151])))
-							magic_37_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_37_151 := x_37_151.Add(magic_37_151)
-							d_37_151 := x_37_151.Sub(t_37_151.Sub(magic_37_151))
-							y_37_151 := nv_37_151.Mul(d_37_151)
-							u_37_151 := y_37_151.Add(magic_37_151)
-							var r0_0_38_151 archsimd.Float64x8
+							x_46_160, nv_46_160 := x_42_160, archsimd.LoadFloat64x8((*[8]float64)((&r_42_160.nv[i_42_160])))
+							magic_46_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_46_160 := x_46_160.Add(magic_46_160)
+							d_46_160 := x_46_160.Sub(t_46_160.Sub(magic_46_160))
+							y_46_160 := nv_46_160.Mul(d_46_160)
+							u_46_160 := y_46_160.Add(magic_46_160)
+							var r0_0_47_160 archsimd.Float64x8
 							{
-								d_38_151 := y_37_151.Sub(u_37_151.Sub(magic_37_151))
-								y_38_151 := d_38_151.Mul(d_38_151)
-								y2_38_151 := y_38_151.Mul(y_38_151)
-								y4_38_151 := y2_38_151.Mul(y2_38_151)
-								p0_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151)).Mul(y2_38_151))
-								p1_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151)).Mul(y2_38_151)).Mul(y4_38_151)
-								p2_38_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151)).Mul(y4_38_151.Mul(y4_38_151))
-								r0_0_38_151 = d_38_151.Mul(p0_38_151.Add(p1_38_151).Add(p2_38_151))
+								d_47_160 := y_46_160.Sub(u_46_160.Sub(magic_46_160))
+								y_47_160 := d_47_160.Mul(d_47_160)
+								y2_47_160 := y_47_160.Mul(y_47_160)
+								y4_47_160 := y2_47_160.Mul(y2_47_160)
+								p0_47_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_160)).Mul(y2_47_160))
+								p1_47_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_160)).Mul(y2_47_160)).Mul(y4_47_160)
+								p2_47_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_160)).Mul(y4_47_160.Mul(y4_47_160))
+								r0_0_47_160 = d_47_160.Mul(p0_47_160.Add(p1_47_160).Add(p2_47_160))
 							}
-							var r0_0_39_151 archsimd.Float64x8
+							var r0_0_48_160 archsimd.Float64x8
 							{
-								c_39_151, t_39_151 := r0_0_38_151, u_37_151
-								r0_0_39_151 = c_39_151.AsUint64x8().Xor(t_39_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_48_160, t_48_160 := r0_0_47_160, u_46_160
+								r0_0_48_160 = c_48_160.AsUint64x8().Xor(t_48_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_37_151 := r0_0_39_151
-							var r0_0_40_151 archsimd.Float64x8
+							sn_46_160 := r0_0_48_160
+							var r0_0_49_160 archsimd.Float64x8
 							{
-								d_40_151 := d_37_151
-								y_40_151 := d_40_151.Mul(d_40_151)
-								y2_40_151 := y_40_151.Mul(y_40_151)
-								y4_40_151 := y2_40_151.Mul(y2_40_151)
-								p0_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151)).Mul(y2_40_151))
-								p1_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151)).Mul(y2_40_151)).Mul(y4_40_151)
-								p2_40_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151)).Mul(y4_40_151.Mul(y4_40_151))
-								r0_0_40_151 = d_40_151.Mul(p0_40_151.Add(p1_40_151).Add(p2_40_151))
+								d_49_160 := d_46_160
+								y_49_160 := d_49_160.Mul(d_49_160)
+								y2_49_160 := y_49_160.Mul(y_49_160)
+								y4_49_160 := y2_49_160.Mul(y2_49_160)
+								p0_49_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49_160)).Mul(y2_49_160))
+								p1_49_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49_160)).Mul(y2_49_160)).Mul(y4_49_160)
+								p2_49_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49_160)).Mul(y4_49_160.Mul(y4_49_160))
+								r0_0_49_160 = d_49_160.Mul(p0_49_160.Add(p1_49_160).Add(p2_49_160))
 							}
-							r0_0_37_151 = nv_37_151.Merge(sn_37_151.Div(r0_0_40_151), d_37_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_46_160 = nv_46_160.Merge(sn_46_160.Div(r0_0_49_160), d_46_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_33_151 = r0_0_37_151
+						s_42_160 = r0_0_46_160
 					}
-					r0_0_33_151 = s_33_151
+					r0_0_42_160 = s_42_160
 				}
-				sb_151 := r0_0_33_151
-				var r0_0_41_151 archsimd.Float64x8
+				sb_160 := r0_0_42_160
+				var r0_0_50_160 archsimd.Float64x8
 				{
-					r_41_151, i_41_151, x_41_151 := r_151, 2, l_151
-					s_41_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					if r_41_151.nmode[i_41_151] == nChebyshev {
-						var r0_0_42_151 archsimd.Float64x8
+					r_50_160, i_50_160, x_50_160 := r_160, 2, l_160
+					s_50_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					if r_50_160.nmode[i_50_160] == nChebyshev {
+						var r0_0_51_160 archsimd.Float64x8
 						{
-							x_42_151, n_42_151 := x_41_151, r_41_151.nn[i_41_151]
-							magic_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_42_151 := x_42_151.Add(magic_42_151)
-							var r0_0_43_151 archsimd.Float64x8
+							x_51_160, n_51_160 := x_50_160, r_50_160.nn[i_50_160]
+							magic_51_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_51_160 := x_51_160.Add(magic_51_160)
+							var r0_0_52_160 archsimd.Float64x8
 							{
-								d_43_151 := x_42_151.Sub(t_42_151.Sub(magic_42_151))
-								y_43_151 := d_43_151.Mul(d_43_151)
-								y2_43_151 := y_43_151.Mul(y_43_151)
-								y4_43_151 := y2_43_151.Mul(y2_43_151)
-								p0_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151)).Mul(y2_43_151))
-								p1_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151)).Mul(y2_43_151)).Mul(y4_43_151)
-								p2_43_151 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151.Mul(y4_43_151))
-								r0_0_43_151 = p0_43_151.Add(p1_43_151).Add(p2_43_151)
+								d_52_160 := x_51_160.Sub(t_51_160.Sub(magic_51_160))
+								y_52_160 := d_52_160.Mul(d_52_160)
+								y2_52_160 := y_52_160.Mul(y_52_160)
+								y4_52_160 := y2_52_160.Mul(y2_52_160)
+								p0_52_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52_160)).Mul(y2_52_160))
+								p1_52_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52_160)).Mul(y2_52_160)).Mul(y4_52_160)
+								p2_52_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52_160.Mul(y4_52_160))
+								r0_0_52_160 = p0_52_160.Add(p1_52_160).Add(p2_52_160)
 							}
-							var r0_0_44_151 archsimd.Float64x8
+							var r0_0_53_160 archsimd.Float64x8
 							{
-								c_44_151, t_44_151 := r0_0_43_151, t_42_151
-								r0_0_44_151 = c_44_151.AsUint64x8().Xor(t_44_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_53_160, t_53_160 := r0_0_52_160, t_51_160
+								r0_0_53_160 = c_53_160.AsUint64x8().Xor(t_53_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							c2_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151)
-							u0_42_151, u1_42_151 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151
-							j_42_151 := 2
-							for ; j_42_151+1 < n_42_151; j_42_151 += 2 {
-								u0_42_151 = c2_42_151.Mul(u1_42_151).Sub(u0_42_151)
-								u1_42_151 = c2_42_151.Mul(u0_42_151).Sub(u1_42_151)
+							c2_51_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53_160)
+							u0_51_160, u1_51_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51_160
+							j_51_160 := 2
+							for ; j_51_160+1 < n_51_160; j_51_160 += 2 {
+								u0_51_160 = c2_51_160.Mul(u1_51_160).Sub(u0_51_160)
+								u1_51_160 = c2_51_160.Mul(u0_51_160).Sub(u1_51_160)
 							}
-							if j_42_151 < n_42_151 {
-								u1_42_151 = c2_42_151.Mul(u1_42_151).Sub(u0_42_151)
+							if j_51_160 < n_51_160 {
+								u1_51_160 = c2_51_160.Mul(u1_51_160).Sub(u0_51_160)
 							}
-							r0_0_42_151 = u1_42_151
+							r0_0_51_160 = u1_51_160
 						}
-						s_41_151 = r0_0_42_151
-					} else if r_41_151.nmode[i_41_151] == nRatio {
-						var r0_0_45_151 archsimd.Float64x8
+						s_50_160 = r0_0_51_160
+					} else if r_50_160.nmode[i_50_160] == nRatio {
+						var r0_0_54_160 archsimd.Float64x8
 						{
-							x_45_151, nv_45_151 := x_41_151, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151.nv[i_41_151])))
-							magic_45_151 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_45_151 := x_45_151.Add(magic_45_151)
-							d_45_151 := x_45_151.Sub(t_45_151.Sub(magic_45_151))
-							y_45_151 := nv_45_151.Mul(d_45_151)
-							u_45_151 := y_45_151.Add(magic_45_151)
-							var r0_0_46_151 archsimd.Float64x8
+							x_54_160, nv_54_160 := x_50_160, archsimd.LoadFloat64x8((*[8]float64)((&r_50_160.nv[i_50_160])))
+							magic_54_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_54_160 := x_54_160.Add(magic_54_160)
+							d_54_160 := x_54_160.Sub(t_54_160.Sub(magic_54_160))
+							y_54_160 := nv_54_160.Mul(d_54_160)
+							u_54_160 := y_54_160.Add(magic_54_160)
+							var r0_0_55_160 archsimd.Float64x8
 							{
-								d_46_151 := y_45_151.Sub(u_45_151.Sub(magic_45_151))
-								y_46_151 := d_46_151.Mul(d_46_151)
-								y2_46_151 := y_46_151.Mul(y_46_151)
-								y4_46_151 := y2_46_151.Mul(y2_46_151)
-								p0_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151)).Mul(y2_46_151))
-								p1_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151)).Mul(y2_46_151)).Mul(y4_46_151)
-								p2_46_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151)).Mul(y4_46_151.Mul(y4_46_151))
-								r0_0_46_151 = d_46_151.Mul(p0_46_151.Add(p1_46_151).Add(p2_46_151))
+								d_55_160 := y_54_160.Sub(u_54_160.Sub(magic_54_160))
+								y_55_160 := d_55_160.Mul(d_55_160)
+								y2_55_160 := y_55_160.Mul(y_55_160)
+								y4_55_160 := y2_55_160.Mul(y2_55_160)
+								p0_55_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55_160)).Mul(y2_55_160))
+								p1_55_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55_160)).Mul(y2_55_160)).Mul(y4_55_160)
+								p2_55_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55_160)).Mul(y4_55_160.Mul(y4_55_160))
+								r0_0_55_160 = d_55_160.Mul(p0_55_160.Add(p1_55_160).Add(p2_55_160))
 							}
-							var r0_0_47_151 archsimd.Float64x8
+							var r0_0_56_160 archsimd.Float64x8
 							{
-								c_47_151, t_47_151 := r0_0_46_151, u_45_151
-								r0_0_47_151 = c_47_151.AsUint64x8().Xor(t_47_151.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_56_160, t_56_160 := r0_0_55_160, u_54_160
+								r0_0_56_160 = c_56_160.AsUint64x8().Xor(t_56_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_45_151 := r0_0_47_151
-							var r0_0_48_151 archsimd.Float64x8
+							sn_54_160 := r0_0_56_160
+							var r0_0_57_160 archsimd.Float64x8
 							{
-								d_48_151 := d_45_151
-								y_48_151 := d_48_151.Mul(d_48_151)
-								y2_48_151 := y_48_151.Mul(y_48_151)
-								y4_48_151 := y2_48_151.Mul(y2_48_151)
-								p0_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151)).Mul(y2_48_151))
-								p1_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151)).Mul(y2_48_151)).Mul(y4_48_151)
-								p2_48_151 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151)).Mul(y4_48_151.Mul(y4_48_151))
-								r0_0_48_151 = d_48_151.Mul(p0_48_151.Add(p1_48_151).Add(p2_48_151))
+								d_57_160 := d_54_160
+								y_57_160 := d_57_160.Mul(d_57_160)
+								y2_57_160 := y_57_160.Mul(y_57_160)
+								y4_57_160 := y2_57_160.Mul(y2_57_160)
+								p0_57_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57_160)).Mul(y2_57_160))
+								p1_57_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57_160)).Mul(y2_57_160)).Mul(y4_57_160)
+								p2_57_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57_160)).Mul(y4_57_160.Mul(y4_57_160))
+								r0_0_57_160 = d_57_160.Mul(p0_57_160.Add(p1_57_160).Add(p2_57_160))
 							}
-							r0_0_45_151 = nv_45_151.Merge(sn_45_151.Div(r0_0_48_151), d_45_151.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+							r0_0_54_160 = nv_54_160.Merge(sn_54_160.Div(r0_0_57_160), d_54_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						s_41_151 = r0_0_45_151
+						s_50_160 = r0_0_54_160
 					}
-					r0_0_41_151 = s_41_151
+					r0_0_50_160 = s_50_160
 				}
-				sc_151 := r0_0_41_151
-				r0_0_151 = sa_151.Mul(sb_151).Mul(sc_151)
+				sc_160 := r0_0_50_160
+				r0_0_160 = sa_160.Mul(sb_160).Mul(sc_160)
 			}
-			fl := r0_0_151
+			fl := r0_0_160
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_152 archsimd.Float64x8
+				var r0_0_161 archsimd.Float64x8
 				{
-					r_152, bits_152, ia_152, h_152, kk_152, l_152 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_152 archsimd.Mask64x8
+					r_161, bits_161, ia_161, h_161, kk_161, l_161 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_161 archsimd.Mask64x8
 					{
-						r_8_152, ia_8_152, h_8_152, kk_8_152, l_8_152 := r_152, ia_152, h_152, kk_152, l_152
-						half_8_152 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-						hc_8_152, kc_8_152, lc_8_152 := h_8_152.Sub(half_8_152).CeilScaled(0), kk_8_152.Sub(half_8_152).CeilScaled(0), l_8_152.Sub(half_8_152).CeilScaled(0)
-						hmin_8_152, kmin_8_152, lmin_8_152 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.lmin)))
-						in_8_152 := hc_8_152.GreaterEqual(hmin_8_152).And(hc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hmax))))).And(kc_8_152.GreaterEqual(kmin_8_152)).And(kc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kmax))))).And(lc_8_152.GreaterEqual(lmin_8_152)).And(lc_8_152.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.lmax)))))
-						idx_8_152 := hc_8_152.Sub(hmin_8_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.hstride)))).Add(kc_8_152.Sub(kmin_8_152).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152.kstride))))).Add(lc_8_152.Sub(lmin_8_152))
-						idx_8_152.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152).ConvertToInt32().Store(ia_8_152)
-						r0_0_8_152 = in_8_152
+						r_17_161, ia_17_161, h_17_161, kk_17_161, l_17_161 := r_161, ia_161, h_161, kk_161, l_161
+						half_17_161 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_17_161, kc_17_161, lc_17_161 := h_17_161.Sub(half_17_161).CeilScaled(0), kk_17_161.Sub(half_17_161).CeilScaled(0), l_17_161.Sub(half_17_161).CeilScaled(0)
+						hmin_17_161, kmin_17_161, lmin_17_161 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.lmin)))
+						in_17_161 := hc_17_161.GreaterEqual(hmin_17_161).And(hc_17_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.hmax))))).And(kc_17_161.GreaterEqual(kmin_17_161)).And(kc_17_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.kmax))))).And(lc_17_161.GreaterEqual(lmin_17_161)).And(lc_17_161.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.lmax)))))
+						idx_17_161 := hc_17_161.Sub(hmin_17_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.hstride)))).Add(kc_17_161.Sub(kmin_17_161).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161.kstride))))).Add(lc_17_161.Sub(lmin_17_161))
+						idx_17_161.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_161).ConvertToInt32().Store(ia_17_161)
+						r0_0_17_161 = in_17_161
 					}
-					in_152 := r0_0_8_152
-					r0_0_152 = vgatherAVX512(bits_152, ia_152).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152.defaultF))), in_152)
+					in_161 := r0_0_17_161
+					r0_0_161 = vgatherAVX512(bits_161, ia_161).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_161.defaultF))), in_161)
 				}
-				fc = r0_0_152
+				fc = r0_0_161
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -4114,23 +4207,23 @@ func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, d
 				c2 := archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[0]))).Mul(dx).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[1]))).Mul(dy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr.inc[2]))).Mul(dz))
 				p = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2.Mul(c2)))
 			} else {
-				var r0_0_153 archsimd.Float64x8
+				var r0_0_162 archsimd.Float64x8
 				{
-					zero_153, kahn_153, s_153, dx_153, dy_153, dz_153 := false, &r.kahn, sr, dx, dy, dz
-					c2_153 := archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[0]))).Mul(dx_153).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[1]))).Mul(dy_153)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153.inc[2]))).Mul(dz_153))
-					c2sq_153 := c2_153.Mul(c2_153)
-					cos2psi_153 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if !zero_153 {
-						e_153 := dx_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[0])))).Add(dy_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[1]))))).Add(dz_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.ein[2])))))
-						b_153 := dx_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[0])))).Add(dy_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[1]))))).Add(dz_153.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153.bin[2])))))
-						ee_153, bb_153 := e_153.Mul(e_153), b_153.Mul(b_153)
-						den_153 := ee_153.Add(bb_153)
-						cos2psi_153 = ee_153.Sub(bb_153).Div(den_153).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+					zero_162, kahn_162, s_162, dx_162, dy_162, dz_162 := false, &r.kahn, sr, dx, dy, dz
+					c2_162 := archsimd.LoadFloat64x8((*[8]float64)((&s_162.inc[0]))).Mul(dx_162).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162.inc[1]))).Mul(dy_162)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162.inc[2]))).Mul(dz_162))
+					c2sq_162 := c2_162.Mul(c2_162)
+					cos2psi_162 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if !zero_162 {
+						e_162 := dx_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.ein[0])))).Add(dy_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.ein[1]))))).Add(dz_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.ein[2])))))
+						b_162 := dx_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.bin[0])))).Add(dy_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.bin[1]))))).Add(dz_162.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162.bin[2])))))
+						ee_162, bb_162 := e_162.Mul(e_162), b_162.Mul(b_162)
+						den_162 := ee_162.Add(bb_162)
+						cos2psi_162 = ee_162.Sub(bb_162).Div(den_162).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_162.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					one_153 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-					r0_0_153 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153.Add(c2sq_153).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153)).Mul(cos2psi_153).Mul(one_153.Sub(c2sq_153))))
+					one_162 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+					r0_0_162 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_162.Add(c2sq_162).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_162)).Mul(cos2psi_162).Mul(one_162.Sub(c2sq_162))))
 				}
-				p = r0_0_153
+				p = r0_0_162
 			}
 			polar = p.Merge(polar, m)
 		}
@@ -4139,68 +4232,117 @@ func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, d
 			h := archsimd.LoadFloat64x8((*[8]float64)((&o[0]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[1]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[2]))).Mul(qz))
 			kk := archsimd.LoadFloat64x8((*[8]float64)((&o[3]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[4]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[5]))).Mul(qz))
 			l := archsimd.LoadFloat64x8((*[8]float64)((&o[6]))).Mul(qx).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[7]))).Mul(qy)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o[8]))).Mul(qz))
-			var r0_0_154 archsimd.Float64x8
+			var r0_0_163 archsimd.Float64x8
 			{
-				r_154, h_154, kk_154, l_154, n_154 := r, h, kk, l, n
-				_ = n_154
-				half_154 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-				dh_154, dk_154, dl_154 := h_154.Sub(h_154.Sub(half_154).CeilScaled(0)), kk_154.Sub(kk_154.Sub(half_154).CeilScaled(0)), l_154.Sub(l_154.Sub(half_154).CeilScaled(0))
-				v0_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[0])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[0]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[0])))))
-				v1_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[1])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[1]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[1])))))
-				v2_154 := dh_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.astar[2])))).Add(dk_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.bstar[2]))))).Add(dl_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.cstar[2])))))
-				nabc_154 := archsimd.LoadFloat64x8((*[8]float64)((&r_154.nabc)))
-				r2_154 := v0_154.Mul(v0_154).Add(v1_154.Mul(v1_154)).Add(v2_154.Mul(v2_154)).Mul(nabc_154).Mul(nabc_154)
-				var fl_154 archsimd.Float64x8
-				if r_154.shape == Gauss {
-					e_154 := r2_154.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154.negZero))).AsUint64x8()).AsFloat64x8()
-					var r0_0_7_154 archsimd.Float64x8
+				r_163, h_163, kk_163, l_163, n_163 := r, h, kk, l, n
+				_ = n_163
+				half_163 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+				dh_163, dk_163, dl_163 := h_163.Sub(h_163.Sub(half_163).CeilScaled(0)), kk_163.Sub(kk_163.Sub(half_163).CeilScaled(0)), l_163.Sub(l_163.Sub(half_163).CeilScaled(0))
+				nabc_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_163.nabc)))
+				var fl_163 archsimd.Float64x8
+				if r_163.shape == Round {
+					na_163, nb_163, nc_163 := archsimd.LoadFloat64x8((*[8]float64)((&r_163.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163.nv[2])))
+					hr_163 := dh_163.Mul(dh_163).Mul(na_163).Mul(na_163).Add(dk_163.Mul(dk_163).Mul(nb_163).Mul(nb_163)).Add(dl_163.Mul(dl_163).Mul(nc_163).Mul(nc_163))
+					var r0_0_7_163 archsimd.Float64x8
 					{
-						x_7_154 := e_154
-						x_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154, x_7_154.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-						x_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154, x_7_154.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-						t_7_154 := x_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-						kf_7_154 := t_7_154.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-						r_7_154 := x_7_154.Sub(kf_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-						r2_7_154 := r_7_154.Mul(r_7_154)
-						r4_7_154 := r2_7_154.Mul(r2_7_154)
-						q0_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154)).Mul(r2_7_154))
-						q1_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154)).Mul(r2_7_154)).Mul(r4_7_154)
-						q2_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154)).Mul(r2_7_154)).Mul(r4_7_154.Mul(r4_7_154))
-						p_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154.Add(r2_7_154.Mul(q0_7_154.Add(q1_7_154).Add(q2_7_154))))
-						small_7_154, big_7_154 := kf_7_154.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-						off_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154)
-						off_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154, big_7_154)
-						c_7_154 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154)
-						c_7_154 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154, big_7_154)
-						r0_0_7_154 = p_7_154.Mul(t_7_154.Add(off_7_154).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154)
+						u_7_163 := hr_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.fudge))))
+						y_7_163 := u_7_163.Sqrt()
+						magic_7_163 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+						t_7_163 := y_7_163.Add(magic_7_163)
+						d_7_163 := y_7_163.Sub(t_7_163.Sub(magic_7_163))
+						var r0_0_8_163 archsimd.Float64x8
+						{
+							d_8_163 := d_7_163
+							y_8_163 := d_8_163.Mul(d_8_163)
+							y2_8_163 := y_8_163.Mul(y_8_163)
+							y4_8_163 := y2_8_163.Mul(y2_8_163)
+							p0_8_163 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8_163)).Mul(y2_8_163))
+							p1_8_163 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8_163)).Mul(y2_8_163)).Mul(y4_8_163)
+							p2_8_163 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8_163)).Mul(y4_8_163.Mul(y4_8_163))
+							r0_0_8_163 = d_8_163.Mul(p0_8_163.Add(p1_8_163).Add(p2_8_163))
+						}
+						var r0_0_9_163 archsimd.Float64x8
+						{
+							c_9_163, t_9_163 := r0_0_8_163, t_7_163
+							r0_0_9_163 = c_9_163.AsUint64x8().Xor(t_9_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						var r0_0_10_163 archsimd.Float64x8
+						{
+							d_10_163 := d_7_163
+							y_10_163 := d_10_163.Mul(d_10_163)
+							y2_10_163 := y_10_163.Mul(y_10_163)
+							y4_10_163 := y2_10_163.Mul(y2_10_163)
+							p0_10_163 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10_163)).Mul(y2_10_163))
+							p1_10_163 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10_163)).Mul(y2_10_163)).Mul(y4_10_163)
+							p2_10_163 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10_163.Mul(y4_10_163))
+							r0_0_10_163 = p0_10_163.Add(p1_10_163).Add(p2_10_163)
+						}
+						var r0_0_11_163 archsimd.Float64x8
+						{
+							c_11_163, t_11_163 := r0_0_10_163, t_7_163
+							r0_0_11_163 = c_11_163.AsUint64x8().Xor(t_11_163.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+						}
+						s_7_163, c_7_163 := r0_0_9_163, r0_0_11_163
+						x_7_163 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7_163)
+						r0_0_7_163 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7_163.Div(x_7_163).Sub(c_7_163)).Div(x_7_163.Mul(x_7_163)), x_7_163.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					}
-					fl_154 = nabc_154.Mul(r0_0_7_154)
+					fl_163 = nabc_163.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7_163)
 				} else {
-					fl_154 = nabc_154.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
+					v0_163 := dh_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.astar[0])))).Add(dk_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.bstar[0]))))).Add(dl_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.cstar[0])))))
+					v1_163 := dh_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.astar[1])))).Add(dk_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.bstar[1]))))).Add(dl_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.cstar[1])))))
+					v2_163 := dh_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.astar[2])))).Add(dk_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.bstar[2]))))).Add(dl_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.cstar[2])))))
+					r2_163 := v0_163.Mul(v0_163).Add(v1_163.Mul(v1_163)).Add(v2_163.Mul(v2_163)).Mul(nabc_163).Mul(nabc_163)
+					if r_163.shape == Gauss {
+						e_163 := r2_163.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_163.negZero))).AsUint64x8()).AsFloat64x8()
+						var r0_0_12_163 archsimd.Float64x8
+						{
+							x_12_163 := e_163
+							x_12_163 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12_163, x_12_163.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+							x_12_163 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12_163, x_12_163.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+							t_12_163 := x_12_163.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							kf_12_163 := t_12_163.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+							r_12_163 := x_12_163.Sub(kf_12_163.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12_163.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+							r2_12_163 := r_12_163.Mul(r_12_163)
+							r4_12_163 := r2_12_163.Mul(r2_12_163)
+							q0_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12_163)).Mul(r2_12_163))
+							q1_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12_163)).Mul(r2_12_163)).Mul(r4_12_163)
+							q2_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12_163)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12_163)).Mul(r2_12_163)).Mul(r4_12_163.Mul(r4_12_163))
+							p_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12_163.Add(r2_12_163.Mul(q0_12_163.Add(q1_12_163).Add(q2_12_163))))
+							small_12_163, big_12_163 := kf_12_163.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12_163.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+							off_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12_163)
+							off_12_163 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12_163, big_12_163)
+							c_12_163 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12_163)
+							c_12_163 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12_163, big_12_163)
+							r0_0_12_163 = p_12_163.Mul(t_12_163.Add(off_12_163).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12_163)
+						}
+						fl_163 = nabc_163.Mul(r0_0_12_163)
+					} else {
+						fl_163 = nabc_163.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_163.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
+					}
 				}
-				r0_0_154 = fl_154
+				r0_0_163 = fl_163
 			}
-			fl := r0_0_154
+			fl := r0_0_163
 			fc := archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF)))
 			if c.HasHKL {
-				var r0_0_155 archsimd.Float64x8
+				var r0_0_164 archsimd.Float64x8
 				{
-					r_155, bits_155, ia_155, h_155, kk_155, l_155 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_155 archsimd.Mask64x8
+					r_164, bits_164, ia_164, h_164, kk_164, l_164 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_164 archsimd.Mask64x8
 					{
-						r_8_155, ia_8_155, h_8_155, kk_8_155, l_8_155 := r_155, ia_155, h_155, kk_155, l_155
-						half_8_155 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-						hc_8_155, kc_8_155, lc_8_155 := h_8_155.Sub(half_8_155).CeilScaled(0), kk_8_155.Sub(half_8_155).CeilScaled(0), l_8_155.Sub(half_8_155).CeilScaled(0)
-						hmin_8_155, kmin_8_155, lmin_8_155 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.lmin)))
-						in_8_155 := hc_8_155.GreaterEqual(hmin_8_155).And(hc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hmax))))).And(kc_8_155.GreaterEqual(kmin_8_155)).And(kc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kmax))))).And(lc_8_155.GreaterEqual(lmin_8_155)).And(lc_8_155.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.lmax)))))
-						idx_8_155 := hc_8_155.Sub(hmin_8_155).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.hstride)))).Add(kc_8_155.Sub(kmin_8_155).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155.kstride))))).Add(lc_8_155.Sub(lmin_8_155))
-						idx_8_155.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155).ConvertToInt32().Store(ia_8_155)
-						r0_0_8_155 = in_8_155
+						r_17_164, ia_17_164, h_17_164, kk_17_164, l_17_164 := r_164, ia_164, h_164, kk_164, l_164
+						half_17_164 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+						hc_17_164, kc_17_164, lc_17_164 := h_17_164.Sub(half_17_164).CeilScaled(0), kk_17_164.Sub(half_17_164).CeilScaled(0), l_17_164.Sub(half_17_164).CeilScaled(0)
+						hmin_17_164, kmin_17_164, lmin_17_164 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.lmin)))
+						in_17_164 := hc_17_164.GreaterEqual(hmin_17_164).And(hc_17_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.hmax))))).And(kc_17_164.GreaterEqual(kmin_17_164)).And(kc_17_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.kmax))))).And(lc_17_164.GreaterEqual(lmin_17_164)).And(lc_17_164.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.lmax)))))
+						idx_17_164 := hc_17_164.Sub(hmin_17_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.hstride)))).Add(kc_17_164.Sub(kmin_17_164).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164.kstride))))).Add(lc_17_164.Sub(lmin_17_164))
+						idx_17_164.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_164).ConvertToInt32().Store(ia_17_164)
+						r0_0_17_164 = in_17_164
 					}
-					in_155 := r0_0_8_155
-					r0_0_155 = vgatherAVX512(bits_155, ia_155).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155.defaultF))), in_155)
+					in_164 := r0_0_17_164
+					r0_0_164 = vgatherAVX512(bits_164, ia_164).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164.defaultF))), in_164)
 				}
-				fc = r0_0_155
+				fc = r0_0_164
 			}
 			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
 			if !c.Water {
@@ -4213,528 +4355,577 @@ func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, sum, dx, dy, d
 }
 func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
-	var r0_0_156 archsimd.Float64x8
+	var r0_0_165 archsimd.Float64x8
 	{
-		fdet_156, f_156, s_156, o_156, p_156 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_156 = fdet_156.Mul(f_156).Add(s_156).Add(o_156).Add(p_156)
+		fdet_165, f_165, s_165, o_165, p_165 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_165 = fdet_165.Mul(f_165).Add(s_165).Add(o_165).Add(p_165)
 	}
-	x := r0_0_156
-	var r0_0_157 archsimd.Float64x8
+	x := r0_0_165
+	var r0_0_166 archsimd.Float64x8
 	{
-		fdet_157, f_157, s_157, o_157, p_157 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_157 = fdet_157.Mul(f_157).Add(s_157).Add(o_157).Add(p_157)
+		fdet_166, f_166, s_166, o_166, p_166 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_166 = fdet_166.Mul(f_166).Add(s_166).Add(o_166).Add(p_166)
 	}
-	y := r0_0_157
-	var r0_0_158 archsimd.Float64x8
+	y := r0_0_166
+	var r0_0_167 archsimd.Float64x8
 	{
-		fdet_158, f_158, s_158, o_158, p_158 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_158 = fdet_158.Mul(f_158).Add(s_158).Add(o_158).Add(p_158)
+		fdet_167, f_167, s_167, o_167, p_167 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_167 = fdet_167.Mul(f_167).Add(s_167).Add(o_167).Add(p_167)
 	}
-	z := r0_0_158
+	z := r0_0_167
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
-		var r0_0_159 archsimd.Float64x8
+		var r0_0_168 archsimd.Float64x8
 		{
-			invR_159, num_159, point_159 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_159 := invR_159.Mul(invR_159)
-			if !point_159 {
-				w_159 = num_159.Mul(w_159.Mul(invR_159))
+			invR_168, num_168, point_168 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_168 := invR_168.Mul(invR_168)
+			if !point_168 {
+				w_168 = num_168.Mul(w_168.Mul(invR_168))
 			}
-			r0_0_159 = w_159
+			r0_0_168 = w_168
 		}
-		omega = r0_0_159.Merge(omega, m)
+		omega = r0_0_168.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_160 archsimd.Float64x8
-		r1_0_160 archsimd.Float64x8
+		r0_0_169 archsimd.Float64x8
+		r1_0_169 archsimd.Float64x8
 	)
 	{
-		k_160, r_160, ia_160, sum_160, dx_160, dy_160, dz_160, polar_160 := k, r, ia, sum, dx, dy, dz, polar
-		c_160 := k_160.c
-		n_160 := k_160.nn[0]
-		zero_160 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		for si_160 := range r_160.src {
-			sr_160 := &r_160.src[si_160]
-			il_160 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160.il)))
-			qx_160, qy_160, qz_160 := dx_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[0])))).Mul(il_160), dy_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[1])))).Mul(il_160), dz_160.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[2])))).Mul(il_160)
-			if m_160 := polar_160.Equal(zero_160); m_160.ToBits() != 0 {
-				var p_160 archsimd.Float64x8
-				if r_160.kahnZero {
-					c2_160 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[0]))).Mul(dx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[1]))).Mul(dy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160.inc[2]))).Mul(dz_160))
-					p_160 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160.Mul(c2_160)))
+		k_169, r_169, ia_169, sum_169, dx_169, dy_169, dz_169, polar_169 := k, r, ia, sum, dx, dy, dz, polar
+		c_169 := k_169.c
+		n_169 := k_169.nn[0]
+		zero_169 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_169 := range r_169.src {
+			sr_169 := &r_169.src[si_169]
+			il_169 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169.il)))
+			qx_169, qy_169, qz_169 := dx_169.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[0])))).Mul(il_169), dy_169.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[1])))).Mul(il_169), dz_169.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[2])))).Mul(il_169)
+			if m_169 := polar_169.Equal(zero_169); m_169.ToBits() != 0 {
+				var p_169 archsimd.Float64x8
+				if r_169.kahnZero {
+					c2_169 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[0]))).Mul(dx_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[1]))).Mul(dy_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169.inc[2]))).Mul(dz_169))
+					p_169 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_169.Mul(c2_169)))
 				} else {
-					var r0_0_150_160 archsimd.Float64x8
+					var r0_0_159_169 archsimd.Float64x8
 					{
-						zero_150_160, kahn_150_160, s_150_160, dx_150_160, dy_150_160, dz_150_160 := false, &r_160.kahn, sr_160, dx_160, dy_160, dz_160
-						c2_150_160 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[0]))).Mul(dx_150_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[1]))).Mul(dy_150_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.inc[2]))).Mul(dz_150_160))
-						c2sq_150_160 := c2_150_160.Mul(c2_150_160)
-						cos2psi_150_160 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-						if !zero_150_160 {
-							e_150_160 := dx_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[0])))).Add(dy_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[1]))))).Add(dz_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.ein[2])))))
-							b_150_160 := dx_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[0])))).Add(dy_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[1]))))).Add(dz_150_160.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160.bin[2])))))
-							ee_150_160, bb_150_160 := e_150_160.Mul(e_150_160), b_150_160.Mul(b_150_160)
-							den_150_160 := ee_150_160.Add(bb_150_160)
-							cos2psi_150_160 = ee_150_160.Sub(bb_150_160).Div(den_150_160).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						zero_159_169, kahn_159_169, s_159_169, dx_159_169, dy_159_169, dz_159_169 := false, &r_169.kahn, sr_169, dx_169, dy_169, dz_169
+						c2_159_169 := archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.inc[0]))).Mul(dx_159_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.inc[1]))).Mul(dy_159_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.inc[2]))).Mul(dz_159_169))
+						c2sq_159_169 := c2_159_169.Mul(c2_159_169)
+						cos2psi_159_169 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_159_169 {
+							e_159_169 := dx_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.ein[0])))).Add(dy_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.ein[1]))))).Add(dz_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.ein[2])))))
+							b_159_169 := dx_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.bin[0])))).Add(dy_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.bin[1]))))).Add(dz_159_169.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169.bin[2])))))
+							ee_159_169, bb_159_169 := e_159_169.Mul(e_159_169), b_159_169.Mul(b_159_169)
+							den_159_169 := ee_159_169.Add(bb_159_169)
+							cos2psi_159_169 = ee_159_169.Sub(bb_159_169).Div(den_159_169).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_159_169.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						one_150_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_150_160 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160.Add(c2sq_150_160).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160)).Mul(cos2psi_150_160).Mul(one_150_160.Sub(c2sq_150_160))))
+						one_159_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_159_169 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_159_169.Add(c2sq_159_169).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_159_169)).Mul(cos2psi_159_169).Mul(one_159_169.Sub(c2sq_159_169))))
 					}
-					p_160 = r0_0_150_160
+					p_169 = r0_0_159_169
 				}
-				polar_160 = p_160.Merge(polar_160, m_160)
+				polar_169 = p_169.Merge(polar_169, m_169)
 			}
-			for oi_160 := range r_160.orient {
-				o_160 := &r_160.orient[oi_160]
-				h_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[0]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[1]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[2]))).Mul(qz_160))
-				kk_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[3]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[4]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[5]))).Mul(qz_160))
-				l_160 := archsimd.LoadFloat64x8((*[8]float64)((&o_160[6]))).Mul(qx_160).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[7]))).Mul(qy_160)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160[8]))).Mul(qz_160))
-				var r0_0_151_160 archsimd.Float64x8
+			for oi_169 := range r_169.orient {
+				o_169 := &r_169.orient[oi_169]
+				h_169 := archsimd.LoadFloat64x8((*[8]float64)((&o_169[0]))).Mul(qx_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[1]))).Mul(qy_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[2]))).Mul(qz_169))
+				kk_169 := archsimd.LoadFloat64x8((*[8]float64)((&o_169[3]))).Mul(qx_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[4]))).Mul(qy_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[5]))).Mul(qz_169))
+				l_169 := archsimd.LoadFloat64x8((*[8]float64)((&o_169[6]))).Mul(qx_169).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[7]))).Mul(qy_169)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169[8]))).Mul(qz_169))
+				var r0_0_160_169 archsimd.Float64x8
 				{
-					r_151_160, h_151_160, kk_151_160, l_151_160, n_151_160 := r_160, h_160, kk_160, l_160, n_160
-					_ = n_151_160
-					var r0_0_25_151_160 archsimd.Float64x8
+					r_160_169, h_160_169, kk_160_169, l_160_169, n_160_169 := r_169, h_169, kk_169, l_169, n_169
+					_ = n_160_169
+					var r0_0_34_160_169 archsimd.Float64x8
 					{
-						r_25_151_160, i_25_151_160, x_25_151_160 := r_151_160, 0, h_151_160
-						s_25_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_25_151_160.nmode[i_25_151_160] == nChebyshev {
-							var r0_0_26_151_160 archsimd.Float64x8
+						r_34_160_169, i_34_160_169, x_34_160_169 := r_160_169, 0, h_160_169
+						s_34_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_34_160_169.nmode[i_34_160_169] == nChebyshev {
+							var r0_0_35_160_169 archsimd.Float64x8
 							{
-								x_26_151_160, n_26_151_160 := x_25_151_160, r_25_151_160.nn[i_25_151_160]
-								magic_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_26_151_160 := x_26_151_160.Add(magic_26_151_160)
-								var r0_0_27_151_160 archsimd.Float64x8
+								x_35_160_169, n_35_160_169 := x_34_160_169, r_34_160_169.nn[i_34_160_169]
+								magic_35_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_35_160_169 := x_35_160_169.Add(magic_35_160_169)
+								var r0_0_36_160_169 archsimd.Float64x8
 								{
-									d_27_151_160 := x_26_151_160.Sub(t_26_151_160.Sub(magic_26_151_160))
-									y_27_151_160 := d_27_151_160.Mul(d_27_151_160)
-									y2_27_151_160 := y_27_151_160.Mul(y_27_151_160)
-									y4_27_151_160 := y2_27_151_160.Mul(y2_27_151_160)
-									p0_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160)).Mul(y2_27_151_160))
-									p1_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160)).Mul(y2_27_151_160)).Mul(y4_27_151_160)
-									p2_27_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160.Mul(y4_27_151_160))
-									r0_0_27_151_160 = p0_27_151_160.Add(p1_27_151_160).Add(p2_27_151_160)
+									d_36_160_169 := x_35_160_169.Sub(t_35_160_169.Sub(magic_35_160_169))
+									y_36_160_169 := d_36_160_169.Mul(d_36_160_169)
+									y2_36_160_169 := y_36_160_169.Mul(y_36_160_169)
+									y4_36_160_169 := y2_36_160_169.Mul(y2_36_160_169)
+									p0_36_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36_160_169)).Mul(y2_36_160_169))
+									p1_36_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36_160_169)).Mul(y2_36_160_169)).Mul(y4_36_160_169)
+									p2_36_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36_160_169.Mul(y4_36_160_169))
+									r0_0_36_160_169 = p0_36_160_169.Add(p1_36_160_169).Add(p2_36_160_169)
 								}
-								var r0_0_28_151_160 archsimd.Float64x8
+								var r0_0_37_160_169 archsimd.Float64x8
 								{
-									c_28_151_160, t_28_151_160 := r0_0_27_151_160, t_26_151_160
-									r0_0_28_151_160 = c_28_151_160.AsUint64x8().Xor(t_28_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_37_160_169, t_37_160_169 := r0_0_36_160_169, t_35_160_169
+									r0_0_37_160_169 = c_37_160_169.AsUint64x8().Xor(t_37_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160)
-								u0_26_151_160, u1_26_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160
-								j_26_151_160 := 2
-								for ; j_26_151_160+1 < n_26_151_160; j_26_151_160 += 2 {
-									u0_26_151_160 = c2_26_151_160.Mul(u1_26_151_160).Sub(u0_26_151_160)
-									u1_26_151_160 = c2_26_151_160.Mul(u0_26_151_160).Sub(u1_26_151_160)
+								c2_35_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37_160_169)
+								u0_35_160_169, u1_35_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35_160_169
+								j_35_160_169 := 2
+								for ; j_35_160_169+1 < n_35_160_169; j_35_160_169 += 2 {
+									u0_35_160_169 = c2_35_160_169.Mul(u1_35_160_169).Sub(u0_35_160_169)
+									u1_35_160_169 = c2_35_160_169.Mul(u0_35_160_169).Sub(u1_35_160_169)
 								}
-								if j_26_151_160 < n_26_151_160 {
-									u1_26_151_160 = c2_26_151_160.Mul(u1_26_151_160).Sub(u0_26_151_160)
+								if j_35_160_169 < n_35_160_169 {
+									u1_35_160_169 = c2_35_160_169.Mul(u1_35_160_169).Sub(u0_35_160_169)
 								}
-								r0_0_26_151_160 = u1_26_151_160
+								r0_0_35_160_169 = u1_35_160_169
 							}
-							s_25_151_160 = r0_0_26_151_160
-						} else if r_25_151_160.nmode[i_25_151_160] == nRatio {
-							var r0_0_29_151_160 archsimd.Float64x8
+							s_34_160_169 = r0_0_35_160_169
+						} else if r_34_160_169.nmode[i_34_160_169] == nRatio {
+							var r0_0_38_160_169 archsimd.Float64x8
 							{
-								x_29_151_160, nv_29_151_160 := x_25_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160.nv[i_25_151_160])))
-								magic_29_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_29_151_160 := x_29_151_160.Add(magic_29_151_160)
-								d_29_151_160 := x_29_151_160.Sub(t_29_151_160.Sub(magic_29_151_160))
-								y_29_151_160 := nv_29_151_160.Mul(d_29_151_160)
-								u_29_151_160 := y_29_151_160.Add(magic_29_151_160)
-								var r0_0_30_151_160 archsimd.Float64x8
+								x_38_160_169, nv_38_160_169 := x_34_160_169, archsimd.LoadFloat64x8((*[8]float64)((&r_34_160_169.nv[i_34_160_169])))
+								magic_38_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_38_160_169 := x_38_160_169.Add(magic_38_160_169)
+								d_38_160_169 := x_38_160_169.Sub(t_38_160_169.Sub(magic_38_160_169))
+								y_38_160_169 := nv_38_160_169.Mul(d_38_160_169)
+								u_38_160_169 := y_38_160_169.Add(magic_38_160_169)
+								var r0_0_39_160_169 archsimd.Float64x8
 								{
-									d_30_151_160 := y_29_151_160.Sub(u_29_151_160.Sub(magic_29_151_160))
-									y_30_151_160 := d_30_151_160.Mul(d_30_151_160)
-									y2_30_151_160 := y_30_151_160.Mul(y_30_151_160)
-									y4_30_151_160 := y2_30_151_160.Mul(y2_30_151_160)
-									p0_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160)).Mul(y2_30_151_160))
-									p1_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160)).Mul(y2_30_151_160)).Mul(y4_30_151_160)
-									p2_30_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160)).Mul(y4_30_151_160.Mul(y4_30_151_160))
-									r0_0_30_151_160 = d_30_151_160.Mul(p0_30_151_160.Add(p1_30_151_160).Add(p2_30_151_160))
+									d_39_160_169 := y_38_160_169.Sub(u_38_160_169.Sub(magic_38_160_169))
+									y_39_160_169 := d_39_160_169.Mul(d_39_160_169)
+									y2_39_160_169 := y_39_160_169.Mul(y_39_160_169)
+									y4_39_160_169 := y2_39_160_169.Mul(y2_39_160_169)
+									p0_39_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_160_169)).Mul(y2_39_160_169))
+									p1_39_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_160_169)).Mul(y2_39_160_169)).Mul(y4_39_160_169)
+									p2_39_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_160_169)).Mul(y4_39_160_169.Mul(y4_39_160_169))
+									r0_0_39_160_169 = d_39_160_169.Mul(p0_39_160_169.Add(p1_39_160_169).Add(p2_39_160_169))
 								}
-								var r0_0_31_151_160 archsimd.Float64x8
+								var r0_0_40_160_169 archsimd.Float64x8
 								{
-									c_31_151_160, t_31_151_160 := r0_0_30_151_160, u_29_151_160
-									r0_0_31_151_160 = c_31_151_160.AsUint64x8().Xor(t_31_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_40_160_169, t_40_160_169 := r0_0_39_160_169, u_38_160_169
+									r0_0_40_160_169 = c_40_160_169.AsUint64x8().Xor(t_40_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_29_151_160 := r0_0_31_151_160
-								var r0_0_32_151_160 archsimd.Float64x8
+								sn_38_160_169 := r0_0_40_160_169
+								var r0_0_41_160_169 archsimd.Float64x8
 								{
-									d_32_151_160 := d_29_151_160
-									y_32_151_160 := d_32_151_160.Mul(d_32_151_160)
-									y2_32_151_160 := y_32_151_160.Mul(y_32_151_160)
-									y4_32_151_160 := y2_32_151_160.Mul(y2_32_151_160)
-									p0_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160)).Mul(y2_32_151_160))
-									p1_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160)).Mul(y2_32_151_160)).Mul(y4_32_151_160)
-									p2_32_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160)).Mul(y4_32_151_160.Mul(y4_32_151_160))
-									r0_0_32_151_160 = d_32_151_160.Mul(p0_32_151_160.Add(p1_32_151_160).Add(p2_32_151_160))
+									d_41_160_169 := d_38_160_169
+									y_41_160_169 := d_41_160_169.Mul(d_41_160_169)
+									y2_41_160_169 := y_41_160_169.Mul(y_41_160_169)
+									y4_41_160_169 := y2_41_160_169.Mul(y2_41_160_169)
+									p0_41_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41_160_169)).Mul(y2_41_160_169))
+									p1_41_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41_160_169)).Mul(y2_41_160_169)).Mul(y4_41_160_169)
+									p2_41_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41_160_169)).Mul(y4_41_160_169.Mul(y4_41_160_169))
+									r0_0_41_160_169 = d_41_160_169.Mul(p0_41_160_169.Add(p1_41_160_169).Add(p2_41_160_169))
 								}
-								r0_0_29_151_160 = nv_29_151_160.Merge(sn_29_151_160.Div(r0_0_32_151_160), d_29_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+								r0_0_38_160_169 = nv_38_160_169.Merge(sn_38_160_169.Div(r0_0_41_160_169), d_38_160_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_25_151_160 = r0_0_29_151_160
+							s_34_160_169 = r0_0_38_160_169
 						}
-						r0_0_25_151_160 = s_25_151_160
+						r0_0_34_160_169 = s_34_160_169
 					}
-					sa_151_160 := r0_0_25_151_160
-					var r0_0_33_151_160 archsimd.Float64x8
+					sa_160_169 := r0_0_34_160_169
+					var r0_0_42_160_169 archsimd.Float64x8
 					{
-						r_33_151_160, i_33_151_160, x_33_151_160 := r_151_160, 1, kk_151_160
-						s_33_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_33_151_160.nmode[i_33_151_160] == nChebyshev {
-							var r0_0_34_151_160 archsimd.Float64x8
+						r_42_160_169, i_42_160_169, x_42_160_169 := r_160_169, 1, kk_160_169
+						s_42_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_42_160_169.nmode[i_42_160_169] == nChebyshev {
+							var r0_0_43_160_169 archsimd.Float64x8
 							{
-								x_34_151_160, n_34_151_160 := x_33_151_160, r_33_151_160.nn[i_33_151_160]
-								magic_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_34_151_160 := x_34_151_160.Add(magic_34_151_160)
-								var r0_0_35_151_160 archsimd.Float64x8
+								x_43_160_169, n_43_160_169 := x_42_160_169, r_42_160_169.nn[i_42_160_169]
+								magic_43_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_43_160_169 := x_43_160_169.Add(magic_43_160_169)
+								var r0_0_44_160_169 archsimd.Float64x8
 								{
-									d_35_151_160 := x_34_151_160.Sub(t_34_151_160.Sub(magic_34_151_160))
-									y_35_151_160 := d_35_151_160.Mul(d_35_151_160)
-									y2_35_151_160 := y_35_151_160.Mul(y_35_151_160)
-									y4_35_151_160 := y2_35_151_160.Mul(y2_35_151_160)
-									p0_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160)).Mul(y2_35_151_160))
-									p1_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160)).Mul(y2_35_151_160)).Mul(y4_35_151_160)
-									p2_35_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160.Mul(y4_35_151_160))
-									r0_0_35_151_160 = p0_35_151_160.Add(p1_35_151_160).Add(p2_35_151_160)
+									d_44_160_169 := x_43_160_169.Sub(t_43_160_169.Sub(magic_43_160_169))
+									y_44_160_169 := d_44_160_169.Mul(d_44_160_169)
+									y2_44_160_169 := y_44_160_169.Mul(y_44_160_169)
+									y4_44_160_169 := y2_44_160_169.Mul(y2_44_160_169)
+									p0_44_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44_160_169)).Mul(y2_44_160_169))
+									p1_44_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44_160_169)).Mul(y2_44_160_169)).Mul(y4_44_160_169)
+									p2_44_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44_160_169.Mul(y4_44_160_169))
+									r0_0_44_160_169 = p0_44_160_169.Add(p1_44_160_169).Add(p2_44_160_169)
 								}
-								var r0_0_36_151_160 archsimd.Float64x8
+								var r0_0_45_160_169 archsimd.Float64x8
 								{
-									c_36_151_160, t_36_151_160 := r0_0_35_151_160, t_34_151_160
-									r0_0_36_151_160 = c_36_151_160.AsUint64x8().Xor(t_36_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_45_160_169, t_45_160_169 := r0_0_44_160_169, t_43_160_169
+									r0_0_45_160_169 = c_45_160_169.AsUint64x8().Xor(t_45_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160)
-								u0_34_151_160, u1_34_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160
-								j_34_151_160 := 2
-								for ; j_34_151_160+1 < n_34_151_160; j_34_151_160 += 2 {
-									u0_34_151_160 = c2_34_151_160.Mul(u1_34_151_160).Sub(u0_34_151_160)
-									u1_34_151_160 = c2_34_151_160.Mul(u0_34_151_160).Sub(u1_34_151_160)
+								c2_43_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45_160_169)
+								u0_43_160_169, u1_43_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43_160_169
+								j_43_160_169 := 2
+								for ; j_43_160_169+1 < n_43_160_169; j_43_160_169 += 2 {
+									u0_43_160_169 = c2_43_160_169.Mul(u1_43_160_169).Sub(u0_43_160_169)
+									u1_43_160_169 = c2_43_160_169.Mul(u0_43_160_169).Sub(u1_43_160_169)
 								}
-								if j_34_151_160 < n_34_151_160 {
-									u1_34_151_160 = c2_34_151_160.Mul(u1_34_151_160).Sub(u0_34_151_160)
+								if j_43_160_169 < n_43_160_169 {
+									u1_43_160_169 = c2_43_160_169.Mul(u1_43_160_169).Sub(u0_43_160_169)
 								}
-								r0_0_34_151_160 = u1_34_151_160
+								r0_0_43_160_169 = u1_43_160_169
 							}
-							s_33_151_160 = r0_0_34_151_160
-						} else if r_33_151_160.nmode[i_33_151_160] == nRatio {
-							var r0_0_37_151_160 archsimd.Float64x8
+							s_42_160_169 = r0_0_43_160_169
+						} else if r_42_160_169.nmode[i_42_160_169] == nRatio {
+							var r0_0_46_160_169 archsimd.Float64x8
 							{
-								x_37_151_160, nv_37_151_160 := x_33_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160.nv[i_33_151_160])))
-								magic_37_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_37_151_160 := x_37_151_160.Add(magic_37_151_160)
-								d_37_151_160 := x_37_151_160.Sub(t_37_151_160.Sub(magic_37_151_160))
-								y_37_151_160 := nv_37_151_160.Mul(d_37_151_160)
-								u_37_151_160 := y_37_151_160.Add(magic_37_151_160)
-								var r0_0_38_151_160 archsimd.Float64x8
+								x_46_160_169, nv_46_160_169 := x_42_160_169, archsimd.LoadFloat64x8((*[8]float64)((&r_42_160_169.nv[i_42_160_169])))
+								magic_46_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_46_160_169 := x_46_160_169.Add(magic_46_160_169)
+								d_46_160_169 := x_46_160_169.Sub(t_46_160_169.Sub(magic_46_160_169))
+								y_46_160_169 := nv_46_160_169.Mul(d_46_160_169)
+								u_46_160_169 := y_46_160_169.Add(magic_46_160_169)
+								var r0_0_47_160_169 archsimd.Float64x8
 								{
-									d_38_151_160 := y_37_151_160.Sub(u_37_151_160.Sub(magic_37_151_160))
-									y_38_151_160 := d_38_151_160.Mul(d_38_151_160)
-									y2_38_151_160 := y_38_151_160.Mul(y_38_151_160)
-									y4_38_151_160 := y2_38_151_160.Mul(y2_38_151_160)
-									p0_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160)).Mul(y2_38_151_160))
-									p1_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160)).Mul(y2_38_151_160)).Mul(y4_38_151_160)
-									p2_38_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160)).Mul(y4_38_151_160.Mul(y4_38_151_160))
-									r0_0_38_151_160 = d_38_151_160.Mul(p0_38_151_160.Add(p1_38_151_160).Add(p2_38_151_160))
+									d_47_160_169 := y_46_160_169.Sub(u_46_160_169.Sub(magic_46_160_169))
+									y_47_160_169 := d_47_160_169.Mul(d_47_160_169)
+									y2_47_160_169 := y_47_160_169.Mul(y_47_160_169)
+									y4_47_160_169 := y2_47_160_169.Mul(y2_47_160_169)
+									p0_47_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_160_169)).Mul(y2_47_160_169))
+									p1_47_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_160_169)).Mul(y2_47_160_169)).Mul(y4_47_160_169)
+									p2_47_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_160_169)).Mul(y4_47_160_169.Mul(y4_47_160_169))
+									r0_0_47_160_169 = d_47_160_169.Mul(p0_47_160_169.Add(p1_47_160_169).Add(p2_47_160_169))
 								}
-								var r0_0_39_151_160 archsimd.Float64x8
+								var r0_0_48_160_169 archsimd.Float64x8
 								{
-									c_39_151_160, t_39_151_160 := r0_0_38_151_160, u_37_151_160
-									r0_0_39_151_160 = c_39_151_160.AsUint64x8().Xor(t_39_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_48_160_169, t_48_160_169 := r0_0_47_160_169, u_46_160_169
+									r0_0_48_160_169 = c_48_160_169.AsUint64x8().Xor(t_48_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_37_151_160 := r0_0_39_151_160
-								var r0_0_40_151_160 archsimd.Float64x8
+								sn_46_160_169 := r0_0_48_160_169
+								var r0_0_49_160_169 archsimd.Float64x8
 								{
-									d_40_151_160 := d_37_151_160
-									y_40_151_160 := d_40_151_160.Mul(d_40_151_160)
-									y2_40_151_160 := y_40_151_160.Mul(y_40_151_160)
-									y4_40_151_160 := y2_40_151_160.Mul(y2_40_151_160)
-									p0_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160)).Mul(y2_40_151_160))
-									p1_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160)).Mul(y2_40_151_160)).Mul(y4_40_151_160)
-									p2_40_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160)).Mul(y4_40_151_160.Mul(y4_40_151_160))
-									r0_0_40_151_160 = d_40_151_160.Mul(p0_40_151_160.Add(p1_40_151_160).Add(p2_40_151_160))
+									d_49_160_169 := d_46_160_169
+									y_49_160_169 := d_49_160_169.Mul(d_49_160_169)
+									y2_49_160_169 := y_49_160_169.Mul(y_49_160_169)
+									y4_49_160_169 := y2_49_160_169.Mul(y2_49_160_169)
+									p0_49_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49_160_169)).Mul(y2_49_160_169))
+									p1_49_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49_160_169)).Mul(y2_49_160_169)).Mul(y4_49_160_169)
+									p2_49_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49_160_169)).Mul(y4_49_160_169.Mul(y4_49_160_169))
+									r0_0_49_160_169 = d_49_160_169.Mul(p0_49_160_169.Add(p1_49_160_169).Add(p2_49_160_169))
 								}
-								r0_0_37_151_160 = nv_37_151_160.Merge(sn_37_151_160.Div(r0_0_40_151_160), d_37_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+								r0_0_46_160_169 = nv_46_160_169.Merge(sn_46_160_169.Div(r0_0_49_160_169), d_46_160_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_33_151_160 = r0_0_37_151_160
+							s_42_160_169 = r0_0_46_160_169
 						}
-						r0_0_33_151_160 = s_33_151_160
+						r0_0_42_160_169 = s_42_160_169
 					}
-					sb_151_160 := r0_0_33_151_160
-					var r0_0_41_151_160 archsimd.Float64x8
+					sb_160_169 := r0_0_42_160_169
+					var r0_0_50_160_169 archsimd.Float64x8
 					{
-						r_41_151_160, i_41_151_160, x_41_151_160 := r_151_160, 2, l_151_160
-						s_41_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						if r_41_151_160.nmode[i_41_151_160] == nChebyshev {
-							var r0_0_42_151_160 archsimd.Float64x8
+						r_50_160_169, i_50_160_169, x_50_160_169 := r_160_169, 2, l_160_169
+						s_50_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						if r_50_160_169.nmode[i_50_160_169] == nChebyshev {
+							var r0_0_51_160_169 archsimd.Float64x8
 							{
-								x_42_151_160, n_42_151_160 := x_41_151_160, r_41_151_160.nn[i_41_151_160]
-								magic_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_42_151_160 := x_42_151_160.Add(magic_42_151_160)
-								var r0_0_43_151_160 archsimd.Float64x8
+								x_51_160_169, n_51_160_169 := x_50_160_169, r_50_160_169.nn[i_50_160_169]
+								magic_51_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_51_160_169 := x_51_160_169.Add(magic_51_160_169)
+								var r0_0_52_160_169 archsimd.Float64x8
 								{
-									d_43_151_160 := x_42_151_160.Sub(t_42_151_160.Sub(magic_42_151_160))
-									y_43_151_160 := d_43_151_160.Mul(d_43_151_160)
-									y2_43_151_160 := y_43_151_160.Mul(y_43_151_160)
-									y4_43_151_160 := y2_43_151_160.Mul(y2_43_151_160)
-									p0_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160)).Mul(y2_43_151_160))
-									p1_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160)).Mul(y2_43_151_160)).Mul(y4_43_151_160)
-									p2_43_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160.Mul(y4_43_151_160))
-									r0_0_43_151_160 = p0_43_151_160.Add(p1_43_151_160).Add(p2_43_151_160)
+									d_52_160_169 := x_51_160_169.Sub(t_51_160_169.Sub(magic_51_160_169))
+									y_52_160_169 := d_52_160_169.Mul(d_52_160_169)
+									y2_52_160_169 := y_52_160_169.Mul(y_52_160_169)
+									y4_52_160_169 := y2_52_160_169.Mul(y2_52_160_169)
+									p0_52_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52_160_169)).Mul(y2_52_160_169))
+									p1_52_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52_160_169)).Mul(y2_52_160_169)).Mul(y4_52_160_169)
+									p2_52_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52_160_169.Mul(y4_52_160_169))
+									r0_0_52_160_169 = p0_52_160_169.Add(p1_52_160_169).Add(p2_52_160_169)
 								}
-								var r0_0_44_151_160 archsimd.Float64x8
+								var r0_0_53_160_169 archsimd.Float64x8
 								{
-									c_44_151_160, t_44_151_160 := r0_0_43_151_160, t_42_151_160
-									r0_0_44_151_160 = c_44_151_160.AsUint64x8().Xor(t_44_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_53_160_169, t_53_160_169 := r0_0_52_160_169, t_51_160_169
+									r0_0_53_160_169 = c_53_160_169.AsUint64x8().Xor(t_53_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								c2_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160)
-								u0_42_151_160, u1_42_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160
-								j_42_151_160 := 2
-								for ; j_42_151_160+1 < n_42_151_160; j_42_151_160 += 2 {
-									u0_42_151_160 = c2_42_151_160.Mul(u1_42_151_160).Sub(u0_42_151_160)
-									u1_42_151_160 = c2_42_151_160.Mul(u0_42_151_160).Sub(u1_42_151_160)
+								c2_51_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53_160_169)
+								u0_51_160_169, u1_51_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51_160_169
+								j_51_160_169 := 2
+								for ; j_51_160_169+1 < n_51_160_169; j_51_160_169 += 2 {
+									u0_51_160_169 = c2_51_160_169.Mul(u1_51_160_169).Sub(u0_51_160_169)
+									u1_51_160_169 = c2_51_160_169.Mul(u0_51_160_169).Sub(u1_51_160_169)
 								}
-								if j_42_151_160 < n_42_151_160 {
-									u1_42_151_160 = c2_42_151_160.Mul(u1_42_151_160).Sub(u0_42_151_160)
+								if j_51_160_169 < n_51_160_169 {
+									u1_51_160_169 = c2_51_160_169.Mul(u1_51_160_169).Sub(u0_51_160_169)
 								}
-								r0_0_42_151_160 = u1_42_151_160
+								r0_0_51_160_169 = u1_51_160_169
 							}
-							s_41_151_160 = r0_0_42_151_160
-						} else if r_41_151_160.nmode[i_41_151_160] == nRatio {
-							var r0_0_45_151_160 archsimd.Float64x8
+							s_50_160_169 = r0_0_51_160_169
+						} else if r_50_160_169.nmode[i_50_160_169] == nRatio {
+							var r0_0_54_160_169 archsimd.Float64x8
 							{
-								x_45_151_160, nv_45_151_160 := x_41_151_160, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160.nv[i_41_151_160])))
-								magic_45_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-								t_45_151_160 := x_45_151_160.Add(magic_45_151_160)
-								d_45_151_160 := x_45_151_160.Sub(t_45_151_160.Sub(magic_45_151_160))
-								y_45_151_160 := nv_45_151_160.Mul(d_45_151_160)
-								u_45_151_160 := y_45_151_160.Add(magic_45_151_160)
-								var r0_0_46_151_160 archsimd.Float64x8
+								x_54_160_169, nv_54_160_169 := x_50_160_169, archsimd.LoadFloat64x8((*[8]float64)((&r_50_160_169.nv[i_50_160_169])))
+								magic_54_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+								t_54_160_169 := x_54_160_169.Add(magic_54_160_169)
+								d_54_160_169 := x_54_160_169.Sub(t_54_160_169.Sub(magic_54_160_169))
+								y_54_160_169 := nv_54_160_169.Mul(d_54_160_169)
+								u_54_160_169 := y_54_160_169.Add(magic_54_160_169)
+								var r0_0_55_160_169 archsimd.Float64x8
 								{
-									d_46_151_160 := y_45_151_160.Sub(u_45_151_160.Sub(magic_45_151_160))
-									y_46_151_160 := d_46_151_160.Mul(d_46_151_160)
-									y2_46_151_160 := y_46_151_160.Mul(y_46_151_160)
-									y4_46_151_160 := y2_46_151_160.Mul(y2_46_151_160)
-									p0_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160)).Mul(y2_46_151_160))
-									p1_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160)).Mul(y2_46_151_160)).Mul(y4_46_151_160)
-									p2_46_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160)).Mul(y4_46_151_160.Mul(y4_46_151_160))
-									r0_0_46_151_160 = d_46_151_160.Mul(p0_46_151_160.Add(p1_46_151_160).Add(p2_46_151_160))
+									d_55_160_169 := y_54_160_169.Sub(u_54_160_169.Sub(magic_54_160_169))
+									y_55_160_169 := d_55_160_169.Mul(d_55_160_169)
+									y2_55_160_169 := y_55_160_169.Mul(y_55_160_169)
+									y4_55_160_169 := y2_55_160_169.Mul(y2_55_160_169)
+									p0_55_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55_160_169)).Mul(y2_55_160_169))
+									p1_55_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55_160_169)).Mul(y2_55_160_169)).Mul(y4_55_160_169)
+									p2_55_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55_160_169)).Mul(y4_55_160_169.Mul(y4_55_160_169))
+									r0_0_55_160_169 = d_55_160_169.Mul(p0_55_160_169.Add(p1_55_160_169).Add(p2_55_160_169))
 								}
-								var r0_0_47_151_160 archsimd.Float64x8
+								var r0_0_56_160_169 archsimd.Float64x8
 								{
-									c_47_151_160, t_47_151_160 := r0_0_46_151_160, u_45_151_160
-									r0_0_47_151_160 = c_47_151_160.AsUint64x8().Xor(t_47_151_160.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_56_160_169, t_56_160_169 := r0_0_55_160_169, u_54_160_169
+									r0_0_56_160_169 = c_56_160_169.AsUint64x8().Xor(t_56_160_169.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								sn_45_151_160 := r0_0_47_151_160
-								var r0_0_48_151_160 archsimd.Float64x8
+								sn_54_160_169 := r0_0_56_160_169
+								var r0_0_57_160_169 archsimd.Float64x8
 								{
-									d_48_151_160 := d_45_151_160
-									y_48_151_160 := d_48_151_160.Mul(d_48_151_160)
-									y2_48_151_160 := y_48_151_160.Mul(y_48_151_160)
-									y4_48_151_160 := y2_48_151_160.Mul(y2_48_151_160)
-									p0_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160)).Mul(y2_48_151_160))
-									p1_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160)).Mul(y2_48_151_160)).Mul(y4_48_151_160)
-									p2_48_151_160 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160)).Mul(y4_48_151_160.Mul(y4_48_151_160))
-									r0_0_48_151_160 = d_48_151_160.Mul(p0_48_151_160.Add(p1_48_151_160).Add(p2_48_151_160))
+									d_57_160_169 := d_54_160_169
+									y_57_160_169 := d_57_160_169.Mul(d_57_160_169)
+									y2_57_160_169 := y_57_160_169.Mul(y_57_160_169)
+									y4_57_160_169 := y2_57_160_169.Mul(y2_57_160_169)
+									p0_57_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57_160_169)).Mul(y2_57_160_169))
+									p1_57_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57_160_169)).Mul(y2_57_160_169)).Mul(y4_57_160_169)
+									p2_57_160_169 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57_160_169)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57_160_169)).Mul(y4_57_160_169.Mul(y4_57_160_169))
+									r0_0_57_160_169 = d_57_160_169.Mul(p0_57_160_169.Add(p1_57_160_169).Add(p2_57_160_169))
 								}
-								r0_0_45_151_160 = nv_45_151_160.Merge(sn_45_151_160.Div(r0_0_48_151_160), d_45_151_160.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+								r0_0_54_160_169 = nv_54_160_169.Merge(sn_54_160_169.Div(r0_0_57_160_169), d_54_160_169.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							}
-							s_41_151_160 = r0_0_45_151_160
+							s_50_160_169 = r0_0_54_160_169
 						}
-						r0_0_41_151_160 = s_41_151_160
+						r0_0_50_160_169 = s_50_160_169
 					}
-					sc_151_160 := r0_0_41_151_160
-					r0_0_151_160 = sa_151_160.Mul(sb_151_160).Mul(sc_151_160)
+					sc_160_169 := r0_0_50_160_169
+					r0_0_160_169 = sa_160_169.Mul(sb_160_169).Mul(sc_160_169)
 				}
-				fl_160 := r0_0_151_160
-				fc_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_160.defaultF)))
-				if c_160.HasHKL {
-					var r0_0_152_160 archsimd.Float64x8
+				fl_169 := r0_0_160_169
+				fc_169 := archsimd.LoadFloat64x8((*[8]float64)((&r_169.defaultF)))
+				if c_169.HasHKL {
+					var r0_0_161_169 archsimd.Float64x8
 					{
-						r_152_160, bits_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160 := r_160, k_160.fhklBits, ia_160, h_160, kk_160, l_160
-						var r0_0_8_152_160 archsimd.Mask64x8
+						r_161_169, bits_161_169, ia_161_169, h_161_169, kk_161_169, l_161_169 := r_169, k_169.fhklBits, ia_169, h_169, kk_169, l_169
+						var r0_0_17_161_169 archsimd.Mask64x8
 						{
-							r_8_152_160, ia_8_152_160, h_8_152_160, kk_8_152_160, l_8_152_160 := r_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160
-							half_8_152_160 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-							hc_8_152_160, kc_8_152_160, lc_8_152_160 := h_8_152_160.Sub(half_8_152_160).CeilScaled(0), kk_8_152_160.Sub(half_8_152_160).CeilScaled(0), l_8_152_160.Sub(half_8_152_160).CeilScaled(0)
-							hmin_8_152_160, kmin_8_152_160, lmin_8_152_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.lmin)))
-							in_8_152_160 := hc_8_152_160.GreaterEqual(hmin_8_152_160).And(hc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hmax))))).And(kc_8_152_160.GreaterEqual(kmin_8_152_160)).And(kc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kmax))))).And(lc_8_152_160.GreaterEqual(lmin_8_152_160)).And(lc_8_152_160.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.lmax)))))
-							idx_8_152_160 := hc_8_152_160.Sub(hmin_8_152_160).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.hstride)))).Add(kc_8_152_160.Sub(kmin_8_152_160).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160.kstride))))).Add(lc_8_152_160.Sub(lmin_8_152_160))
-							idx_8_152_160.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160).ConvertToInt32().Store(ia_8_152_160)
-							r0_0_8_152_160 = in_8_152_160
+							r_17_161_169, ia_17_161_169, h_17_161_169, kk_17_161_169, l_17_161_169 := r_161_169, ia_161_169, h_161_169, kk_161_169, l_161_169
+							half_17_161_169 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_17_161_169, kc_17_161_169, lc_17_161_169 := h_17_161_169.Sub(half_17_161_169).CeilScaled(0), kk_17_161_169.Sub(half_17_161_169).CeilScaled(0), l_17_161_169.Sub(half_17_161_169).CeilScaled(0)
+							hmin_17_161_169, kmin_17_161_169, lmin_17_161_169 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.lmin)))
+							in_17_161_169 := hc_17_161_169.GreaterEqual(hmin_17_161_169).And(hc_17_161_169.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.hmax))))).And(kc_17_161_169.GreaterEqual(kmin_17_161_169)).And(kc_17_161_169.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.kmax))))).And(lc_17_161_169.GreaterEqual(lmin_17_161_169)).And(lc_17_161_169.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.lmax)))))
+							idx_17_161_169 := hc_17_161_169.Sub(hmin_17_161_169).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.hstride)))).Add(kc_17_161_169.Sub(kmin_17_161_169).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169.kstride))))).Add(lc_17_161_169.Sub(lmin_17_161_169))
+							idx_17_161_169.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_161_169).ConvertToInt32().Store(ia_17_161_169)
+							r0_0_17_161_169 = in_17_161_169
 						}
-						in_152_160 := r0_0_8_152_160
-						r0_0_152_160 = vgatherAVX512(bits_152_160, ia_152_160).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160.defaultF))), in_152_160)
+						in_161_169 := r0_0_17_161_169
+						r0_0_161_169 = vgatherAVX512(bits_161_169, ia_161_169).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_161_169.defaultF))), in_161_169)
 					}
-					fc_160 = r0_0_152_160
+					fc_169 = r0_0_161_169
 				}
-				s_160 := sum_160.Add(fc_160.Mul(fc_160).Mul(fl_160).Mul(fl_160))
-				if !c_160.Water {
-					s_160 = sum_160.Merge(s_160, fl_160.Equal(zero_160))
+				s_169 := sum_169.Add(fc_169.Mul(fc_169).Mul(fl_169).Mul(fl_169))
+				if !c_169.Water {
+					s_169 = sum_169.Merge(s_169, fl_169.Equal(zero_169))
 				}
-				sum_160 = s_160
+				sum_169 = s_169
 			}
 		}
-		r0_0_160, r1_0_160 = sum_160, polar_160
+		r0_0_169, r1_0_169 = sum_169, polar_169
 	}
-	sum, polar = r0_0_160, r1_0_160
+	sum, polar = r0_0_169, r1_0_169
 	return sum, omega, polar
 }
 func (k *kernel) subpixelShapeLanesAVX512(r *laneReps, ia *[8]int32, fdet archsimd.Float64x8, s, o *[3]laneVal, sum, omega, polar archsimd.Float64x8, capture bool, par []float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8) {
 	c := k.c
-	var r0_0_161 archsimd.Float64x8
+	var r0_0_170 archsimd.Float64x8
 	{
-		fdet_161, f_161, s_161, o_161, p_161 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-		r0_0_161 = fdet_161.Mul(f_161).Add(s_161).Add(o_161).Add(p_161)
+		fdet_170, f_170, s_170, o_170, p_170 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+		r0_0_170 = fdet_170.Mul(f_170).Add(s_170).Add(o_170).Add(p_170)
 	}
-	x := r0_0_161
-	var r0_0_162 archsimd.Float64x8
+	x := r0_0_170
+	var r0_0_171 archsimd.Float64x8
 	{
-		fdet_162, f_162, s_162, o_162, p_162 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-		r0_0_162 = fdet_162.Mul(f_162).Add(s_162).Add(o_162).Add(p_162)
+		fdet_171, f_171, s_171, o_171, p_171 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+		r0_0_171 = fdet_171.Mul(f_171).Add(s_171).Add(o_171).Add(p_171)
 	}
-	y := r0_0_162
-	var r0_0_163 archsimd.Float64x8
+	y := r0_0_171
+	var r0_0_172 archsimd.Float64x8
 	{
-		fdet_163, f_163, s_163, o_163, p_163 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-		r0_0_163 = fdet_163.Mul(f_163).Add(s_163).Add(o_163).Add(p_163)
+		fdet_172, f_172, s_172, o_172, p_172 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+		r0_0_172 = fdet_172.Mul(f_172).Add(s_172).Add(o_172).Add(p_172)
 	}
-	z := r0_0_163
+	z := r0_0_172
 	invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m.ToBits() != 0 {
-		var r0_0_164 archsimd.Float64x8
+		var r0_0_173 archsimd.Float64x8
 		{
-			invR_164, num_164, point_164 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-			w_164 := invR_164.Mul(invR_164)
-			if !point_164 {
-				w_164 = num_164.Mul(w_164.Mul(invR_164))
+			invR_173, num_173, point_173 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+			w_173 := invR_173.Mul(invR_173)
+			if !point_173 {
+				w_173 = num_173.Mul(w_173.Mul(invR_173))
 			}
-			r0_0_164 = w_164
+			r0_0_173 = w_173
 		}
-		omega = r0_0_164.Merge(omega, m)
+		omega = r0_0_173.Merge(omega, m)
 	}
 	if capture {
 		dx.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[0])))).Add(dy.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[1]))))).Add(dz.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.od[2]))))).StoreSlice(par)
 	}
 	var (
-		r0_0_165 archsimd.Float64x8
-		r1_0_165 archsimd.Float64x8
+		r0_0_174 archsimd.Float64x8
+		r1_0_174 archsimd.Float64x8
 	)
 	{
-		k_165, r_165, ia_165, sum_165, dx_165, dy_165, dz_165, polar_165 := k, r, ia, sum, dx, dy, dz, polar
-		c_165 := k_165.c
-		n_165 := k_165.nn[0]
-		zero_165 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-		for si_165 := range r_165.src {
-			sr_165 := &r_165.src[si_165]
-			il_165 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165.il)))
-			qx_165, qy_165, qz_165 := dx_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[0])))).Mul(il_165), dy_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[1])))).Mul(il_165), dz_165.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[2])))).Mul(il_165)
-			if m_165 := polar_165.Equal(zero_165); m_165.ToBits() != 0 {
-				var p_165 archsimd.Float64x8
-				if r_165.kahnZero {
-					c2_165 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[0]))).Mul(dx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[1]))).Mul(dy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165.inc[2]))).Mul(dz_165))
-					p_165 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165.Mul(c2_165)))
+		k_174, r_174, ia_174, sum_174, dx_174, dy_174, dz_174, polar_174 := k, r, ia, sum, dx, dy, dz, polar
+		c_174 := k_174.c
+		n_174 := k_174.nn[0]
+		zero_174 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+		for si_174 := range r_174.src {
+			sr_174 := &r_174.src[si_174]
+			il_174 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174.il)))
+			qx_174, qy_174, qz_174 := dx_174.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[0])))).Mul(il_174), dy_174.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[1])))).Mul(il_174), dz_174.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[2])))).Mul(il_174)
+			if m_174 := polar_174.Equal(zero_174); m_174.ToBits() != 0 {
+				var p_174 archsimd.Float64x8
+				if r_174.kahnZero {
+					c2_174 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[0]))).Mul(dx_174).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[1]))).Mul(dy_174)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174.inc[2]))).Mul(dz_174))
+					p_174 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_174.Mul(c2_174)))
 				} else {
-					var r0_0_153_165 archsimd.Float64x8
+					var r0_0_162_174 archsimd.Float64x8
 					{
-						zero_153_165, kahn_153_165, s_153_165, dx_153_165, dy_153_165, dz_153_165 := false, &r_165.kahn, sr_165, dx_165, dy_165, dz_165
-						c2_153_165 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[0]))).Mul(dx_153_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[1]))).Mul(dy_153_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.inc[2]))).Mul(dz_153_165))
-						c2sq_153_165 := c2_153_165.Mul(c2_153_165)
-						cos2psi_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-						if !zero_153_165 {
-							e_153_165 := dx_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[0])))).Add(dy_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[1]))))).Add(dz_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.ein[2])))))
-							b_153_165 := dx_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[0])))).Add(dy_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[1]))))).Add(dz_153_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165.bin[2])))))
-							ee_153_165, bb_153_165 := e_153_165.Mul(e_153_165), b_153_165.Mul(b_153_165)
-							den_153_165 := ee_153_165.Add(bb_153_165)
-							cos2psi_153_165 = ee_153_165.Sub(bb_153_165).Div(den_153_165).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+						zero_162_174, kahn_162_174, s_162_174, dx_162_174, dy_162_174, dz_162_174 := false, &r_174.kahn, sr_174, dx_174, dy_174, dz_174
+						c2_162_174 := archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.inc[0]))).Mul(dx_162_174).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.inc[1]))).Mul(dy_162_174)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.inc[2]))).Mul(dz_162_174))
+						c2sq_162_174 := c2_162_174.Mul(c2_162_174)
+						cos2psi_162_174 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if !zero_162_174 {
+							e_162_174 := dx_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.ein[0])))).Add(dy_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.ein[1]))))).Add(dz_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.ein[2])))))
+							b_162_174 := dx_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.bin[0])))).Add(dy_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.bin[1]))))).Add(dz_162_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174.bin[2])))))
+							ee_162_174, bb_162_174 := e_162_174.Mul(e_162_174), b_162_174.Mul(b_162_174)
+							den_162_174 := ee_162_174.Add(bb_162_174)
+							cos2psi_162_174 = ee_162_174.Sub(bb_162_174).Div(den_162_174).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_162_174.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						one_153_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-						r0_0_153_165 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165.Add(c2sq_153_165).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165)).Mul(cos2psi_153_165).Mul(one_153_165.Sub(c2sq_153_165))))
+						one_162_174 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+						r0_0_162_174 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_162_174.Add(c2sq_162_174).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_162_174)).Mul(cos2psi_162_174).Mul(one_162_174.Sub(c2sq_162_174))))
 					}
-					p_165 = r0_0_153_165
+					p_174 = r0_0_162_174
 				}
-				polar_165 = p_165.Merge(polar_165, m_165)
+				polar_174 = p_174.Merge(polar_174, m_174)
 			}
-			for oi_165 := range r_165.orient {
-				o_165 := &r_165.orient[oi_165]
-				h_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[0]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[1]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[2]))).Mul(qz_165))
-				kk_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[3]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[4]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[5]))).Mul(qz_165))
-				l_165 := archsimd.LoadFloat64x8((*[8]float64)((&o_165[6]))).Mul(qx_165).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[7]))).Mul(qy_165)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165[8]))).Mul(qz_165))
-				var r0_0_154_165 archsimd.Float64x8
+			for oi_174 := range r_174.orient {
+				o_174 := &r_174.orient[oi_174]
+				h_174 := archsimd.LoadFloat64x8((*[8]float64)((&o_174[0]))).Mul(qx_174).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[1]))).Mul(qy_174)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[2]))).Mul(qz_174))
+				kk_174 := archsimd.LoadFloat64x8((*[8]float64)((&o_174[3]))).Mul(qx_174).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[4]))).Mul(qy_174)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[5]))).Mul(qz_174))
+				l_174 := archsimd.LoadFloat64x8((*[8]float64)((&o_174[6]))).Mul(qx_174).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[7]))).Mul(qy_174)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174[8]))).Mul(qz_174))
+				var r0_0_163_174 archsimd.Float64x8
 				{
-					r_154_165, h_154_165, kk_154_165, l_154_165, n_154_165 := r_165, h_165, kk_165, l_165, n_165
-					_ = n_154_165
-					half_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-					dh_154_165, dk_154_165, dl_154_165 := h_154_165.Sub(h_154_165.Sub(half_154_165).CeilScaled(0)), kk_154_165.Sub(kk_154_165.Sub(half_154_165).CeilScaled(0)), l_154_165.Sub(l_154_165.Sub(half_154_165).CeilScaled(0))
-					v0_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[0])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[0]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[0])))))
-					v1_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[1])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[1]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[1])))))
-					v2_154_165 := dh_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.astar[2])))).Add(dk_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.bstar[2]))))).Add(dl_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.cstar[2])))))
-					nabc_154_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.nabc)))
-					r2_154_165 := v0_154_165.Mul(v0_154_165).Add(v1_154_165.Mul(v1_154_165)).Add(v2_154_165.Mul(v2_154_165)).Mul(nabc_154_165).Mul(nabc_154_165)
-					var fl_154_165 archsimd.Float64x8
-					if r_154_165.shape == Gauss {
-						e_154_165 := r2_154_165.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.negZero))).AsUint64x8()).AsFloat64x8()
-						var r0_0_7_154_165 archsimd.Float64x8
+					r_163_174, h_163_174, kk_163_174, l_163_174, n_163_174 := r_174, h_174, kk_174, l_174, n_174
+					_ = n_163_174
+					half_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+					dh_163_174, dk_163_174, dl_163_174 := h_163_174.Sub(h_163_174.Sub(half_163_174).CeilScaled(0)), kk_163_174.Sub(kk_163_174.Sub(half_163_174).CeilScaled(0)), l_163_174.Sub(l_163_174.Sub(half_163_174).CeilScaled(0))
+					nabc_163_174 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.nabc)))
+					var fl_163_174 archsimd.Float64x8
+					if r_163_174.shape == Round {
+						na_163_174, nb_163_174, nc_163_174 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.nv[2])))
+						hr_163_174 := dh_163_174.Mul(dh_163_174).Mul(na_163_174).Mul(na_163_174).Add(dk_163_174.Mul(dk_163_174).Mul(nb_163_174).Mul(nb_163_174)).Add(dl_163_174.Mul(dl_163_174).Mul(nc_163_174).Mul(nc_163_174))
+						var r0_0_7_163_174 archsimd.Float64x8
 						{
-							x_7_154_165 := e_154_165
-							x_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165, x_7_154_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-							x_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165, x_7_154_165.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-							t_7_154_165 := x_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							kf_7_154_165 := t_7_154_165.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-							r_7_154_165 := x_7_154_165.Sub(kf_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-							r2_7_154_165 := r_7_154_165.Mul(r_7_154_165)
-							r4_7_154_165 := r2_7_154_165.Mul(r2_7_154_165)
-							q0_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165)).Mul(r2_7_154_165))
-							q1_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165)).Mul(r2_7_154_165)).Mul(r4_7_154_165)
-							q2_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165)).Mul(r2_7_154_165)).Mul(r4_7_154_165.Mul(r4_7_154_165))
-							p_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165.Add(r2_7_154_165.Mul(q0_7_154_165.Add(q1_7_154_165).Add(q2_7_154_165))))
-							small_7_154_165, big_7_154_165 := kf_7_154_165.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-							off_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165)
-							off_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165, big_7_154_165)
-							c_7_154_165 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165)
-							c_7_154_165 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165, big_7_154_165)
-							r0_0_7_154_165 = p_7_154_165.Mul(t_7_154_165.Add(off_7_154_165).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165)
+							u_7_163_174 := hr_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.fudge))))
+							y_7_163_174 := u_7_163_174.Sqrt()
+							magic_7_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_7_163_174 := y_7_163_174.Add(magic_7_163_174)
+							d_7_163_174 := y_7_163_174.Sub(t_7_163_174.Sub(magic_7_163_174))
+							var r0_0_8_163_174 archsimd.Float64x8
+							{
+								d_8_163_174 := d_7_163_174
+								y_8_163_174 := d_8_163_174.Mul(d_8_163_174)
+								y2_8_163_174 := y_8_163_174.Mul(y_8_163_174)
+								y4_8_163_174 := y2_8_163_174.Mul(y2_8_163_174)
+								p0_8_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8_163_174)).Mul(y2_8_163_174))
+								p1_8_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8_163_174)).Mul(y2_8_163_174)).Mul(y4_8_163_174)
+								p2_8_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8_163_174)).Mul(y4_8_163_174.Mul(y4_8_163_174))
+								r0_0_8_163_174 = d_8_163_174.Mul(p0_8_163_174.Add(p1_8_163_174).Add(p2_8_163_174))
+							}
+							var r0_0_9_163_174 archsimd.Float64x8
+							{
+								c_9_163_174, t_9_163_174 := r0_0_8_163_174, t_7_163_174
+								r0_0_9_163_174 = c_9_163_174.AsUint64x8().Xor(t_9_163_174.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							var r0_0_10_163_174 archsimd.Float64x8
+							{
+								d_10_163_174 := d_7_163_174
+								y_10_163_174 := d_10_163_174.Mul(d_10_163_174)
+								y2_10_163_174 := y_10_163_174.Mul(y_10_163_174)
+								y4_10_163_174 := y2_10_163_174.Mul(y2_10_163_174)
+								p0_10_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10_163_174)).Mul(y2_10_163_174))
+								p1_10_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10_163_174)).Mul(y2_10_163_174)).Mul(y4_10_163_174)
+								p2_10_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10_163_174.Mul(y4_10_163_174))
+								r0_0_10_163_174 = p0_10_163_174.Add(p1_10_163_174).Add(p2_10_163_174)
+							}
+							var r0_0_11_163_174 archsimd.Float64x8
+							{
+								c_11_163_174, t_11_163_174 := r0_0_10_163_174, t_7_163_174
+								r0_0_11_163_174 = c_11_163_174.AsUint64x8().Xor(t_11_163_174.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+							}
+							s_7_163_174, c_7_163_174 := r0_0_9_163_174, r0_0_11_163_174
+							x_7_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7_163_174)
+							r0_0_7_163_174 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7_163_174.Div(x_7_163_174).Sub(c_7_163_174)).Div(x_7_163_174.Mul(x_7_163_174)), x_7_163_174.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						}
-						fl_154_165 = nabc_154_165.Mul(r0_0_7_154_165)
+						fl_163_174 = nabc_163_174.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7_163_174)
 					} else {
-						fl_154_165 = nabc_154_165.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
-					}
-					r0_0_154_165 = fl_154_165
-				}
-				fl_165 := r0_0_154_165
-				fc_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_165.defaultF)))
-				if c_165.HasHKL {
-					var r0_0_155_165 archsimd.Float64x8
-					{
-						r_155_165, bits_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165 := r_165, k_165.fhklBits, ia_165, h_165, kk_165, l_165
-						var r0_0_8_155_165 archsimd.Mask64x8
-						{
-							r_8_155_165, ia_8_155_165, h_8_155_165, kk_8_155_165, l_8_155_165 := r_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165
-							half_8_155_165 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-							hc_8_155_165, kc_8_155_165, lc_8_155_165 := h_8_155_165.Sub(half_8_155_165).CeilScaled(0), kk_8_155_165.Sub(half_8_155_165).CeilScaled(0), l_8_155_165.Sub(half_8_155_165).CeilScaled(0)
-							hmin_8_155_165, kmin_8_155_165, lmin_8_155_165 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.lmin)))
-							in_8_155_165 := hc_8_155_165.GreaterEqual(hmin_8_155_165).And(hc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hmax))))).And(kc_8_155_165.GreaterEqual(kmin_8_155_165)).And(kc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kmax))))).And(lc_8_155_165.GreaterEqual(lmin_8_155_165)).And(lc_8_155_165.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.lmax)))))
-							idx_8_155_165 := hc_8_155_165.Sub(hmin_8_155_165).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.hstride)))).Add(kc_8_155_165.Sub(kmin_8_155_165).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165.kstride))))).Add(lc_8_155_165.Sub(lmin_8_155_165))
-							idx_8_155_165.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165).ConvertToInt32().Store(ia_8_155_165)
-							r0_0_8_155_165 = in_8_155_165
+						v0_163_174 := dh_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.astar[0])))).Add(dk_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.bstar[0]))))).Add(dl_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.cstar[0])))))
+						v1_163_174 := dh_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.astar[1])))).Add(dk_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.bstar[1]))))).Add(dl_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.cstar[1])))))
+						v2_163_174 := dh_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.astar[2])))).Add(dk_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.bstar[2]))))).Add(dl_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.cstar[2])))))
+						r2_163_174 := v0_163_174.Mul(v0_163_174).Add(v1_163_174.Mul(v1_163_174)).Add(v2_163_174.Mul(v2_163_174)).Mul(nabc_163_174).Mul(nabc_163_174)
+						if r_163_174.shape == Gauss {
+							e_163_174 := r2_163_174.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.negZero))).AsUint64x8()).AsFloat64x8()
+							var r0_0_12_163_174 archsimd.Float64x8
+							{
+								x_12_163_174 := e_163_174
+								x_12_163_174 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12_163_174, x_12_163_174.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+								x_12_163_174 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12_163_174, x_12_163_174.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+								t_12_163_174 := x_12_163_174.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+								kf_12_163_174 := t_12_163_174.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+								r_12_163_174 := x_12_163_174.Sub(kf_12_163_174.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12_163_174.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+								r2_12_163_174 := r_12_163_174.Mul(r_12_163_174)
+								r4_12_163_174 := r2_12_163_174.Mul(r2_12_163_174)
+								q0_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12_163_174)).Mul(r2_12_163_174))
+								q1_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12_163_174)).Mul(r2_12_163_174)).Mul(r4_12_163_174)
+								q2_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12_163_174)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12_163_174)).Mul(r2_12_163_174)).Mul(r4_12_163_174.Mul(r4_12_163_174))
+								p_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12_163_174.Add(r2_12_163_174.Mul(q0_12_163_174.Add(q1_12_163_174).Add(q2_12_163_174))))
+								small_12_163_174, big_12_163_174 := kf_12_163_174.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12_163_174.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+								off_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12_163_174)
+								off_12_163_174 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12_163_174, big_12_163_174)
+								c_12_163_174 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12_163_174)
+								c_12_163_174 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12_163_174, big_12_163_174)
+								r0_0_12_163_174 = p_12_163_174.Mul(t_12_163_174.Add(off_12_163_174).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12_163_174)
+							}
+							fl_163_174 = nabc_163_174.Mul(r0_0_12_163_174)
+						} else {
+							fl_163_174 = nabc_163_174.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_163_174.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
 						}
-						in_155_165 := r0_0_8_155_165
-						r0_0_155_165 = vgatherAVX512(bits_155_165, ia_155_165).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165.defaultF))), in_155_165)
 					}
-					fc_165 = r0_0_155_165
+					r0_0_163_174 = fl_163_174
 				}
-				s_165 := sum_165.Add(fc_165.Mul(fc_165).Mul(fl_165).Mul(fl_165))
-				if !c_165.Water {
-					s_165 = sum_165.Merge(s_165, fl_165.Equal(zero_165))
+				fl_174 := r0_0_163_174
+				fc_174 := archsimd.LoadFloat64x8((*[8]float64)((&r_174.defaultF)))
+				if c_174.HasHKL {
+					var r0_0_164_174 archsimd.Float64x8
+					{
+						r_164_174, bits_164_174, ia_164_174, h_164_174, kk_164_174, l_164_174 := r_174, k_174.fhklBits, ia_174, h_174, kk_174, l_174
+						var r0_0_17_164_174 archsimd.Mask64x8
+						{
+							r_17_164_174, ia_17_164_174, h_17_164_174, kk_17_164_174, l_17_164_174 := r_164_174, ia_164_174, h_164_174, kk_164_174, l_164_174
+							half_17_164_174 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_17_164_174, kc_17_164_174, lc_17_164_174 := h_17_164_174.Sub(half_17_164_174).CeilScaled(0), kk_17_164_174.Sub(half_17_164_174).CeilScaled(0), l_17_164_174.Sub(half_17_164_174).CeilScaled(0)
+							hmin_17_164_174, kmin_17_164_174, lmin_17_164_174 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.lmin)))
+							in_17_164_174 := hc_17_164_174.GreaterEqual(hmin_17_164_174).And(hc_17_164_174.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.hmax))))).And(kc_17_164_174.GreaterEqual(kmin_17_164_174)).And(kc_17_164_174.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.kmax))))).And(lc_17_164_174.GreaterEqual(lmin_17_164_174)).And(lc_17_164_174.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.lmax)))))
+							idx_17_164_174 := hc_17_164_174.Sub(hmin_17_164_174).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.hstride)))).Add(kc_17_164_174.Sub(kmin_17_164_174).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174.kstride))))).Add(lc_17_164_174.Sub(lmin_17_164_174))
+							idx_17_164_174.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_164_174).ConvertToInt32().Store(ia_17_164_174)
+							r0_0_17_164_174 = in_17_164_174
+						}
+						in_164_174 := r0_0_17_164_174
+						r0_0_164_174 = vgatherAVX512(bits_164_174, ia_164_174).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_174.defaultF))), in_164_174)
+					}
+					fc_174 = r0_0_164_174
 				}
-				sum_165 = s_165
+				s_174 := sum_174.Add(fc_174.Mul(fc_174).Mul(fl_174).Mul(fl_174))
+				if !c_174.Water {
+					s_174 = sum_174.Merge(s_174, fl_174.Equal(zero_174))
+				}
+				sum_174 = s_174
 			}
 		}
-		r0_0_165, r1_0_165 = sum_165, polar_165
+		r0_0_174, r1_0_174 = sum_174, polar_174
 	}
-	sum, polar = r0_0_165, r1_0_165
+	sum, polar = r0_0_174, r1_0_174
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
@@ -4754,38 +4945,38 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_166 archsimd.Float64x8
+				var r0_0_175 archsimd.Float64x8
 				{
-					fdet_166, f_166, s_166, o_166, p_166 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_166 = fdet_166.Mul(f_166).Add(s_166).Add(o_166).Add(p_166)
+					fdet_175, f_175, s_175, o_175, p_175 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_175 = fdet_175.Mul(f_175).Add(s_175).Add(o_175).Add(p_175)
 				}
-				x := r0_0_166
-				var r0_0_167 archsimd.Float64x8
+				x := r0_0_175
+				var r0_0_176 archsimd.Float64x8
 				{
-					fdet_167, f_167, s_167, o_167, p_167 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-					r0_0_167 = fdet_167.Mul(f_167).Add(s_167).Add(o_167).Add(p_167)
+					fdet_176, f_176, s_176, o_176, p_176 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_176 = fdet_176.Mul(f_176).Add(s_176).Add(o_176).Add(p_176)
 				}
-				y := r0_0_167
-				var r0_0_168 archsimd.Float64x8
+				y := r0_0_176
+				var r0_0_177 archsimd.Float64x8
 				{
-					fdet_168, f_168, s_168, o_168, p_168 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-					r0_0_168 = fdet_168.Mul(f_168).Add(s_168).Add(o_168).Add(p_168)
+					fdet_177, f_177, s_177, o_177, p_177 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_177 = fdet_177.Mul(f_177).Add(s_177).Add(o_177).Add(p_177)
 				}
-				z := r0_0_168
+				z := r0_0_177
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_169 archsimd.Float64x8
+				var r0_0_178 archsimd.Float64x8
 				{
-					invR_169, num_169, point_169 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_169 := invR_169.Mul(invR_169)
-					if !point_169 {
-						w_169 = num_169.Mul(w_169.Mul(invR_169))
+					invR_178, num_178, point_178 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_178 := invR_178.Mul(invR_178)
+					if !point_178 {
+						w_178 = num_178.Mul(w_178.Mul(invR_178))
 					}
-					r0_0_169 = w_169
+					r0_0_178 = w_178
 				}
-				r0_0_169.StoreSlice(g[3][q:])
+				r0_0_178.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -4795,336 +4986,336 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_170 archsimd.Float64x8
-					r1_0_170 archsimd.Float64x8
+					r0_0_179 archsimd.Float64x8
+					r1_0_179 archsimd.Float64x8
 				)
 				{
-					k_170, r_170, ia_170, sum_170, dx_170, dy_170, dz_170, polar_170 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_170 := k_170.c
-					n_170 := k_170.nn[0]
-					zero_170 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_170 := range r_170.src {
-						sr_170 := &r_170.src[si_170]
-						il_170 := archsimd.LoadFloat64x8((*[8]float64)((&sr_170.il)))
-						qx_170, qy_170, qz_170 := dx_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[0])))).Mul(il_170), dy_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[1])))).Mul(il_170), dz_170.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[2])))).Mul(il_170)
-						if m_170 := polar_170.Equal(zero_170); m_170.ToBits() != 0 {
-							var p_170 archsimd.Float64x8
-							if r_170.kahnZero {
-								c2_170 := archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[0]))).Mul(dx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[1]))).Mul(dy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_170.inc[2]))).Mul(dz_170))
-								p_170 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_170.Mul(c2_170)))
+					k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_179 := k_179.c
+					n_179 := k_179.nn[0]
+					zero_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_179 := range r_179.src {
+						sr_179 := &r_179.src[si_179]
+						il_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_179.il)))
+						qx_179, qy_179, qz_179 := dx_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[0])))).Mul(il_179), dy_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[1])))).Mul(il_179), dz_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[2])))).Mul(il_179)
+						if m_179 := polar_179.Equal(zero_179); m_179.ToBits() != 0 {
+							var p_179 archsimd.Float64x8
+							if r_179.kahnZero {
+								c2_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[0]))).Mul(dx_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[1]))).Mul(dy_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_179.inc[2]))).Mul(dz_179))
+								p_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_179.Mul(c2_179)))
 							} else {
-								var r0_0_150_170 archsimd.Float64x8
+								var r0_0_159_179 archsimd.Float64x8
 								{
-									zero_150_170, kahn_150_170, s_150_170, dx_150_170, dy_150_170, dz_150_170 := false, &r_170.kahn, sr_170, dx_170, dy_170, dz_170
-									c2_150_170 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[0]))).Mul(dx_150_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[1]))).Mul(dy_150_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.inc[2]))).Mul(dz_150_170))
-									c2sq_150_170 := c2_150_170.Mul(c2_150_170)
-									cos2psi_150_170 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_150_170 {
-										e_150_170 := dx_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[0])))).Add(dy_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[1]))))).Add(dz_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.ein[2])))))
-										b_150_170 := dx_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[0])))).Add(dy_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[1]))))).Add(dz_150_170.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_170.bin[2])))))
-										ee_150_170, bb_150_170 := e_150_170.Mul(e_150_170), b_150_170.Mul(b_150_170)
-										den_150_170 := ee_150_170.Add(bb_150_170)
-										cos2psi_150_170 = ee_150_170.Sub(bb_150_170).Div(den_150_170).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_170.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_159_179, kahn_159_179, s_159_179, dx_159_179, dy_159_179, dz_159_179 := false, &r_179.kahn, sr_179, dx_179, dy_179, dz_179
+									c2_159_179 := archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.inc[0]))).Mul(dx_159_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.inc[1]))).Mul(dy_159_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.inc[2]))).Mul(dz_159_179))
+									c2sq_159_179 := c2_159_179.Mul(c2_159_179)
+									cos2psi_159_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_159_179 {
+										e_159_179 := dx_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.ein[0])))).Add(dy_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.ein[1]))))).Add(dz_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.ein[2])))))
+										b_159_179 := dx_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.bin[0])))).Add(dy_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.bin[1]))))).Add(dz_159_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_179.bin[2])))))
+										ee_159_179, bb_159_179 := e_159_179.Mul(e_159_179), b_159_179.Mul(b_159_179)
+										den_159_179 := ee_159_179.Add(bb_159_179)
+										cos2psi_159_179 = ee_159_179.Sub(bb_159_179).Div(den_159_179).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_159_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_150_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_150_170 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_170.Add(c2sq_150_170).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_170)).Mul(cos2psi_150_170).Mul(one_150_170.Sub(c2sq_150_170))))
+									one_159_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_159_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_159_179.Add(c2sq_159_179).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_159_179)).Mul(cos2psi_159_179).Mul(one_159_179.Sub(c2sq_159_179))))
 								}
-								p_170 = r0_0_150_170
+								p_179 = r0_0_159_179
 							}
-							polar_170 = p_170.Merge(polar_170, m_170)
+							polar_179 = p_179.Merge(polar_179, m_179)
 						}
-						for oi_170 := range r_170.orient {
-							o_170 := &r_170.orient[oi_170]
-							h_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[0]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[1]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[2]))).Mul(qz_170))
-							kk_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[3]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[4]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[5]))).Mul(qz_170))
-							l_170 := archsimd.LoadFloat64x8((*[8]float64)((&o_170[6]))).Mul(qx_170).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[7]))).Mul(qy_170)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_170[8]))).Mul(qz_170))
-							var r0_0_151_170 archsimd.Float64x8
+						for oi_179 := range r_179.orient {
+							o_179 := &r_179.orient[oi_179]
+							h_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_179[0]))).Mul(qx_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[1]))).Mul(qy_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[2]))).Mul(qz_179))
+							kk_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_179[3]))).Mul(qx_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[4]))).Mul(qy_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[5]))).Mul(qz_179))
+							l_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_179[6]))).Mul(qx_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[7]))).Mul(qy_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_179[8]))).Mul(qz_179))
+							var r0_0_160_179 archsimd.Float64x8
 							{
-								r_151_170, h_151_170, kk_151_170, l_151_170, n_151_170 := r_170, h_170, kk_170, l_170, n_170
-								_ = n_151_170
-								var r0_0_25_151_170 archsimd.Float64x8
+								r_160_179, h_160_179, kk_160_179, l_160_179, n_160_179 := r_179, h_179, kk_179, l_179, n_179
+								_ = n_160_179
+								var r0_0_34_160_179 archsimd.Float64x8
 								{
-									r_25_151_170, i_25_151_170, x_25_151_170 := r_151_170, 0, h_151_170
-									s_25_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_25_151_170.nmode[i_25_151_170] == nChebyshev {
-										var r0_0_26_151_170 archsimd.Float64x8
+									r_34_160_179, i_34_160_179, x_34_160_179 := r_160_179, 0, h_160_179
+									s_34_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_34_160_179.nmode[i_34_160_179] == nChebyshev {
+										var r0_0_35_160_179 archsimd.Float64x8
 										{
-											x_26_151_170, n_26_151_170 := x_25_151_170, r_25_151_170.nn[i_25_151_170]
-											magic_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_26_151_170 := x_26_151_170.Add(magic_26_151_170)
-											var r0_0_27_151_170 archsimd.Float64x8
+											x_35_160_179, n_35_160_179 := x_34_160_179, r_34_160_179.nn[i_34_160_179]
+											magic_35_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_35_160_179 := x_35_160_179.Add(magic_35_160_179)
+											var r0_0_36_160_179 archsimd.Float64x8
 											{
-												d_27_151_170 := x_26_151_170.Sub(t_26_151_170.Sub(magic_26_151_170))
-												y_27_151_170 := d_27_151_170.Mul(d_27_151_170)
-												y2_27_151_170 := y_27_151_170.Mul(y_27_151_170)
-												y4_27_151_170 := y2_27_151_170.Mul(y2_27_151_170)
-												p0_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_170)).Mul(y2_27_151_170))
-												p1_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_170)).Mul(y2_27_151_170)).Mul(y4_27_151_170)
-												p2_27_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_170.Mul(y4_27_151_170))
-												r0_0_27_151_170 = p0_27_151_170.Add(p1_27_151_170).Add(p2_27_151_170)
+												d_36_160_179 := x_35_160_179.Sub(t_35_160_179.Sub(magic_35_160_179))
+												y_36_160_179 := d_36_160_179.Mul(d_36_160_179)
+												y2_36_160_179 := y_36_160_179.Mul(y_36_160_179)
+												y4_36_160_179 := y2_36_160_179.Mul(y2_36_160_179)
+												p0_36_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36_160_179)).Mul(y2_36_160_179))
+												p1_36_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36_160_179)).Mul(y2_36_160_179)).Mul(y4_36_160_179)
+												p2_36_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36_160_179.Mul(y4_36_160_179))
+												r0_0_36_160_179 = p0_36_160_179.Add(p1_36_160_179).Add(p2_36_160_179)
 											}
-											var r0_0_28_151_170 archsimd.Float64x8
+											var r0_0_37_160_179 archsimd.Float64x8
 											{
-												c_28_151_170, t_28_151_170 := r0_0_27_151_170, t_26_151_170
-												r0_0_28_151_170 = c_28_151_170.AsUint64x8().Xor(t_28_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_37_160_179, t_37_160_179 := r0_0_36_160_179, t_35_160_179
+												r0_0_37_160_179 = c_37_160_179.AsUint64x8().Xor(t_37_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_170)
-											u0_26_151_170, u1_26_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_170
-											j_26_151_170 := 2
-											for ; j_26_151_170+1 < n_26_151_170; j_26_151_170 += 2 {
-												u0_26_151_170 = c2_26_151_170.Mul(u1_26_151_170).Sub(u0_26_151_170)
-												u1_26_151_170 = c2_26_151_170.Mul(u0_26_151_170).Sub(u1_26_151_170)
+											c2_35_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37_160_179)
+											u0_35_160_179, u1_35_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35_160_179
+											j_35_160_179 := 2
+											for ; j_35_160_179+1 < n_35_160_179; j_35_160_179 += 2 {
+												u0_35_160_179 = c2_35_160_179.Mul(u1_35_160_179).Sub(u0_35_160_179)
+												u1_35_160_179 = c2_35_160_179.Mul(u0_35_160_179).Sub(u1_35_160_179)
 											}
-											if j_26_151_170 < n_26_151_170 {
-												u1_26_151_170 = c2_26_151_170.Mul(u1_26_151_170).Sub(u0_26_151_170)
+											if j_35_160_179 < n_35_160_179 {
+												u1_35_160_179 = c2_35_160_179.Mul(u1_35_160_179).Sub(u0_35_160_179)
 											}
-											r0_0_26_151_170 = u1_26_151_170
+											r0_0_35_160_179 = u1_35_160_179
 										}
-										s_25_151_170 = r0_0_26_151_170
-									} else if r_25_151_170.nmode[i_25_151_170] == nRatio {
-										var r0_0_29_151_170 archsimd.Float64x8
+										s_34_160_179 = r0_0_35_160_179
+									} else if r_34_160_179.nmode[i_34_160_179] == nRatio {
+										var r0_0_38_160_179 archsimd.Float64x8
 										{
-											x_29_151_170, nv_29_151_170 := x_25_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_170.nv[i_25_151_170])))
-											magic_29_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_29_151_170 := x_29_151_170.Add(magic_29_151_170)
-											d_29_151_170 := x_29_151_170.Sub(t_29_151_170.Sub(magic_29_151_170))
-											y_29_151_170 := nv_29_151_170.Mul(d_29_151_170)
-											u_29_151_170 := y_29_151_170.Add(magic_29_151_170)
-											var r0_0_30_151_170 archsimd.Float64x8
+											x_38_160_179, nv_38_160_179 := x_34_160_179, archsimd.LoadFloat64x8((*[8]float64)((&r_34_160_179.nv[i_34_160_179])))
+											magic_38_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_38_160_179 := x_38_160_179.Add(magic_38_160_179)
+											d_38_160_179 := x_38_160_179.Sub(t_38_160_179.Sub(magic_38_160_179))
+											y_38_160_179 := nv_38_160_179.Mul(d_38_160_179)
+											u_38_160_179 := y_38_160_179.Add(magic_38_160_179)
+											var r0_0_39_160_179 archsimd.Float64x8
 											{
-												d_30_151_170 := y_29_151_170.Sub(u_29_151_170.Sub(magic_29_151_170))
-												y_30_151_170 := d_30_151_170.Mul(d_30_151_170)
-												y2_30_151_170 := y_30_151_170.Mul(y_30_151_170)
-												y4_30_151_170 := y2_30_151_170.Mul(y2_30_151_170)
-												p0_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_170)).Mul(y2_30_151_170))
-												p1_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_170)).Mul(y2_30_151_170)).Mul(y4_30_151_170)
-												p2_30_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_170)).Mul(y4_30_151_170.Mul(y4_30_151_170))
-												r0_0_30_151_170 = d_30_151_170.Mul(p0_30_151_170.Add(p1_30_151_170).Add(p2_30_151_170))
+												d_39_160_179 := y_38_160_179.Sub(u_38_160_179.Sub(magic_38_160_179))
+												y_39_160_179 := d_39_160_179.Mul(d_39_160_179)
+												y2_39_160_179 := y_39_160_179.Mul(y_39_160_179)
+												y4_39_160_179 := y2_39_160_179.Mul(y2_39_160_179)
+												p0_39_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_160_179)).Mul(y2_39_160_179))
+												p1_39_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_160_179)).Mul(y2_39_160_179)).Mul(y4_39_160_179)
+												p2_39_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_160_179)).Mul(y4_39_160_179.Mul(y4_39_160_179))
+												r0_0_39_160_179 = d_39_160_179.Mul(p0_39_160_179.Add(p1_39_160_179).Add(p2_39_160_179))
 											}
-											var r0_0_31_151_170 archsimd.Float64x8
+											var r0_0_40_160_179 archsimd.Float64x8
 											{
-												c_31_151_170, t_31_151_170 := r0_0_30_151_170, u_29_151_170
-												r0_0_31_151_170 = c_31_151_170.AsUint64x8().Xor(t_31_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_40_160_179, t_40_160_179 := r0_0_39_160_179, u_38_160_179
+												r0_0_40_160_179 = c_40_160_179.AsUint64x8().Xor(t_40_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_29_151_170 := r0_0_31_151_170
-											var r0_0_32_151_170 archsimd.Float64x8
+											sn_38_160_179 := r0_0_40_160_179
+											var r0_0_41_160_179 archsimd.Float64x8
 											{
-												d_32_151_170 := d_29_151_170
-												y_32_151_170 := d_32_151_170.Mul(d_32_151_170)
-												y2_32_151_170 := y_32_151_170.Mul(y_32_151_170)
-												y4_32_151_170 := y2_32_151_170.Mul(y2_32_151_170)
-												p0_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_170)).Mul(y2_32_151_170))
-												p1_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_170)).Mul(y2_32_151_170)).Mul(y4_32_151_170)
-												p2_32_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_170)).Mul(y4_32_151_170.Mul(y4_32_151_170))
-												r0_0_32_151_170 = d_32_151_170.Mul(p0_32_151_170.Add(p1_32_151_170).Add(p2_32_151_170))
+												d_41_160_179 := d_38_160_179
+												y_41_160_179 := d_41_160_179.Mul(d_41_160_179)
+												y2_41_160_179 := y_41_160_179.Mul(y_41_160_179)
+												y4_41_160_179 := y2_41_160_179.Mul(y2_41_160_179)
+												p0_41_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41_160_179)).Mul(y2_41_160_179))
+												p1_41_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41_160_179)).Mul(y2_41_160_179)).Mul(y4_41_160_179)
+												p2_41_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41_160_179)).Mul(y4_41_160_179.Mul(y4_41_160_179))
+												r0_0_41_160_179 = d_41_160_179.Mul(p0_41_160_179.Add(p1_41_160_179).Add(p2_41_160_179))
 											}
-											r0_0_29_151_170 = nv_29_151_170.Merge(sn_29_151_170.Div(r0_0_32_151_170), d_29_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_38_160_179 = nv_38_160_179.Merge(sn_38_160_179.Div(r0_0_41_160_179), d_38_160_179.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_25_151_170 = r0_0_29_151_170
+										s_34_160_179 = r0_0_38_160_179
 									}
-									r0_0_25_151_170 = s_25_151_170
+									r0_0_34_160_179 = s_34_160_179
 								}
-								sa_151_170 := r0_0_25_151_170
-								var r0_0_33_151_170 archsimd.Float64x8
+								sa_160_179 := r0_0_34_160_179
+								var r0_0_42_160_179 archsimd.Float64x8
 								{
-									r_33_151_170, i_33_151_170, x_33_151_170 := r_151_170, 1, kk_151_170
-									s_33_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_33_151_170.nmode[i_33_151_170] == nChebyshev {
-										var r0_0_34_151_170 archsimd.Float64x8
+									r_42_160_179, i_42_160_179, x_42_160_179 := r_160_179, 1, kk_160_179
+									s_42_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_42_160_179.nmode[i_42_160_179] == nChebyshev {
+										var r0_0_43_160_179 archsimd.Float64x8
 										{
-											x_34_151_170, n_34_151_170 := x_33_151_170, r_33_151_170.nn[i_33_151_170]
-											magic_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_34_151_170 := x_34_151_170.Add(magic_34_151_170)
-											var r0_0_35_151_170 archsimd.Float64x8
+											x_43_160_179, n_43_160_179 := x_42_160_179, r_42_160_179.nn[i_42_160_179]
+											magic_43_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_43_160_179 := x_43_160_179.Add(magic_43_160_179)
+											var r0_0_44_160_179 archsimd.Float64x8
 											{
-												d_35_151_170 := x_34_151_170.Sub(t_34_151_170.Sub(magic_34_151_170))
-												y_35_151_170 := d_35_151_170.Mul(d_35_151_170)
-												y2_35_151_170 := y_35_151_170.Mul(y_35_151_170)
-												y4_35_151_170 := y2_35_151_170.Mul(y2_35_151_170)
-												p0_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_170)).Mul(y2_35_151_170))
-												p1_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_170)).Mul(y2_35_151_170)).Mul(y4_35_151_170)
-												p2_35_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_170.Mul(y4_35_151_170))
-												r0_0_35_151_170 = p0_35_151_170.Add(p1_35_151_170).Add(p2_35_151_170)
+												d_44_160_179 := x_43_160_179.Sub(t_43_160_179.Sub(magic_43_160_179))
+												y_44_160_179 := d_44_160_179.Mul(d_44_160_179)
+												y2_44_160_179 := y_44_160_179.Mul(y_44_160_179)
+												y4_44_160_179 := y2_44_160_179.Mul(y2_44_160_179)
+												p0_44_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44_160_179)).Mul(y2_44_160_179))
+												p1_44_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44_160_179)).Mul(y2_44_160_179)).Mul(y4_44_160_179)
+												p2_44_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44_160_179.Mul(y4_44_160_179))
+												r0_0_44_160_179 = p0_44_160_179.Add(p1_44_160_179).Add(p2_44_160_179)
 											}
-											var r0_0_36_151_170 archsimd.Float64x8
+											var r0_0_45_160_179 archsimd.Float64x8
 											{
-												c_36_151_170, t_36_151_170 := r0_0_35_151_170, t_34_151_170
-												r0_0_36_151_170 = c_36_151_170.AsUint64x8().Xor(t_36_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_45_160_179, t_45_160_179 := r0_0_44_160_179, t_43_160_179
+												r0_0_45_160_179 = c_45_160_179.AsUint64x8().Xor(t_45_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_170)
-											u0_34_151_170, u1_34_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_170
-											j_34_151_170 := 2
-											for ; j_34_151_170+1 < n_34_151_170; j_34_151_170 += 2 {
-												u0_34_151_170 = c2_34_151_170.Mul(u1_34_151_170).Sub(u0_34_151_170)
-												u1_34_151_170 = c2_34_151_170.Mul(u0_34_151_170).Sub(u1_34_151_170)
+											c2_43_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45_160_179)
+											u0_43_160_179, u1_43_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43_160_179
+											j_43_160_179 := 2
+											for ; j_43_160_179+1 < n_43_160_179; j_43_160_179 += 2 {
+												u0_43_160_179 = c2_43_160_179.Mul(u1_43_160_179).Sub(u0_43_160_179)
+												u1_43_160_179 = c2_43_160_179.Mul(u0_43_160_179).Sub(u1_43_160_179)
 											}
-											if j_34_151_170 < n_34_151_170 {
-												u1_34_151_170 = c2_34_151_170.Mul(u1_34_151_170).Sub(u0_34_151_170)
+											if j_43_160_179 < n_43_160_179 {
+												u1_43_160_179 = c2_43_160_179.Mul(u1_43_160_179).Sub(u0_43_160_179)
 											}
-											r0_0_34_151_170 = u1_34_151_170
+											r0_0_43_160_179 = u1_43_160_179
 										}
-										s_33_151_170 = r0_0_34_151_170
-									} else if r_33_151_170.nmode[i_33_151_170] == nRatio {
-										var r0_0_37_151_170 archsimd.Float64x8
+										s_42_160_179 = r0_0_43_160_179
+									} else if r_42_160_179.nmode[i_42_160_179] == nRatio {
+										var r0_0_46_160_179 archsimd.Float64x8
 										{
-											x_37_151_170, nv_37_151_170 := x_33_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_170.nv[i_33_151_170])))
-											magic_37_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_37_151_170 := x_37_151_170.Add(magic_37_151_170)
-											d_37_151_170 := x_37_151_170.Sub(t_37_151_170.Sub(magic_37_151_170))
-											y_37_151_170 := nv_37_151_170.Mul(d_37_151_170)
-											u_37_151_170 := y_37_151_170.Add(magic_37_151_170)
-											var r0_0_38_151_170 archsimd.Float64x8
+											x_46_160_179, nv_46_160_179 := x_42_160_179, archsimd.LoadFloat64x8((*[8]float64)((&r_42_160_179.nv[i_42_160_179])))
+											magic_46_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_46_160_179 := x_46_160_179.Add(magic_46_160_179)
+											d_46_160_179 := x_46_160_179.Sub(t_46_160_179.Sub(magic_46_160_179))
+											y_46_160_179 := nv_46_160_179.Mul(d_46_160_179)
+											u_46_160_179 := y_46_160_179.Add(magic_46_160_179)
+											var r0_0_47_160_179 archsimd.Float64x8
 											{
-												d_38_151_170 := y_37_151_170.Sub(u_37_151_170.Sub(magic_37_151_170))
-												y_38_151_170 := d_38_151_170.Mul(d_38_151_170)
-												y2_38_151_170 := y_38_151_170.Mul(y_38_151_170)
-												y4_38_151_170 := y2_38_151_170.Mul(y2_38_151_170)
-												p0_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_170)).Mul(y2_38_151_170))
-												p1_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_170)).Mul(y2_38_151_170)).Mul(y4_38_151_170)
-												p2_38_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_170)).Mul(y4_38_151_170.Mul(y4_38_151_170))
-												r0_0_38_151_170 = d_38_151_170.Mul(p0_38_151_170.Add(p1_38_151_170).Add(p2_38_151_170))
+												d_47_160_179 := y_46_160_179.Sub(u_46_160_179.Sub(magic_46_160_179))
+												y_47_160_179 := d_47_160_179.Mul(d_47_160_179)
+												y2_47_160_179 := y_47_160_179.Mul(y_47_160_179)
+												y4_47_160_179 := y2_47_160_179.Mul(y2_47_160_179)
+												p0_47_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_160_179)).Mul(y2_47_160_179))
+												p1_47_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_160_179)).Mul(y2_47_160_179)).Mul(y4_47_160_179)
+												p2_47_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_160_179)).Mul(y4_47_160_179.Mul(y4_47_160_179))
+												r0_0_47_160_179 = d_47_160_179.Mul(p0_47_160_179.Add(p1_47_160_179).Add(p2_47_160_179))
 											}
-											var r0_0_39_151_170 archsimd.Float64x8
+											var r0_0_48_160_179 archsimd.Float64x8
 											{
-												c_39_151_170, t_39_151_170 := r0_0_38_151_170, u_37_151_170
-												r0_0_39_151_170 = c_39_151_170.AsUint64x8().Xor(t_39_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_48_160_179, t_48_160_179 := r0_0_47_160_179, u_46_160_179
+												r0_0_48_160_179 = c_48_160_179.AsUint64x8().Xor(t_48_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_37_151_170 := r0_0_39_151_170
-											var r0_0_40_151_170 archsimd.Float64x8
+											sn_46_160_179 := r0_0_48_160_179
+											var r0_0_49_160_179 archsimd.Float64x8
 											{
-												d_40_151_170 := d_37_151_170
-												y_40_151_170 := d_40_151_170.Mul(d_40_151_170)
-												y2_40_151_170 := y_40_151_170.Mul(y_40_151_170)
-												y4_40_151_170 := y2_40_151_170.Mul(y2_40_151_170)
-												p0_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_170)).Mul(y2_40_151_170))
-												p1_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_170)).Mul(y2_40_151_170)).Mul(y4_40_151_170)
-												p2_40_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_170)).Mul(y4_40_151_170.Mul(y4_40_151_170))
-												r0_0_40_151_170 = d_40_151_170.Mul(p0_40_151_170.Add(p1_40_151_170).Add(p2_40_151_170))
+												d_49_160_179 := d_46_160_179
+												y_49_160_179 := d_49_160_179.Mul(d_49_160_179)
+												y2_49_160_179 := y_49_160_179.Mul(y_49_160_179)
+												y4_49_160_179 := y2_49_160_179.Mul(y2_49_160_179)
+												p0_49_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49_160_179)).Mul(y2_49_160_179))
+												p1_49_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49_160_179)).Mul(y2_49_160_179)).Mul(y4_49_160_179)
+												p2_49_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49_160_179)).Mul(y4_49_160_179.Mul(y4_49_160_179))
+												r0_0_49_160_179 = d_49_160_179.Mul(p0_49_160_179.Add(p1_49_160_179).Add(p2_49_160_179))
 											}
-											r0_0_37_151_170 = nv_37_151_170.Merge(sn_37_151_170.Div(r0_0_40_151_170), d_37_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_46_160_179 = nv_46_160_179.Merge(sn_46_160_179.Div(r0_0_49_160_179), d_46_160_179.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_33_151_170 = r0_0_37_151_170
+										s_42_160_179 = r0_0_46_160_179
 									}
-									r0_0_33_151_170 = s_33_151_170
+									r0_0_42_160_179 = s_42_160_179
 								}
-								sb_151_170 := r0_0_33_151_170
-								var r0_0_41_151_170 archsimd.Float64x8
+								sb_160_179 := r0_0_42_160_179
+								var r0_0_50_160_179 archsimd.Float64x8
 								{
-									r_41_151_170, i_41_151_170, x_41_151_170 := r_151_170, 2, l_151_170
-									s_41_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_41_151_170.nmode[i_41_151_170] == nChebyshev {
-										var r0_0_42_151_170 archsimd.Float64x8
+									r_50_160_179, i_50_160_179, x_50_160_179 := r_160_179, 2, l_160_179
+									s_50_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_50_160_179.nmode[i_50_160_179] == nChebyshev {
+										var r0_0_51_160_179 archsimd.Float64x8
 										{
-											x_42_151_170, n_42_151_170 := x_41_151_170, r_41_151_170.nn[i_41_151_170]
-											magic_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_42_151_170 := x_42_151_170.Add(magic_42_151_170)
-											var r0_0_43_151_170 archsimd.Float64x8
+											x_51_160_179, n_51_160_179 := x_50_160_179, r_50_160_179.nn[i_50_160_179]
+											magic_51_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_51_160_179 := x_51_160_179.Add(magic_51_160_179)
+											var r0_0_52_160_179 archsimd.Float64x8
 											{
-												d_43_151_170 := x_42_151_170.Sub(t_42_151_170.Sub(magic_42_151_170))
-												y_43_151_170 := d_43_151_170.Mul(d_43_151_170)
-												y2_43_151_170 := y_43_151_170.Mul(y_43_151_170)
-												y4_43_151_170 := y2_43_151_170.Mul(y2_43_151_170)
-												p0_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_170)).Mul(y2_43_151_170))
-												p1_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_170)).Mul(y2_43_151_170)).Mul(y4_43_151_170)
-												p2_43_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_170.Mul(y4_43_151_170))
-												r0_0_43_151_170 = p0_43_151_170.Add(p1_43_151_170).Add(p2_43_151_170)
+												d_52_160_179 := x_51_160_179.Sub(t_51_160_179.Sub(magic_51_160_179))
+												y_52_160_179 := d_52_160_179.Mul(d_52_160_179)
+												y2_52_160_179 := y_52_160_179.Mul(y_52_160_179)
+												y4_52_160_179 := y2_52_160_179.Mul(y2_52_160_179)
+												p0_52_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52_160_179)).Mul(y2_52_160_179))
+												p1_52_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52_160_179)).Mul(y2_52_160_179)).Mul(y4_52_160_179)
+												p2_52_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52_160_179.Mul(y4_52_160_179))
+												r0_0_52_160_179 = p0_52_160_179.Add(p1_52_160_179).Add(p2_52_160_179)
 											}
-											var r0_0_44_151_170 archsimd.Float64x8
+											var r0_0_53_160_179 archsimd.Float64x8
 											{
-												c_44_151_170, t_44_151_170 := r0_0_43_151_170, t_42_151_170
-												r0_0_44_151_170 = c_44_151_170.AsUint64x8().Xor(t_44_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_53_160_179, t_53_160_179 := r0_0_52_160_179, t_51_160_179
+												r0_0_53_160_179 = c_53_160_179.AsUint64x8().Xor(t_53_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_170)
-											u0_42_151_170, u1_42_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_170
-											j_42_151_170 := 2
-											for ; j_42_151_170+1 < n_42_151_170; j_42_151_170 += 2 {
-												u0_42_151_170 = c2_42_151_170.Mul(u1_42_151_170).Sub(u0_42_151_170)
-												u1_42_151_170 = c2_42_151_170.Mul(u0_42_151_170).Sub(u1_42_151_170)
+											c2_51_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53_160_179)
+											u0_51_160_179, u1_51_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51_160_179
+											j_51_160_179 := 2
+											for ; j_51_160_179+1 < n_51_160_179; j_51_160_179 += 2 {
+												u0_51_160_179 = c2_51_160_179.Mul(u1_51_160_179).Sub(u0_51_160_179)
+												u1_51_160_179 = c2_51_160_179.Mul(u0_51_160_179).Sub(u1_51_160_179)
 											}
-											if j_42_151_170 < n_42_151_170 {
-												u1_42_151_170 = c2_42_151_170.Mul(u1_42_151_170).Sub(u0_42_151_170)
+											if j_51_160_179 < n_51_160_179 {
+												u1_51_160_179 = c2_51_160_179.Mul(u1_51_160_179).Sub(u0_51_160_179)
 											}
-											r0_0_42_151_170 = u1_42_151_170
+											r0_0_51_160_179 = u1_51_160_179
 										}
-										s_41_151_170 = r0_0_42_151_170
-									} else if r_41_151_170.nmode[i_41_151_170] == nRatio {
-										var r0_0_45_151_170 archsimd.Float64x8
+										s_50_160_179 = r0_0_51_160_179
+									} else if r_50_160_179.nmode[i_50_160_179] == nRatio {
+										var r0_0_54_160_179 archsimd.Float64x8
 										{
-											x_45_151_170, nv_45_151_170 := x_41_151_170, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_170.nv[i_41_151_170])))
-											magic_45_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_45_151_170 := x_45_151_170.Add(magic_45_151_170)
-											d_45_151_170 := x_45_151_170.Sub(t_45_151_170.Sub(magic_45_151_170))
-											y_45_151_170 := nv_45_151_170.Mul(d_45_151_170)
-											u_45_151_170 := y_45_151_170.Add(magic_45_151_170)
-											var r0_0_46_151_170 archsimd.Float64x8
+											x_54_160_179, nv_54_160_179 := x_50_160_179, archsimd.LoadFloat64x8((*[8]float64)((&r_50_160_179.nv[i_50_160_179])))
+											magic_54_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_54_160_179 := x_54_160_179.Add(magic_54_160_179)
+											d_54_160_179 := x_54_160_179.Sub(t_54_160_179.Sub(magic_54_160_179))
+											y_54_160_179 := nv_54_160_179.Mul(d_54_160_179)
+											u_54_160_179 := y_54_160_179.Add(magic_54_160_179)
+											var r0_0_55_160_179 archsimd.Float64x8
 											{
-												d_46_151_170 := y_45_151_170.Sub(u_45_151_170.Sub(magic_45_151_170))
-												y_46_151_170 := d_46_151_170.Mul(d_46_151_170)
-												y2_46_151_170 := y_46_151_170.Mul(y_46_151_170)
-												y4_46_151_170 := y2_46_151_170.Mul(y2_46_151_170)
-												p0_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_170)).Mul(y2_46_151_170))
-												p1_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_170)).Mul(y2_46_151_170)).Mul(y4_46_151_170)
-												p2_46_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_170)).Mul(y4_46_151_170.Mul(y4_46_151_170))
-												r0_0_46_151_170 = d_46_151_170.Mul(p0_46_151_170.Add(p1_46_151_170).Add(p2_46_151_170))
+												d_55_160_179 := y_54_160_179.Sub(u_54_160_179.Sub(magic_54_160_179))
+												y_55_160_179 := d_55_160_179.Mul(d_55_160_179)
+												y2_55_160_179 := y_55_160_179.Mul(y_55_160_179)
+												y4_55_160_179 := y2_55_160_179.Mul(y2_55_160_179)
+												p0_55_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55_160_179)).Mul(y2_55_160_179))
+												p1_55_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55_160_179)).Mul(y2_55_160_179)).Mul(y4_55_160_179)
+												p2_55_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55_160_179)).Mul(y4_55_160_179.Mul(y4_55_160_179))
+												r0_0_55_160_179 = d_55_160_179.Mul(p0_55_160_179.Add(p1_55_160_179).Add(p2_55_160_179))
 											}
-											var r0_0_47_151_170 archsimd.Float64x8
+											var r0_0_56_160_179 archsimd.Float64x8
 											{
-												c_47_151_170, t_47_151_170 := r0_0_46_151_170, u_45_151_170
-												r0_0_47_151_170 = c_47_151_170.AsUint64x8().Xor(t_47_151_170.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_56_160_179, t_56_160_179 := r0_0_55_160_179, u_54_160_179
+												r0_0_56_160_179 = c_56_160_179.AsUint64x8().Xor(t_56_160_179.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_45_151_170 := r0_0_47_151_170
-											var r0_0_48_151_170 archsimd.Float64x8
+											sn_54_160_179 := r0_0_56_160_179
+											var r0_0_57_160_179 archsimd.Float64x8
 											{
-												d_48_151_170 := d_45_151_170
-												y_48_151_170 := d_48_151_170.Mul(d_48_151_170)
-												y2_48_151_170 := y_48_151_170.Mul(y_48_151_170)
-												y4_48_151_170 := y2_48_151_170.Mul(y2_48_151_170)
-												p0_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_170)).Mul(y2_48_151_170))
-												p1_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_170)).Mul(y2_48_151_170)).Mul(y4_48_151_170)
-												p2_48_151_170 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_170)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_170)).Mul(y4_48_151_170.Mul(y4_48_151_170))
-												r0_0_48_151_170 = d_48_151_170.Mul(p0_48_151_170.Add(p1_48_151_170).Add(p2_48_151_170))
+												d_57_160_179 := d_54_160_179
+												y_57_160_179 := d_57_160_179.Mul(d_57_160_179)
+												y2_57_160_179 := y_57_160_179.Mul(y_57_160_179)
+												y4_57_160_179 := y2_57_160_179.Mul(y2_57_160_179)
+												p0_57_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57_160_179)).Mul(y2_57_160_179))
+												p1_57_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57_160_179)).Mul(y2_57_160_179)).Mul(y4_57_160_179)
+												p2_57_160_179 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57_160_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57_160_179)).Mul(y4_57_160_179.Mul(y4_57_160_179))
+												r0_0_57_160_179 = d_57_160_179.Mul(p0_57_160_179.Add(p1_57_160_179).Add(p2_57_160_179))
 											}
-											r0_0_45_151_170 = nv_45_151_170.Merge(sn_45_151_170.Div(r0_0_48_151_170), d_45_151_170.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_54_160_179 = nv_54_160_179.Merge(sn_54_160_179.Div(r0_0_57_160_179), d_54_160_179.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_41_151_170 = r0_0_45_151_170
+										s_50_160_179 = r0_0_54_160_179
 									}
-									r0_0_41_151_170 = s_41_151_170
+									r0_0_50_160_179 = s_50_160_179
 								}
-								sc_151_170 := r0_0_41_151_170
-								r0_0_151_170 = sa_151_170.Mul(sb_151_170).Mul(sc_151_170)
+								sc_160_179 := r0_0_50_160_179
+								r0_0_160_179 = sa_160_179.Mul(sb_160_179).Mul(sc_160_179)
 							}
-							fl_170 := r0_0_151_170
-							fc_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_170.defaultF)))
-							if c_170.HasHKL {
-								var r0_0_152_170 archsimd.Float64x8
+							fl_179 := r0_0_160_179
+							fc_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_179.defaultF)))
+							if c_179.HasHKL {
+								var r0_0_161_179 archsimd.Float64x8
 								{
-									r_152_170, bits_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170 := r_170, k_170.fhklBits, ia_170, h_170, kk_170, l_170
-									var r0_0_8_152_170 archsimd.Mask64x8
+									r_161_179, bits_161_179, ia_161_179, h_161_179, kk_161_179, l_161_179 := r_179, k_179.fhklBits, ia_179, h_179, kk_179, l_179
+									var r0_0_17_161_179 archsimd.Mask64x8
 									{
-										r_8_152_170, ia_8_152_170, h_8_152_170, kk_8_152_170, l_8_152_170 := r_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170
-										half_8_152_170 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_152_170, kc_8_152_170, lc_8_152_170 := h_8_152_170.Sub(half_8_152_170).CeilScaled(0), kk_8_152_170.Sub(half_8_152_170).CeilScaled(0), l_8_152_170.Sub(half_8_152_170).CeilScaled(0)
-										hmin_8_152_170, kmin_8_152_170, lmin_8_152_170 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.lmin)))
-										in_8_152_170 := hc_8_152_170.GreaterEqual(hmin_8_152_170).And(hc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hmax))))).And(kc_8_152_170.GreaterEqual(kmin_8_152_170)).And(kc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kmax))))).And(lc_8_152_170.GreaterEqual(lmin_8_152_170)).And(lc_8_152_170.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.lmax)))))
-										idx_8_152_170 := hc_8_152_170.Sub(hmin_8_152_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.hstride)))).Add(kc_8_152_170.Sub(kmin_8_152_170).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_170.kstride))))).Add(lc_8_152_170.Sub(lmin_8_152_170))
-										idx_8_152_170.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_170).ConvertToInt32().Store(ia_8_152_170)
-										r0_0_8_152_170 = in_8_152_170
+										r_17_161_179, ia_17_161_179, h_17_161_179, kk_17_161_179, l_17_161_179 := r_161_179, ia_161_179, h_161_179, kk_161_179, l_161_179
+										half_17_161_179 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_161_179, kc_17_161_179, lc_17_161_179 := h_17_161_179.Sub(half_17_161_179).CeilScaled(0), kk_17_161_179.Sub(half_17_161_179).CeilScaled(0), l_17_161_179.Sub(half_17_161_179).CeilScaled(0)
+										hmin_17_161_179, kmin_17_161_179, lmin_17_161_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.lmin)))
+										in_17_161_179 := hc_17_161_179.GreaterEqual(hmin_17_161_179).And(hc_17_161_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.hmax))))).And(kc_17_161_179.GreaterEqual(kmin_17_161_179)).And(kc_17_161_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.kmax))))).And(lc_17_161_179.GreaterEqual(lmin_17_161_179)).And(lc_17_161_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.lmax)))))
+										idx_17_161_179 := hc_17_161_179.Sub(hmin_17_161_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.hstride)))).Add(kc_17_161_179.Sub(kmin_17_161_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_179.kstride))))).Add(lc_17_161_179.Sub(lmin_17_161_179))
+										idx_17_161_179.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_161_179).ConvertToInt32().Store(ia_17_161_179)
+										r0_0_17_161_179 = in_17_161_179
 									}
-									in_152_170 := r0_0_8_152_170
-									r0_0_152_170 = vgatherAVX512(bits_152_170, ia_152_170).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_170.defaultF))), in_152_170)
+									in_161_179 := r0_0_17_161_179
+									r0_0_161_179 = vgatherAVX512(bits_161_179, ia_161_179).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_161_179.defaultF))), in_161_179)
 								}
-								fc_170 = r0_0_152_170
+								fc_179 = r0_0_161_179
 							}
-							s_170 := sum_170.Add(fc_170.Mul(fc_170).Mul(fl_170).Mul(fl_170))
-							if !c_170.Water {
-								s_170 = sum_170.Merge(s_170, fl_170.Equal(zero_170))
+							s_179 := sum_179.Add(fc_179.Mul(fc_179).Mul(fl_179).Mul(fl_179))
+							if !c_179.Water {
+								s_179 = sum_179.Merge(s_179, fl_179.Equal(zero_179))
 							}
-							sum_170 = s_170
+							sum_179 = s_179
 						}
 					}
-					r0_0_170, r1_0_170 = sum_170, polar_170
+					r0_0_179, r1_0_179 = sum_179, polar_179
 				}
-				sum, polar = r0_0_170, r1_0_170
+				sum, polar = r0_0_179, r1_0_179
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -5146,382 +5337,382 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_171 archsimd.Float64x8
-				r1_0_171 archsimd.Float64x8
-				r2_0_171 archsimd.Float64x8
+				r0_0_180 archsimd.Float64x8
+				r1_0_180 archsimd.Float64x8
+				r2_0_180 archsimd.Float64x8
 			)
 			{
-				k_171, r_171, ia_171, fdet_171, s_171, o_171, sum_171, omega_171, polar_171, capture_171, par_171 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_171 := k_171.c
-				var r0_0_156_171 archsimd.Float64x8
+				k_180, r_180, ia_180, fdet_180, s_180, o_180, sum_180, omega_180, polar_180, capture_180, par_180 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_180 := k_180.c
+				var r0_0_165_180 archsimd.Float64x8
 				{
-					fdet_156_171, f_156_171, s_156_171, o_156_171, p_156_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[0])))
-					r0_0_156_171 = fdet_156_171.Mul(f_156_171).Add(s_156_171).Add(o_156_171).Add(p_156_171)
+					fdet_165_180, f_165_180, s_165_180, o_165_180, p_165_180 := fdet_180, archsimd.LoadFloat64x8((*[8]float64)((&r_180.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_180[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_180[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_180.pix0[0])))
+					r0_0_165_180 = fdet_165_180.Mul(f_165_180).Add(s_165_180).Add(o_165_180).Add(p_165_180)
 				}
-				x_171 := r0_0_156_171
-				var r0_0_157_171 archsimd.Float64x8
+				x_180 := r0_0_165_180
+				var r0_0_166_180 archsimd.Float64x8
 				{
-					fdet_157_171, f_157_171, s_157_171, o_157_171, p_157_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[1])))
-					r0_0_157_171 = fdet_157_171.Mul(f_157_171).Add(s_157_171).Add(o_157_171).Add(p_157_171)
+					fdet_166_180, f_166_180, s_166_180, o_166_180, p_166_180 := fdet_180, archsimd.LoadFloat64x8((*[8]float64)((&r_180.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_180[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_180[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_180.pix0[1])))
+					r0_0_166_180 = fdet_166_180.Mul(f_166_180).Add(s_166_180).Add(o_166_180).Add(p_166_180)
 				}
-				y_171 := r0_0_157_171
-				var r0_0_158_171 archsimd.Float64x8
+				y_180 := r0_0_166_180
+				var r0_0_167_180 archsimd.Float64x8
 				{
-					fdet_158_171, f_158_171, s_158_171, o_158_171, p_158_171 := fdet_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_171[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_171[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_171.pix0[2])))
-					r0_0_158_171 = fdet_158_171.Mul(f_158_171).Add(s_158_171).Add(o_158_171).Add(p_158_171)
+					fdet_167_180, f_167_180, s_167_180, o_167_180, p_167_180 := fdet_180, archsimd.LoadFloat64x8((*[8]float64)((&r_180.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_180[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_180[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_180.pix0[2])))
+					r0_0_167_180 = fdet_167_180.Mul(f_167_180).Add(s_167_180).Add(o_167_180).Add(p_167_180)
 				}
-				z_171 := r0_0_158_171
-				invR_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_171.Mul(x_171).Add(y_171.Mul(y_171)).Add(z_171.Mul(z_171)).Sqrt())
-				dx_171, dy_171, dz_171 := x_171.Mul(invR_171), y_171.Mul(invR_171), z_171.Mul(invR_171)
-				if m_171 := omega_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_171.ToBits() != 0 {
-					var r0_0_159_171 archsimd.Float64x8
+				z_180 := r0_0_167_180
+				invR_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_180.Mul(x_180).Add(y_180.Mul(y_180)).Add(z_180.Mul(z_180)).Sqrt())
+				dx_180, dy_180, dz_180 := x_180.Mul(invR_180), y_180.Mul(invR_180), z_180.Mul(invR_180)
+				if m_180 := omega_180.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_180.ToBits() != 0 {
+					var r0_0_168_180 archsimd.Float64x8
 					{
-						invR_159_171, num_159_171, point_159_171 := invR_171, archsimd.LoadFloat64x8((*[8]float64)((&r_171.omegaNum))), c_171.PointPixel
-						w_159_171 := invR_159_171.Mul(invR_159_171)
-						if !point_159_171 {
-							w_159_171 = num_159_171.Mul(w_159_171.Mul(invR_159_171))
+						invR_168_180, num_168_180, point_168_180 := invR_180, archsimd.LoadFloat64x8((*[8]float64)((&r_180.omegaNum))), c_180.PointPixel
+						w_168_180 := invR_168_180.Mul(invR_168_180)
+						if !point_168_180 {
+							w_168_180 = num_168_180.Mul(w_168_180.Mul(invR_168_180))
 						}
-						r0_0_159_171 = w_159_171
+						r0_0_168_180 = w_168_180
 					}
-					omega_171 = r0_0_159_171.Merge(omega_171, m_171)
+					omega_180 = r0_0_168_180.Merge(omega_180, m_180)
 				}
-				if capture_171 {
-					dx_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[0])))).Add(dy_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[1]))))).Add(dz_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_171.od[2]))))).StoreSlice(par_171)
+				if capture_180 {
+					dx_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_180.od[0])))).Add(dy_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_180.od[1]))))).Add(dz_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_180.od[2]))))).StoreSlice(par_180)
 				}
 				var (
-					r0_0_160_171 archsimd.Float64x8
-					r1_0_160_171 archsimd.Float64x8
+					r0_0_169_180 archsimd.Float64x8
+					r1_0_169_180 archsimd.Float64x8
 				)
 				{
-					k_160_171, r_160_171, ia_160_171, sum_160_171, dx_160_171, dy_160_171, dz_160_171, polar_160_171 := k_171, r_171, ia_171, sum_171, dx_171, dy_171, dz_171, polar_171
-					c_160_171 := k_160_171.c
-					n_160_171 := k_160_171.nn[0]
-					zero_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_160_171 := range r_160_171.src {
-						sr_160_171 := &r_160_171.src[si_160_171]
-						il_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.il)))
-						qx_160_171, qy_160_171, qz_160_171 := dx_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[0])))).Mul(il_160_171), dy_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[1])))).Mul(il_160_171), dz_160_171.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[2])))).Mul(il_160_171)
-						if m_160_171 := polar_160_171.Equal(zero_160_171); m_160_171.ToBits() != 0 {
-							var p_160_171 archsimd.Float64x8
-							if r_160_171.kahnZero {
-								c2_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[0]))).Mul(dx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[1]))).Mul(dy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_171.inc[2]))).Mul(dz_160_171))
-								p_160_171 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160_171.Mul(c2_160_171)))
+					k_169_180, r_169_180, ia_169_180, sum_169_180, dx_169_180, dy_169_180, dz_169_180, polar_169_180 := k_180, r_180, ia_180, sum_180, dx_180, dy_180, dz_180, polar_180
+					c_169_180 := k_169_180.c
+					n_169_180 := k_169_180.nn[0]
+					zero_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_169_180 := range r_169_180.src {
+						sr_169_180 := &r_169_180.src[si_169_180]
+						il_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.il)))
+						qx_169_180, qy_169_180, qz_169_180 := dx_169_180.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[0])))).Mul(il_169_180), dy_169_180.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[1])))).Mul(il_169_180), dz_169_180.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[2])))).Mul(il_169_180)
+						if m_169_180 := polar_169_180.Equal(zero_169_180); m_169_180.ToBits() != 0 {
+							var p_169_180 archsimd.Float64x8
+							if r_169_180.kahnZero {
+								c2_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[0]))).Mul(dx_169_180).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[1]))).Mul(dy_169_180)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_180.inc[2]))).Mul(dz_169_180))
+								p_169_180 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_169_180.Mul(c2_169_180)))
 							} else {
-								var r0_0_150_160_171 archsimd.Float64x8
+								var r0_0_159_169_180 archsimd.Float64x8
 								{
-									zero_150_160_171, kahn_150_160_171, s_150_160_171, dx_150_160_171, dy_150_160_171, dz_150_160_171 := false, &r_160_171.kahn, sr_160_171, dx_160_171, dy_160_171, dz_160_171
-									c2_150_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[0]))).Mul(dx_150_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[1]))).Mul(dy_150_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.inc[2]))).Mul(dz_150_160_171))
-									c2sq_150_160_171 := c2_150_160_171.Mul(c2_150_160_171)
-									cos2psi_150_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_150_160_171 {
-										e_150_160_171 := dx_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[0])))).Add(dy_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[1]))))).Add(dz_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.ein[2])))))
-										b_150_160_171 := dx_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[0])))).Add(dy_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[1]))))).Add(dz_150_160_171.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_171.bin[2])))))
-										ee_150_160_171, bb_150_160_171 := e_150_160_171.Mul(e_150_160_171), b_150_160_171.Mul(b_150_160_171)
-										den_150_160_171 := ee_150_160_171.Add(bb_150_160_171)
-										cos2psi_150_160_171 = ee_150_160_171.Sub(bb_150_160_171).Div(den_150_160_171).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160_171.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_159_169_180, kahn_159_169_180, s_159_169_180, dx_159_169_180, dy_159_169_180, dz_159_169_180 := false, &r_169_180.kahn, sr_169_180, dx_169_180, dy_169_180, dz_169_180
+									c2_159_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.inc[0]))).Mul(dx_159_169_180).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.inc[1]))).Mul(dy_159_169_180)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.inc[2]))).Mul(dz_159_169_180))
+									c2sq_159_169_180 := c2_159_169_180.Mul(c2_159_169_180)
+									cos2psi_159_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_159_169_180 {
+										e_159_169_180 := dx_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.ein[0])))).Add(dy_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.ein[1]))))).Add(dz_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.ein[2])))))
+										b_159_169_180 := dx_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.bin[0])))).Add(dy_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.bin[1]))))).Add(dz_159_169_180.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_180.bin[2])))))
+										ee_159_169_180, bb_159_169_180 := e_159_169_180.Mul(e_159_169_180), b_159_169_180.Mul(b_159_169_180)
+										den_159_169_180 := ee_159_169_180.Add(bb_159_169_180)
+										cos2psi_159_169_180 = ee_159_169_180.Sub(bb_159_169_180).Div(den_159_169_180).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_159_169_180.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_150_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_150_160_171 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160_171.Add(c2sq_150_160_171).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160_171)).Mul(cos2psi_150_160_171).Mul(one_150_160_171.Sub(c2sq_150_160_171))))
+									one_159_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_159_169_180 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_159_169_180.Add(c2sq_159_169_180).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_159_169_180)).Mul(cos2psi_159_169_180).Mul(one_159_169_180.Sub(c2sq_159_169_180))))
 								}
-								p_160_171 = r0_0_150_160_171
+								p_169_180 = r0_0_159_169_180
 							}
-							polar_160_171 = p_160_171.Merge(polar_160_171, m_160_171)
+							polar_169_180 = p_169_180.Merge(polar_169_180, m_169_180)
 						}
-						for oi_160_171 := range r_160_171.orient {
-							o_160_171 := &r_160_171.orient[oi_160_171]
-							h_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[0]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[1]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[2]))).Mul(qz_160_171))
-							kk_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[3]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[4]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[5]))).Mul(qz_160_171))
-							l_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[6]))).Mul(qx_160_171).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[7]))).Mul(qy_160_171)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_171[8]))).Mul(qz_160_171))
-							var r0_0_151_160_171 archsimd.Float64x8
+						for oi_169_180 := range r_169_180.orient {
+							o_169_180 := &r_169_180.orient[oi_169_180]
+							h_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[0]))).Mul(qx_169_180).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[1]))).Mul(qy_169_180)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[2]))).Mul(qz_169_180))
+							kk_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[3]))).Mul(qx_169_180).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[4]))).Mul(qy_169_180)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[5]))).Mul(qz_169_180))
+							l_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[6]))).Mul(qx_169_180).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[7]))).Mul(qy_169_180)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_180[8]))).Mul(qz_169_180))
+							var r0_0_160_169_180 archsimd.Float64x8
 							{
-								r_151_160_171, h_151_160_171, kk_151_160_171, l_151_160_171, n_151_160_171 := r_160_171, h_160_171, kk_160_171, l_160_171, n_160_171
-								_ = n_151_160_171
-								var r0_0_25_151_160_171 archsimd.Float64x8
+								r_160_169_180, h_160_169_180, kk_160_169_180, l_160_169_180, n_160_169_180 := r_169_180, h_169_180, kk_169_180, l_169_180, n_169_180
+								_ = n_160_169_180
+								var r0_0_34_160_169_180 archsimd.Float64x8
 								{
-									r_25_151_160_171, i_25_151_160_171, x_25_151_160_171 := r_151_160_171, 0, h_151_160_171
-									s_25_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_25_151_160_171.nmode[i_25_151_160_171] == nChebyshev {
-										var r0_0_26_151_160_171 archsimd.Float64x8
+									r_34_160_169_180, i_34_160_169_180, x_34_160_169_180 := r_160_169_180, 0, h_160_169_180
+									s_34_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_34_160_169_180.nmode[i_34_160_169_180] == nChebyshev {
+										var r0_0_35_160_169_180 archsimd.Float64x8
 										{
-											x_26_151_160_171, n_26_151_160_171 := x_25_151_160_171, r_25_151_160_171.nn[i_25_151_160_171]
-											magic_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_26_151_160_171 := x_26_151_160_171.Add(magic_26_151_160_171)
-											var r0_0_27_151_160_171 archsimd.Float64x8
+											x_35_160_169_180, n_35_160_169_180 := x_34_160_169_180, r_34_160_169_180.nn[i_34_160_169_180]
+											magic_35_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_35_160_169_180 := x_35_160_169_180.Add(magic_35_160_169_180)
+											var r0_0_36_160_169_180 archsimd.Float64x8
 											{
-												d_27_151_160_171 := x_26_151_160_171.Sub(t_26_151_160_171.Sub(magic_26_151_160_171))
-												y_27_151_160_171 := d_27_151_160_171.Mul(d_27_151_160_171)
-												y2_27_151_160_171 := y_27_151_160_171.Mul(y_27_151_160_171)
-												y4_27_151_160_171 := y2_27_151_160_171.Mul(y2_27_151_160_171)
-												p0_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160_171)).Mul(y2_27_151_160_171))
-												p1_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160_171)).Mul(y2_27_151_160_171)).Mul(y4_27_151_160_171)
-												p2_27_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160_171.Mul(y4_27_151_160_171))
-												r0_0_27_151_160_171 = p0_27_151_160_171.Add(p1_27_151_160_171).Add(p2_27_151_160_171)
+												d_36_160_169_180 := x_35_160_169_180.Sub(t_35_160_169_180.Sub(magic_35_160_169_180))
+												y_36_160_169_180 := d_36_160_169_180.Mul(d_36_160_169_180)
+												y2_36_160_169_180 := y_36_160_169_180.Mul(y_36_160_169_180)
+												y4_36_160_169_180 := y2_36_160_169_180.Mul(y2_36_160_169_180)
+												p0_36_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36_160_169_180)).Mul(y2_36_160_169_180))
+												p1_36_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36_160_169_180)).Mul(y2_36_160_169_180)).Mul(y4_36_160_169_180)
+												p2_36_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36_160_169_180.Mul(y4_36_160_169_180))
+												r0_0_36_160_169_180 = p0_36_160_169_180.Add(p1_36_160_169_180).Add(p2_36_160_169_180)
 											}
-											var r0_0_28_151_160_171 archsimd.Float64x8
+											var r0_0_37_160_169_180 archsimd.Float64x8
 											{
-												c_28_151_160_171, t_28_151_160_171 := r0_0_27_151_160_171, t_26_151_160_171
-												r0_0_28_151_160_171 = c_28_151_160_171.AsUint64x8().Xor(t_28_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_37_160_169_180, t_37_160_169_180 := r0_0_36_160_169_180, t_35_160_169_180
+												r0_0_37_160_169_180 = c_37_160_169_180.AsUint64x8().Xor(t_37_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160_171)
-											u0_26_151_160_171, u1_26_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160_171
-											j_26_151_160_171 := 2
-											for ; j_26_151_160_171+1 < n_26_151_160_171; j_26_151_160_171 += 2 {
-												u0_26_151_160_171 = c2_26_151_160_171.Mul(u1_26_151_160_171).Sub(u0_26_151_160_171)
-												u1_26_151_160_171 = c2_26_151_160_171.Mul(u0_26_151_160_171).Sub(u1_26_151_160_171)
+											c2_35_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37_160_169_180)
+											u0_35_160_169_180, u1_35_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35_160_169_180
+											j_35_160_169_180 := 2
+											for ; j_35_160_169_180+1 < n_35_160_169_180; j_35_160_169_180 += 2 {
+												u0_35_160_169_180 = c2_35_160_169_180.Mul(u1_35_160_169_180).Sub(u0_35_160_169_180)
+												u1_35_160_169_180 = c2_35_160_169_180.Mul(u0_35_160_169_180).Sub(u1_35_160_169_180)
 											}
-											if j_26_151_160_171 < n_26_151_160_171 {
-												u1_26_151_160_171 = c2_26_151_160_171.Mul(u1_26_151_160_171).Sub(u0_26_151_160_171)
+											if j_35_160_169_180 < n_35_160_169_180 {
+												u1_35_160_169_180 = c2_35_160_169_180.Mul(u1_35_160_169_180).Sub(u0_35_160_169_180)
 											}
-											r0_0_26_151_160_171 = u1_26_151_160_171
+											r0_0_35_160_169_180 = u1_35_160_169_180
 										}
-										s_25_151_160_171 = r0_0_26_151_160_171
-									} else if r_25_151_160_171.nmode[i_25_151_160_171] == nRatio {
-										var r0_0_29_151_160_171 archsimd.Float64x8
+										s_34_160_169_180 = r0_0_35_160_169_180
+									} else if r_34_160_169_180.nmode[i_34_160_169_180] == nRatio {
+										var r0_0_38_160_169_180 archsimd.Float64x8
 										{
-											x_29_151_160_171, nv_29_151_160_171 := x_25_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160_171.nv[i_25_151_160_171])))
-											magic_29_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_29_151_160_171 := x_29_151_160_171.Add(magic_29_151_160_171)
-											d_29_151_160_171 := x_29_151_160_171.Sub(t_29_151_160_171.Sub(magic_29_151_160_171))
-											y_29_151_160_171 := nv_29_151_160_171.Mul(d_29_151_160_171)
-											u_29_151_160_171 := y_29_151_160_171.Add(magic_29_151_160_171)
-											var r0_0_30_151_160_171 archsimd.Float64x8
+											x_38_160_169_180, nv_38_160_169_180 := x_34_160_169_180, archsimd.LoadFloat64x8((*[8]float64)((&r_34_160_169_180.nv[i_34_160_169_180])))
+											magic_38_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_38_160_169_180 := x_38_160_169_180.Add(magic_38_160_169_180)
+											d_38_160_169_180 := x_38_160_169_180.Sub(t_38_160_169_180.Sub(magic_38_160_169_180))
+											y_38_160_169_180 := nv_38_160_169_180.Mul(d_38_160_169_180)
+											u_38_160_169_180 := y_38_160_169_180.Add(magic_38_160_169_180)
+											var r0_0_39_160_169_180 archsimd.Float64x8
 											{
-												d_30_151_160_171 := y_29_151_160_171.Sub(u_29_151_160_171.Sub(magic_29_151_160_171))
-												y_30_151_160_171 := d_30_151_160_171.Mul(d_30_151_160_171)
-												y2_30_151_160_171 := y_30_151_160_171.Mul(y_30_151_160_171)
-												y4_30_151_160_171 := y2_30_151_160_171.Mul(y2_30_151_160_171)
-												p0_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160_171)).Mul(y2_30_151_160_171))
-												p1_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160_171)).Mul(y2_30_151_160_171)).Mul(y4_30_151_160_171)
-												p2_30_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160_171)).Mul(y4_30_151_160_171.Mul(y4_30_151_160_171))
-												r0_0_30_151_160_171 = d_30_151_160_171.Mul(p0_30_151_160_171.Add(p1_30_151_160_171).Add(p2_30_151_160_171))
+												d_39_160_169_180 := y_38_160_169_180.Sub(u_38_160_169_180.Sub(magic_38_160_169_180))
+												y_39_160_169_180 := d_39_160_169_180.Mul(d_39_160_169_180)
+												y2_39_160_169_180 := y_39_160_169_180.Mul(y_39_160_169_180)
+												y4_39_160_169_180 := y2_39_160_169_180.Mul(y2_39_160_169_180)
+												p0_39_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_160_169_180)).Mul(y2_39_160_169_180))
+												p1_39_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_160_169_180)).Mul(y2_39_160_169_180)).Mul(y4_39_160_169_180)
+												p2_39_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_160_169_180)).Mul(y4_39_160_169_180.Mul(y4_39_160_169_180))
+												r0_0_39_160_169_180 = d_39_160_169_180.Mul(p0_39_160_169_180.Add(p1_39_160_169_180).Add(p2_39_160_169_180))
 											}
-											var r0_0_31_151_160_171 archsimd.Float64x8
+											var r0_0_40_160_169_180 archsimd.Float64x8
 											{
-												c_31_151_160_171, t_31_151_160_171 := r0_0_30_151_160_171, u_29_151_160_171
-												r0_0_31_151_160_171 = c_31_151_160_171.AsUint64x8().Xor(t_31_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_40_160_169_180, t_40_160_169_180 := r0_0_39_160_169_180, u_38_160_169_180
+												r0_0_40_160_169_180 = c_40_160_169_180.AsUint64x8().Xor(t_40_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_29_151_160_171 := r0_0_31_151_160_171
-											var r0_0_32_151_160_171 archsimd.Float64x8
+											sn_38_160_169_180 := r0_0_40_160_169_180
+											var r0_0_41_160_169_180 archsimd.Float64x8
 											{
-												d_32_151_160_171 := d_29_151_160_171
-												y_32_151_160_171 := d_32_151_160_171.Mul(d_32_151_160_171)
-												y2_32_151_160_171 := y_32_151_160_171.Mul(y_32_151_160_171)
-												y4_32_151_160_171 := y2_32_151_160_171.Mul(y2_32_151_160_171)
-												p0_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160_171)).Mul(y2_32_151_160_171))
-												p1_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160_171)).Mul(y2_32_151_160_171)).Mul(y4_32_151_160_171)
-												p2_32_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160_171)).Mul(y4_32_151_160_171.Mul(y4_32_151_160_171))
-												r0_0_32_151_160_171 = d_32_151_160_171.Mul(p0_32_151_160_171.Add(p1_32_151_160_171).Add(p2_32_151_160_171))
+												d_41_160_169_180 := d_38_160_169_180
+												y_41_160_169_180 := d_41_160_169_180.Mul(d_41_160_169_180)
+												y2_41_160_169_180 := y_41_160_169_180.Mul(y_41_160_169_180)
+												y4_41_160_169_180 := y2_41_160_169_180.Mul(y2_41_160_169_180)
+												p0_41_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41_160_169_180)).Mul(y2_41_160_169_180))
+												p1_41_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41_160_169_180)).Mul(y2_41_160_169_180)).Mul(y4_41_160_169_180)
+												p2_41_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41_160_169_180)).Mul(y4_41_160_169_180.Mul(y4_41_160_169_180))
+												r0_0_41_160_169_180 = d_41_160_169_180.Mul(p0_41_160_169_180.Add(p1_41_160_169_180).Add(p2_41_160_169_180))
 											}
-											r0_0_29_151_160_171 = nv_29_151_160_171.Merge(sn_29_151_160_171.Div(r0_0_32_151_160_171), d_29_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_38_160_169_180 = nv_38_160_169_180.Merge(sn_38_160_169_180.Div(r0_0_41_160_169_180), d_38_160_169_180.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_25_151_160_171 = r0_0_29_151_160_171
+										s_34_160_169_180 = r0_0_38_160_169_180
 									}
-									r0_0_25_151_160_171 = s_25_151_160_171
+									r0_0_34_160_169_180 = s_34_160_169_180
 								}
-								sa_151_160_171 := r0_0_25_151_160_171
-								var r0_0_33_151_160_171 archsimd.Float64x8
+								sa_160_169_180 := r0_0_34_160_169_180
+								var r0_0_42_160_169_180 archsimd.Float64x8
 								{
-									r_33_151_160_171, i_33_151_160_171, x_33_151_160_171 := r_151_160_171, 1, kk_151_160_171
-									s_33_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_33_151_160_171.nmode[i_33_151_160_171] == nChebyshev {
-										var r0_0_34_151_160_171 archsimd.Float64x8
+									r_42_160_169_180, i_42_160_169_180, x_42_160_169_180 := r_160_169_180, 1, kk_160_169_180
+									s_42_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_42_160_169_180.nmode[i_42_160_169_180] == nChebyshev {
+										var r0_0_43_160_169_180 archsimd.Float64x8
 										{
-											x_34_151_160_171, n_34_151_160_171 := x_33_151_160_171, r_33_151_160_171.nn[i_33_151_160_171]
-											magic_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_34_151_160_171 := x_34_151_160_171.Add(magic_34_151_160_171)
-											var r0_0_35_151_160_171 archsimd.Float64x8
+											x_43_160_169_180, n_43_160_169_180 := x_42_160_169_180, r_42_160_169_180.nn[i_42_160_169_180]
+											magic_43_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_43_160_169_180 := x_43_160_169_180.Add(magic_43_160_169_180)
+											var r0_0_44_160_169_180 archsimd.Float64x8
 											{
-												d_35_151_160_171 := x_34_151_160_171.Sub(t_34_151_160_171.Sub(magic_34_151_160_171))
-												y_35_151_160_171 := d_35_151_160_171.Mul(d_35_151_160_171)
-												y2_35_151_160_171 := y_35_151_160_171.Mul(y_35_151_160_171)
-												y4_35_151_160_171 := y2_35_151_160_171.Mul(y2_35_151_160_171)
-												p0_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160_171)).Mul(y2_35_151_160_171))
-												p1_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160_171)).Mul(y2_35_151_160_171)).Mul(y4_35_151_160_171)
-												p2_35_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160_171.Mul(y4_35_151_160_171))
-												r0_0_35_151_160_171 = p0_35_151_160_171.Add(p1_35_151_160_171).Add(p2_35_151_160_171)
+												d_44_160_169_180 := x_43_160_169_180.Sub(t_43_160_169_180.Sub(magic_43_160_169_180))
+												y_44_160_169_180 := d_44_160_169_180.Mul(d_44_160_169_180)
+												y2_44_160_169_180 := y_44_160_169_180.Mul(y_44_160_169_180)
+												y4_44_160_169_180 := y2_44_160_169_180.Mul(y2_44_160_169_180)
+												p0_44_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44_160_169_180)).Mul(y2_44_160_169_180))
+												p1_44_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44_160_169_180)).Mul(y2_44_160_169_180)).Mul(y4_44_160_169_180)
+												p2_44_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44_160_169_180.Mul(y4_44_160_169_180))
+												r0_0_44_160_169_180 = p0_44_160_169_180.Add(p1_44_160_169_180).Add(p2_44_160_169_180)
 											}
-											var r0_0_36_151_160_171 archsimd.Float64x8
+											var r0_0_45_160_169_180 archsimd.Float64x8
 											{
-												c_36_151_160_171, t_36_151_160_171 := r0_0_35_151_160_171, t_34_151_160_171
-												r0_0_36_151_160_171 = c_36_151_160_171.AsUint64x8().Xor(t_36_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_45_160_169_180, t_45_160_169_180 := r0_0_44_160_169_180, t_43_160_169_180
+												r0_0_45_160_169_180 = c_45_160_169_180.AsUint64x8().Xor(t_45_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160_171)
-											u0_34_151_160_171, u1_34_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160_171
-											j_34_151_160_171 := 2
-											for ; j_34_151_160_171+1 < n_34_151_160_171; j_34_151_160_171 += 2 {
-												u0_34_151_160_171 = c2_34_151_160_171.Mul(u1_34_151_160_171).Sub(u0_34_151_160_171)
-												u1_34_151_160_171 = c2_34_151_160_171.Mul(u0_34_151_160_171).Sub(u1_34_151_160_171)
+											c2_43_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45_160_169_180)
+											u0_43_160_169_180, u1_43_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43_160_169_180
+											j_43_160_169_180 := 2
+											for ; j_43_160_169_180+1 < n_43_160_169_180; j_43_160_169_180 += 2 {
+												u0_43_160_169_180 = c2_43_160_169_180.Mul(u1_43_160_169_180).Sub(u0_43_160_169_180)
+												u1_43_160_169_180 = c2_43_160_169_180.Mul(u0_43_160_169_180).Sub(u1_43_160_169_180)
 											}
-											if j_34_151_160_171 < n_34_151_160_171 {
-												u1_34_151_160_171 = c2_34_151_160_171.Mul(u1_34_151_160_171).Sub(u0_34_151_160_171)
+											if j_43_160_169_180 < n_43_160_169_180 {
+												u1_43_160_169_180 = c2_43_160_169_180.Mul(u1_43_160_169_180).Sub(u0_43_160_169_180)
 											}
-											r0_0_34_151_160_171 = u1_34_151_160_171
+											r0_0_43_160_169_180 = u1_43_160_169_180
 										}
-										s_33_151_160_171 = r0_0_34_151_160_171
-									} else if r_33_151_160_171.nmode[i_33_151_160_171] == nRatio {
-										var r0_0_37_151_160_171 archsimd.Float64x8
+										s_42_160_169_180 = r0_0_43_160_169_180
+									} else if r_42_160_169_180.nmode[i_42_160_169_180] == nRatio {
+										var r0_0_46_160_169_180 archsimd.Float64x8
 										{
-											x_37_151_160_171, nv_37_151_160_171 := x_33_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160_171.nv[i_33_151_160_171])))
-											magic_37_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_37_151_160_171 := x_37_151_160_171.Add(magic_37_151_160_171)
-											d_37_151_160_171 := x_37_151_160_171.Sub(t_37_151_160_171.Sub(magic_37_151_160_171))
-											y_37_151_160_171 := nv_37_151_160_171.Mul(d_37_151_160_171)
-											u_37_151_160_171 := y_37_151_160_171.Add(magic_37_151_160_171)
-											var r0_0_38_151_160_171 archsimd.Float64x8
+											x_46_160_169_180, nv_46_160_169_180 := x_42_160_169_180, archsimd.LoadFloat64x8((*[8]float64)((&r_42_160_169_180.nv[i_42_160_169_180])))
+											magic_46_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_46_160_169_180 := x_46_160_169_180.Add(magic_46_160_169_180)
+											d_46_160_169_180 := x_46_160_169_180.Sub(t_46_160_169_180.Sub(magic_46_160_169_180))
+											y_46_160_169_180 := nv_46_160_169_180.Mul(d_46_160_169_180)
+											u_46_160_169_180 := y_46_160_169_180.Add(magic_46_160_169_180)
+											var r0_0_47_160_169_180 archsimd.Float64x8
 											{
-												d_38_151_160_171 := y_37_151_160_171.Sub(u_37_151_160_171.Sub(magic_37_151_160_171))
-												y_38_151_160_171 := d_38_151_160_171.Mul(d_38_151_160_171)
-												y2_38_151_160_171 := y_38_151_160_171.Mul(y_38_151_160_171)
-												y4_38_151_160_171 := y2_38_151_160_171.Mul(y2_38_151_160_171)
-												p0_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160_171)).Mul(y2_38_151_160_171))
-												p1_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160_171)).Mul(y2_38_151_160_171)).Mul(y4_38_151_160_171)
-												p2_38_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160_171)).Mul(y4_38_151_160_171.Mul(y4_38_151_160_171))
-												r0_0_38_151_160_171 = d_38_151_160_171.Mul(p0_38_151_160_171.Add(p1_38_151_160_171).Add(p2_38_151_160_171))
+												d_47_160_169_180 := y_46_160_169_180.Sub(u_46_160_169_180.Sub(magic_46_160_169_180))
+												y_47_160_169_180 := d_47_160_169_180.Mul(d_47_160_169_180)
+												y2_47_160_169_180 := y_47_160_169_180.Mul(y_47_160_169_180)
+												y4_47_160_169_180 := y2_47_160_169_180.Mul(y2_47_160_169_180)
+												p0_47_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_160_169_180)).Mul(y2_47_160_169_180))
+												p1_47_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_160_169_180)).Mul(y2_47_160_169_180)).Mul(y4_47_160_169_180)
+												p2_47_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_160_169_180)).Mul(y4_47_160_169_180.Mul(y4_47_160_169_180))
+												r0_0_47_160_169_180 = d_47_160_169_180.Mul(p0_47_160_169_180.Add(p1_47_160_169_180).Add(p2_47_160_169_180))
 											}
-											var r0_0_39_151_160_171 archsimd.Float64x8
+											var r0_0_48_160_169_180 archsimd.Float64x8
 											{
-												c_39_151_160_171, t_39_151_160_171 := r0_0_38_151_160_171, u_37_151_160_171
-												r0_0_39_151_160_171 = c_39_151_160_171.AsUint64x8().Xor(t_39_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_48_160_169_180, t_48_160_169_180 := r0_0_47_160_169_180, u_46_160_169_180
+												r0_0_48_160_169_180 = c_48_160_169_180.AsUint64x8().Xor(t_48_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_37_151_160_171 := r0_0_39_151_160_171
-											var r0_0_40_151_160_171 archsimd.Float64x8
+											sn_46_160_169_180 := r0_0_48_160_169_180
+											var r0_0_49_160_169_180 archsimd.Float64x8
 											{
-												d_40_151_160_171 := d_37_151_160_171
-												y_40_151_160_171 := d_40_151_160_171.Mul(d_40_151_160_171)
-												y2_40_151_160_171 := y_40_151_160_171.Mul(y_40_151_160_171)
-												y4_40_151_160_171 := y2_40_151_160_171.Mul(y2_40_151_160_171)
-												p0_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160_171)).Mul(y2_40_151_160_171))
-												p1_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160_171)).Mul(y2_40_151_160_171)).Mul(y4_40_151_160_171)
-												p2_40_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160_171)).Mul(y4_40_151_160_171.Mul(y4_40_151_160_171))
-												r0_0_40_151_160_171 = d_40_151_160_171.Mul(p0_40_151_160_171.Add(p1_40_151_160_171).Add(p2_40_151_160_171))
+												d_49_160_169_180 := d_46_160_169_180
+												y_49_160_169_180 := d_49_160_169_180.Mul(d_49_160_169_180)
+												y2_49_160_169_180 := y_49_160_169_180.Mul(y_49_160_169_180)
+												y4_49_160_169_180 := y2_49_160_169_180.Mul(y2_49_160_169_180)
+												p0_49_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49_160_169_180)).Mul(y2_49_160_169_180))
+												p1_49_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49_160_169_180)).Mul(y2_49_160_169_180)).Mul(y4_49_160_169_180)
+												p2_49_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49_160_169_180)).Mul(y4_49_160_169_180.Mul(y4_49_160_169_180))
+												r0_0_49_160_169_180 = d_49_160_169_180.Mul(p0_49_160_169_180.Add(p1_49_160_169_180).Add(p2_49_160_169_180))
 											}
-											r0_0_37_151_160_171 = nv_37_151_160_171.Merge(sn_37_151_160_171.Div(r0_0_40_151_160_171), d_37_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_46_160_169_180 = nv_46_160_169_180.Merge(sn_46_160_169_180.Div(r0_0_49_160_169_180), d_46_160_169_180.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_33_151_160_171 = r0_0_37_151_160_171
+										s_42_160_169_180 = r0_0_46_160_169_180
 									}
-									r0_0_33_151_160_171 = s_33_151_160_171
+									r0_0_42_160_169_180 = s_42_160_169_180
 								}
-								sb_151_160_171 := r0_0_33_151_160_171
-								var r0_0_41_151_160_171 archsimd.Float64x8
+								sb_160_169_180 := r0_0_42_160_169_180
+								var r0_0_50_160_169_180 archsimd.Float64x8
 								{
-									r_41_151_160_171, i_41_151_160_171, x_41_151_160_171 := r_151_160_171, 2, l_151_160_171
-									s_41_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									if r_41_151_160_171.nmode[i_41_151_160_171] == nChebyshev {
-										var r0_0_42_151_160_171 archsimd.Float64x8
+									r_50_160_169_180, i_50_160_169_180, x_50_160_169_180 := r_160_169_180, 2, l_160_169_180
+									s_50_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									if r_50_160_169_180.nmode[i_50_160_169_180] == nChebyshev {
+										var r0_0_51_160_169_180 archsimd.Float64x8
 										{
-											x_42_151_160_171, n_42_151_160_171 := x_41_151_160_171, r_41_151_160_171.nn[i_41_151_160_171]
-											magic_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_42_151_160_171 := x_42_151_160_171.Add(magic_42_151_160_171)
-											var r0_0_43_151_160_171 archsimd.Float64x8
+											x_51_160_169_180, n_51_160_169_180 := x_50_160_169_180, r_50_160_169_180.nn[i_50_160_169_180]
+											magic_51_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_51_160_169_180 := x_51_160_169_180.Add(magic_51_160_169_180)
+											var r0_0_52_160_169_180 archsimd.Float64x8
 											{
-												d_43_151_160_171 := x_42_151_160_171.Sub(t_42_151_160_171.Sub(magic_42_151_160_171))
-												y_43_151_160_171 := d_43_151_160_171.Mul(d_43_151_160_171)
-												y2_43_151_160_171 := y_43_151_160_171.Mul(y_43_151_160_171)
-												y4_43_151_160_171 := y2_43_151_160_171.Mul(y2_43_151_160_171)
-												p0_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160_171)).Mul(y2_43_151_160_171))
-												p1_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160_171)).Mul(y2_43_151_160_171)).Mul(y4_43_151_160_171)
-												p2_43_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160_171.Mul(y4_43_151_160_171))
-												r0_0_43_151_160_171 = p0_43_151_160_171.Add(p1_43_151_160_171).Add(p2_43_151_160_171)
+												d_52_160_169_180 := x_51_160_169_180.Sub(t_51_160_169_180.Sub(magic_51_160_169_180))
+												y_52_160_169_180 := d_52_160_169_180.Mul(d_52_160_169_180)
+												y2_52_160_169_180 := y_52_160_169_180.Mul(y_52_160_169_180)
+												y4_52_160_169_180 := y2_52_160_169_180.Mul(y2_52_160_169_180)
+												p0_52_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52_160_169_180)).Mul(y2_52_160_169_180))
+												p1_52_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52_160_169_180)).Mul(y2_52_160_169_180)).Mul(y4_52_160_169_180)
+												p2_52_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52_160_169_180.Mul(y4_52_160_169_180))
+												r0_0_52_160_169_180 = p0_52_160_169_180.Add(p1_52_160_169_180).Add(p2_52_160_169_180)
 											}
-											var r0_0_44_151_160_171 archsimd.Float64x8
+											var r0_0_53_160_169_180 archsimd.Float64x8
 											{
-												c_44_151_160_171, t_44_151_160_171 := r0_0_43_151_160_171, t_42_151_160_171
-												r0_0_44_151_160_171 = c_44_151_160_171.AsUint64x8().Xor(t_44_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_53_160_169_180, t_53_160_169_180 := r0_0_52_160_169_180, t_51_160_169_180
+												r0_0_53_160_169_180 = c_53_160_169_180.AsUint64x8().Xor(t_53_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											c2_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160_171)
-											u0_42_151_160_171, u1_42_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160_171
-											j_42_151_160_171 := 2
-											for ; j_42_151_160_171+1 < n_42_151_160_171; j_42_151_160_171 += 2 {
-												u0_42_151_160_171 = c2_42_151_160_171.Mul(u1_42_151_160_171).Sub(u0_42_151_160_171)
-												u1_42_151_160_171 = c2_42_151_160_171.Mul(u0_42_151_160_171).Sub(u1_42_151_160_171)
+											c2_51_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53_160_169_180)
+											u0_51_160_169_180, u1_51_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51_160_169_180
+											j_51_160_169_180 := 2
+											for ; j_51_160_169_180+1 < n_51_160_169_180; j_51_160_169_180 += 2 {
+												u0_51_160_169_180 = c2_51_160_169_180.Mul(u1_51_160_169_180).Sub(u0_51_160_169_180)
+												u1_51_160_169_180 = c2_51_160_169_180.Mul(u0_51_160_169_180).Sub(u1_51_160_169_180)
 											}
-											if j_42_151_160_171 < n_42_151_160_171 {
-												u1_42_151_160_171 = c2_42_151_160_171.Mul(u1_42_151_160_171).Sub(u0_42_151_160_171)
+											if j_51_160_169_180 < n_51_160_169_180 {
+												u1_51_160_169_180 = c2_51_160_169_180.Mul(u1_51_160_169_180).Sub(u0_51_160_169_180)
 											}
-											r0_0_42_151_160_171 = u1_42_151_160_171
+											r0_0_51_160_169_180 = u1_51_160_169_180
 										}
-										s_41_151_160_171 = r0_0_42_151_160_171
-									} else if r_41_151_160_171.nmode[i_41_151_160_171] == nRatio {
-										var r0_0_45_151_160_171 archsimd.Float64x8
+										s_50_160_169_180 = r0_0_51_160_169_180
+									} else if r_50_160_169_180.nmode[i_50_160_169_180] == nRatio {
+										var r0_0_54_160_169_180 archsimd.Float64x8
 										{
-											x_45_151_160_171, nv_45_151_160_171 := x_41_151_160_171, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160_171.nv[i_41_151_160_171])))
-											magic_45_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-											t_45_151_160_171 := x_45_151_160_171.Add(magic_45_151_160_171)
-											d_45_151_160_171 := x_45_151_160_171.Sub(t_45_151_160_171.Sub(magic_45_151_160_171))
-											y_45_151_160_171 := nv_45_151_160_171.Mul(d_45_151_160_171)
-											u_45_151_160_171 := y_45_151_160_171.Add(magic_45_151_160_171)
-											var r0_0_46_151_160_171 archsimd.Float64x8
+											x_54_160_169_180, nv_54_160_169_180 := x_50_160_169_180, archsimd.LoadFloat64x8((*[8]float64)((&r_50_160_169_180.nv[i_50_160_169_180])))
+											magic_54_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+											t_54_160_169_180 := x_54_160_169_180.Add(magic_54_160_169_180)
+											d_54_160_169_180 := x_54_160_169_180.Sub(t_54_160_169_180.Sub(magic_54_160_169_180))
+											y_54_160_169_180 := nv_54_160_169_180.Mul(d_54_160_169_180)
+											u_54_160_169_180 := y_54_160_169_180.Add(magic_54_160_169_180)
+											var r0_0_55_160_169_180 archsimd.Float64x8
 											{
-												d_46_151_160_171 := y_45_151_160_171.Sub(u_45_151_160_171.Sub(magic_45_151_160_171))
-												y_46_151_160_171 := d_46_151_160_171.Mul(d_46_151_160_171)
-												y2_46_151_160_171 := y_46_151_160_171.Mul(y_46_151_160_171)
-												y4_46_151_160_171 := y2_46_151_160_171.Mul(y2_46_151_160_171)
-												p0_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160_171)).Mul(y2_46_151_160_171))
-												p1_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160_171)).Mul(y2_46_151_160_171)).Mul(y4_46_151_160_171)
-												p2_46_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160_171)).Mul(y4_46_151_160_171.Mul(y4_46_151_160_171))
-												r0_0_46_151_160_171 = d_46_151_160_171.Mul(p0_46_151_160_171.Add(p1_46_151_160_171).Add(p2_46_151_160_171))
+												d_55_160_169_180 := y_54_160_169_180.Sub(u_54_160_169_180.Sub(magic_54_160_169_180))
+												y_55_160_169_180 := d_55_160_169_180.Mul(d_55_160_169_180)
+												y2_55_160_169_180 := y_55_160_169_180.Mul(y_55_160_169_180)
+												y4_55_160_169_180 := y2_55_160_169_180.Mul(y2_55_160_169_180)
+												p0_55_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55_160_169_180)).Mul(y2_55_160_169_180))
+												p1_55_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55_160_169_180)).Mul(y2_55_160_169_180)).Mul(y4_55_160_169_180)
+												p2_55_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55_160_169_180)).Mul(y4_55_160_169_180.Mul(y4_55_160_169_180))
+												r0_0_55_160_169_180 = d_55_160_169_180.Mul(p0_55_160_169_180.Add(p1_55_160_169_180).Add(p2_55_160_169_180))
 											}
-											var r0_0_47_151_160_171 archsimd.Float64x8
+											var r0_0_56_160_169_180 archsimd.Float64x8
 											{
-												c_47_151_160_171, t_47_151_160_171 := r0_0_46_151_160_171, u_45_151_160_171
-												r0_0_47_151_160_171 = c_47_151_160_171.AsUint64x8().Xor(t_47_151_160_171.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+												c_56_160_169_180, t_56_160_169_180 := r0_0_55_160_169_180, u_54_160_169_180
+												r0_0_56_160_169_180 = c_56_160_169_180.AsUint64x8().Xor(t_56_160_169_180.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 											}
-											sn_45_151_160_171 := r0_0_47_151_160_171
-											var r0_0_48_151_160_171 archsimd.Float64x8
+											sn_54_160_169_180 := r0_0_56_160_169_180
+											var r0_0_57_160_169_180 archsimd.Float64x8
 											{
-												d_48_151_160_171 := d_45_151_160_171
-												y_48_151_160_171 := d_48_151_160_171.Mul(d_48_151_160_171)
-												y2_48_151_160_171 := y_48_151_160_171.Mul(y_48_151_160_171)
-												y4_48_151_160_171 := y2_48_151_160_171.Mul(y2_48_151_160_171)
-												p0_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160_171)).Mul(y2_48_151_160_171))
-												p1_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160_171)).Mul(y2_48_151_160_171)).Mul(y4_48_151_160_171)
-												p2_48_151_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160_171)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160_171)).Mul(y4_48_151_160_171.Mul(y4_48_151_160_171))
-												r0_0_48_151_160_171 = d_48_151_160_171.Mul(p0_48_151_160_171.Add(p1_48_151_160_171).Add(p2_48_151_160_171))
+												d_57_160_169_180 := d_54_160_169_180
+												y_57_160_169_180 := d_57_160_169_180.Mul(d_57_160_169_180)
+												y2_57_160_169_180 := y_57_160_169_180.Mul(y_57_160_169_180)
+												y4_57_160_169_180 := y2_57_160_169_180.Mul(y2_57_160_169_180)
+												p0_57_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57_160_169_180)).Mul(y2_57_160_169_180))
+												p1_57_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57_160_169_180)).Mul(y2_57_160_169_180)).Mul(y4_57_160_169_180)
+												p2_57_160_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57_160_169_180)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57_160_169_180)).Mul(y4_57_160_169_180.Mul(y4_57_160_169_180))
+												r0_0_57_160_169_180 = d_57_160_169_180.Mul(p0_57_160_169_180.Add(p1_57_160_169_180).Add(p2_57_160_169_180))
 											}
-											r0_0_45_151_160_171 = nv_45_151_160_171.Merge(sn_45_151_160_171.Div(r0_0_48_151_160_171), d_45_151_160_171.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+											r0_0_54_160_169_180 = nv_54_160_169_180.Merge(sn_54_160_169_180.Div(r0_0_57_160_169_180), d_54_160_169_180.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 										}
-										s_41_151_160_171 = r0_0_45_151_160_171
+										s_50_160_169_180 = r0_0_54_160_169_180
 									}
-									r0_0_41_151_160_171 = s_41_151_160_171
+									r0_0_50_160_169_180 = s_50_160_169_180
 								}
-								sc_151_160_171 := r0_0_41_151_160_171
-								r0_0_151_160_171 = sa_151_160_171.Mul(sb_151_160_171).Mul(sc_151_160_171)
+								sc_160_169_180 := r0_0_50_160_169_180
+								r0_0_160_169_180 = sa_160_169_180.Mul(sb_160_169_180).Mul(sc_160_169_180)
 							}
-							fl_160_171 := r0_0_151_160_171
-							fc_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_171.defaultF)))
-							if c_160_171.HasHKL {
-								var r0_0_152_160_171 archsimd.Float64x8
+							fl_169_180 := r0_0_160_169_180
+							fc_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&r_169_180.defaultF)))
+							if c_169_180.HasHKL {
+								var r0_0_161_169_180 archsimd.Float64x8
 								{
-									r_152_160_171, bits_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171 := r_160_171, k_160_171.fhklBits, ia_160_171, h_160_171, kk_160_171, l_160_171
-									var r0_0_8_152_160_171 archsimd.Mask64x8
+									r_161_169_180, bits_161_169_180, ia_161_169_180, h_161_169_180, kk_161_169_180, l_161_169_180 := r_169_180, k_169_180.fhklBits, ia_169_180, h_169_180, kk_169_180, l_169_180
+									var r0_0_17_161_169_180 archsimd.Mask64x8
 									{
-										r_8_152_160_171, ia_8_152_160_171, h_8_152_160_171, kk_8_152_160_171, l_8_152_160_171 := r_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171
-										half_8_152_160_171 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_152_160_171, kc_8_152_160_171, lc_8_152_160_171 := h_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0), kk_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0), l_8_152_160_171.Sub(half_8_152_160_171).CeilScaled(0)
-										hmin_8_152_160_171, kmin_8_152_160_171, lmin_8_152_160_171 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.lmin)))
-										in_8_152_160_171 := hc_8_152_160_171.GreaterEqual(hmin_8_152_160_171).And(hc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hmax))))).And(kc_8_152_160_171.GreaterEqual(kmin_8_152_160_171)).And(kc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kmax))))).And(lc_8_152_160_171.GreaterEqual(lmin_8_152_160_171)).And(lc_8_152_160_171.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.lmax)))))
-										idx_8_152_160_171 := hc_8_152_160_171.Sub(hmin_8_152_160_171).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.hstride)))).Add(kc_8_152_160_171.Sub(kmin_8_152_160_171).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_171.kstride))))).Add(lc_8_152_160_171.Sub(lmin_8_152_160_171))
-										idx_8_152_160_171.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160_171).ConvertToInt32().Store(ia_8_152_160_171)
-										r0_0_8_152_160_171 = in_8_152_160_171
+										r_17_161_169_180, ia_17_161_169_180, h_17_161_169_180, kk_17_161_169_180, l_17_161_169_180 := r_161_169_180, ia_161_169_180, h_161_169_180, kk_161_169_180, l_161_169_180
+										half_17_161_169_180 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_161_169_180, kc_17_161_169_180, lc_17_161_169_180 := h_17_161_169_180.Sub(half_17_161_169_180).CeilScaled(0), kk_17_161_169_180.Sub(half_17_161_169_180).CeilScaled(0), l_17_161_169_180.Sub(half_17_161_169_180).CeilScaled(0)
+										hmin_17_161_169_180, kmin_17_161_169_180, lmin_17_161_169_180 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.lmin)))
+										in_17_161_169_180 := hc_17_161_169_180.GreaterEqual(hmin_17_161_169_180).And(hc_17_161_169_180.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.hmax))))).And(kc_17_161_169_180.GreaterEqual(kmin_17_161_169_180)).And(kc_17_161_169_180.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.kmax))))).And(lc_17_161_169_180.GreaterEqual(lmin_17_161_169_180)).And(lc_17_161_169_180.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.lmax)))))
+										idx_17_161_169_180 := hc_17_161_169_180.Sub(hmin_17_161_169_180).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.hstride)))).Add(kc_17_161_169_180.Sub(kmin_17_161_169_180).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_180.kstride))))).Add(lc_17_161_169_180.Sub(lmin_17_161_169_180))
+										idx_17_161_169_180.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_161_169_180).ConvertToInt32().Store(ia_17_161_169_180)
+										r0_0_17_161_169_180 = in_17_161_169_180
 									}
-									in_152_160_171 := r0_0_8_152_160_171
-									r0_0_152_160_171 = vgatherAVX512(bits_152_160_171, ia_152_160_171).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160_171.defaultF))), in_152_160_171)
+									in_161_169_180 := r0_0_17_161_169_180
+									r0_0_161_169_180 = vgatherAVX512(bits_161_169_180, ia_161_169_180).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_161_169_180.defaultF))), in_161_169_180)
 								}
-								fc_160_171 = r0_0_152_160_171
+								fc_169_180 = r0_0_161_169_180
 							}
-							s_160_171 := sum_160_171.Add(fc_160_171.Mul(fc_160_171).Mul(fl_160_171).Mul(fl_160_171))
-							if !c_160_171.Water {
-								s_160_171 = sum_160_171.Merge(s_160_171, fl_160_171.Equal(zero_160_171))
+							s_169_180 := sum_169_180.Add(fc_169_180.Mul(fc_169_180).Mul(fl_169_180).Mul(fl_169_180))
+							if !c_169_180.Water {
+								s_169_180 = sum_169_180.Merge(s_169_180, fl_169_180.Equal(zero_169_180))
 							}
-							sum_160_171 = s_160_171
+							sum_169_180 = s_169_180
 						}
 					}
-					r0_0_160_171, r1_0_160_171 = sum_160_171, polar_160_171
+					r0_0_169_180, r1_0_169_180 = sum_169_180, polar_169_180
 				}
-				sum_171, polar_171 = r0_0_160_171, r1_0_160_171
-				r0_0_171, r1_0_171, r2_0_171 = sum_171, omega_171, polar_171
+				sum_180, polar_180 = r0_0_169_180, r1_0_169_180
+				r0_0_180, r1_0_180, r2_0_180 = sum_180, omega_180, polar_180
 			}
-			sum, omega, polar = r0_0_171, r1_0_171, r2_0_171
+			sum, omega, polar = r0_0_180, r1_0_180, r2_0_180
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -5529,382 +5720,382 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_172 archsimd.Float64x8
-							r1_0_172 archsimd.Float64x8
-							r2_0_172 archsimd.Float64x8
+							r0_0_181 archsimd.Float64x8
+							r1_0_181 archsimd.Float64x8
+							r2_0_181 archsimd.Float64x8
 						)
 						{
-							k_172, r_172, ia_172, fdet_172, s_172, o_172, sum_172, omega_172, polar_172, capture_172, par_172 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_172 := k_172.c
-							var r0_0_156_172 archsimd.Float64x8
+							k_181, r_181, ia_181, fdet_181, s_181, o_181, sum_181, omega_181, polar_181, capture_181, par_181 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_181 := k_181.c
+							var r0_0_165_181 archsimd.Float64x8
 							{
-								fdet_156_172, f_156_172, s_156_172, o_156_172, p_156_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[0])))
-								r0_0_156_172 = fdet_156_172.Mul(f_156_172).Add(s_156_172).Add(o_156_172).Add(p_156_172)
+								fdet_165_181, f_165_181, s_165_181, o_165_181, p_165_181 := fdet_181, archsimd.LoadFloat64x8((*[8]float64)((&r_181.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_181[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_181[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_181.pix0[0])))
+								r0_0_165_181 = fdet_165_181.Mul(f_165_181).Add(s_165_181).Add(o_165_181).Add(p_165_181)
 							}
-							x_172 := r0_0_156_172
-							var r0_0_157_172 archsimd.Float64x8
+							x_181 := r0_0_165_181
+							var r0_0_166_181 archsimd.Float64x8
 							{
-								fdet_157_172, f_157_172, s_157_172, o_157_172, p_157_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[1])))
-								r0_0_157_172 = fdet_157_172.Mul(f_157_172).Add(s_157_172).Add(o_157_172).Add(p_157_172)
+								fdet_166_181, f_166_181, s_166_181, o_166_181, p_166_181 := fdet_181, archsimd.LoadFloat64x8((*[8]float64)((&r_181.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_181[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_181[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_181.pix0[1])))
+								r0_0_166_181 = fdet_166_181.Mul(f_166_181).Add(s_166_181).Add(o_166_181).Add(p_166_181)
 							}
-							y_172 := r0_0_157_172
-							var r0_0_158_172 archsimd.Float64x8
+							y_181 := r0_0_166_181
+							var r0_0_167_181 archsimd.Float64x8
 							{
-								fdet_158_172, f_158_172, s_158_172, o_158_172, p_158_172 := fdet_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_172[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_172[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_172.pix0[2])))
-								r0_0_158_172 = fdet_158_172.Mul(f_158_172).Add(s_158_172).Add(o_158_172).Add(p_158_172)
+								fdet_167_181, f_167_181, s_167_181, o_167_181, p_167_181 := fdet_181, archsimd.LoadFloat64x8((*[8]float64)((&r_181.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_181[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_181[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_181.pix0[2])))
+								r0_0_167_181 = fdet_167_181.Mul(f_167_181).Add(s_167_181).Add(o_167_181).Add(p_167_181)
 							}
-							z_172 := r0_0_158_172
-							invR_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_172.Mul(x_172).Add(y_172.Mul(y_172)).Add(z_172.Mul(z_172)).Sqrt())
-							dx_172, dy_172, dz_172 := x_172.Mul(invR_172), y_172.Mul(invR_172), z_172.Mul(invR_172)
-							if m_172 := omega_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_172.ToBits() != 0 {
-								var r0_0_159_172 archsimd.Float64x8
+							z_181 := r0_0_167_181
+							invR_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_181.Mul(x_181).Add(y_181.Mul(y_181)).Add(z_181.Mul(z_181)).Sqrt())
+							dx_181, dy_181, dz_181 := x_181.Mul(invR_181), y_181.Mul(invR_181), z_181.Mul(invR_181)
+							if m_181 := omega_181.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_181.ToBits() != 0 {
+								var r0_0_168_181 archsimd.Float64x8
 								{
-									invR_159_172, num_159_172, point_159_172 := invR_172, archsimd.LoadFloat64x8((*[8]float64)((&r_172.omegaNum))), c_172.PointPixel
-									w_159_172 := invR_159_172.Mul(invR_159_172)
-									if !point_159_172 {
-										w_159_172 = num_159_172.Mul(w_159_172.Mul(invR_159_172))
+									invR_168_181, num_168_181, point_168_181 := invR_181, archsimd.LoadFloat64x8((*[8]float64)((&r_181.omegaNum))), c_181.PointPixel
+									w_168_181 := invR_168_181.Mul(invR_168_181)
+									if !point_168_181 {
+										w_168_181 = num_168_181.Mul(w_168_181.Mul(invR_168_181))
 									}
-									r0_0_159_172 = w_159_172
+									r0_0_168_181 = w_168_181
 								}
-								omega_172 = r0_0_159_172.Merge(omega_172, m_172)
+								omega_181 = r0_0_168_181.Merge(omega_181, m_181)
 							}
-							if capture_172 {
-								dx_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[0])))).Add(dy_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[1]))))).Add(dz_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_172.od[2]))))).StoreSlice(par_172)
+							if capture_181 {
+								dx_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_181.od[0])))).Add(dy_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_181.od[1]))))).Add(dz_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_181.od[2]))))).StoreSlice(par_181)
 							}
 							var (
-								r0_0_160_172 archsimd.Float64x8
-								r1_0_160_172 archsimd.Float64x8
+								r0_0_169_181 archsimd.Float64x8
+								r1_0_169_181 archsimd.Float64x8
 							)
 							{
-								k_160_172, r_160_172, ia_160_172, sum_160_172, dx_160_172, dy_160_172, dz_160_172, polar_160_172 := k_172, r_172, ia_172, sum_172, dx_172, dy_172, dz_172, polar_172
-								c_160_172 := k_160_172.c
-								n_160_172 := k_160_172.nn[0]
-								zero_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-								for si_160_172 := range r_160_172.src {
-									sr_160_172 := &r_160_172.src[si_160_172]
-									il_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.il)))
-									qx_160_172, qy_160_172, qz_160_172 := dx_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[0])))).Mul(il_160_172), dy_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[1])))).Mul(il_160_172), dz_160_172.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[2])))).Mul(il_160_172)
-									if m_160_172 := polar_160_172.Equal(zero_160_172); m_160_172.ToBits() != 0 {
-										var p_160_172 archsimd.Float64x8
-										if r_160_172.kahnZero {
-											c2_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[0]))).Mul(dx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[1]))).Mul(dy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_160_172.inc[2]))).Mul(dz_160_172))
-											p_160_172 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_160_172.Mul(c2_160_172)))
+								k_169_181, r_169_181, ia_169_181, sum_169_181, dx_169_181, dy_169_181, dz_169_181, polar_169_181 := k_181, r_181, ia_181, sum_181, dx_181, dy_181, dz_181, polar_181
+								c_169_181 := k_169_181.c
+								n_169_181 := k_169_181.nn[0]
+								zero_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_169_181 := range r_169_181.src {
+									sr_169_181 := &r_169_181.src[si_169_181]
+									il_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.il)))
+									qx_169_181, qy_169_181, qz_169_181 := dx_169_181.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[0])))).Mul(il_169_181), dy_169_181.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[1])))).Mul(il_169_181), dz_169_181.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[2])))).Mul(il_169_181)
+									if m_169_181 := polar_169_181.Equal(zero_169_181); m_169_181.ToBits() != 0 {
+										var p_169_181 archsimd.Float64x8
+										if r_169_181.kahnZero {
+											c2_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[0]))).Mul(dx_169_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[1]))).Mul(dy_169_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_169_181.inc[2]))).Mul(dz_169_181))
+											p_169_181 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_169_181.Mul(c2_169_181)))
 										} else {
-											var r0_0_150_160_172 archsimd.Float64x8
+											var r0_0_159_169_181 archsimd.Float64x8
 											{
-												zero_150_160_172, kahn_150_160_172, s_150_160_172, dx_150_160_172, dy_150_160_172, dz_150_160_172 := false, &r_160_172.kahn, sr_160_172, dx_160_172, dy_160_172, dz_160_172
-												c2_150_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[0]))).Mul(dx_150_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[1]))).Mul(dy_150_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.inc[2]))).Mul(dz_150_160_172))
-												c2sq_150_160_172 := c2_150_160_172.Mul(c2_150_160_172)
-												cos2psi_150_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-												if !zero_150_160_172 {
-													e_150_160_172 := dx_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[0])))).Add(dy_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[1]))))).Add(dz_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.ein[2])))))
-													b_150_160_172 := dx_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[0])))).Add(dy_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[1]))))).Add(dz_150_160_172.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_150_160_172.bin[2])))))
-													ee_150_160_172, bb_150_160_172 := e_150_160_172.Mul(e_150_160_172), b_150_160_172.Mul(b_150_160_172)
-													den_150_160_172 := ee_150_160_172.Add(bb_150_160_172)
-													cos2psi_150_160_172 = ee_150_160_172.Sub(bb_150_160_172).Div(den_150_160_172).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_150_160_172.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+												zero_159_169_181, kahn_159_169_181, s_159_169_181, dx_159_169_181, dy_159_169_181, dz_159_169_181 := false, &r_169_181.kahn, sr_169_181, dx_169_181, dy_169_181, dz_169_181
+												c2_159_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.inc[0]))).Mul(dx_159_169_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.inc[1]))).Mul(dy_159_169_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.inc[2]))).Mul(dz_159_169_181))
+												c2sq_159_169_181 := c2_159_169_181.Mul(c2_159_169_181)
+												cos2psi_159_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_159_169_181 {
+													e_159_169_181 := dx_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.ein[0])))).Add(dy_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.ein[1]))))).Add(dz_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.ein[2])))))
+													b_159_169_181 := dx_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.bin[0])))).Add(dy_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.bin[1]))))).Add(dz_159_169_181.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_159_169_181.bin[2])))))
+													ee_159_169_181, bb_159_169_181 := e_159_169_181.Mul(e_159_169_181), b_159_169_181.Mul(b_159_169_181)
+													den_159_169_181 := ee_159_169_181.Add(bb_159_169_181)
+													cos2psi_159_169_181 = ee_159_169_181.Sub(bb_159_169_181).Div(den_159_169_181).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_159_169_181.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												one_150_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_150_160_172 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_150_160_172.Add(c2sq_150_160_172).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_150_160_172)).Mul(cos2psi_150_160_172).Mul(one_150_160_172.Sub(c2sq_150_160_172))))
+												one_159_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_159_169_181 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_159_169_181.Add(c2sq_159_169_181).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_159_169_181)).Mul(cos2psi_159_169_181).Mul(one_159_169_181.Sub(c2sq_159_169_181))))
 											}
-											p_160_172 = r0_0_150_160_172
+											p_169_181 = r0_0_159_169_181
 										}
-										polar_160_172 = p_160_172.Merge(polar_160_172, m_160_172)
+										polar_169_181 = p_169_181.Merge(polar_169_181, m_169_181)
 									}
-									for oi_160_172 := range r_160_172.orient {
-										o_160_172 := &r_160_172.orient[oi_160_172]
-										h_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[0]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[1]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[2]))).Mul(qz_160_172))
-										kk_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[3]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[4]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[5]))).Mul(qz_160_172))
-										l_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[6]))).Mul(qx_160_172).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[7]))).Mul(qy_160_172)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_160_172[8]))).Mul(qz_160_172))
-										var r0_0_151_160_172 archsimd.Float64x8
+									for oi_169_181 := range r_169_181.orient {
+										o_169_181 := &r_169_181.orient[oi_169_181]
+										h_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[0]))).Mul(qx_169_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[1]))).Mul(qy_169_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[2]))).Mul(qz_169_181))
+										kk_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[3]))).Mul(qx_169_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[4]))).Mul(qy_169_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[5]))).Mul(qz_169_181))
+										l_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[6]))).Mul(qx_169_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[7]))).Mul(qy_169_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_169_181[8]))).Mul(qz_169_181))
+										var r0_0_160_169_181 archsimd.Float64x8
 										{
-											r_151_160_172, h_151_160_172, kk_151_160_172, l_151_160_172, n_151_160_172 := r_160_172, h_160_172, kk_160_172, l_160_172, n_160_172
-											_ = n_151_160_172
-											var r0_0_25_151_160_172 archsimd.Float64x8
+											r_160_169_181, h_160_169_181, kk_160_169_181, l_160_169_181, n_160_169_181 := r_169_181, h_169_181, kk_169_181, l_169_181, n_169_181
+											_ = n_160_169_181
+											var r0_0_34_160_169_181 archsimd.Float64x8
 											{
-												r_25_151_160_172, i_25_151_160_172, x_25_151_160_172 := r_151_160_172, 0, h_151_160_172
-												s_25_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_25_151_160_172.nmode[i_25_151_160_172] == nChebyshev {
-													var r0_0_26_151_160_172 archsimd.Float64x8
+												r_34_160_169_181, i_34_160_169_181, x_34_160_169_181 := r_160_169_181, 0, h_160_169_181
+												s_34_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_34_160_169_181.nmode[i_34_160_169_181] == nChebyshev {
+													var r0_0_35_160_169_181 archsimd.Float64x8
 													{
-														x_26_151_160_172, n_26_151_160_172 := x_25_151_160_172, r_25_151_160_172.nn[i_25_151_160_172]
-														magic_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_26_151_160_172 := x_26_151_160_172.Add(magic_26_151_160_172)
-														var r0_0_27_151_160_172 archsimd.Float64x8
+														x_35_160_169_181, n_35_160_169_181 := x_34_160_169_181, r_34_160_169_181.nn[i_34_160_169_181]
+														magic_35_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_35_160_169_181 := x_35_160_169_181.Add(magic_35_160_169_181)
+														var r0_0_36_160_169_181 archsimd.Float64x8
 														{
-															d_27_151_160_172 := x_26_151_160_172.Sub(t_26_151_160_172.Sub(magic_26_151_160_172))
-															y_27_151_160_172 := d_27_151_160_172.Mul(d_27_151_160_172)
-															y2_27_151_160_172 := y_27_151_160_172.Mul(y_27_151_160_172)
-															y4_27_151_160_172 := y2_27_151_160_172.Mul(y2_27_151_160_172)
-															p0_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_27_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_27_151_160_172)).Mul(y2_27_151_160_172))
-															p1_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_27_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_27_151_160_172)).Mul(y2_27_151_160_172)).Mul(y4_27_151_160_172)
-															p2_27_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_27_151_160_172.Mul(y4_27_151_160_172))
-															r0_0_27_151_160_172 = p0_27_151_160_172.Add(p1_27_151_160_172).Add(p2_27_151_160_172)
+															d_36_160_169_181 := x_35_160_169_181.Sub(t_35_160_169_181.Sub(magic_35_160_169_181))
+															y_36_160_169_181 := d_36_160_169_181.Mul(d_36_160_169_181)
+															y2_36_160_169_181 := y_36_160_169_181.Mul(y_36_160_169_181)
+															y4_36_160_169_181 := y2_36_160_169_181.Mul(y2_36_160_169_181)
+															p0_36_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_36_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_36_160_169_181)).Mul(y2_36_160_169_181))
+															p1_36_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_36_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_36_160_169_181)).Mul(y2_36_160_169_181)).Mul(y4_36_160_169_181)
+															p2_36_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_36_160_169_181.Mul(y4_36_160_169_181))
+															r0_0_36_160_169_181 = p0_36_160_169_181.Add(p1_36_160_169_181).Add(p2_36_160_169_181)
 														}
-														var r0_0_28_151_160_172 archsimd.Float64x8
+														var r0_0_37_160_169_181 archsimd.Float64x8
 														{
-															c_28_151_160_172, t_28_151_160_172 := r0_0_27_151_160_172, t_26_151_160_172
-															r0_0_28_151_160_172 = c_28_151_160_172.AsUint64x8().Xor(t_28_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_37_160_169_181, t_37_160_169_181 := r0_0_36_160_169_181, t_35_160_169_181
+															r0_0_37_160_169_181 = c_37_160_169_181.AsUint64x8().Xor(t_37_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_28_151_160_172)
-														u0_26_151_160_172, u1_26_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_26_151_160_172
-														j_26_151_160_172 := 2
-														for ; j_26_151_160_172+1 < n_26_151_160_172; j_26_151_160_172 += 2 {
-															u0_26_151_160_172 = c2_26_151_160_172.Mul(u1_26_151_160_172).Sub(u0_26_151_160_172)
-															u1_26_151_160_172 = c2_26_151_160_172.Mul(u0_26_151_160_172).Sub(u1_26_151_160_172)
+														c2_35_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_37_160_169_181)
+														u0_35_160_169_181, u1_35_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_35_160_169_181
+														j_35_160_169_181 := 2
+														for ; j_35_160_169_181+1 < n_35_160_169_181; j_35_160_169_181 += 2 {
+															u0_35_160_169_181 = c2_35_160_169_181.Mul(u1_35_160_169_181).Sub(u0_35_160_169_181)
+															u1_35_160_169_181 = c2_35_160_169_181.Mul(u0_35_160_169_181).Sub(u1_35_160_169_181)
 														}
-														if j_26_151_160_172 < n_26_151_160_172 {
-															u1_26_151_160_172 = c2_26_151_160_172.Mul(u1_26_151_160_172).Sub(u0_26_151_160_172)
+														if j_35_160_169_181 < n_35_160_169_181 {
+															u1_35_160_169_181 = c2_35_160_169_181.Mul(u1_35_160_169_181).Sub(u0_35_160_169_181)
 														}
-														r0_0_26_151_160_172 = u1_26_151_160_172
+														r0_0_35_160_169_181 = u1_35_160_169_181
 													}
-													s_25_151_160_172 = r0_0_26_151_160_172
-												} else if r_25_151_160_172.nmode[i_25_151_160_172] == nRatio {
-													var r0_0_29_151_160_172 archsimd.Float64x8
+													s_34_160_169_181 = r0_0_35_160_169_181
+												} else if r_34_160_169_181.nmode[i_34_160_169_181] == nRatio {
+													var r0_0_38_160_169_181 archsimd.Float64x8
 													{
-														x_29_151_160_172, nv_29_151_160_172 := x_25_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_25_151_160_172.nv[i_25_151_160_172])))
-														magic_29_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_29_151_160_172 := x_29_151_160_172.Add(magic_29_151_160_172)
-														d_29_151_160_172 := x_29_151_160_172.Sub(t_29_151_160_172.Sub(magic_29_151_160_172))
-														y_29_151_160_172 := nv_29_151_160_172.Mul(d_29_151_160_172)
-														u_29_151_160_172 := y_29_151_160_172.Add(magic_29_151_160_172)
-														var r0_0_30_151_160_172 archsimd.Float64x8
+														x_38_160_169_181, nv_38_160_169_181 := x_34_160_169_181, archsimd.LoadFloat64x8((*[8]float64)((&r_34_160_169_181.nv[i_34_160_169_181])))
+														magic_38_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_38_160_169_181 := x_38_160_169_181.Add(magic_38_160_169_181)
+														d_38_160_169_181 := x_38_160_169_181.Sub(t_38_160_169_181.Sub(magic_38_160_169_181))
+														y_38_160_169_181 := nv_38_160_169_181.Mul(d_38_160_169_181)
+														u_38_160_169_181 := y_38_160_169_181.Add(magic_38_160_169_181)
+														var r0_0_39_160_169_181 archsimd.Float64x8
 														{
-															d_30_151_160_172 := y_29_151_160_172.Sub(u_29_151_160_172.Sub(magic_29_151_160_172))
-															y_30_151_160_172 := d_30_151_160_172.Mul(d_30_151_160_172)
-															y2_30_151_160_172 := y_30_151_160_172.Mul(y_30_151_160_172)
-															y4_30_151_160_172 := y2_30_151_160_172.Mul(y2_30_151_160_172)
-															p0_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_30_151_160_172)).Mul(y2_30_151_160_172))
-															p1_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_30_151_160_172)).Mul(y2_30_151_160_172)).Mul(y4_30_151_160_172)
-															p2_30_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_30_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_30_151_160_172)).Mul(y4_30_151_160_172.Mul(y4_30_151_160_172))
-															r0_0_30_151_160_172 = d_30_151_160_172.Mul(p0_30_151_160_172.Add(p1_30_151_160_172).Add(p2_30_151_160_172))
+															d_39_160_169_181 := y_38_160_169_181.Sub(u_38_160_169_181.Sub(magic_38_160_169_181))
+															y_39_160_169_181 := d_39_160_169_181.Mul(d_39_160_169_181)
+															y2_39_160_169_181 := y_39_160_169_181.Mul(y_39_160_169_181)
+															y4_39_160_169_181 := y2_39_160_169_181.Mul(y2_39_160_169_181)
+															p0_39_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_39_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_39_160_169_181)).Mul(y2_39_160_169_181))
+															p1_39_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_39_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_39_160_169_181)).Mul(y2_39_160_169_181)).Mul(y4_39_160_169_181)
+															p2_39_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_39_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_39_160_169_181)).Mul(y4_39_160_169_181.Mul(y4_39_160_169_181))
+															r0_0_39_160_169_181 = d_39_160_169_181.Mul(p0_39_160_169_181.Add(p1_39_160_169_181).Add(p2_39_160_169_181))
 														}
-														var r0_0_31_151_160_172 archsimd.Float64x8
+														var r0_0_40_160_169_181 archsimd.Float64x8
 														{
-															c_31_151_160_172, t_31_151_160_172 := r0_0_30_151_160_172, u_29_151_160_172
-															r0_0_31_151_160_172 = c_31_151_160_172.AsUint64x8().Xor(t_31_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_40_160_169_181, t_40_160_169_181 := r0_0_39_160_169_181, u_38_160_169_181
+															r0_0_40_160_169_181 = c_40_160_169_181.AsUint64x8().Xor(t_40_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_29_151_160_172 := r0_0_31_151_160_172
-														var r0_0_32_151_160_172 archsimd.Float64x8
+														sn_38_160_169_181 := r0_0_40_160_169_181
+														var r0_0_41_160_169_181 archsimd.Float64x8
 														{
-															d_32_151_160_172 := d_29_151_160_172
-															y_32_151_160_172 := d_32_151_160_172.Mul(d_32_151_160_172)
-															y2_32_151_160_172 := y_32_151_160_172.Mul(y_32_151_160_172)
-															y4_32_151_160_172 := y2_32_151_160_172.Mul(y2_32_151_160_172)
-															p0_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_32_151_160_172)).Mul(y2_32_151_160_172))
-															p1_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_32_151_160_172)).Mul(y2_32_151_160_172)).Mul(y4_32_151_160_172)
-															p2_32_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_32_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_32_151_160_172)).Mul(y4_32_151_160_172.Mul(y4_32_151_160_172))
-															r0_0_32_151_160_172 = d_32_151_160_172.Mul(p0_32_151_160_172.Add(p1_32_151_160_172).Add(p2_32_151_160_172))
+															d_41_160_169_181 := d_38_160_169_181
+															y_41_160_169_181 := d_41_160_169_181.Mul(d_41_160_169_181)
+															y2_41_160_169_181 := y_41_160_169_181.Mul(y_41_160_169_181)
+															y4_41_160_169_181 := y2_41_160_169_181.Mul(y2_41_160_169_181)
+															p0_41_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_41_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_41_160_169_181)).Mul(y2_41_160_169_181))
+															p1_41_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_41_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_41_160_169_181)).Mul(y2_41_160_169_181)).Mul(y4_41_160_169_181)
+															p2_41_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_41_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_41_160_169_181)).Mul(y4_41_160_169_181.Mul(y4_41_160_169_181))
+															r0_0_41_160_169_181 = d_41_160_169_181.Mul(p0_41_160_169_181.Add(p1_41_160_169_181).Add(p2_41_160_169_181))
 														}
-														r0_0_29_151_160_172 = nv_29_151_160_172.Merge(sn_29_151_160_172.Div(r0_0_32_151_160_172), d_29_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+														r0_0_38_160_169_181 = nv_38_160_169_181.Merge(sn_38_160_169_181.Div(r0_0_41_160_169_181), d_38_160_169_181.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_25_151_160_172 = r0_0_29_151_160_172
+													s_34_160_169_181 = r0_0_38_160_169_181
 												}
-												r0_0_25_151_160_172 = s_25_151_160_172
+												r0_0_34_160_169_181 = s_34_160_169_181
 											}
-											sa_151_160_172 := r0_0_25_151_160_172
-											var r0_0_33_151_160_172 archsimd.Float64x8
+											sa_160_169_181 := r0_0_34_160_169_181
+											var r0_0_42_160_169_181 archsimd.Float64x8
 											{
-												r_33_151_160_172, i_33_151_160_172, x_33_151_160_172 := r_151_160_172, 1, kk_151_160_172
-												s_33_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_33_151_160_172.nmode[i_33_151_160_172] == nChebyshev {
-													var r0_0_34_151_160_172 archsimd.Float64x8
+												r_42_160_169_181, i_42_160_169_181, x_42_160_169_181 := r_160_169_181, 1, kk_160_169_181
+												s_42_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_42_160_169_181.nmode[i_42_160_169_181] == nChebyshev {
+													var r0_0_43_160_169_181 archsimd.Float64x8
 													{
-														x_34_151_160_172, n_34_151_160_172 := x_33_151_160_172, r_33_151_160_172.nn[i_33_151_160_172]
-														magic_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_34_151_160_172 := x_34_151_160_172.Add(magic_34_151_160_172)
-														var r0_0_35_151_160_172 archsimd.Float64x8
+														x_43_160_169_181, n_43_160_169_181 := x_42_160_169_181, r_42_160_169_181.nn[i_42_160_169_181]
+														magic_43_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_43_160_169_181 := x_43_160_169_181.Add(magic_43_160_169_181)
+														var r0_0_44_160_169_181 archsimd.Float64x8
 														{
-															d_35_151_160_172 := x_34_151_160_172.Sub(t_34_151_160_172.Sub(magic_34_151_160_172))
-															y_35_151_160_172 := d_35_151_160_172.Mul(d_35_151_160_172)
-															y2_35_151_160_172 := y_35_151_160_172.Mul(y_35_151_160_172)
-															y4_35_151_160_172 := y2_35_151_160_172.Mul(y2_35_151_160_172)
-															p0_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_35_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_35_151_160_172)).Mul(y2_35_151_160_172))
-															p1_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_35_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_35_151_160_172)).Mul(y2_35_151_160_172)).Mul(y4_35_151_160_172)
-															p2_35_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_35_151_160_172.Mul(y4_35_151_160_172))
-															r0_0_35_151_160_172 = p0_35_151_160_172.Add(p1_35_151_160_172).Add(p2_35_151_160_172)
+															d_44_160_169_181 := x_43_160_169_181.Sub(t_43_160_169_181.Sub(magic_43_160_169_181))
+															y_44_160_169_181 := d_44_160_169_181.Mul(d_44_160_169_181)
+															y2_44_160_169_181 := y_44_160_169_181.Mul(y_44_160_169_181)
+															y4_44_160_169_181 := y2_44_160_169_181.Mul(y2_44_160_169_181)
+															p0_44_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_44_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_44_160_169_181)).Mul(y2_44_160_169_181))
+															p1_44_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_44_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_44_160_169_181)).Mul(y2_44_160_169_181)).Mul(y4_44_160_169_181)
+															p2_44_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_44_160_169_181.Mul(y4_44_160_169_181))
+															r0_0_44_160_169_181 = p0_44_160_169_181.Add(p1_44_160_169_181).Add(p2_44_160_169_181)
 														}
-														var r0_0_36_151_160_172 archsimd.Float64x8
+														var r0_0_45_160_169_181 archsimd.Float64x8
 														{
-															c_36_151_160_172, t_36_151_160_172 := r0_0_35_151_160_172, t_34_151_160_172
-															r0_0_36_151_160_172 = c_36_151_160_172.AsUint64x8().Xor(t_36_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_45_160_169_181, t_45_160_169_181 := r0_0_44_160_169_181, t_43_160_169_181
+															r0_0_45_160_169_181 = c_45_160_169_181.AsUint64x8().Xor(t_45_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_36_151_160_172)
-														u0_34_151_160_172, u1_34_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_34_151_160_172
-														j_34_151_160_172 := 2
-														for ; j_34_151_160_172+1 < n_34_151_160_172; j_34_151_160_172 += 2 {
-															u0_34_151_160_172 = c2_34_151_160_172.Mul(u1_34_151_160_172).Sub(u0_34_151_160_172)
-															u1_34_151_160_172 = c2_34_151_160_172.Mul(u0_34_151_160_172).Sub(u1_34_151_160_172)
+														c2_43_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_45_160_169_181)
+														u0_43_160_169_181, u1_43_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_43_160_169_181
+														j_43_160_169_181 := 2
+														for ; j_43_160_169_181+1 < n_43_160_169_181; j_43_160_169_181 += 2 {
+															u0_43_160_169_181 = c2_43_160_169_181.Mul(u1_43_160_169_181).Sub(u0_43_160_169_181)
+															u1_43_160_169_181 = c2_43_160_169_181.Mul(u0_43_160_169_181).Sub(u1_43_160_169_181)
 														}
-														if j_34_151_160_172 < n_34_151_160_172 {
-															u1_34_151_160_172 = c2_34_151_160_172.Mul(u1_34_151_160_172).Sub(u0_34_151_160_172)
+														if j_43_160_169_181 < n_43_160_169_181 {
+															u1_43_160_169_181 = c2_43_160_169_181.Mul(u1_43_160_169_181).Sub(u0_43_160_169_181)
 														}
-														r0_0_34_151_160_172 = u1_34_151_160_172
+														r0_0_43_160_169_181 = u1_43_160_169_181
 													}
-													s_33_151_160_172 = r0_0_34_151_160_172
-												} else if r_33_151_160_172.nmode[i_33_151_160_172] == nRatio {
-													var r0_0_37_151_160_172 archsimd.Float64x8
+													s_42_160_169_181 = r0_0_43_160_169_181
+												} else if r_42_160_169_181.nmode[i_42_160_169_181] == nRatio {
+													var r0_0_46_160_169_181 archsimd.Float64x8
 													{
-														x_37_151_160_172, nv_37_151_160_172 := x_33_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_33_151_160_172.nv[i_33_151_160_172])))
-														magic_37_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_37_151_160_172 := x_37_151_160_172.Add(magic_37_151_160_172)
-														d_37_151_160_172 := x_37_151_160_172.Sub(t_37_151_160_172.Sub(magic_37_151_160_172))
-														y_37_151_160_172 := nv_37_151_160_172.Mul(d_37_151_160_172)
-														u_37_151_160_172 := y_37_151_160_172.Add(magic_37_151_160_172)
-														var r0_0_38_151_160_172 archsimd.Float64x8
+														x_46_160_169_181, nv_46_160_169_181 := x_42_160_169_181, archsimd.LoadFloat64x8((*[8]float64)((&r_42_160_169_181.nv[i_42_160_169_181])))
+														magic_46_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_46_160_169_181 := x_46_160_169_181.Add(magic_46_160_169_181)
+														d_46_160_169_181 := x_46_160_169_181.Sub(t_46_160_169_181.Sub(magic_46_160_169_181))
+														y_46_160_169_181 := nv_46_160_169_181.Mul(d_46_160_169_181)
+														u_46_160_169_181 := y_46_160_169_181.Add(magic_46_160_169_181)
+														var r0_0_47_160_169_181 archsimd.Float64x8
 														{
-															d_38_151_160_172 := y_37_151_160_172.Sub(u_37_151_160_172.Sub(magic_37_151_160_172))
-															y_38_151_160_172 := d_38_151_160_172.Mul(d_38_151_160_172)
-															y2_38_151_160_172 := y_38_151_160_172.Mul(y_38_151_160_172)
-															y4_38_151_160_172 := y2_38_151_160_172.Mul(y2_38_151_160_172)
-															p0_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_38_151_160_172)).Mul(y2_38_151_160_172))
-															p1_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_38_151_160_172)).Mul(y2_38_151_160_172)).Mul(y4_38_151_160_172)
-															p2_38_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_38_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_38_151_160_172)).Mul(y4_38_151_160_172.Mul(y4_38_151_160_172))
-															r0_0_38_151_160_172 = d_38_151_160_172.Mul(p0_38_151_160_172.Add(p1_38_151_160_172).Add(p2_38_151_160_172))
+															d_47_160_169_181 := y_46_160_169_181.Sub(u_46_160_169_181.Sub(magic_46_160_169_181))
+															y_47_160_169_181 := d_47_160_169_181.Mul(d_47_160_169_181)
+															y2_47_160_169_181 := y_47_160_169_181.Mul(y_47_160_169_181)
+															y4_47_160_169_181 := y2_47_160_169_181.Mul(y2_47_160_169_181)
+															p0_47_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_47_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_47_160_169_181)).Mul(y2_47_160_169_181))
+															p1_47_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_47_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_47_160_169_181)).Mul(y2_47_160_169_181)).Mul(y4_47_160_169_181)
+															p2_47_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_47_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_47_160_169_181)).Mul(y4_47_160_169_181.Mul(y4_47_160_169_181))
+															r0_0_47_160_169_181 = d_47_160_169_181.Mul(p0_47_160_169_181.Add(p1_47_160_169_181).Add(p2_47_160_169_181))
 														}
-														var r0_0_39_151_160_172 archsimd.Float64x8
+														var r0_0_48_160_169_181 archsimd.Float64x8
 														{
-															c_39_151_160_172, t_39_151_160_172 := r0_0_38_151_160_172, u_37_151_160_172
-															r0_0_39_151_160_172 = c_39_151_160_172.AsUint64x8().Xor(t_39_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_48_160_169_181, t_48_160_169_181 := r0_0_47_160_169_181, u_46_160_169_181
+															r0_0_48_160_169_181 = c_48_160_169_181.AsUint64x8().Xor(t_48_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_37_151_160_172 := r0_0_39_151_160_172
-														var r0_0_40_151_160_172 archsimd.Float64x8
+														sn_46_160_169_181 := r0_0_48_160_169_181
+														var r0_0_49_160_169_181 archsimd.Float64x8
 														{
-															d_40_151_160_172 := d_37_151_160_172
-															y_40_151_160_172 := d_40_151_160_172.Mul(d_40_151_160_172)
-															y2_40_151_160_172 := y_40_151_160_172.Mul(y_40_151_160_172)
-															y4_40_151_160_172 := y2_40_151_160_172.Mul(y2_40_151_160_172)
-															p0_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_40_151_160_172)).Mul(y2_40_151_160_172))
-															p1_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_40_151_160_172)).Mul(y2_40_151_160_172)).Mul(y4_40_151_160_172)
-															p2_40_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_40_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_40_151_160_172)).Mul(y4_40_151_160_172.Mul(y4_40_151_160_172))
-															r0_0_40_151_160_172 = d_40_151_160_172.Mul(p0_40_151_160_172.Add(p1_40_151_160_172).Add(p2_40_151_160_172))
+															d_49_160_169_181 := d_46_160_169_181
+															y_49_160_169_181 := d_49_160_169_181.Mul(d_49_160_169_181)
+															y2_49_160_169_181 := y_49_160_169_181.Mul(y_49_160_169_181)
+															y4_49_160_169_181 := y2_49_160_169_181.Mul(y2_49_160_169_181)
+															p0_49_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_49_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_49_160_169_181)).Mul(y2_49_160_169_181))
+															p1_49_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_49_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_49_160_169_181)).Mul(y2_49_160_169_181)).Mul(y4_49_160_169_181)
+															p2_49_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_49_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_49_160_169_181)).Mul(y4_49_160_169_181.Mul(y4_49_160_169_181))
+															r0_0_49_160_169_181 = d_49_160_169_181.Mul(p0_49_160_169_181.Add(p1_49_160_169_181).Add(p2_49_160_169_181))
 														}
-														r0_0_37_151_160_172 = nv_37_151_160_172.Merge(sn_37_151_160_172.Div(r0_0_40_151_160_172), d_37_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+														r0_0_46_160_169_181 = nv_46_160_169_181.Merge(sn_46_160_169_181.Div(r0_0_49_160_169_181), d_46_160_169_181.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_33_151_160_172 = r0_0_37_151_160_172
+													s_42_160_169_181 = r0_0_46_160_169_181
 												}
-												r0_0_33_151_160_172 = s_33_151_160_172
+												r0_0_42_160_169_181 = s_42_160_169_181
 											}
-											sb_151_160_172 := r0_0_33_151_160_172
-											var r0_0_41_151_160_172 archsimd.Float64x8
+											sb_160_169_181 := r0_0_42_160_169_181
+											var r0_0_50_160_169_181 archsimd.Float64x8
 											{
-												r_41_151_160_172, i_41_151_160_172, x_41_151_160_172 := r_151_160_172, 2, l_151_160_172
-												s_41_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												if r_41_151_160_172.nmode[i_41_151_160_172] == nChebyshev {
-													var r0_0_42_151_160_172 archsimd.Float64x8
+												r_50_160_169_181, i_50_160_169_181, x_50_160_169_181 := r_160_169_181, 2, l_160_169_181
+												s_50_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												if r_50_160_169_181.nmode[i_50_160_169_181] == nChebyshev {
+													var r0_0_51_160_169_181 archsimd.Float64x8
 													{
-														x_42_151_160_172, n_42_151_160_172 := x_41_151_160_172, r_41_151_160_172.nn[i_41_151_160_172]
-														magic_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_42_151_160_172 := x_42_151_160_172.Add(magic_42_151_160_172)
-														var r0_0_43_151_160_172 archsimd.Float64x8
+														x_51_160_169_181, n_51_160_169_181 := x_50_160_169_181, r_50_160_169_181.nn[i_50_160_169_181]
+														magic_51_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_51_160_169_181 := x_51_160_169_181.Add(magic_51_160_169_181)
+														var r0_0_52_160_169_181 archsimd.Float64x8
 														{
-															d_43_151_160_172 := x_42_151_160_172.Sub(t_42_151_160_172.Sub(magic_42_151_160_172))
-															y_43_151_160_172 := d_43_151_160_172.Mul(d_43_151_160_172)
-															y2_43_151_160_172 := y_43_151_160_172.Mul(y_43_151_160_172)
-															y4_43_151_160_172 := y2_43_151_160_172.Mul(y2_43_151_160_172)
-															p0_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_43_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_43_151_160_172)).Mul(y2_43_151_160_172))
-															p1_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_43_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_43_151_160_172)).Mul(y2_43_151_160_172)).Mul(y4_43_151_160_172)
-															p2_43_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_43_151_160_172.Mul(y4_43_151_160_172))
-															r0_0_43_151_160_172 = p0_43_151_160_172.Add(p1_43_151_160_172).Add(p2_43_151_160_172)
+															d_52_160_169_181 := x_51_160_169_181.Sub(t_51_160_169_181.Sub(magic_51_160_169_181))
+															y_52_160_169_181 := d_52_160_169_181.Mul(d_52_160_169_181)
+															y2_52_160_169_181 := y_52_160_169_181.Mul(y_52_160_169_181)
+															y4_52_160_169_181 := y2_52_160_169_181.Mul(y2_52_160_169_181)
+															p0_52_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_52_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_52_160_169_181)).Mul(y2_52_160_169_181))
+															p1_52_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_52_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_52_160_169_181)).Mul(y2_52_160_169_181)).Mul(y4_52_160_169_181)
+															p2_52_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_52_160_169_181.Mul(y4_52_160_169_181))
+															r0_0_52_160_169_181 = p0_52_160_169_181.Add(p1_52_160_169_181).Add(p2_52_160_169_181)
 														}
-														var r0_0_44_151_160_172 archsimd.Float64x8
+														var r0_0_53_160_169_181 archsimd.Float64x8
 														{
-															c_44_151_160_172, t_44_151_160_172 := r0_0_43_151_160_172, t_42_151_160_172
-															r0_0_44_151_160_172 = c_44_151_160_172.AsUint64x8().Xor(t_44_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_53_160_169_181, t_53_160_169_181 := r0_0_52_160_169_181, t_51_160_169_181
+															r0_0_53_160_169_181 = c_53_160_169_181.AsUint64x8().Xor(t_53_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														c2_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_44_151_160_172)
-														u0_42_151_160_172, u1_42_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_42_151_160_172
-														j_42_151_160_172 := 2
-														for ; j_42_151_160_172+1 < n_42_151_160_172; j_42_151_160_172 += 2 {
-															u0_42_151_160_172 = c2_42_151_160_172.Mul(u1_42_151_160_172).Sub(u0_42_151_160_172)
-															u1_42_151_160_172 = c2_42_151_160_172.Mul(u0_42_151_160_172).Sub(u1_42_151_160_172)
+														c2_51_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(r0_0_53_160_169_181)
+														u0_51_160_169_181, u1_51_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_51_160_169_181
+														j_51_160_169_181 := 2
+														for ; j_51_160_169_181+1 < n_51_160_169_181; j_51_160_169_181 += 2 {
+															u0_51_160_169_181 = c2_51_160_169_181.Mul(u1_51_160_169_181).Sub(u0_51_160_169_181)
+															u1_51_160_169_181 = c2_51_160_169_181.Mul(u0_51_160_169_181).Sub(u1_51_160_169_181)
 														}
-														if j_42_151_160_172 < n_42_151_160_172 {
-															u1_42_151_160_172 = c2_42_151_160_172.Mul(u1_42_151_160_172).Sub(u0_42_151_160_172)
+														if j_51_160_169_181 < n_51_160_169_181 {
+															u1_51_160_169_181 = c2_51_160_169_181.Mul(u1_51_160_169_181).Sub(u0_51_160_169_181)
 														}
-														r0_0_42_151_160_172 = u1_42_151_160_172
+														r0_0_51_160_169_181 = u1_51_160_169_181
 													}
-													s_41_151_160_172 = r0_0_42_151_160_172
-												} else if r_41_151_160_172.nmode[i_41_151_160_172] == nRatio {
-													var r0_0_45_151_160_172 archsimd.Float64x8
+													s_50_160_169_181 = r0_0_51_160_169_181
+												} else if r_50_160_169_181.nmode[i_50_160_169_181] == nRatio {
+													var r0_0_54_160_169_181 archsimd.Float64x8
 													{
-														x_45_151_160_172, nv_45_151_160_172 := x_41_151_160_172, archsimd.LoadFloat64x8((*[8]float64)((&r_41_151_160_172.nv[i_41_151_160_172])))
-														magic_45_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-														t_45_151_160_172 := x_45_151_160_172.Add(magic_45_151_160_172)
-														d_45_151_160_172 := x_45_151_160_172.Sub(t_45_151_160_172.Sub(magic_45_151_160_172))
-														y_45_151_160_172 := nv_45_151_160_172.Mul(d_45_151_160_172)
-														u_45_151_160_172 := y_45_151_160_172.Add(magic_45_151_160_172)
-														var r0_0_46_151_160_172 archsimd.Float64x8
+														x_54_160_169_181, nv_54_160_169_181 := x_50_160_169_181, archsimd.LoadFloat64x8((*[8]float64)((&r_50_160_169_181.nv[i_50_160_169_181])))
+														magic_54_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+														t_54_160_169_181 := x_54_160_169_181.Add(magic_54_160_169_181)
+														d_54_160_169_181 := x_54_160_169_181.Sub(t_54_160_169_181.Sub(magic_54_160_169_181))
+														y_54_160_169_181 := nv_54_160_169_181.Mul(d_54_160_169_181)
+														u_54_160_169_181 := y_54_160_169_181.Add(magic_54_160_169_181)
+														var r0_0_55_160_169_181 archsimd.Float64x8
 														{
-															d_46_151_160_172 := y_45_151_160_172.Sub(u_45_151_160_172.Sub(magic_45_151_160_172))
-															y_46_151_160_172 := d_46_151_160_172.Mul(d_46_151_160_172)
-															y2_46_151_160_172 := y_46_151_160_172.Mul(y_46_151_160_172)
-															y4_46_151_160_172 := y2_46_151_160_172.Mul(y2_46_151_160_172)
-															p0_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_46_151_160_172)).Mul(y2_46_151_160_172))
-															p1_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_46_151_160_172)).Mul(y2_46_151_160_172)).Mul(y4_46_151_160_172)
-															p2_46_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_46_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_46_151_160_172)).Mul(y4_46_151_160_172.Mul(y4_46_151_160_172))
-															r0_0_46_151_160_172 = d_46_151_160_172.Mul(p0_46_151_160_172.Add(p1_46_151_160_172).Add(p2_46_151_160_172))
+															d_55_160_169_181 := y_54_160_169_181.Sub(u_54_160_169_181.Sub(magic_54_160_169_181))
+															y_55_160_169_181 := d_55_160_169_181.Mul(d_55_160_169_181)
+															y2_55_160_169_181 := y_55_160_169_181.Mul(y_55_160_169_181)
+															y4_55_160_169_181 := y2_55_160_169_181.Mul(y2_55_160_169_181)
+															p0_55_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_55_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_55_160_169_181)).Mul(y2_55_160_169_181))
+															p1_55_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_55_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_55_160_169_181)).Mul(y2_55_160_169_181)).Mul(y4_55_160_169_181)
+															p2_55_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_55_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_55_160_169_181)).Mul(y4_55_160_169_181.Mul(y4_55_160_169_181))
+															r0_0_55_160_169_181 = d_55_160_169_181.Mul(p0_55_160_169_181.Add(p1_55_160_169_181).Add(p2_55_160_169_181))
 														}
-														var r0_0_47_151_160_172 archsimd.Float64x8
+														var r0_0_56_160_169_181 archsimd.Float64x8
 														{
-															c_47_151_160_172, t_47_151_160_172 := r0_0_46_151_160_172, u_45_151_160_172
-															r0_0_47_151_160_172 = c_47_151_160_172.AsUint64x8().Xor(t_47_151_160_172.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+															c_56_160_169_181, t_56_160_169_181 := r0_0_55_160_169_181, u_54_160_169_181
+															r0_0_56_160_169_181 = c_56_160_169_181.AsUint64x8().Xor(t_56_160_169_181.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 														}
-														sn_45_151_160_172 := r0_0_47_151_160_172
-														var r0_0_48_151_160_172 archsimd.Float64x8
+														sn_54_160_169_181 := r0_0_56_160_169_181
+														var r0_0_57_160_169_181 archsimd.Float64x8
 														{
-															d_48_151_160_172 := d_45_151_160_172
-															y_48_151_160_172 := d_48_151_160_172.Mul(d_48_151_160_172)
-															y2_48_151_160_172 := y_48_151_160_172.Mul(y_48_151_160_172)
-															y4_48_151_160_172 := y2_48_151_160_172.Mul(y2_48_151_160_172)
-															p0_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_48_151_160_172)).Mul(y2_48_151_160_172))
-															p1_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_48_151_160_172)).Mul(y2_48_151_160_172)).Mul(y4_48_151_160_172)
-															p2_48_151_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_48_151_160_172)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_48_151_160_172)).Mul(y4_48_151_160_172.Mul(y4_48_151_160_172))
-															r0_0_48_151_160_172 = d_48_151_160_172.Mul(p0_48_151_160_172.Add(p1_48_151_160_172).Add(p2_48_151_160_172))
+															d_57_160_169_181 := d_54_160_169_181
+															y_57_160_169_181 := d_57_160_169_181.Mul(d_57_160_169_181)
+															y2_57_160_169_181 := y_57_160_169_181.Mul(y_57_160_169_181)
+															y4_57_160_169_181 := y2_57_160_169_181.Mul(y2_57_160_169_181)
+															p0_57_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_57_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_57_160_169_181)).Mul(y2_57_160_169_181))
+															p1_57_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_57_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_57_160_169_181)).Mul(y2_57_160_169_181)).Mul(y4_57_160_169_181)
+															p2_57_160_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_57_160_169_181)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_57_160_169_181)).Mul(y4_57_160_169_181.Mul(y4_57_160_169_181))
+															r0_0_57_160_169_181 = d_57_160_169_181.Mul(p0_57_160_169_181.Add(p1_57_160_169_181).Add(p2_57_160_169_181))
 														}
-														r0_0_45_151_160_172 = nv_45_151_160_172.Merge(sn_45_151_160_172.Div(r0_0_48_151_160_172), d_45_151_160_172.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+														r0_0_54_160_169_181 = nv_54_160_169_181.Merge(sn_54_160_169_181.Div(r0_0_57_160_169_181), d_54_160_169_181.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 													}
-													s_41_151_160_172 = r0_0_45_151_160_172
+													s_50_160_169_181 = r0_0_54_160_169_181
 												}
-												r0_0_41_151_160_172 = s_41_151_160_172
+												r0_0_50_160_169_181 = s_50_160_169_181
 											}
-											sc_151_160_172 := r0_0_41_151_160_172
-											r0_0_151_160_172 = sa_151_160_172.Mul(sb_151_160_172).Mul(sc_151_160_172)
+											sc_160_169_181 := r0_0_50_160_169_181
+											r0_0_160_169_181 = sa_160_169_181.Mul(sb_160_169_181).Mul(sc_160_169_181)
 										}
-										fl_160_172 := r0_0_151_160_172
-										fc_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_172.defaultF)))
-										if c_160_172.HasHKL {
-											var r0_0_152_160_172 archsimd.Float64x8
+										fl_169_181 := r0_0_160_169_181
+										fc_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&r_169_181.defaultF)))
+										if c_169_181.HasHKL {
+											var r0_0_161_169_181 archsimd.Float64x8
 											{
-												r_152_160_172, bits_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172 := r_160_172, k_160_172.fhklBits, ia_160_172, h_160_172, kk_160_172, l_160_172
-												var r0_0_8_152_160_172 archsimd.Mask64x8
+												r_161_169_181, bits_161_169_181, ia_161_169_181, h_161_169_181, kk_161_169_181, l_161_169_181 := r_169_181, k_169_181.fhklBits, ia_169_181, h_169_181, kk_169_181, l_169_181
+												var r0_0_17_161_169_181 archsimd.Mask64x8
 												{
-													r_8_152_160_172, ia_8_152_160_172, h_8_152_160_172, kk_8_152_160_172, l_8_152_160_172 := r_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172
-													half_8_152_160_172 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-													hc_8_152_160_172, kc_8_152_160_172, lc_8_152_160_172 := h_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0), kk_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0), l_8_152_160_172.Sub(half_8_152_160_172).CeilScaled(0)
-													hmin_8_152_160_172, kmin_8_152_160_172, lmin_8_152_160_172 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.lmin)))
-													in_8_152_160_172 := hc_8_152_160_172.GreaterEqual(hmin_8_152_160_172).And(hc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hmax))))).And(kc_8_152_160_172.GreaterEqual(kmin_8_152_160_172)).And(kc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kmax))))).And(lc_8_152_160_172.GreaterEqual(lmin_8_152_160_172)).And(lc_8_152_160_172.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.lmax)))))
-													idx_8_152_160_172 := hc_8_152_160_172.Sub(hmin_8_152_160_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.hstride)))).Add(kc_8_152_160_172.Sub(kmin_8_152_160_172).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_152_160_172.kstride))))).Add(lc_8_152_160_172.Sub(lmin_8_152_160_172))
-													idx_8_152_160_172.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_152_160_172).ConvertToInt32().Store(ia_8_152_160_172)
-													r0_0_8_152_160_172 = in_8_152_160_172
+													r_17_161_169_181, ia_17_161_169_181, h_17_161_169_181, kk_17_161_169_181, l_17_161_169_181 := r_161_169_181, ia_161_169_181, h_161_169_181, kk_161_169_181, l_161_169_181
+													half_17_161_169_181 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_17_161_169_181, kc_17_161_169_181, lc_17_161_169_181 := h_17_161_169_181.Sub(half_17_161_169_181).CeilScaled(0), kk_17_161_169_181.Sub(half_17_161_169_181).CeilScaled(0), l_17_161_169_181.Sub(half_17_161_169_181).CeilScaled(0)
+													hmin_17_161_169_181, kmin_17_161_169_181, lmin_17_161_169_181 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.lmin)))
+													in_17_161_169_181 := hc_17_161_169_181.GreaterEqual(hmin_17_161_169_181).And(hc_17_161_169_181.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.hmax))))).And(kc_17_161_169_181.GreaterEqual(kmin_17_161_169_181)).And(kc_17_161_169_181.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.kmax))))).And(lc_17_161_169_181.GreaterEqual(lmin_17_161_169_181)).And(lc_17_161_169_181.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.lmax)))))
+													idx_17_161_169_181 := hc_17_161_169_181.Sub(hmin_17_161_169_181).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.hstride)))).Add(kc_17_161_169_181.Sub(kmin_17_161_169_181).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_161_169_181.kstride))))).Add(lc_17_161_169_181.Sub(lmin_17_161_169_181))
+													idx_17_161_169_181.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_161_169_181).ConvertToInt32().Store(ia_17_161_169_181)
+													r0_0_17_161_169_181 = in_17_161_169_181
 												}
-												in_152_160_172 := r0_0_8_152_160_172
-												r0_0_152_160_172 = vgatherAVX512(bits_152_160_172, ia_152_160_172).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_152_160_172.defaultF))), in_152_160_172)
+												in_161_169_181 := r0_0_17_161_169_181
+												r0_0_161_169_181 = vgatherAVX512(bits_161_169_181, ia_161_169_181).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_161_169_181.defaultF))), in_161_169_181)
 											}
-											fc_160_172 = r0_0_152_160_172
+											fc_169_181 = r0_0_161_169_181
 										}
-										s_160_172 := sum_160_172.Add(fc_160_172.Mul(fc_160_172).Mul(fl_160_172).Mul(fl_160_172))
-										if !c_160_172.Water {
-											s_160_172 = sum_160_172.Merge(s_160_172, fl_160_172.Equal(zero_160_172))
+										s_169_181 := sum_169_181.Add(fc_169_181.Mul(fc_169_181).Mul(fl_169_181).Mul(fl_169_181))
+										if !c_169_181.Water {
+											s_169_181 = sum_169_181.Merge(s_169_181, fl_169_181.Equal(zero_169_181))
 										}
-										sum_160_172 = s_160_172
+										sum_169_181 = s_169_181
 									}
 								}
-								r0_0_160_172, r1_0_160_172 = sum_160_172, polar_160_172
+								r0_0_169_181, r1_0_169_181 = sum_169_181, polar_169_181
 							}
-							sum_172, polar_172 = r0_0_160_172, r1_0_160_172
-							r0_0_172, r1_0_172, r2_0_172 = sum_172, omega_172, polar_172
+							sum_181, polar_181 = r0_0_169_181, r1_0_169_181
+							r0_0_181, r1_0_181, r2_0_181 = sum_181, omega_181, polar_181
 						}
-						sum, omega, polar = r0_0_172, r1_0_172, r2_0_172
+						sum, omega, polar = r0_0_181, r1_0_181, r2_0_181
 					}
 				}
 			}
@@ -5937,38 +6128,38 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
 				fdet := sub.Mul(archsimd.LoadFloat64x8Slice((rb.f[p0:]))).Add(half)
-				var r0_0_173 archsimd.Float64x8
+				var r0_0_182 archsimd.Float64x8
 				{
-					fdet_173, f_173, s_173, o_173, p_173 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
-					r0_0_173 = fdet_173.Mul(f_173).Add(s_173).Add(o_173).Add(p_173)
+					fdet_182, f_182, s_182, o_182, p_182 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[0])))
+					r0_0_182 = fdet_182.Mul(f_182).Add(s_182).Add(o_182).Add(p_182)
 				}
-				x := r0_0_173
-				var r0_0_174 archsimd.Float64x8
+				x := r0_0_182
+				var r0_0_183 archsimd.Float64x8
 				{
-					fdet_174, f_174, s_174, o_174, p_174 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
-					r0_0_174 = fdet_174.Mul(f_174).Add(s_174).Add(o_174).Add(p_174)
+					fdet_183, f_183, s_183, o_183, p_183 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[1])))
+					r0_0_183 = fdet_183.Mul(f_183).Add(s_183).Add(o_183).Add(p_183)
 				}
-				y := r0_0_174
-				var r0_0_175 archsimd.Float64x8
+				y := r0_0_183
+				var r0_0_184 archsimd.Float64x8
 				{
-					fdet_175, f_175, s_175, o_175, p_175 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
-					r0_0_175 = fdet_175.Mul(f_175).Add(s_175).Add(o_175).Add(p_175)
+					fdet_184, f_184, s_184, o_184, p_184 := fdet, archsimd.LoadFloat64x8((*[8]float64)((&r.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o0[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r.pix0[2])))
+					r0_0_184 = fdet_184.Mul(f_184).Add(s_184).Add(o_184).Add(p_184)
 				}
-				z := r0_0_175
+				z := r0_0_184
 				invR := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])
 				z.Mul(invR).StoreSlice(g[2][q:])
-				var r0_0_176 archsimd.Float64x8
+				var r0_0_185 archsimd.Float64x8
 				{
-					invR_176, num_176, point_176 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
-					w_176 := invR_176.Mul(invR_176)
-					if !point_176 {
-						w_176 = num_176.Mul(w_176.Mul(invR_176))
+					invR_185, num_185, point_185 := invR, archsimd.LoadFloat64x8((*[8]float64)((&r.omegaNum))), c.PointPixel
+					w_185 := invR_185.Mul(invR_185)
+					if !point_185 {
+						w_185 = num_185.Mul(w_185.Mul(invR_185))
 					}
-					r0_0_176 = w_176
+					r0_0_185 = w_185
 				}
-				r0_0_176.StoreSlice(g[3][q:])
+				r0_0_185.StoreSlice(g[3][q:])
 			}
 			for p0 := c0; p0 < c1; p0 += 8 {
 				q := p0 - c0
@@ -5978,122 +6169,171 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 				}
 				omega := archsimd.LoadFloat64x8Slice((g[3][q:]))
 				var (
-					r0_0_177 archsimd.Float64x8
-					r1_0_177 archsimd.Float64x8
+					r0_0_186 archsimd.Float64x8
+					r1_0_186 archsimd.Float64x8
 				)
 				{
-					k_177, r_177, ia_177, sum_177, dx_177, dy_177, dz_177, polar_177 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
-					c_177 := k_177.c
-					n_177 := k_177.nn[0]
-					zero_177 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_177 := range r_177.src {
-						sr_177 := &r_177.src[si_177]
-						il_177 := archsimd.LoadFloat64x8((*[8]float64)((&sr_177.il)))
-						qx_177, qy_177, qz_177 := dx_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[0])))).Mul(il_177), dy_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[1])))).Mul(il_177), dz_177.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[2])))).Mul(il_177)
-						if m_177 := polar_177.Equal(zero_177); m_177.ToBits() != 0 {
-							var p_177 archsimd.Float64x8
-							if r_177.kahnZero {
-								c2_177 := archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[0]))).Mul(dx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[1]))).Mul(dy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_177.inc[2]))).Mul(dz_177))
-								p_177 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_177.Mul(c2_177)))
+					k_186, r_186, ia_186, sum_186, dx_186, dy_186, dz_186, polar_186 := k, r, &ia, sum, archsimd.LoadFloat64x8Slice((g[0][q:])), archsimd.LoadFloat64x8Slice((g[1][q:])), archsimd.LoadFloat64x8Slice((g[2][q:])), polar
+					c_186 := k_186.c
+					n_186 := k_186.nn[0]
+					zero_186 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_186 := range r_186.src {
+						sr_186 := &r_186.src[si_186]
+						il_186 := archsimd.LoadFloat64x8((*[8]float64)((&sr_186.il)))
+						qx_186, qy_186, qz_186 := dx_186.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[0])))).Mul(il_186), dy_186.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[1])))).Mul(il_186), dz_186.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[2])))).Mul(il_186)
+						if m_186 := polar_186.Equal(zero_186); m_186.ToBits() != 0 {
+							var p_186 archsimd.Float64x8
+							if r_186.kahnZero {
+								c2_186 := archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[0]))).Mul(dx_186).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[1]))).Mul(dy_186)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_186.inc[2]))).Mul(dz_186))
+								p_186 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_186.Mul(c2_186)))
 							} else {
-								var r0_0_153_177 archsimd.Float64x8
+								var r0_0_162_186 archsimd.Float64x8
 								{
-									zero_153_177, kahn_153_177, s_153_177, dx_153_177, dy_153_177, dz_153_177 := false, &r_177.kahn, sr_177, dx_177, dy_177, dz_177
-									c2_153_177 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[0]))).Mul(dx_153_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[1]))).Mul(dy_153_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.inc[2]))).Mul(dz_153_177))
-									c2sq_153_177 := c2_153_177.Mul(c2_153_177)
-									cos2psi_153_177 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_153_177 {
-										e_153_177 := dx_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[0])))).Add(dy_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[1]))))).Add(dz_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.ein[2])))))
-										b_153_177 := dx_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[0])))).Add(dy_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[1]))))).Add(dz_153_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_177.bin[2])))))
-										ee_153_177, bb_153_177 := e_153_177.Mul(e_153_177), b_153_177.Mul(b_153_177)
-										den_153_177 := ee_153_177.Add(bb_153_177)
-										cos2psi_153_177 = ee_153_177.Sub(bb_153_177).Div(den_153_177).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_162_186, kahn_162_186, s_162_186, dx_162_186, dy_162_186, dz_162_186 := false, &r_186.kahn, sr_186, dx_186, dy_186, dz_186
+									c2_162_186 := archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.inc[0]))).Mul(dx_162_186).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.inc[1]))).Mul(dy_162_186)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.inc[2]))).Mul(dz_162_186))
+									c2sq_162_186 := c2_162_186.Mul(c2_162_186)
+									cos2psi_162_186 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_162_186 {
+										e_162_186 := dx_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.ein[0])))).Add(dy_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.ein[1]))))).Add(dz_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.ein[2])))))
+										b_162_186 := dx_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.bin[0])))).Add(dy_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.bin[1]))))).Add(dz_162_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_186.bin[2])))))
+										ee_162_186, bb_162_186 := e_162_186.Mul(e_162_186), b_162_186.Mul(b_162_186)
+										den_162_186 := ee_162_186.Add(bb_162_186)
+										cos2psi_162_186 = ee_162_186.Sub(bb_162_186).Div(den_162_186).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_162_186.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_153_177 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_153_177 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_177.Add(c2sq_153_177).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_177)).Mul(cos2psi_153_177).Mul(one_153_177.Sub(c2sq_153_177))))
+									one_162_186 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_162_186 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_162_186.Add(c2sq_162_186).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_162_186)).Mul(cos2psi_162_186).Mul(one_162_186.Sub(c2sq_162_186))))
 								}
-								p_177 = r0_0_153_177
+								p_186 = r0_0_162_186
 							}
-							polar_177 = p_177.Merge(polar_177, m_177)
+							polar_186 = p_186.Merge(polar_186, m_186)
 						}
-						for oi_177 := range r_177.orient {
-							o_177 := &r_177.orient[oi_177]
-							h_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[0]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[1]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[2]))).Mul(qz_177))
-							kk_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[3]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[4]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[5]))).Mul(qz_177))
-							l_177 := archsimd.LoadFloat64x8((*[8]float64)((&o_177[6]))).Mul(qx_177).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[7]))).Mul(qy_177)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_177[8]))).Mul(qz_177))
-							var r0_0_154_177 archsimd.Float64x8
+						for oi_186 := range r_186.orient {
+							o_186 := &r_186.orient[oi_186]
+							h_186 := archsimd.LoadFloat64x8((*[8]float64)((&o_186[0]))).Mul(qx_186).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[1]))).Mul(qy_186)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[2]))).Mul(qz_186))
+							kk_186 := archsimd.LoadFloat64x8((*[8]float64)((&o_186[3]))).Mul(qx_186).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[4]))).Mul(qy_186)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[5]))).Mul(qz_186))
+							l_186 := archsimd.LoadFloat64x8((*[8]float64)((&o_186[6]))).Mul(qx_186).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[7]))).Mul(qy_186)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_186[8]))).Mul(qz_186))
+							var r0_0_163_186 archsimd.Float64x8
 							{
-								r_154_177, h_154_177, kk_154_177, l_154_177, n_154_177 := r_177, h_177, kk_177, l_177, n_177
-								_ = n_154_177
-								half_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-								dh_154_177, dk_154_177, dl_154_177 := h_154_177.Sub(h_154_177.Sub(half_154_177).CeilScaled(0)), kk_154_177.Sub(kk_154_177.Sub(half_154_177).CeilScaled(0)), l_154_177.Sub(l_154_177.Sub(half_154_177).CeilScaled(0))
-								v0_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[0])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[0]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[0])))))
-								v1_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[1])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[1]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[1])))))
-								v2_154_177 := dh_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.astar[2])))).Add(dk_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.bstar[2]))))).Add(dl_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.cstar[2])))))
-								nabc_154_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.nabc)))
-								r2_154_177 := v0_154_177.Mul(v0_154_177).Add(v1_154_177.Mul(v1_154_177)).Add(v2_154_177.Mul(v2_154_177)).Mul(nabc_154_177).Mul(nabc_154_177)
-								var fl_154_177 archsimd.Float64x8
-								if r_154_177.shape == Gauss {
-									e_154_177 := r2_154_177.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.negZero))).AsUint64x8()).AsFloat64x8()
-									var r0_0_7_154_177 archsimd.Float64x8
+								r_163_186, h_163_186, kk_163_186, l_163_186, n_163_186 := r_186, h_186, kk_186, l_186, n_186
+								_ = n_163_186
+								half_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+								dh_163_186, dk_163_186, dl_163_186 := h_163_186.Sub(h_163_186.Sub(half_163_186).CeilScaled(0)), kk_163_186.Sub(kk_163_186.Sub(half_163_186).CeilScaled(0)), l_163_186.Sub(l_163_186.Sub(half_163_186).CeilScaled(0))
+								nabc_163_186 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.nabc)))
+								var fl_163_186 archsimd.Float64x8
+								if r_163_186.shape == Round {
+									na_163_186, nb_163_186, nc_163_186 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.nv[2])))
+									hr_163_186 := dh_163_186.Mul(dh_163_186).Mul(na_163_186).Mul(na_163_186).Add(dk_163_186.Mul(dk_163_186).Mul(nb_163_186).Mul(nb_163_186)).Add(dl_163_186.Mul(dl_163_186).Mul(nc_163_186).Mul(nc_163_186))
+									var r0_0_7_163_186 archsimd.Float64x8
 									{
-										x_7_154_177 := e_154_177
-										x_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_177, x_7_154_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-										x_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_177, x_7_154_177.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-										t_7_154_177 := x_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-										kf_7_154_177 := t_7_154_177.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-										r_7_154_177 := x_7_154_177.Sub(kf_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_177.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-										r2_7_154_177 := r_7_154_177.Mul(r_7_154_177)
-										r4_7_154_177 := r2_7_154_177.Mul(r2_7_154_177)
-										q0_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_177)).Mul(r2_7_154_177))
-										q1_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_177)).Mul(r2_7_154_177)).Mul(r4_7_154_177)
-										q2_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_177)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_177)).Mul(r2_7_154_177)).Mul(r4_7_154_177.Mul(r4_7_154_177))
-										p_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_177.Add(r2_7_154_177.Mul(q0_7_154_177.Add(q1_7_154_177).Add(q2_7_154_177))))
-										small_7_154_177, big_7_154_177 := kf_7_154_177.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_177.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-										off_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_177)
-										off_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_177, big_7_154_177)
-										c_7_154_177 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_177)
-										c_7_154_177 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_177, big_7_154_177)
-										r0_0_7_154_177 = p_7_154_177.Mul(t_7_154_177.Add(off_7_154_177).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_177)
+										u_7_163_186 := hr_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.fudge))))
+										y_7_163_186 := u_7_163_186.Sqrt()
+										magic_7_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+										t_7_163_186 := y_7_163_186.Add(magic_7_163_186)
+										d_7_163_186 := y_7_163_186.Sub(t_7_163_186.Sub(magic_7_163_186))
+										var r0_0_8_163_186 archsimd.Float64x8
+										{
+											d_8_163_186 := d_7_163_186
+											y_8_163_186 := d_8_163_186.Mul(d_8_163_186)
+											y2_8_163_186 := y_8_163_186.Mul(y_8_163_186)
+											y4_8_163_186 := y2_8_163_186.Mul(y2_8_163_186)
+											p0_8_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8_163_186)).Mul(y2_8_163_186))
+											p1_8_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8_163_186)).Mul(y2_8_163_186)).Mul(y4_8_163_186)
+											p2_8_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8_163_186)).Mul(y4_8_163_186.Mul(y4_8_163_186))
+											r0_0_8_163_186 = d_8_163_186.Mul(p0_8_163_186.Add(p1_8_163_186).Add(p2_8_163_186))
+										}
+										var r0_0_9_163_186 archsimd.Float64x8
+										{
+											c_9_163_186, t_9_163_186 := r0_0_8_163_186, t_7_163_186
+											r0_0_9_163_186 = c_9_163_186.AsUint64x8().Xor(t_9_163_186.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+										}
+										var r0_0_10_163_186 archsimd.Float64x8
+										{
+											d_10_163_186 := d_7_163_186
+											y_10_163_186 := d_10_163_186.Mul(d_10_163_186)
+											y2_10_163_186 := y_10_163_186.Mul(y_10_163_186)
+											y4_10_163_186 := y2_10_163_186.Mul(y2_10_163_186)
+											p0_10_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10_163_186)).Mul(y2_10_163_186))
+											p1_10_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10_163_186)).Mul(y2_10_163_186)).Mul(y4_10_163_186)
+											p2_10_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10_163_186.Mul(y4_10_163_186))
+											r0_0_10_163_186 = p0_10_163_186.Add(p1_10_163_186).Add(p2_10_163_186)
+										}
+										var r0_0_11_163_186 archsimd.Float64x8
+										{
+											c_11_163_186, t_11_163_186 := r0_0_10_163_186, t_7_163_186
+											r0_0_11_163_186 = c_11_163_186.AsUint64x8().Xor(t_11_163_186.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+										}
+										s_7_163_186, c_7_163_186 := r0_0_9_163_186, r0_0_11_163_186
+										x_7_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7_163_186)
+										r0_0_7_163_186 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7_163_186.Div(x_7_163_186).Sub(c_7_163_186)).Div(x_7_163_186.Mul(x_7_163_186)), x_7_163_186.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									fl_154_177 = nabc_154_177.Mul(r0_0_7_154_177)
+									fl_163_186 = nabc_163_186.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7_163_186)
 								} else {
-									fl_154_177 = nabc_154_177.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_177.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_177.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
-								}
-								r0_0_154_177 = fl_154_177
-							}
-							fl_177 := r0_0_154_177
-							fc_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_177.defaultF)))
-							if c_177.HasHKL {
-								var r0_0_155_177 archsimd.Float64x8
-								{
-									r_155_177, bits_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177 := r_177, k_177.fhklBits, ia_177, h_177, kk_177, l_177
-									var r0_0_8_155_177 archsimd.Mask64x8
-									{
-										r_8_155_177, ia_8_155_177, h_8_155_177, kk_8_155_177, l_8_155_177 := r_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177
-										half_8_155_177 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_155_177, kc_8_155_177, lc_8_155_177 := h_8_155_177.Sub(half_8_155_177).CeilScaled(0), kk_8_155_177.Sub(half_8_155_177).CeilScaled(0), l_8_155_177.Sub(half_8_155_177).CeilScaled(0)
-										hmin_8_155_177, kmin_8_155_177, lmin_8_155_177 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.lmin)))
-										in_8_155_177 := hc_8_155_177.GreaterEqual(hmin_8_155_177).And(hc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hmax))))).And(kc_8_155_177.GreaterEqual(kmin_8_155_177)).And(kc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kmax))))).And(lc_8_155_177.GreaterEqual(lmin_8_155_177)).And(lc_8_155_177.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.lmax)))))
-										idx_8_155_177 := hc_8_155_177.Sub(hmin_8_155_177).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.hstride)))).Add(kc_8_155_177.Sub(kmin_8_155_177).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_177.kstride))))).Add(lc_8_155_177.Sub(lmin_8_155_177))
-										idx_8_155_177.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_177).ConvertToInt32().Store(ia_8_155_177)
-										r0_0_8_155_177 = in_8_155_177
+									v0_163_186 := dh_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.astar[0])))).Add(dk_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.bstar[0]))))).Add(dl_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.cstar[0])))))
+									v1_163_186 := dh_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.astar[1])))).Add(dk_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.bstar[1]))))).Add(dl_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.cstar[1])))))
+									v2_163_186 := dh_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.astar[2])))).Add(dk_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.bstar[2]))))).Add(dl_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.cstar[2])))))
+									r2_163_186 := v0_163_186.Mul(v0_163_186).Add(v1_163_186.Mul(v1_163_186)).Add(v2_163_186.Mul(v2_163_186)).Mul(nabc_163_186).Mul(nabc_163_186)
+									if r_163_186.shape == Gauss {
+										e_163_186 := r2_163_186.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.negZero))).AsUint64x8()).AsFloat64x8()
+										var r0_0_12_163_186 archsimd.Float64x8
+										{
+											x_12_163_186 := e_163_186
+											x_12_163_186 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12_163_186, x_12_163_186.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											x_12_163_186 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12_163_186, x_12_163_186.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+											t_12_163_186 := x_12_163_186.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+											kf_12_163_186 := t_12_163_186.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+											r_12_163_186 := x_12_163_186.Sub(kf_12_163_186.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12_163_186.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+											r2_12_163_186 := r_12_163_186.Mul(r_12_163_186)
+											r4_12_163_186 := r2_12_163_186.Mul(r2_12_163_186)
+											q0_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12_163_186)).Mul(r2_12_163_186))
+											q1_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12_163_186)).Mul(r2_12_163_186)).Mul(r4_12_163_186)
+											q2_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12_163_186)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12_163_186)).Mul(r2_12_163_186)).Mul(r4_12_163_186.Mul(r4_12_163_186))
+											p_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12_163_186.Add(r2_12_163_186.Mul(q0_12_163_186.Add(q1_12_163_186).Add(q2_12_163_186))))
+											small_12_163_186, big_12_163_186 := kf_12_163_186.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12_163_186.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+											off_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12_163_186)
+											off_12_163_186 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12_163_186, big_12_163_186)
+											c_12_163_186 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12_163_186)
+											c_12_163_186 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12_163_186, big_12_163_186)
+											r0_0_12_163_186 = p_12_163_186.Mul(t_12_163_186.Add(off_12_163_186).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12_163_186)
+										}
+										fl_163_186 = nabc_163_186.Mul(r0_0_12_163_186)
+									} else {
+										fl_163_186 = nabc_163_186.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_163_186.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_186.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
 									}
-									in_155_177 := r0_0_8_155_177
-									r0_0_155_177 = vgatherAVX512(bits_155_177, ia_155_177).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_177.defaultF))), in_155_177)
 								}
-								fc_177 = r0_0_155_177
+								r0_0_163_186 = fl_163_186
 							}
-							s_177 := sum_177.Add(fc_177.Mul(fc_177).Mul(fl_177).Mul(fl_177))
-							if !c_177.Water {
-								s_177 = sum_177.Merge(s_177, fl_177.Equal(zero_177))
+							fl_186 := r0_0_163_186
+							fc_186 := archsimd.LoadFloat64x8((*[8]float64)((&r_186.defaultF)))
+							if c_186.HasHKL {
+								var r0_0_164_186 archsimd.Float64x8
+								{
+									r_164_186, bits_164_186, ia_164_186, h_164_186, kk_164_186, l_164_186 := r_186, k_186.fhklBits, ia_186, h_186, kk_186, l_186
+									var r0_0_17_164_186 archsimd.Mask64x8
+									{
+										r_17_164_186, ia_17_164_186, h_17_164_186, kk_17_164_186, l_17_164_186 := r_164_186, ia_164_186, h_164_186, kk_164_186, l_164_186
+										half_17_164_186 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_164_186, kc_17_164_186, lc_17_164_186 := h_17_164_186.Sub(half_17_164_186).CeilScaled(0), kk_17_164_186.Sub(half_17_164_186).CeilScaled(0), l_17_164_186.Sub(half_17_164_186).CeilScaled(0)
+										hmin_17_164_186, kmin_17_164_186, lmin_17_164_186 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.lmin)))
+										in_17_164_186 := hc_17_164_186.GreaterEqual(hmin_17_164_186).And(hc_17_164_186.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.hmax))))).And(kc_17_164_186.GreaterEqual(kmin_17_164_186)).And(kc_17_164_186.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.kmax))))).And(lc_17_164_186.GreaterEqual(lmin_17_164_186)).And(lc_17_164_186.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.lmax)))))
+										idx_17_164_186 := hc_17_164_186.Sub(hmin_17_164_186).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.hstride)))).Add(kc_17_164_186.Sub(kmin_17_164_186).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_186.kstride))))).Add(lc_17_164_186.Sub(lmin_17_164_186))
+										idx_17_164_186.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_164_186).ConvertToInt32().Store(ia_17_164_186)
+										r0_0_17_164_186 = in_17_164_186
+									}
+									in_164_186 := r0_0_17_164_186
+									r0_0_164_186 = vgatherAVX512(bits_164_186, ia_164_186).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_186.defaultF))), in_164_186)
+								}
+								fc_186 = r0_0_164_186
 							}
-							sum_177 = s_177
+							s_186 := sum_186.Add(fc_186.Mul(fc_186).Mul(fl_186).Mul(fl_186))
+							if !c_186.Water {
+								s_186 = sum_186.Merge(s_186, fl_186.Equal(zero_186))
+							}
+							sum_186 = s_186
 						}
 					}
-					r0_0_177, r1_0_177 = sum_177, polar_177
+					r0_0_186, r1_0_186 = sum_186, polar_186
 				}
-				sum, polar = r0_0_177, r1_0_177
+				sum, polar = r0_0_186, r1_0_186
 				archsimd.LoadFloat64x8((*[8]float64)((&r.scale))).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
@@ -6115,168 +6355,217 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_178 archsimd.Float64x8
-				r1_0_178 archsimd.Float64x8
-				r2_0_178 archsimd.Float64x8
+				r0_0_187 archsimd.Float64x8
+				r1_0_187 archsimd.Float64x8
+				r2_0_187 archsimd.Float64x8
 			)
 			{
-				k_178, r_178, ia_178, fdet_178, s_178, o_178, sum_178, omega_178, polar_178, capture_178, par_178 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_178 := k_178.c
-				var r0_0_161_178 archsimd.Float64x8
+				k_187, r_187, ia_187, fdet_187, s_187, o_187, sum_187, omega_187, polar_187, capture_187, par_187 := k, r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_187 := k_187.c
+				var r0_0_170_187 archsimd.Float64x8
 				{
-					fdet_161_178, f_161_178, s_161_178, o_161_178, p_161_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[0])))
-					r0_0_161_178 = fdet_161_178.Mul(f_161_178).Add(s_161_178).Add(o_161_178).Add(p_161_178)
+					fdet_170_187, f_170_187, s_170_187, o_170_187, p_170_187 := fdet_187, archsimd.LoadFloat64x8((*[8]float64)((&r_187.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_187[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_187[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_187.pix0[0])))
+					r0_0_170_187 = fdet_170_187.Mul(f_170_187).Add(s_170_187).Add(o_170_187).Add(p_170_187)
 				}
-				x_178 := r0_0_161_178
-				var r0_0_162_178 archsimd.Float64x8
+				x_187 := r0_0_170_187
+				var r0_0_171_187 archsimd.Float64x8
 				{
-					fdet_162_178, f_162_178, s_162_178, o_162_178, p_162_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[1])))
-					r0_0_162_178 = fdet_162_178.Mul(f_162_178).Add(s_162_178).Add(o_162_178).Add(p_162_178)
+					fdet_171_187, f_171_187, s_171_187, o_171_187, p_171_187 := fdet_187, archsimd.LoadFloat64x8((*[8]float64)((&r_187.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_187[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_187[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_187.pix0[1])))
+					r0_0_171_187 = fdet_171_187.Mul(f_171_187).Add(s_171_187).Add(o_171_187).Add(p_171_187)
 				}
-				y_178 := r0_0_162_178
-				var r0_0_163_178 archsimd.Float64x8
+				y_187 := r0_0_171_187
+				var r0_0_172_187 archsimd.Float64x8
 				{
-					fdet_163_178, f_163_178, s_163_178, o_163_178, p_163_178 := fdet_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_178[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_178[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_178.pix0[2])))
-					r0_0_163_178 = fdet_163_178.Mul(f_163_178).Add(s_163_178).Add(o_163_178).Add(p_163_178)
+					fdet_172_187, f_172_187, s_172_187, o_172_187, p_172_187 := fdet_187, archsimd.LoadFloat64x8((*[8]float64)((&r_187.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_187[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_187[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_187.pix0[2])))
+					r0_0_172_187 = fdet_172_187.Mul(f_172_187).Add(s_172_187).Add(o_172_187).Add(p_172_187)
 				}
-				z_178 := r0_0_163_178
-				invR_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_178.Mul(x_178).Add(y_178.Mul(y_178)).Add(z_178.Mul(z_178)).Sqrt())
-				dx_178, dy_178, dz_178 := x_178.Mul(invR_178), y_178.Mul(invR_178), z_178.Mul(invR_178)
-				if m_178 := omega_178.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_178.ToBits() != 0 {
-					var r0_0_164_178 archsimd.Float64x8
+				z_187 := r0_0_172_187
+				invR_187 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_187.Mul(x_187).Add(y_187.Mul(y_187)).Add(z_187.Mul(z_187)).Sqrt())
+				dx_187, dy_187, dz_187 := x_187.Mul(invR_187), y_187.Mul(invR_187), z_187.Mul(invR_187)
+				if m_187 := omega_187.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_187.ToBits() != 0 {
+					var r0_0_173_187 archsimd.Float64x8
 					{
-						invR_164_178, num_164_178, point_164_178 := invR_178, archsimd.LoadFloat64x8((*[8]float64)((&r_178.omegaNum))), c_178.PointPixel
-						w_164_178 := invR_164_178.Mul(invR_164_178)
-						if !point_164_178 {
-							w_164_178 = num_164_178.Mul(w_164_178.Mul(invR_164_178))
+						invR_173_187, num_173_187, point_173_187 := invR_187, archsimd.LoadFloat64x8((*[8]float64)((&r_187.omegaNum))), c_187.PointPixel
+						w_173_187 := invR_173_187.Mul(invR_173_187)
+						if !point_173_187 {
+							w_173_187 = num_173_187.Mul(w_173_187.Mul(invR_173_187))
 						}
-						r0_0_164_178 = w_164_178
+						r0_0_173_187 = w_173_187
 					}
-					omega_178 = r0_0_164_178.Merge(omega_178, m_178)
+					omega_187 = r0_0_173_187.Merge(omega_187, m_187)
 				}
-				if capture_178 {
-					dx_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[0])))).Add(dy_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[1]))))).Add(dz_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_178.od[2]))))).StoreSlice(par_178)
+				if capture_187 {
+					dx_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_187.od[0])))).Add(dy_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_187.od[1]))))).Add(dz_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_187.od[2]))))).StoreSlice(par_187)
 				}
 				var (
-					r0_0_165_178 archsimd.Float64x8
-					r1_0_165_178 archsimd.Float64x8
+					r0_0_174_187 archsimd.Float64x8
+					r1_0_174_187 archsimd.Float64x8
 				)
 				{
-					k_165_178, r_165_178, ia_165_178, sum_165_178, dx_165_178, dy_165_178, dz_165_178, polar_165_178 := k_178, r_178, ia_178, sum_178, dx_178, dy_178, dz_178, polar_178
-					c_165_178 := k_165_178.c
-					n_165_178 := k_165_178.nn[0]
-					zero_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					for si_165_178 := range r_165_178.src {
-						sr_165_178 := &r_165_178.src[si_165_178]
-						il_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.il)))
-						qx_165_178, qy_165_178, qz_165_178 := dx_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[0])))).Mul(il_165_178), dy_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[1])))).Mul(il_165_178), dz_165_178.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[2])))).Mul(il_165_178)
-						if m_165_178 := polar_165_178.Equal(zero_165_178); m_165_178.ToBits() != 0 {
-							var p_165_178 archsimd.Float64x8
-							if r_165_178.kahnZero {
-								c2_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[0]))).Mul(dx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[1]))).Mul(dy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_178.inc[2]))).Mul(dz_165_178))
-								p_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165_178.Mul(c2_165_178)))
+					k_174_187, r_174_187, ia_174_187, sum_174_187, dx_174_187, dy_174_187, dz_174_187, polar_174_187 := k_187, r_187, ia_187, sum_187, dx_187, dy_187, dz_187, polar_187
+					c_174_187 := k_174_187.c
+					n_174_187 := k_174_187.nn[0]
+					zero_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					for si_174_187 := range r_174_187.src {
+						sr_174_187 := &r_174_187.src[si_174_187]
+						il_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.il)))
+						qx_174_187, qy_174_187, qz_174_187 := dx_174_187.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[0])))).Mul(il_174_187), dy_174_187.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[1])))).Mul(il_174_187), dz_174_187.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[2])))).Mul(il_174_187)
+						if m_174_187 := polar_174_187.Equal(zero_174_187); m_174_187.ToBits() != 0 {
+							var p_174_187 archsimd.Float64x8
+							if r_174_187.kahnZero {
+								c2_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[0]))).Mul(dx_174_187).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[1]))).Mul(dy_174_187)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_187.inc[2]))).Mul(dz_174_187))
+								p_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_174_187.Mul(c2_174_187)))
 							} else {
-								var r0_0_153_165_178 archsimd.Float64x8
+								var r0_0_162_174_187 archsimd.Float64x8
 								{
-									zero_153_165_178, kahn_153_165_178, s_153_165_178, dx_153_165_178, dy_153_165_178, dz_153_165_178 := false, &r_165_178.kahn, sr_165_178, dx_165_178, dy_165_178, dz_165_178
-									c2_153_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[0]))).Mul(dx_153_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[1]))).Mul(dy_153_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.inc[2]))).Mul(dz_153_165_178))
-									c2sq_153_165_178 := c2_153_165_178.Mul(c2_153_165_178)
-									cos2psi_153_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-									if !zero_153_165_178 {
-										e_153_165_178 := dx_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[0])))).Add(dy_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[1]))))).Add(dz_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.ein[2])))))
-										b_153_165_178 := dx_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[0])))).Add(dy_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[1]))))).Add(dz_153_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_178.bin[2])))))
-										ee_153_165_178, bb_153_165_178 := e_153_165_178.Mul(e_153_165_178), b_153_165_178.Mul(b_153_165_178)
-										den_153_165_178 := ee_153_165_178.Add(bb_153_165_178)
-										cos2psi_153_165_178 = ee_153_165_178.Sub(bb_153_165_178).Div(den_153_165_178).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									zero_162_174_187, kahn_162_174_187, s_162_174_187, dx_162_174_187, dy_162_174_187, dz_162_174_187 := false, &r_174_187.kahn, sr_174_187, dx_174_187, dy_174_187, dz_174_187
+									c2_162_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.inc[0]))).Mul(dx_162_174_187).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.inc[1]))).Mul(dy_162_174_187)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.inc[2]))).Mul(dz_162_174_187))
+									c2sq_162_174_187 := c2_162_174_187.Mul(c2_162_174_187)
+									cos2psi_162_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+									if !zero_162_174_187 {
+										e_162_174_187 := dx_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.ein[0])))).Add(dy_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.ein[1]))))).Add(dz_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.ein[2])))))
+										b_162_174_187 := dx_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.bin[0])))).Add(dy_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.bin[1]))))).Add(dz_162_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_187.bin[2])))))
+										ee_162_174_187, bb_162_174_187 := e_162_174_187.Mul(e_162_174_187), b_162_174_187.Mul(b_162_174_187)
+										den_162_174_187 := ee_162_174_187.Add(bb_162_174_187)
+										cos2psi_162_174_187 = ee_162_174_187.Sub(bb_162_174_187).Div(den_162_174_187).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_162_174_187.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									one_153_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-									r0_0_153_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165_178.Add(c2sq_153_165_178).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165_178)).Mul(cos2psi_153_165_178).Mul(one_153_165_178.Sub(c2sq_153_165_178))))
+									one_162_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+									r0_0_162_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_162_174_187.Add(c2sq_162_174_187).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_162_174_187)).Mul(cos2psi_162_174_187).Mul(one_162_174_187.Sub(c2sq_162_174_187))))
 								}
-								p_165_178 = r0_0_153_165_178
+								p_174_187 = r0_0_162_174_187
 							}
-							polar_165_178 = p_165_178.Merge(polar_165_178, m_165_178)
+							polar_174_187 = p_174_187.Merge(polar_174_187, m_174_187)
 						}
-						for oi_165_178 := range r_165_178.orient {
-							o_165_178 := &r_165_178.orient[oi_165_178]
-							h_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[0]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[1]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[2]))).Mul(qz_165_178))
-							kk_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[3]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[4]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[5]))).Mul(qz_165_178))
-							l_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[6]))).Mul(qx_165_178).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[7]))).Mul(qy_165_178)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_178[8]))).Mul(qz_165_178))
-							var r0_0_154_165_178 archsimd.Float64x8
+						for oi_174_187 := range r_174_187.orient {
+							o_174_187 := &r_174_187.orient[oi_174_187]
+							h_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[0]))).Mul(qx_174_187).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[1]))).Mul(qy_174_187)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[2]))).Mul(qz_174_187))
+							kk_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[3]))).Mul(qx_174_187).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[4]))).Mul(qy_174_187)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[5]))).Mul(qz_174_187))
+							l_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[6]))).Mul(qx_174_187).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[7]))).Mul(qy_174_187)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_187[8]))).Mul(qz_174_187))
+							var r0_0_163_174_187 archsimd.Float64x8
 							{
-								r_154_165_178, h_154_165_178, kk_154_165_178, l_154_165_178, n_154_165_178 := r_165_178, h_165_178, kk_165_178, l_165_178, n_165_178
-								_ = n_154_165_178
-								half_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-								dh_154_165_178, dk_154_165_178, dl_154_165_178 := h_154_165_178.Sub(h_154_165_178.Sub(half_154_165_178).CeilScaled(0)), kk_154_165_178.Sub(kk_154_165_178.Sub(half_154_165_178).CeilScaled(0)), l_154_165_178.Sub(l_154_165_178.Sub(half_154_165_178).CeilScaled(0))
-								v0_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[0])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[0]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[0])))))
-								v1_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[1])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[1]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[1])))))
-								v2_154_165_178 := dh_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.astar[2])))).Add(dk_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.bstar[2]))))).Add(dl_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.cstar[2])))))
-								nabc_154_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.nabc)))
-								r2_154_165_178 := v0_154_165_178.Mul(v0_154_165_178).Add(v1_154_165_178.Mul(v1_154_165_178)).Add(v2_154_165_178.Mul(v2_154_165_178)).Mul(nabc_154_165_178).Mul(nabc_154_165_178)
-								var fl_154_165_178 archsimd.Float64x8
-								if r_154_165_178.shape == Gauss {
-									e_154_165_178 := r2_154_165_178.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.negZero))).AsUint64x8()).AsFloat64x8()
-									var r0_0_7_154_165_178 archsimd.Float64x8
+								r_163_174_187, h_163_174_187, kk_163_174_187, l_163_174_187, n_163_174_187 := r_174_187, h_174_187, kk_174_187, l_174_187, n_174_187
+								_ = n_163_174_187
+								half_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+								dh_163_174_187, dk_163_174_187, dl_163_174_187 := h_163_174_187.Sub(h_163_174_187.Sub(half_163_174_187).CeilScaled(0)), kk_163_174_187.Sub(kk_163_174_187.Sub(half_163_174_187).CeilScaled(0)), l_163_174_187.Sub(l_163_174_187.Sub(half_163_174_187).CeilScaled(0))
+								nabc_163_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.nabc)))
+								var fl_163_174_187 archsimd.Float64x8
+								if r_163_174_187.shape == Round {
+									na_163_174_187, nb_163_174_187, nc_163_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.nv[2])))
+									hr_163_174_187 := dh_163_174_187.Mul(dh_163_174_187).Mul(na_163_174_187).Mul(na_163_174_187).Add(dk_163_174_187.Mul(dk_163_174_187).Mul(nb_163_174_187).Mul(nb_163_174_187)).Add(dl_163_174_187.Mul(dl_163_174_187).Mul(nc_163_174_187).Mul(nc_163_174_187))
+									var r0_0_7_163_174_187 archsimd.Float64x8
 									{
-										x_7_154_165_178 := e_154_165_178
-										x_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165_178, x_7_154_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-										x_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165_178, x_7_154_165_178.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-										t_7_154_165_178 := x_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-										kf_7_154_165_178 := t_7_154_165_178.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-										r_7_154_165_178 := x_7_154_165_178.Sub(kf_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165_178.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-										r2_7_154_165_178 := r_7_154_165_178.Mul(r_7_154_165_178)
-										r4_7_154_165_178 := r2_7_154_165_178.Mul(r2_7_154_165_178)
-										q0_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178))
-										q1_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178)).Mul(r4_7_154_165_178)
-										q2_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165_178)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165_178)).Mul(r2_7_154_165_178)).Mul(r4_7_154_165_178.Mul(r4_7_154_165_178))
-										p_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165_178.Add(r2_7_154_165_178.Mul(q0_7_154_165_178.Add(q1_7_154_165_178).Add(q2_7_154_165_178))))
-										small_7_154_165_178, big_7_154_165_178 := kf_7_154_165_178.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165_178.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-										off_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165_178)
-										off_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165_178, big_7_154_165_178)
-										c_7_154_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165_178)
-										c_7_154_165_178 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165_178, big_7_154_165_178)
-										r0_0_7_154_165_178 = p_7_154_165_178.Mul(t_7_154_165_178.Add(off_7_154_165_178).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165_178)
+										u_7_163_174_187 := hr_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.fudge))))
+										y_7_163_174_187 := u_7_163_174_187.Sqrt()
+										magic_7_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+										t_7_163_174_187 := y_7_163_174_187.Add(magic_7_163_174_187)
+										d_7_163_174_187 := y_7_163_174_187.Sub(t_7_163_174_187.Sub(magic_7_163_174_187))
+										var r0_0_8_163_174_187 archsimd.Float64x8
+										{
+											d_8_163_174_187 := d_7_163_174_187
+											y_8_163_174_187 := d_8_163_174_187.Mul(d_8_163_174_187)
+											y2_8_163_174_187 := y_8_163_174_187.Mul(y_8_163_174_187)
+											y4_8_163_174_187 := y2_8_163_174_187.Mul(y2_8_163_174_187)
+											p0_8_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8_163_174_187)).Mul(y2_8_163_174_187))
+											p1_8_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8_163_174_187)).Mul(y2_8_163_174_187)).Mul(y4_8_163_174_187)
+											p2_8_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8_163_174_187)).Mul(y4_8_163_174_187.Mul(y4_8_163_174_187))
+											r0_0_8_163_174_187 = d_8_163_174_187.Mul(p0_8_163_174_187.Add(p1_8_163_174_187).Add(p2_8_163_174_187))
+										}
+										var r0_0_9_163_174_187 archsimd.Float64x8
+										{
+											c_9_163_174_187, t_9_163_174_187 := r0_0_8_163_174_187, t_7_163_174_187
+											r0_0_9_163_174_187 = c_9_163_174_187.AsUint64x8().Xor(t_9_163_174_187.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+										}
+										var r0_0_10_163_174_187 archsimd.Float64x8
+										{
+											d_10_163_174_187 := d_7_163_174_187
+											y_10_163_174_187 := d_10_163_174_187.Mul(d_10_163_174_187)
+											y2_10_163_174_187 := y_10_163_174_187.Mul(y_10_163_174_187)
+											y4_10_163_174_187 := y2_10_163_174_187.Mul(y2_10_163_174_187)
+											p0_10_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10_163_174_187)).Mul(y2_10_163_174_187))
+											p1_10_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10_163_174_187)).Mul(y2_10_163_174_187)).Mul(y4_10_163_174_187)
+											p2_10_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10_163_174_187.Mul(y4_10_163_174_187))
+											r0_0_10_163_174_187 = p0_10_163_174_187.Add(p1_10_163_174_187).Add(p2_10_163_174_187)
+										}
+										var r0_0_11_163_174_187 archsimd.Float64x8
+										{
+											c_11_163_174_187, t_11_163_174_187 := r0_0_10_163_174_187, t_7_163_174_187
+											r0_0_11_163_174_187 = c_11_163_174_187.AsUint64x8().Xor(t_11_163_174_187.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+										}
+										s_7_163_174_187, c_7_163_174_187 := r0_0_9_163_174_187, r0_0_11_163_174_187
+										x_7_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7_163_174_187)
+										r0_0_7_163_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7_163_174_187.Div(x_7_163_174_187).Sub(c_7_163_174_187)).Div(x_7_163_174_187.Mul(x_7_163_174_187)), x_7_163_174_187.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									}
-									fl_154_165_178 = nabc_154_165_178.Mul(r0_0_7_154_165_178)
+									fl_163_174_187 = nabc_163_174_187.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7_163_174_187)
 								} else {
-									fl_154_165_178 = nabc_154_165_178.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165_178.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_178.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
-								}
-								r0_0_154_165_178 = fl_154_165_178
-							}
-							fl_165_178 := r0_0_154_165_178
-							fc_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_165_178.defaultF)))
-							if c_165_178.HasHKL {
-								var r0_0_155_165_178 archsimd.Float64x8
-								{
-									r_155_165_178, bits_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178 := r_165_178, k_165_178.fhklBits, ia_165_178, h_165_178, kk_165_178, l_165_178
-									var r0_0_8_155_165_178 archsimd.Mask64x8
-									{
-										r_8_155_165_178, ia_8_155_165_178, h_8_155_165_178, kk_8_155_165_178, l_8_155_165_178 := r_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178
-										half_8_155_165_178 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-										hc_8_155_165_178, kc_8_155_165_178, lc_8_155_165_178 := h_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0), kk_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0), l_8_155_165_178.Sub(half_8_155_165_178).CeilScaled(0)
-										hmin_8_155_165_178, kmin_8_155_165_178, lmin_8_155_165_178 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.lmin)))
-										in_8_155_165_178 := hc_8_155_165_178.GreaterEqual(hmin_8_155_165_178).And(hc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hmax))))).And(kc_8_155_165_178.GreaterEqual(kmin_8_155_165_178)).And(kc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kmax))))).And(lc_8_155_165_178.GreaterEqual(lmin_8_155_165_178)).And(lc_8_155_165_178.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.lmax)))))
-										idx_8_155_165_178 := hc_8_155_165_178.Sub(hmin_8_155_165_178).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.hstride)))).Add(kc_8_155_165_178.Sub(kmin_8_155_165_178).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_178.kstride))))).Add(lc_8_155_165_178.Sub(lmin_8_155_165_178))
-										idx_8_155_165_178.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165_178).ConvertToInt32().Store(ia_8_155_165_178)
-										r0_0_8_155_165_178 = in_8_155_165_178
+									v0_163_174_187 := dh_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.astar[0])))).Add(dk_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.bstar[0]))))).Add(dl_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.cstar[0])))))
+									v1_163_174_187 := dh_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.astar[1])))).Add(dk_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.bstar[1]))))).Add(dl_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.cstar[1])))))
+									v2_163_174_187 := dh_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.astar[2])))).Add(dk_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.bstar[2]))))).Add(dl_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.cstar[2])))))
+									r2_163_174_187 := v0_163_174_187.Mul(v0_163_174_187).Add(v1_163_174_187.Mul(v1_163_174_187)).Add(v2_163_174_187.Mul(v2_163_174_187)).Mul(nabc_163_174_187).Mul(nabc_163_174_187)
+									if r_163_174_187.shape == Gauss {
+										e_163_174_187 := r2_163_174_187.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.negZero))).AsUint64x8()).AsFloat64x8()
+										var r0_0_12_163_174_187 archsimd.Float64x8
+										{
+											x_12_163_174_187 := e_163_174_187
+											x_12_163_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12_163_174_187, x_12_163_174_187.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+											x_12_163_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12_163_174_187, x_12_163_174_187.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+											t_12_163_174_187 := x_12_163_174_187.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+											kf_12_163_174_187 := t_12_163_174_187.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+											r_12_163_174_187 := x_12_163_174_187.Sub(kf_12_163_174_187.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12_163_174_187.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+											r2_12_163_174_187 := r_12_163_174_187.Mul(r_12_163_174_187)
+											r4_12_163_174_187 := r2_12_163_174_187.Mul(r2_12_163_174_187)
+											q0_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12_163_174_187)).Mul(r2_12_163_174_187))
+											q1_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12_163_174_187)).Mul(r2_12_163_174_187)).Mul(r4_12_163_174_187)
+											q2_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12_163_174_187)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12_163_174_187)).Mul(r2_12_163_174_187)).Mul(r4_12_163_174_187.Mul(r4_12_163_174_187))
+											p_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12_163_174_187.Add(r2_12_163_174_187.Mul(q0_12_163_174_187.Add(q1_12_163_174_187).Add(q2_12_163_174_187))))
+											small_12_163_174_187, big_12_163_174_187 := kf_12_163_174_187.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12_163_174_187.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+											off_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12_163_174_187)
+											off_12_163_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12_163_174_187, big_12_163_174_187)
+											c_12_163_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12_163_174_187)
+											c_12_163_174_187 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12_163_174_187, big_12_163_174_187)
+											r0_0_12_163_174_187 = p_12_163_174_187.Mul(t_12_163_174_187.Add(off_12_163_174_187).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12_163_174_187)
+										}
+										fl_163_174_187 = nabc_163_174_187.Mul(r0_0_12_163_174_187)
+									} else {
+										fl_163_174_187 = nabc_163_174_187.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_163_174_187.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_187.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
 									}
-									in_155_165_178 := r0_0_8_155_165_178
-									r0_0_155_165_178 = vgatherAVX512(bits_155_165_178, ia_155_165_178).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165_178.defaultF))), in_155_165_178)
 								}
-								fc_165_178 = r0_0_155_165_178
+								r0_0_163_174_187 = fl_163_174_187
 							}
-							s_165_178 := sum_165_178.Add(fc_165_178.Mul(fc_165_178).Mul(fl_165_178).Mul(fl_165_178))
-							if !c_165_178.Water {
-								s_165_178 = sum_165_178.Merge(s_165_178, fl_165_178.Equal(zero_165_178))
+							fl_174_187 := r0_0_163_174_187
+							fc_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&r_174_187.defaultF)))
+							if c_174_187.HasHKL {
+								var r0_0_164_174_187 archsimd.Float64x8
+								{
+									r_164_174_187, bits_164_174_187, ia_164_174_187, h_164_174_187, kk_164_174_187, l_164_174_187 := r_174_187, k_174_187.fhklBits, ia_174_187, h_174_187, kk_174_187, l_174_187
+									var r0_0_17_164_174_187 archsimd.Mask64x8
+									{
+										r_17_164_174_187, ia_17_164_174_187, h_17_164_174_187, kk_17_164_174_187, l_17_164_174_187 := r_164_174_187, ia_164_174_187, h_164_174_187, kk_164_174_187, l_164_174_187
+										half_17_164_174_187 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+										hc_17_164_174_187, kc_17_164_174_187, lc_17_164_174_187 := h_17_164_174_187.Sub(half_17_164_174_187).CeilScaled(0), kk_17_164_174_187.Sub(half_17_164_174_187).CeilScaled(0), l_17_164_174_187.Sub(half_17_164_174_187).CeilScaled(0)
+										hmin_17_164_174_187, kmin_17_164_174_187, lmin_17_164_174_187 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.lmin)))
+										in_17_164_174_187 := hc_17_164_174_187.GreaterEqual(hmin_17_164_174_187).And(hc_17_164_174_187.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.hmax))))).And(kc_17_164_174_187.GreaterEqual(kmin_17_164_174_187)).And(kc_17_164_174_187.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.kmax))))).And(lc_17_164_174_187.GreaterEqual(lmin_17_164_174_187)).And(lc_17_164_174_187.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.lmax)))))
+										idx_17_164_174_187 := hc_17_164_174_187.Sub(hmin_17_164_174_187).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.hstride)))).Add(kc_17_164_174_187.Sub(kmin_17_164_174_187).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_187.kstride))))).Add(lc_17_164_174_187.Sub(lmin_17_164_174_187))
+										idx_17_164_174_187.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_164_174_187).ConvertToInt32().Store(ia_17_164_174_187)
+										r0_0_17_164_174_187 = in_17_164_174_187
+									}
+									in_164_174_187 := r0_0_17_164_174_187
+									r0_0_164_174_187 = vgatherAVX512(bits_164_174_187, ia_164_174_187).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_174_187.defaultF))), in_164_174_187)
+								}
+								fc_174_187 = r0_0_164_174_187
 							}
-							sum_165_178 = s_165_178
+							s_174_187 := sum_174_187.Add(fc_174_187.Mul(fc_174_187).Mul(fl_174_187).Mul(fl_174_187))
+							if !c_174_187.Water {
+								s_174_187 = sum_174_187.Merge(s_174_187, fl_174_187.Equal(zero_174_187))
+							}
+							sum_174_187 = s_174_187
 						}
 					}
-					r0_0_165_178, r1_0_165_178 = sum_165_178, polar_165_178
+					r0_0_174_187, r1_0_174_187 = sum_174_187, polar_174_187
 				}
-				sum_178, polar_178 = r0_0_165_178, r1_0_165_178
-				r0_0_178, r1_0_178, r2_0_178 = sum_178, omega_178, polar_178
+				sum_187, polar_187 = r0_0_174_187, r1_0_174_187
+				r0_0_187, r1_0_187, r2_0_187 = sum_187, omega_187, polar_187
 			}
-			sum, omega, polar = r0_0_178, r1_0_178, r2_0_178
+			sum, omega, polar = r0_0_187, r1_0_187, r2_0_187
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -6284,168 +6573,217 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.subF[subF]))))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_179 archsimd.Float64x8
-							r1_0_179 archsimd.Float64x8
-							r2_0_179 archsimd.Float64x8
+							r0_0_188 archsimd.Float64x8
+							r1_0_188 archsimd.Float64x8
+							r2_0_188 archsimd.Float64x8
 						)
 						{
-							k_179, r_179, ia_179, fdet_179, s_179, o_179, sum_179, omega_179, polar_179, capture_179, par_179 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_179 := k_179.c
-							var r0_0_161_179 archsimd.Float64x8
+							k_188, r_188, ia_188, fdet_188, s_188, o_188, sum_188, omega_188, polar_188, capture_188, par_188 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_188 := k_188.c
+							var r0_0_170_188 archsimd.Float64x8
 							{
-								fdet_161_179, f_161_179, s_161_179, o_161_179, p_161_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[0])))
-								r0_0_161_179 = fdet_161_179.Mul(f_161_179).Add(s_161_179).Add(o_161_179).Add(p_161_179)
+								fdet_170_188, f_170_188, s_170_188, o_170_188, p_170_188 := fdet_188, archsimd.LoadFloat64x8((*[8]float64)((&r_188.fd[0]))), archsimd.LoadFloat64x8((*[8]float64)((&s_188[0]))), archsimd.LoadFloat64x8((*[8]float64)((&o_188[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_188.pix0[0])))
+								r0_0_170_188 = fdet_170_188.Mul(f_170_188).Add(s_170_188).Add(o_170_188).Add(p_170_188)
 							}
-							x_179 := r0_0_161_179
-							var r0_0_162_179 archsimd.Float64x8
+							x_188 := r0_0_170_188
+							var r0_0_171_188 archsimd.Float64x8
 							{
-								fdet_162_179, f_162_179, s_162_179, o_162_179, p_162_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[1])))
-								r0_0_162_179 = fdet_162_179.Mul(f_162_179).Add(s_162_179).Add(o_162_179).Add(p_162_179)
+								fdet_171_188, f_171_188, s_171_188, o_171_188, p_171_188 := fdet_188, archsimd.LoadFloat64x8((*[8]float64)((&r_188.fd[1]))), archsimd.LoadFloat64x8((*[8]float64)((&s_188[1]))), archsimd.LoadFloat64x8((*[8]float64)((&o_188[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_188.pix0[1])))
+								r0_0_171_188 = fdet_171_188.Mul(f_171_188).Add(s_171_188).Add(o_171_188).Add(p_171_188)
 							}
-							y_179 := r0_0_162_179
-							var r0_0_163_179 archsimd.Float64x8
+							y_188 := r0_0_171_188
+							var r0_0_172_188 archsimd.Float64x8
 							{
-								fdet_163_179, f_163_179, s_163_179, o_163_179, p_163_179 := fdet_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_179[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_179[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_179.pix0[2])))
-								r0_0_163_179 = fdet_163_179.Mul(f_163_179).Add(s_163_179).Add(o_163_179).Add(p_163_179)
+								fdet_172_188, f_172_188, s_172_188, o_172_188, p_172_188 := fdet_188, archsimd.LoadFloat64x8((*[8]float64)((&r_188.fd[2]))), archsimd.LoadFloat64x8((*[8]float64)((&s_188[2]))), archsimd.LoadFloat64x8((*[8]float64)((&o_188[2]))), archsimd.LoadFloat64x8((*[8]float64)((&r_188.pix0[2])))
+								r0_0_172_188 = fdet_172_188.Mul(f_172_188).Add(s_172_188).Add(o_172_188).Add(p_172_188)
 							}
-							z_179 := r0_0_163_179
-							invR_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_179.Mul(x_179).Add(y_179.Mul(y_179)).Add(z_179.Mul(z_179)).Sqrt())
-							dx_179, dy_179, dz_179 := x_179.Mul(invR_179), y_179.Mul(invR_179), z_179.Mul(invR_179)
-							if m_179 := omega_179.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_179.ToBits() != 0 {
-								var r0_0_164_179 archsimd.Float64x8
+							z_188 := r0_0_172_188
+							invR_188 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Div(x_188.Mul(x_188).Add(y_188.Mul(y_188)).Add(z_188.Mul(z_188)).Sqrt())
+							dx_188, dy_188, dz_188 := x_188.Mul(invR_188), y_188.Mul(invR_188), z_188.Mul(invR_188)
+							if m_188 := omega_188.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))); m_188.ToBits() != 0 {
+								var r0_0_173_188 archsimd.Float64x8
 								{
-									invR_164_179, num_164_179, point_164_179 := invR_179, archsimd.LoadFloat64x8((*[8]float64)((&r_179.omegaNum))), c_179.PointPixel
-									w_164_179 := invR_164_179.Mul(invR_164_179)
-									if !point_164_179 {
-										w_164_179 = num_164_179.Mul(w_164_179.Mul(invR_164_179))
+									invR_173_188, num_173_188, point_173_188 := invR_188, archsimd.LoadFloat64x8((*[8]float64)((&r_188.omegaNum))), c_188.PointPixel
+									w_173_188 := invR_173_188.Mul(invR_173_188)
+									if !point_173_188 {
+										w_173_188 = num_173_188.Mul(w_173_188.Mul(invR_173_188))
 									}
-									r0_0_164_179 = w_164_179
+									r0_0_173_188 = w_173_188
 								}
-								omega_179 = r0_0_164_179.Merge(omega_179, m_179)
+								omega_188 = r0_0_173_188.Merge(omega_188, m_188)
 							}
-							if capture_179 {
-								dx_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[0])))).Add(dy_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[1]))))).Add(dz_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_179.od[2]))))).StoreSlice(par_179)
+							if capture_188 {
+								dx_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_188.od[0])))).Add(dy_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_188.od[1]))))).Add(dz_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_188.od[2]))))).StoreSlice(par_188)
 							}
 							var (
-								r0_0_165_179 archsimd.Float64x8
-								r1_0_165_179 archsimd.Float64x8
+								r0_0_174_188 archsimd.Float64x8
+								r1_0_174_188 archsimd.Float64x8
 							)
 							{
-								k_165_179, r_165_179, ia_165_179, sum_165_179, dx_165_179, dy_165_179, dz_165_179, polar_165_179 := k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179
-								c_165_179 := k_165_179.c
-								n_165_179 := k_165_179.nn[0]
-								zero_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-								for si_165_179 := range r_165_179.src {
-									sr_165_179 := &r_165_179.src[si_165_179]
-									il_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.il)))
-									qx_165_179, qy_165_179, qz_165_179 := dx_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[0])))).Mul(il_165_179), dy_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[1])))).Mul(il_165_179), dz_165_179.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[2])))).Mul(il_165_179)
-									if m_165_179 := polar_165_179.Equal(zero_165_179); m_165_179.ToBits() != 0 {
-										var p_165_179 archsimd.Float64x8
-										if r_165_179.kahnZero {
-											c2_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[0]))).Mul(dx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[1]))).Mul(dy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_165_179.inc[2]))).Mul(dz_165_179))
-											p_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_165_179.Mul(c2_165_179)))
+								k_174_188, r_174_188, ia_174_188, sum_174_188, dx_174_188, dy_174_188, dz_174_188, polar_174_188 := k_188, r_188, ia_188, sum_188, dx_188, dy_188, dz_188, polar_188
+								c_174_188 := k_174_188.c
+								n_174_188 := k_174_188.nn[0]
+								zero_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+								for si_174_188 := range r_174_188.src {
+									sr_174_188 := &r_174_188.src[si_174_188]
+									il_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.il)))
+									qx_174_188, qy_174_188, qz_174_188 := dx_174_188.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[0])))).Mul(il_174_188), dy_174_188.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[1])))).Mul(il_174_188), dz_174_188.Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[2])))).Mul(il_174_188)
+									if m_174_188 := polar_174_188.Equal(zero_174_188); m_174_188.ToBits() != 0 {
+										var p_174_188 archsimd.Float64x8
+										if r_174_188.kahnZero {
+											c2_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[0]))).Mul(dx_174_188).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[1]))).Mul(dy_174_188)).Add(archsimd.LoadFloat64x8((*[8]float64)((&sr_174_188.inc[2]))).Mul(dz_174_188))
+											p_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(c2_174_188.Mul(c2_174_188)))
 										} else {
-											var r0_0_153_165_179 archsimd.Float64x8
+											var r0_0_162_174_188 archsimd.Float64x8
 											{
-												zero_153_165_179, kahn_153_165_179, s_153_165_179, dx_153_165_179, dy_153_165_179, dz_153_165_179 := false, &r_165_179.kahn, sr_165_179, dx_165_179, dy_165_179, dz_165_179
-												c2_153_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[0]))).Mul(dx_153_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[1]))).Mul(dy_153_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.inc[2]))).Mul(dz_153_165_179))
-												c2sq_153_165_179 := c2_153_165_179.Mul(c2_153_165_179)
-												cos2psi_153_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-												if !zero_153_165_179 {
-													e_153_165_179 := dx_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[0])))).Add(dy_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[1]))))).Add(dz_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.ein[2])))))
-													b_153_165_179 := dx_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[0])))).Add(dy_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[1]))))).Add(dz_153_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_153_165_179.bin[2])))))
-													ee_153_165_179, bb_153_165_179 := e_153_165_179.Mul(e_153_165_179), b_153_165_179.Mul(b_153_165_179)
-													den_153_165_179 := ee_153_165_179.Add(bb_153_165_179)
-													cos2psi_153_165_179 = ee_153_165_179.Sub(bb_153_165_179).Div(den_153_165_179).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_153_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+												zero_162_174_188, kahn_162_174_188, s_162_174_188, dx_162_174_188, dy_162_174_188, dz_162_174_188 := false, &r_174_188.kahn, sr_174_188, dx_174_188, dy_174_188, dz_174_188
+												c2_162_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.inc[0]))).Mul(dx_162_174_188).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.inc[1]))).Mul(dy_162_174_188)).Add(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.inc[2]))).Mul(dz_162_174_188))
+												c2sq_162_174_188 := c2_162_174_188.Mul(c2_162_174_188)
+												cos2psi_162_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+												if !zero_162_174_188 {
+													e_162_174_188 := dx_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.ein[0])))).Add(dy_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.ein[1]))))).Add(dz_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.ein[2])))))
+													b_162_174_188 := dx_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.bin[0])))).Add(dy_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.bin[1]))))).Add(dz_162_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&s_162_174_188.bin[2])))))
+													ee_162_174_188, bb_162_174_188 := e_162_174_188.Mul(e_162_174_188), b_162_174_188.Mul(b_162_174_188)
+													den_162_174_188 := ee_162_174_188.Add(bb_162_174_188)
+													cos2psi_162_174_188 = ee_162_174_188.Sub(bb_162_174_188).Div(den_162_174_188).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), den_162_174_188.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												one_153_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-												r0_0_153_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_153_165_179.Add(c2sq_153_165_179).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_153_165_179)).Mul(cos2psi_153_165_179).Mul(one_153_165_179.Sub(c2sq_153_165_179))))
+												one_162_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+												r0_0_162_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_162_174_188.Add(c2sq_162_174_188).Sub(archsimd.LoadFloat64x8((*[8]float64)(kahn_162_174_188)).Mul(cos2psi_162_174_188).Mul(one_162_174_188.Sub(c2sq_162_174_188))))
 											}
-											p_165_179 = r0_0_153_165_179
+											p_174_188 = r0_0_162_174_188
 										}
-										polar_165_179 = p_165_179.Merge(polar_165_179, m_165_179)
+										polar_174_188 = p_174_188.Merge(polar_174_188, m_174_188)
 									}
-									for oi_165_179 := range r_165_179.orient {
-										o_165_179 := &r_165_179.orient[oi_165_179]
-										h_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[0]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[1]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[2]))).Mul(qz_165_179))
-										kk_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[3]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[4]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[5]))).Mul(qz_165_179))
-										l_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[6]))).Mul(qx_165_179).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[7]))).Mul(qy_165_179)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_165_179[8]))).Mul(qz_165_179))
-										var r0_0_154_165_179 archsimd.Float64x8
+									for oi_174_188 := range r_174_188.orient {
+										o_174_188 := &r_174_188.orient[oi_174_188]
+										h_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[0]))).Mul(qx_174_188).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[1]))).Mul(qy_174_188)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[2]))).Mul(qz_174_188))
+										kk_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[3]))).Mul(qx_174_188).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[4]))).Mul(qy_174_188)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[5]))).Mul(qz_174_188))
+										l_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[6]))).Mul(qx_174_188).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[7]))).Mul(qy_174_188)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_174_188[8]))).Mul(qz_174_188))
+										var r0_0_163_174_188 archsimd.Float64x8
 										{
-											r_154_165_179, h_154_165_179, kk_154_165_179, l_154_165_179, n_154_165_179 := r_165_179, h_165_179, kk_165_179, l_165_179, n_165_179
-											_ = n_154_165_179
-											half_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-											dh_154_165_179, dk_154_165_179, dl_154_165_179 := h_154_165_179.Sub(h_154_165_179.Sub(half_154_165_179).CeilScaled(0)), kk_154_165_179.Sub(kk_154_165_179.Sub(half_154_165_179).CeilScaled(0)), l_154_165_179.Sub(l_154_165_179.Sub(half_154_165_179).CeilScaled(0))
-											v0_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[0])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[0]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[0])))))
-											v1_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[1])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[1]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[1])))))
-											v2_154_165_179 := dh_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.astar[2])))).Add(dk_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.bstar[2]))))).Add(dl_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.cstar[2])))))
-											nabc_154_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.nabc)))
-											r2_154_165_179 := v0_154_165_179.Mul(v0_154_165_179).Add(v1_154_165_179.Mul(v1_154_165_179)).Add(v2_154_165_179.Mul(v2_154_165_179)).Mul(nabc_154_165_179).Mul(nabc_154_165_179)
-											var fl_154_165_179 archsimd.Float64x8
-											if r_154_165_179.shape == Gauss {
-												e_154_165_179 := r2_154_165_179.Div(archsimd.LoadFloat64x8((&vkTableAVX512[49]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.negZero))).AsUint64x8()).AsFloat64x8()
-												var r0_0_7_154_165_179 archsimd.Float64x8
+											r_163_174_188, h_163_174_188, kk_163_174_188, l_163_174_188, n_163_174_188 := r_174_188, h_174_188, kk_174_188, l_174_188, n_174_188
+											_ = n_163_174_188
+											half_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+											dh_163_174_188, dk_163_174_188, dl_163_174_188 := h_163_174_188.Sub(h_163_174_188.Sub(half_163_174_188).CeilScaled(0)), kk_163_174_188.Sub(kk_163_174_188.Sub(half_163_174_188).CeilScaled(0)), l_163_174_188.Sub(l_163_174_188.Sub(half_163_174_188).CeilScaled(0))
+											nabc_163_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.nabc)))
+											var fl_163_174_188 archsimd.Float64x8
+											if r_163_174_188.shape == Round {
+												na_163_174_188, nb_163_174_188, nc_163_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.nv[0]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.nv[1]))), archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.nv[2])))
+												hr_163_174_188 := dh_163_174_188.Mul(dh_163_174_188).Mul(na_163_174_188).Mul(na_163_174_188).Add(dk_163_174_188.Mul(dk_163_174_188).Mul(nb_163_174_188).Mul(nb_163_174_188)).Add(dl_163_174_188.Mul(dl_163_174_188).Mul(nc_163_174_188).Mul(nc_163_174_188))
+												var r0_0_7_163_174_188 archsimd.Float64x8
 												{
-													x_7_154_165_179 := e_154_165_179
-													x_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_7_154_165_179, x_7_154_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
-													x_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_7_154_165_179, x_7_154_165_179.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
-													t_7_154_165_179 := x_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-													kf_7_154_165_179 := t_7_154_165_179.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
-													r_7_154_165_179 := x_7_154_165_179.Sub(kf_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_7_154_165_179.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
-													r2_7_154_165_179 := r_7_154_165_179.Mul(r_7_154_165_179)
-													r4_7_154_165_179 := r2_7_154_165_179.Mul(r2_7_154_165_179)
-													q0_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179))
-													q1_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179)).Mul(r4_7_154_165_179)
-													q2_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_7_154_165_179)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_7_154_165_179)).Mul(r2_7_154_165_179)).Mul(r4_7_154_165_179.Mul(r4_7_154_165_179))
-													p_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_7_154_165_179.Add(r2_7_154_165_179.Mul(q0_7_154_165_179.Add(q1_7_154_165_179).Add(q2_7_154_165_179))))
-													small_7_154_165_179, big_7_154_165_179 := kf_7_154_165_179.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_7_154_165_179.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
-													off_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_7_154_165_179)
-													off_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_7_154_165_179, big_7_154_165_179)
-													c_7_154_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_7_154_165_179)
-													c_7_154_165_179 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_7_154_165_179, big_7_154_165_179)
-													r0_0_7_154_165_179 = p_7_154_165_179.Mul(t_7_154_165_179.Add(off_7_154_165_179).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_7_154_165_179)
+													u_7_163_174_188 := hr_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.fudge))))
+													y_7_163_174_188 := u_7_163_174_188.Sqrt()
+													magic_7_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+													t_7_163_174_188 := y_7_163_174_188.Add(magic_7_163_174_188)
+													d_7_163_174_188 := y_7_163_174_188.Sub(t_7_163_174_188.Sub(magic_7_163_174_188))
+													var r0_0_8_163_174_188 archsimd.Float64x8
+													{
+														d_8_163_174_188 := d_7_163_174_188
+														y_8_163_174_188 := d_8_163_174_188.Mul(d_8_163_174_188)
+														y2_8_163_174_188 := y_8_163_174_188.Mul(y_8_163_174_188)
+														y4_8_163_174_188 := y2_8_163_174_188.Mul(y2_8_163_174_188)
+														p0_8_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_8_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_8_163_174_188)).Mul(y2_8_163_174_188))
+														p1_8_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_8_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_8_163_174_188)).Mul(y2_8_163_174_188)).Mul(y4_8_163_174_188)
+														p2_8_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_8_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_8_163_174_188)).Mul(y4_8_163_174_188.Mul(y4_8_163_174_188))
+														r0_0_8_163_174_188 = d_8_163_174_188.Mul(p0_8_163_174_188.Add(p1_8_163_174_188).Add(p2_8_163_174_188))
+													}
+													var r0_0_9_163_174_188 archsimd.Float64x8
+													{
+														c_9_163_174_188, t_9_163_174_188 := r0_0_8_163_174_188, t_7_163_174_188
+														r0_0_9_163_174_188 = c_9_163_174_188.AsUint64x8().Xor(t_9_163_174_188.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+													}
+													var r0_0_10_163_174_188 archsimd.Float64x8
+													{
+														d_10_163_174_188 := d_7_163_174_188
+														y_10_163_174_188 := d_10_163_174_188.Mul(d_10_163_174_188)
+														y2_10_163_174_188 := y_10_163_174_188.Mul(y_10_163_174_188)
+														y4_10_163_174_188 := y2_10_163_174_188.Mul(y2_10_163_174_188)
+														p0_10_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_10_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_10_163_174_188)).Mul(y2_10_163_174_188))
+														p1_10_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_10_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_10_163_174_188)).Mul(y2_10_163_174_188)).Mul(y4_10_163_174_188)
+														p2_10_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_10_163_174_188.Mul(y4_10_163_174_188))
+														r0_0_10_163_174_188 = p0_10_163_174_188.Add(p1_10_163_174_188).Add(p2_10_163_174_188)
+													}
+													var r0_0_11_163_174_188 archsimd.Float64x8
+													{
+														c_11_163_174_188, t_11_163_174_188 := r0_0_10_163_174_188, t_7_163_174_188
+														r0_0_11_163_174_188 = c_11_163_174_188.AsUint64x8().Xor(t_11_163_174_188.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+													}
+													s_7_163_174_188, c_7_163_174_188 := r0_0_9_163_174_188, r0_0_11_163_174_188
+													x_7_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_7_163_174_188)
+													r0_0_7_163_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_7_163_174_188.Div(x_7_163_174_188).Sub(c_7_163_174_188)).Div(x_7_163_174_188.Mul(x_7_163_174_188)), x_7_163_174_188.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 												}
-												fl_154_165_179 = nabc_154_165_179.Mul(r0_0_7_154_165_179)
+												fl_163_174_188 = nabc_163_174_188.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(r0_0_7_163_174_188)
 											} else {
-												fl_154_165_179 = nabc_154_165_179.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_154_165_179.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_154_165_179.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[50]))))
-											}
-											r0_0_154_165_179 = fl_154_165_179
-										}
-										fl_165_179 := r0_0_154_165_179
-										fc_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_165_179.defaultF)))
-										if c_165_179.HasHKL {
-											var r0_0_155_165_179 archsimd.Float64x8
-											{
-												r_155_165_179, bits_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179 := r_165_179, k_165_179.fhklBits, ia_165_179, h_165_179, kk_165_179, l_165_179
-												var r0_0_8_155_165_179 archsimd.Mask64x8
-												{
-													r_8_155_165_179, ia_8_155_165_179, h_8_155_165_179, kk_8_155_165_179, l_8_155_165_179 := r_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179
-													half_8_155_165_179 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-													hc_8_155_165_179, kc_8_155_165_179, lc_8_155_165_179 := h_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0), kk_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0), l_8_155_165_179.Sub(half_8_155_165_179).CeilScaled(0)
-													hmin_8_155_165_179, kmin_8_155_165_179, lmin_8_155_165_179 := archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.lmin)))
-													in_8_155_165_179 := hc_8_155_165_179.GreaterEqual(hmin_8_155_165_179).And(hc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hmax))))).And(kc_8_155_165_179.GreaterEqual(kmin_8_155_165_179)).And(kc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kmax))))).And(lc_8_155_165_179.GreaterEqual(lmin_8_155_165_179)).And(lc_8_155_165_179.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.lmax)))))
-													idx_8_155_165_179 := hc_8_155_165_179.Sub(hmin_8_155_165_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.hstride)))).Add(kc_8_155_165_179.Sub(kmin_8_155_165_179).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_8_155_165_179.kstride))))).Add(lc_8_155_165_179.Sub(lmin_8_155_165_179))
-													idx_8_155_165_179.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_8_155_165_179).ConvertToInt32().Store(ia_8_155_165_179)
-													r0_0_8_155_165_179 = in_8_155_165_179
+												v0_163_174_188 := dh_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.astar[0])))).Add(dk_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.bstar[0]))))).Add(dl_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.cstar[0])))))
+												v1_163_174_188 := dh_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.astar[1])))).Add(dk_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.bstar[1]))))).Add(dl_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.cstar[1])))))
+												v2_163_174_188 := dh_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.astar[2])))).Add(dk_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.bstar[2]))))).Add(dl_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.cstar[2])))))
+												r2_163_174_188 := v0_163_174_188.Mul(v0_163_174_188).Add(v1_163_174_188.Mul(v1_163_174_188)).Add(v2_163_174_188.Mul(v2_163_174_188)).Mul(nabc_163_174_188).Mul(nabc_163_174_188)
+												if r_163_174_188.shape == Gauss {
+													e_163_174_188 := r2_163_174_188.Div(archsimd.LoadFloat64x8((&vkTableAVX512[52]))).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.fudge)))).AsUint64x8().Xor(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.negZero))).AsUint64x8()).AsFloat64x8()
+													var r0_0_12_163_174_188 archsimd.Float64x8
+													{
+														x_12_163_174_188 := e_163_174_188
+														x_12_163_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[23])).Merge(x_12_163_174_188, x_12_163_174_188.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[23]))))
+														x_12_163_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[24])).Merge(x_12_163_174_188, x_12_163_174_188.Less(archsimd.LoadFloat64x8((&vkTableAVX512[24]))))
+														t_12_163_174_188 := x_12_163_174_188.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[25]))).Add(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+														kf_12_163_174_188 := t_12_163_174_188.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[26])))
+														r_12_163_174_188 := x_12_163_174_188.Sub(kf_12_163_174_188.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(kf_12_163_174_188.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[28]))))
+														r2_12_163_174_188 := r_12_163_174_188.Mul(r_12_163_174_188)
+														r4_12_163_174_188 := r2_12_163_174_188.Mul(r2_12_163_174_188)
+														q0_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(r_12_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32])).Mul(r_12_163_174_188)).Mul(r2_12_163_174_188))
+														q1_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[33])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(r_12_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36])).Mul(r_12_163_174_188)).Mul(r2_12_163_174_188)).Mul(r4_12_163_174_188)
+														q2_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[37])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[38])).Mul(r_12_163_174_188)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[39])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[40])).Mul(r_12_163_174_188)).Mul(r2_12_163_174_188)).Mul(r4_12_163_174_188.Mul(r4_12_163_174_188))
+														p_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Add(r_12_163_174_188.Add(r2_12_163_174_188.Mul(q0_12_163_174_188.Add(q1_12_163_174_188).Add(q2_12_163_174_188))))
+														small_12_163_174_188, big_12_163_174_188 := kf_12_163_174_188.Less(archsimd.LoadFloat64x8((&vkTableAVX512[41]))), kf_12_163_174_188.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[42])))
+														off_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[43])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), small_12_163_174_188)
+														off_12_163_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[45])).Merge(off_12_163_174_188, big_12_163_174_188)
+														c_12_163_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[46])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), small_12_163_174_188)
+														c_12_163_174_188 = archsimd.LoadFloat64x8((&vkTableAVX512[47])).Merge(c_12_163_174_188, big_12_163_174_188)
+														r0_0_12_163_174_188 = p_12_163_174_188.Mul(t_12_163_174_188.Add(off_12_163_174_188).AsUint64x8().ShiftAllLeft(52).AsFloat64x8()).Mul(c_12_163_174_188)
+													}
+													fl_163_174_188 = nabc_163_174_188.Mul(r0_0_12_163_174_188)
+												} else {
+													fl_163_174_188 = nabc_163_174_188.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), r2_163_174_188.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_163_174_188.fudge)))).Less(archsimd.LoadFloat64x8((&vkTableAVX512[53]))))
 												}
-												in_155_165_179 := r0_0_8_155_165_179
-												r0_0_155_165_179 = vgatherAVX512(bits_155_165_179, ia_155_165_179).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_155_165_179.defaultF))), in_155_165_179)
 											}
-											fc_165_179 = r0_0_155_165_179
+											r0_0_163_174_188 = fl_163_174_188
 										}
-										s_165_179 := sum_165_179.Add(fc_165_179.Mul(fc_165_179).Mul(fl_165_179).Mul(fl_165_179))
-										if !c_165_179.Water {
-											s_165_179 = sum_165_179.Merge(s_165_179, fl_165_179.Equal(zero_165_179))
+										fl_174_188 := r0_0_163_174_188
+										fc_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&r_174_188.defaultF)))
+										if c_174_188.HasHKL {
+											var r0_0_164_174_188 archsimd.Float64x8
+											{
+												r_164_174_188, bits_164_174_188, ia_164_174_188, h_164_174_188, kk_164_174_188, l_164_174_188 := r_174_188, k_174_188.fhklBits, ia_174_188, h_174_188, kk_174_188, l_174_188
+												var r0_0_17_164_174_188 archsimd.Mask64x8
+												{
+													r_17_164_174_188, ia_17_164_174_188, h_17_164_174_188, kk_17_164_174_188, l_17_164_174_188 := r_164_174_188, ia_164_174_188, h_164_174_188, kk_164_174_188, l_164_174_188
+													half_17_164_174_188 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+													hc_17_164_174_188, kc_17_164_174_188, lc_17_164_174_188 := h_17_164_174_188.Sub(half_17_164_174_188).CeilScaled(0), kk_17_164_174_188.Sub(half_17_164_174_188).CeilScaled(0), l_17_164_174_188.Sub(half_17_164_174_188).CeilScaled(0)
+													hmin_17_164_174_188, kmin_17_164_174_188, lmin_17_164_174_188 := archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.lmin)))
+													in_17_164_174_188 := hc_17_164_174_188.GreaterEqual(hmin_17_164_174_188).And(hc_17_164_174_188.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.hmax))))).And(kc_17_164_174_188.GreaterEqual(kmin_17_164_174_188)).And(kc_17_164_174_188.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.kmax))))).And(lc_17_164_174_188.GreaterEqual(lmin_17_164_174_188)).And(lc_17_164_174_188.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.lmax)))))
+													idx_17_164_174_188 := hc_17_164_174_188.Sub(hmin_17_164_174_188).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.hstride)))).Add(kc_17_164_174_188.Sub(kmin_17_164_174_188).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_17_164_174_188.kstride))))).Add(lc_17_164_174_188.Sub(lmin_17_164_174_188))
+													idx_17_164_174_188.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_17_164_174_188).ConvertToInt32().Store(ia_17_164_174_188)
+													r0_0_17_164_174_188 = in_17_164_174_188
+												}
+												in_164_174_188 := r0_0_17_164_174_188
+												r0_0_164_174_188 = vgatherAVX512(bits_164_174_188, ia_164_174_188).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_164_174_188.defaultF))), in_164_174_188)
+											}
+											fc_174_188 = r0_0_164_174_188
 										}
-										sum_165_179 = s_165_179
+										s_174_188 := sum_174_188.Add(fc_174_188.Mul(fc_174_188).Mul(fl_174_188).Mul(fl_174_188))
+										if !c_174_188.Water {
+											s_174_188 = sum_174_188.Merge(s_174_188, fl_174_188.Equal(zero_174_188))
+										}
+										sum_174_188 = s_174_188
 									}
 								}
-								r0_0_165_179, r1_0_165_179 = sum_165_179, polar_165_179
+								r0_0_174_188, r1_0_174_188 = sum_174_188, polar_174_188
 							}
-							sum_179, polar_179 = r0_0_165_179, r1_0_165_179
-							r0_0_179, r1_0_179, r2_0_179 = sum_179, omega_179, polar_179
+							sum_188, polar_188 = r0_0_174_188, r1_0_174_188
+							r0_0_188, r1_0_188, r2_0_188 = sum_188, omega_188, polar_188
 						}
-						sum, omega, polar = r0_0_179, r1_0_179, r2_0_179
+						sum, omega, polar = r0_0_188, r1_0_188, r2_0_188
 					}
 				}
 			}
@@ -6468,652 +6806,652 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_180 archsimd.Float64x8
-			r1_0_180 archsimd.Float64x8
-			r2_0_180 archsimd.Float64x8
-			r3_0_180 archsimd.Float64x8
-			r4_0_180 archsimd.Float64x8
-			r5_0_180 archsimd.Float64x8
-			r6_0_180 archsimd.Float64x8
-			r7_0_180 archsimd.Float64x8
-			r8_0_180 archsimd.Float64x8
+			r0_0_189 archsimd.Float64x8
+			r1_0_189 archsimd.Float64x8
+			r2_0_189 archsimd.Float64x8
+			r3_0_189 archsimd.Float64x8
+			r4_0_189 archsimd.Float64x8
+			r5_0_189 archsimd.Float64x8
+			r6_0_189 archsimd.Float64x8
+			r7_0_189 archsimd.Float64x8
+			r8_0_189 archsimd.Float64x8
 		)
 		{
-			sr_180, t_180, ds_180, p0_180 := &r.src[si], t, ds, p0
-			il_180 := archsimd.LoadFloat64x8((*[8]float64)((&sr_180.il)))
-			x_180, y_180, z_180 := archsimd.LoadFloat64x8Slice((t_180.d[0][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[0])))), archsimd.LoadFloat64x8Slice((t_180.d[1][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[1])))), archsimd.LoadFloat64x8Slice((t_180.d[2][p0_180:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_180.inc[2]))))
-			x_180.Mul(x_180).Add(y_180.Mul(y_180)).Add(z_180.Mul(z_180)).StoreSlice(ds_180[p0_180:])
-			r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180 = x_180.Mul(il_180), y_180.Mul(il_180), z_180.Mul(il_180), archsimd.LoadFloat64x8Slice((t_180.s[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.def[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.sig[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.na[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.nb[p0_180:])), archsimd.LoadFloat64x8Slice((t_180.nc[p0_180:]))
+			sr_189, t_189, ds_189, p0_189 := &r.src[si], t, ds, p0
+			il_189 := archsimd.LoadFloat64x8((*[8]float64)((&sr_189.il)))
+			x_189, y_189, z_189 := archsimd.LoadFloat64x8Slice((t_189.d[0][p0_189:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_189.inc[0])))), archsimd.LoadFloat64x8Slice((t_189.d[1][p0_189:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_189.inc[1])))), archsimd.LoadFloat64x8Slice((t_189.d[2][p0_189:])).Sub(archsimd.LoadFloat64x8((*[8]float64)((&sr_189.inc[2]))))
+			x_189.Mul(x_189).Add(y_189.Mul(y_189)).Add(z_189.Mul(z_189)).StoreSlice(ds_189[p0_189:])
+			r0_0_189, r1_0_189, r2_0_189, r3_0_189, r4_0_189, r5_0_189, r6_0_189, r7_0_189, r8_0_189 = x_189.Mul(il_189), y_189.Mul(il_189), z_189.Mul(il_189), archsimd.LoadFloat64x8Slice((t_189.s[p0_189:])), archsimd.LoadFloat64x8Slice((t_189.def[p0_189:])), archsimd.LoadFloat64x8Slice((t_189.sig[p0_189:])), archsimd.LoadFloat64x8Slice((t_189.na[p0_189:])), archsimd.LoadFloat64x8Slice((t_189.nb[p0_189:])), archsimd.LoadFloat64x8Slice((t_189.nc[p0_189:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_189, r1_0_189, r2_0_189, r3_0_189, r4_0_189, r5_0_189, r6_0_189, r7_0_189, r8_0_189
 		for oi := range r.orient {
 			var (
-				r0_0_181 archsimd.Float64x8
-				r1_0_181 archsimd.Float64x8
-				r2_0_181 archsimd.Float64x8
+				r0_0_190 archsimd.Float64x8
+				r1_0_190 archsimd.Float64x8
+				r2_0_190 archsimd.Float64x8
 			)
 			{
-				o_181, qx_181, qy_181, qz_181 := &r.orient[oi], qx, qy, qz
-				h_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[0]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[1]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[2]))).Mul(qz_181))
-				kk_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[3]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[4]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[5]))).Mul(qz_181))
-				l_181 := archsimd.LoadFloat64x8((*[8]float64)((&o_181[6]))).Mul(qx_181).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[7]))).Mul(qy_181)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_181[8]))).Mul(qz_181))
-				r0_0_181, r1_0_181, r2_0_181 = h_181, kk_181, l_181
+				o_190, qx_190, qy_190, qz_190 := &r.orient[oi], qx, qy, qz
+				h_190 := archsimd.LoadFloat64x8((*[8]float64)((&o_190[0]))).Mul(qx_190).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[1]))).Mul(qy_190)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[2]))).Mul(qz_190))
+				kk_190 := archsimd.LoadFloat64x8((*[8]float64)((&o_190[3]))).Mul(qx_190).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[4]))).Mul(qy_190)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[5]))).Mul(qz_190))
+				l_190 := archsimd.LoadFloat64x8((*[8]float64)((&o_190[6]))).Mul(qx_190).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[7]))).Mul(qy_190)).Add(archsimd.LoadFloat64x8((*[8]float64)((&o_190[8]))).Mul(qz_190))
+				r0_0_190, r1_0_190, r2_0_190 = h_190, kk_190, l_190
 			}
-			h, kk, l := r0_0_181, r1_0_181, r2_0_181
+			h, kk, l := r0_0_190, r1_0_190, r2_0_190
 			var (
-				r0_0_182 archsimd.Float64x8
-				r1_0_182 archsimd.Float64x8
-				r2_0_182 archsimd.Float64x8
-				r3_0_182 archsimd.Float64x8
-				r4_0_182 archsimd.Float64x8
-				r5_0_182 archsimd.Float64x8
-				r6_0_182 archsimd.Float64x8
-				r7_0_182 archsimd.Float64x8
-				r8_0_182 archsimd.Float64x8
+				r0_0_191 archsimd.Float64x8
+				r1_0_191 archsimd.Float64x8
+				r2_0_191 archsimd.Float64x8
+				r3_0_191 archsimd.Float64x8
+				r4_0_191 archsimd.Float64x8
+				r5_0_191 archsimd.Float64x8
+				r6_0_191 archsimd.Float64x8
+				r7_0_191 archsimd.Float64x8
+				r8_0_191 archsimd.Float64x8
 			)
 			{
-				r_182, h_182, kk_182, l_182, n_182 := r, h, kk, l, n
-				_ = n_182
+				r_191, h_191, kk_191, l_191, n_191 := r, h, kk, l, n
+				_ = n_191
 				var (
-					r0_0_61_182 archsimd.Float64x8
-					r1_0_61_182 archsimd.Float64x8
-					r2_0_61_182 archsimd.Float64x8
+					r0_0_70_191 archsimd.Float64x8
+					r1_0_70_191 archsimd.Float64x8
+					r2_0_70_191 archsimd.Float64x8
 				)
 				{
-					r_61_182, i_61_182, x_61_182 := r_182, 0, h_182
-					s_61_182, dx_61_182, dn_61_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if r_61_182.nmode[i_61_182] == nChebyshev {
+					r_70_191, i_70_191, x_70_191 := r_191, 0, h_191
+					s_70_191, dx_70_191, dn_70_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_70_191.nmode[i_70_191] == nChebyshev {
 						var (
-							r0_0_62_182 archsimd.Float64x8
-							r1_0_62_182 archsimd.Float64x8
-							r2_0_62_182 archsimd.Float64x8
+							r0_0_71_191 archsimd.Float64x8
+							r1_0_71_191 archsimd.Float64x8
+							r2_0_71_191 archsimd.Float64x8
 						)
 						{
-							r_62_182, x_62_182, n_62_182, nf_62_182 := r_61_182, x_61_182, r_61_182.nn[i_61_182], &r_61_182.nv[i_61_182]
-							magic_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_62_182 := x_62_182.Add(magic_62_182)
-							d_62_182 := x_62_182.Sub(t_62_182.Sub(magic_62_182))
-							f_62_182 := t_62_182.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_63_182 archsimd.Float64x8
+							r_71_191, x_71_191, n_71_191, nf_71_191 := r_70_191, x_70_191, r_70_191.nn[i_70_191], &r_70_191.nv[i_70_191]
+							magic_71_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_71_191 := x_71_191.Add(magic_71_191)
+							d_71_191 := x_71_191.Sub(t_71_191.Sub(magic_71_191))
+							f_71_191 := t_71_191.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_72_191 archsimd.Float64x8
 							{
-								d_63_182 := d_62_182
-								y_63_182 := d_63_182.Mul(d_63_182)
-								y2_63_182 := y_63_182.Mul(y_63_182)
-								y4_63_182 := y2_63_182.Mul(y2_63_182)
-								p0_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_63_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_63_182)).Mul(y2_63_182))
-								p1_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_63_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_63_182)).Mul(y2_63_182)).Mul(y4_63_182)
-								p2_63_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_63_182.Mul(y4_63_182))
-								r0_0_63_182 = p0_63_182.Add(p1_63_182).Add(p2_63_182)
+								d_72_191 := d_71_191
+								y_72_191 := d_72_191.Mul(d_72_191)
+								y2_72_191 := y_72_191.Mul(y_72_191)
+								y4_72_191 := y2_72_191.Mul(y2_72_191)
+								p0_72_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_72_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_72_191)).Mul(y2_72_191))
+								p1_72_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_72_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_72_191)).Mul(y2_72_191)).Mul(y4_72_191)
+								p2_72_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_72_191.Mul(y4_72_191))
+								r0_0_72_191 = p0_72_191.Add(p1_72_191).Add(p2_72_191)
 							}
-							cr_62_182 := r0_0_63_182
-							sign_62_182, one_62_182, pi_62_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_62_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							rs_62_182 := pi_62_182.Div(one_62_182.Sub(cr_62_182).Mul(one_62_182.Add(cr_62_182)).Sqrt().AsUint64x8().Or(d_62_182.AsUint64x8().Xor(f_62_182).And(sign_62_182)).AsFloat64x8())
-							c2_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_62_182.AsUint64x8().Xor(f_62_182).AsFloat64x8())
-							u0_62_182, u1_62_182 := one_62_182, c2_62_182
-							j_62_182 := 2
-							for ; j_62_182+1 < n_62_182; j_62_182 += 2 {
-								u0_62_182 = c2_62_182.Mul(u1_62_182).Sub(u0_62_182)
-								u1_62_182 = c2_62_182.Mul(u0_62_182).Sub(u1_62_182)
+							cr_71_191 := r0_0_72_191
+							sign_71_191, one_71_191, pi_71_191 := archsimd.LoadFloat64x8((*[8]float64)((&r_71_191.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							rs_71_191 := pi_71_191.Div(one_71_191.Sub(cr_71_191).Mul(one_71_191.Add(cr_71_191)).Sqrt().AsUint64x8().Or(d_71_191.AsUint64x8().Xor(f_71_191).And(sign_71_191)).AsFloat64x8())
+							c2_71_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_71_191.AsUint64x8().Xor(f_71_191).AsFloat64x8())
+							u0_71_191, u1_71_191 := one_71_191, c2_71_191
+							j_71_191 := 2
+							for ; j_71_191+1 < n_71_191; j_71_191 += 2 {
+								u0_71_191 = c2_71_191.Mul(u1_71_191).Sub(u0_71_191)
+								u1_71_191 = c2_71_191.Mul(u0_71_191).Sub(u1_71_191)
 							}
-							if j_62_182 < n_62_182 {
-								u0_62_182, u1_62_182 = u1_62_182, c2_62_182.Mul(u1_62_182).Sub(u0_62_182)
+							if j_71_191 < n_71_191 {
+								u0_71_191, u1_71_191 = u1_71_191, c2_71_191.Mul(u1_71_191).Sub(u0_71_191)
 							}
-							cu_62_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_62_182).Mul(u1_62_182)
-							tn_62_182 := cu_62_182.Sub(u0_62_182)
-							dx_62_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_62_182)).Mul(tn_62_182).Sub(cu_62_182).Mul(rs_62_182)
-							dn_62_182 := d_62_182.Mul(tn_62_182).Mul(rs_62_182)
-							near_62_182 := d_62_182.Mul(d_62_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-							if near_62_182.ToBits() != 0 {
+							cu_71_191 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_71_191).Mul(u1_71_191)
+							tn_71_191 := cu_71_191.Sub(u0_71_191)
+							dx_71_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_71_191)).Mul(tn_71_191).Sub(cu_71_191).Mul(rs_71_191)
+							dn_71_191 := d_71_191.Mul(tn_71_191).Mul(rs_71_191)
+							near_71_191 := d_71_191.Mul(d_71_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+							if near_71_191.ToBits() != 0 {
 								var (
-									r0_0_64_182 archsimd.Float64x8
-									r1_0_64_182 archsimd.Float64x8
+									r0_0_73_191 archsimd.Float64x8
+									r1_0_73_191 archsimd.Float64x8
 								)
 								{
-									r_64_182, d_64_182, c2_64_182, flip_64_182, tn_64_182, un_64_182, n_64_182 := r_62_182, d_62_182, c2_62_182, f_62_182, tn_62_182, u1_62_182, n_62_182
-									var r0_0_65_182 archsimd.Float64x8
+									r_73_191, d_73_191, c2_73_191, flip_73_191, tn_73_191, un_73_191, n_73_191 := r_71_191, d_71_191, c2_71_191, f_71_191, tn_71_191, u1_71_191, n_71_191
+									var r0_0_74_191 archsimd.Float64x8
 									{
-										d_65_182 := d_64_182
-										y_65_182 := d_65_182.Mul(d_65_182)
-										y2_65_182 := y_65_182.Mul(y_65_182)
-										y4_65_182 := y2_65_182.Mul(y2_65_182)
-										p0_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_65_182)).Mul(y2_65_182))
-										p1_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_65_182)).Mul(y2_65_182)).Mul(y4_65_182)
-										p2_65_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_65_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_65_182)).Mul(y4_65_182.Mul(y4_65_182))
-										r0_0_65_182 = d_65_182.Mul(p0_65_182.Add(p1_65_182).Add(p2_65_182))
+										d_74_191 := d_73_191
+										y_74_191 := d_74_191.Mul(d_74_191)
+										y2_74_191 := y_74_191.Mul(y_74_191)
+										y4_74_191 := y2_74_191.Mul(y2_74_191)
+										p0_74_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_74_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_74_191)).Mul(y2_74_191))
+										p1_74_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_74_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_74_191)).Mul(y2_74_191)).Mul(y4_74_191)
+										p2_74_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_74_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_74_191)).Mul(y4_74_191.Mul(y4_74_191))
+										r0_0_74_191 = d_74_191.Mul(p0_74_191.Add(p1_74_191).Add(p2_74_191))
 									}
-									s_64_182 := r0_0_65_182.AsUint64x8().Xor(flip_64_182).AsFloat64x8()
-									two_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_64_182, u1_64_182, p0_64_182, p1_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_64_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_64_182
-									for j_64_182 := 2; j_64_182 < n_64_182; j_64_182++ {
-										u0_64_182, u1_64_182, p0_64_182, p1_64_182 = u1_64_182, c2_64_182.Mul(u1_64_182).Sub(u0_64_182), p1_64_182, two_64_182.Mul(u1_64_182).Add(c2_64_182.Mul(p1_64_182)).Sub(p0_64_182)
+									s_73_191 := r0_0_74_191.AsUint64x8().Xor(flip_73_191).AsFloat64x8()
+									two_73_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_73_191, u1_73_191, p0_73_191, p1_73_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_73_191, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_73_191
+									for j_73_191 := 2; j_73_191 < n_73_191; j_73_191++ {
+										u0_73_191, u1_73_191, p0_73_191, p1_73_191 = u1_73_191, c2_73_191.Mul(u1_73_191).Sub(u0_73_191), p1_73_191, two_73_191.Mul(u1_73_191).Add(c2_73_191.Mul(p1_73_191)).Sub(p0_73_191)
 									}
-									dx_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_64_182).Mul(p1_64_182)
-									peak_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_64_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_64_182.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_64_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_64_182).Mul(tn_64_182).Div(s_64_182).Merge(peak_64_182, d_64_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-									r0_0_64_182, r1_0_64_182 = dx_64_182, dn_64_182
+									dx_73_191 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_73_191).Mul(p1_73_191)
+									peak_73_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_73_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_73_191.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_73_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_73_191).Mul(tn_73_191).Div(s_73_191).Merge(peak_73_191, d_73_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_73_191, r1_0_73_191 = dx_73_191, dn_73_191
 								}
-								px_62_182, pn_62_182 := r0_0_64_182, r1_0_64_182
-								dx_62_182, dn_62_182 = px_62_182.Merge(dx_62_182, near_62_182), pn_62_182.Merge(dn_62_182, near_62_182)
+								px_71_191, pn_71_191 := r0_0_73_191, r1_0_73_191
+								dx_71_191, dn_71_191 = px_71_191.Merge(dx_71_191, near_71_191), pn_71_191.Merge(dn_71_191, near_71_191)
 							}
-							r0_0_62_182, r1_0_62_182, r2_0_62_182 = u1_62_182, dx_62_182, dn_62_182
+							r0_0_71_191, r1_0_71_191, r2_0_71_191 = u1_71_191, dx_71_191, dn_71_191
 						}
-						s_61_182, dx_61_182, dn_61_182 = r0_0_62_182, r1_0_62_182, r2_0_62_182
-					} else if r_61_182.nmode[i_61_182] == nRatio {
+						s_70_191, dx_70_191, dn_70_191 = r0_0_71_191, r1_0_71_191, r2_0_71_191
+					} else if r_70_191.nmode[i_70_191] == nRatio {
 						var (
-							r0_0_66_182 archsimd.Float64x8
-							r1_0_66_182 archsimd.Float64x8
-							r2_0_66_182 archsimd.Float64x8
+							r0_0_75_191 archsimd.Float64x8
+							r1_0_75_191 archsimd.Float64x8
+							r2_0_75_191 archsimd.Float64x8
 						)
 						{
-							x_66_182, nv_66_182 := x_61_182, archsimd.LoadFloat64x8((*[8]float64)((&r_61_182.nv[i_61_182])))
-							magic_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_66_182 := x_66_182.Add(magic_66_182)
-							d_66_182 := x_66_182.Sub(t_66_182.Sub(magic_66_182))
-							y_66_182 := nv_66_182.Mul(d_66_182)
-							u_66_182 := y_66_182.Add(magic_66_182)
-							e_66_182 := y_66_182.Sub(u_66_182.Sub(magic_66_182))
-							var r0_0_67_182 archsimd.Float64x8
+							x_75_191, nv_75_191 := x_70_191, archsimd.LoadFloat64x8((*[8]float64)((&r_70_191.nv[i_70_191])))
+							magic_75_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_75_191 := x_75_191.Add(magic_75_191)
+							d_75_191 := x_75_191.Sub(t_75_191.Sub(magic_75_191))
+							y_75_191 := nv_75_191.Mul(d_75_191)
+							u_75_191 := y_75_191.Add(magic_75_191)
+							e_75_191 := y_75_191.Sub(u_75_191.Sub(magic_75_191))
+							var r0_0_76_191 archsimd.Float64x8
 							{
-								d_67_182 := e_66_182
-								y_67_182 := d_67_182.Mul(d_67_182)
-								y2_67_182 := y_67_182.Mul(y_67_182)
-								y4_67_182 := y2_67_182.Mul(y2_67_182)
-								p0_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_67_182)).Mul(y2_67_182))
-								p1_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_67_182)).Mul(y2_67_182)).Mul(y4_67_182)
-								p2_67_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_67_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_67_182)).Mul(y4_67_182.Mul(y4_67_182))
-								r0_0_67_182 = d_67_182.Mul(p0_67_182.Add(p1_67_182).Add(p2_67_182))
+								d_76_191 := e_75_191
+								y_76_191 := d_76_191.Mul(d_76_191)
+								y2_76_191 := y_76_191.Mul(y_76_191)
+								y4_76_191 := y2_76_191.Mul(y2_76_191)
+								p0_76_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_76_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_76_191)).Mul(y2_76_191))
+								p1_76_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_76_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_76_191)).Mul(y2_76_191)).Mul(y4_76_191)
+								p2_76_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_76_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_76_191)).Mul(y4_76_191.Mul(y4_76_191))
+								r0_0_76_191 = d_76_191.Mul(p0_76_191.Add(p1_76_191).Add(p2_76_191))
 							}
-							var r0_0_68_182 archsimd.Float64x8
+							var r0_0_77_191 archsimd.Float64x8
 							{
-								c_68_182, t_68_182 := r0_0_67_182, u_66_182
-								r0_0_68_182 = c_68_182.AsUint64x8().Xor(t_68_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_77_191, t_77_191 := r0_0_76_191, u_75_191
+								r0_0_77_191 = c_77_191.AsUint64x8().Xor(t_77_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_69_182 archsimd.Float64x8
+							var r0_0_78_191 archsimd.Float64x8
 							{
-								d_69_182 := e_66_182
-								y_69_182 := d_69_182.Mul(d_69_182)
-								y2_69_182 := y_69_182.Mul(y_69_182)
-								y4_69_182 := y2_69_182.Mul(y2_69_182)
-								p0_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_69_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_69_182)).Mul(y2_69_182))
-								p1_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_69_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_69_182)).Mul(y2_69_182)).Mul(y4_69_182)
-								p2_69_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_69_182.Mul(y4_69_182))
-								r0_0_69_182 = p0_69_182.Add(p1_69_182).Add(p2_69_182)
+								d_78_191 := e_75_191
+								y_78_191 := d_78_191.Mul(d_78_191)
+								y2_78_191 := y_78_191.Mul(y_78_191)
+								y4_78_191 := y2_78_191.Mul(y2_78_191)
+								p0_78_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_78_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_78_191)).Mul(y2_78_191))
+								p1_78_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_78_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_78_191)).Mul(y2_78_191)).Mul(y4_78_191)
+								p2_78_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_78_191.Mul(y4_78_191))
+								r0_0_78_191 = p0_78_191.Add(p1_78_191).Add(p2_78_191)
 							}
-							var r0_0_70_182 archsimd.Float64x8
+							var r0_0_79_191 archsimd.Float64x8
 							{
-								c_70_182, t_70_182 := r0_0_69_182, u_66_182
-								r0_0_70_182 = c_70_182.AsUint64x8().Xor(t_70_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_79_191, t_79_191 := r0_0_78_191, u_75_191
+								r0_0_79_191 = c_79_191.AsUint64x8().Xor(t_79_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_66_182, cn_66_182 := r0_0_68_182, r0_0_70_182
-							var r0_0_71_182 archsimd.Float64x8
+							sn_75_191, cn_75_191 := r0_0_77_191, r0_0_79_191
+							var r0_0_80_191 archsimd.Float64x8
 							{
-								d_71_182 := d_66_182
-								y_71_182 := d_71_182.Mul(d_71_182)
-								y2_71_182 := y_71_182.Mul(y_71_182)
-								y4_71_182 := y2_71_182.Mul(y2_71_182)
-								p0_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_71_182)).Mul(y2_71_182))
-								p1_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_71_182)).Mul(y2_71_182)).Mul(y4_71_182)
-								p2_71_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_71_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_71_182)).Mul(y4_71_182.Mul(y4_71_182))
-								r0_0_71_182 = d_71_182.Mul(p0_71_182.Add(p1_71_182).Add(p2_71_182))
+								d_80_191 := d_75_191
+								y_80_191 := d_80_191.Mul(d_80_191)
+								y2_80_191 := y_80_191.Mul(y_80_191)
+								y4_80_191 := y2_80_191.Mul(y2_80_191)
+								p0_80_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_80_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_80_191)).Mul(y2_80_191))
+								p1_80_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_80_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_80_191)).Mul(y2_80_191)).Mul(y4_80_191)
+								p2_80_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_80_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_80_191)).Mul(y4_80_191.Mul(y4_80_191))
+								r0_0_80_191 = d_80_191.Mul(p0_80_191.Add(p1_80_191).Add(p2_80_191))
 							}
-							var r0_0_72_182 archsimd.Float64x8
+							var r0_0_81_191 archsimd.Float64x8
 							{
-								d_72_182 := d_66_182
-								y_72_182 := d_72_182.Mul(d_72_182)
-								y2_72_182 := y_72_182.Mul(y_72_182)
-								y4_72_182 := y2_72_182.Mul(y2_72_182)
-								p0_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_72_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_72_182)).Mul(y2_72_182))
-								p1_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_72_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_72_182)).Mul(y2_72_182)).Mul(y4_72_182)
-								p2_72_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_72_182.Mul(y4_72_182))
-								r0_0_72_182 = p0_72_182.Add(p1_72_182).Add(p2_72_182)
+								d_81_191 := d_75_191
+								y_81_191 := d_81_191.Mul(d_81_191)
+								y2_81_191 := y_81_191.Mul(y_81_191)
+								y4_81_191 := y2_81_191.Mul(y2_81_191)
+								p0_81_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_81_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_81_191)).Mul(y2_81_191))
+								p1_81_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_81_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_81_191)).Mul(y2_81_191)).Mul(y4_81_191)
+								p2_81_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_81_191.Mul(y4_81_191))
+								r0_0_81_191 = p0_81_191.Add(p1_81_191).Add(p2_81_191)
 							}
-							s1_66_182, c1_66_182 := r0_0_71_182, r0_0_72_182
-							pi_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							at_66_182 := d_66_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-							s_66_182 := nv_66_182.Merge(sn_66_182.Div(s1_66_182), at_66_182)
-							pd_66_182 := pi_66_182.Mul(d_66_182)
-							npd_66_182 := nv_66_182.Mul(pd_66_182)
-							dx_66_182 := pi_66_182.Mul(nv_66_182.Mul(cn_66_182).Mul(s1_66_182).Sub(sn_66_182.Mul(c1_66_182))).Div(s1_66_182.Mul(s1_66_182))
-							var r0_0_73_182 archsimd.Float64x8
+							s1_75_191, c1_75_191 := r0_0_80_191, r0_0_81_191
+							pi_75_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							at_75_191 := d_75_191.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_75_191 := nv_75_191.Merge(sn_75_191.Div(s1_75_191), at_75_191)
+							pd_75_191 := pi_75_191.Mul(d_75_191)
+							npd_75_191 := nv_75_191.Mul(pd_75_191)
+							dx_75_191 := pi_75_191.Mul(nv_75_191.Mul(cn_75_191).Mul(s1_75_191).Sub(sn_75_191.Mul(c1_75_191))).Div(s1_75_191.Mul(s1_75_191))
+							var r0_0_82_191 archsimd.Float64x8
 							{
-								n_73_182, x_73_182 := nv_66_182, pd_66_182
-								n2_73_182 := n_73_182.Mul(n_73_182)
-								a_73_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_73_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_73_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-								b_73_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_73_182).Mul(n2_73_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_73_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_73_182).Mul(x_73_182).Mul(x_73_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-								r0_0_73_182 = n_73_182.Mul(a_73_182.Add(b_73_182))
+								n_82_191, x_82_191 := nv_75_191, pd_75_191
+								n2_82_191 := n_82_191.Mul(n_82_191)
+								a_82_191 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_82_191.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_82_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+								b_82_191 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_82_191).Mul(n2_82_191).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_82_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_82_191).Mul(x_82_191).Mul(x_82_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+								r0_0_82_191 = n_82_191.Mul(a_82_191.Add(b_82_191))
 							}
-							dx_66_182 = pi_66_182.Mul(r0_0_73_182).Merge(dx_66_182, npd_66_182.Mul(npd_66_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-							dx_66_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_66_182, at_66_182)
-							dn_66_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_66_182.Mul(cn_66_182).Div(s1_66_182), at_66_182)
-							r0_0_66_182, r1_0_66_182, r2_0_66_182 = s_66_182, dx_66_182, dn_66_182
+							dx_75_191 = pi_75_191.Mul(r0_0_82_191).Merge(dx_75_191, npd_75_191.Mul(npd_75_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+							dx_75_191 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_75_191, at_75_191)
+							dn_75_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_75_191.Mul(cn_75_191).Div(s1_75_191), at_75_191)
+							r0_0_75_191, r1_0_75_191, r2_0_75_191 = s_75_191, dx_75_191, dn_75_191
 						}
-						s_61_182, dx_61_182, dn_61_182 = r0_0_66_182, r1_0_66_182, r2_0_66_182
+						s_70_191, dx_70_191, dn_70_191 = r0_0_75_191, r1_0_75_191, r2_0_75_191
 					}
-					r0_0_61_182, r1_0_61_182, r2_0_61_182 = s_61_182, dx_61_182, dn_61_182
+					r0_0_70_191, r1_0_70_191, r2_0_70_191 = s_70_191, dx_70_191, dn_70_191
 				}
-				sa_182, ha_182, na_182 := r0_0_61_182, r1_0_61_182, r2_0_61_182
+				sa_191, ha_191, na_191 := r0_0_70_191, r1_0_70_191, r2_0_70_191
 				var (
-					r0_0_74_182 archsimd.Float64x8
-					r1_0_74_182 archsimd.Float64x8
-					r2_0_74_182 archsimd.Float64x8
+					r0_0_83_191 archsimd.Float64x8
+					r1_0_83_191 archsimd.Float64x8
+					r2_0_83_191 archsimd.Float64x8
 				)
 				{
-					r_74_182, i_74_182, x_74_182 := r_182, 1, kk_182
-					s_74_182, dx_74_182, dn_74_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if r_74_182.nmode[i_74_182] == nChebyshev {
+					r_83_191, i_83_191, x_83_191 := r_191, 1, kk_191
+					s_83_191, dx_83_191, dn_83_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_83_191.nmode[i_83_191] == nChebyshev {
 						var (
-							r0_0_75_182 archsimd.Float64x8
-							r1_0_75_182 archsimd.Float64x8
-							r2_0_75_182 archsimd.Float64x8
+							r0_0_84_191 archsimd.Float64x8
+							r1_0_84_191 archsimd.Float64x8
+							r2_0_84_191 archsimd.Float64x8
 						)
 						{
-							r_75_182, x_75_182, n_75_182, nf_75_182 := r_74_182, x_74_182, r_74_182.nn[i_74_182], &r_74_182.nv[i_74_182]
-							magic_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_75_182 := x_75_182.Add(magic_75_182)
-							d_75_182 := x_75_182.Sub(t_75_182.Sub(magic_75_182))
-							f_75_182 := t_75_182.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_76_182 archsimd.Float64x8
+							r_84_191, x_84_191, n_84_191, nf_84_191 := r_83_191, x_83_191, r_83_191.nn[i_83_191], &r_83_191.nv[i_83_191]
+							magic_84_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_84_191 := x_84_191.Add(magic_84_191)
+							d_84_191 := x_84_191.Sub(t_84_191.Sub(magic_84_191))
+							f_84_191 := t_84_191.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_85_191 archsimd.Float64x8
 							{
-								d_76_182 := d_75_182
-								y_76_182 := d_76_182.Mul(d_76_182)
-								y2_76_182 := y_76_182.Mul(y_76_182)
-								y4_76_182 := y2_76_182.Mul(y2_76_182)
-								p0_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_76_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_76_182)).Mul(y2_76_182))
-								p1_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_76_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_76_182)).Mul(y2_76_182)).Mul(y4_76_182)
-								p2_76_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_76_182.Mul(y4_76_182))
-								r0_0_76_182 = p0_76_182.Add(p1_76_182).Add(p2_76_182)
+								d_85_191 := d_84_191
+								y_85_191 := d_85_191.Mul(d_85_191)
+								y2_85_191 := y_85_191.Mul(y_85_191)
+								y4_85_191 := y2_85_191.Mul(y2_85_191)
+								p0_85_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_85_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_85_191)).Mul(y2_85_191))
+								p1_85_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_85_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_85_191)).Mul(y2_85_191)).Mul(y4_85_191)
+								p2_85_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_85_191.Mul(y4_85_191))
+								r0_0_85_191 = p0_85_191.Add(p1_85_191).Add(p2_85_191)
 							}
-							cr_75_182 := r0_0_76_182
-							sign_75_182, one_75_182, pi_75_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_75_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							rs_75_182 := pi_75_182.Div(one_75_182.Sub(cr_75_182).Mul(one_75_182.Add(cr_75_182)).Sqrt().AsUint64x8().Or(d_75_182.AsUint64x8().Xor(f_75_182).And(sign_75_182)).AsFloat64x8())
-							c2_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_75_182.AsUint64x8().Xor(f_75_182).AsFloat64x8())
-							u0_75_182, u1_75_182 := one_75_182, c2_75_182
-							j_75_182 := 2
-							for ; j_75_182+1 < n_75_182; j_75_182 += 2 {
-								u0_75_182 = c2_75_182.Mul(u1_75_182).Sub(u0_75_182)
-								u1_75_182 = c2_75_182.Mul(u0_75_182).Sub(u1_75_182)
+							cr_84_191 := r0_0_85_191
+							sign_84_191, one_84_191, pi_84_191 := archsimd.LoadFloat64x8((*[8]float64)((&r_84_191.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							rs_84_191 := pi_84_191.Div(one_84_191.Sub(cr_84_191).Mul(one_84_191.Add(cr_84_191)).Sqrt().AsUint64x8().Or(d_84_191.AsUint64x8().Xor(f_84_191).And(sign_84_191)).AsFloat64x8())
+							c2_84_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_84_191.AsUint64x8().Xor(f_84_191).AsFloat64x8())
+							u0_84_191, u1_84_191 := one_84_191, c2_84_191
+							j_84_191 := 2
+							for ; j_84_191+1 < n_84_191; j_84_191 += 2 {
+								u0_84_191 = c2_84_191.Mul(u1_84_191).Sub(u0_84_191)
+								u1_84_191 = c2_84_191.Mul(u0_84_191).Sub(u1_84_191)
 							}
-							if j_75_182 < n_75_182 {
-								u0_75_182, u1_75_182 = u1_75_182, c2_75_182.Mul(u1_75_182).Sub(u0_75_182)
+							if j_84_191 < n_84_191 {
+								u0_84_191, u1_84_191 = u1_84_191, c2_84_191.Mul(u1_84_191).Sub(u0_84_191)
 							}
-							cu_75_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_75_182).Mul(u1_75_182)
-							tn_75_182 := cu_75_182.Sub(u0_75_182)
-							dx_75_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_75_182)).Mul(tn_75_182).Sub(cu_75_182).Mul(rs_75_182)
-							dn_75_182 := d_75_182.Mul(tn_75_182).Mul(rs_75_182)
-							near_75_182 := d_75_182.Mul(d_75_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-							if near_75_182.ToBits() != 0 {
+							cu_84_191 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_84_191).Mul(u1_84_191)
+							tn_84_191 := cu_84_191.Sub(u0_84_191)
+							dx_84_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_84_191)).Mul(tn_84_191).Sub(cu_84_191).Mul(rs_84_191)
+							dn_84_191 := d_84_191.Mul(tn_84_191).Mul(rs_84_191)
+							near_84_191 := d_84_191.Mul(d_84_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+							if near_84_191.ToBits() != 0 {
 								var (
-									r0_0_77_182 archsimd.Float64x8
-									r1_0_77_182 archsimd.Float64x8
+									r0_0_86_191 archsimd.Float64x8
+									r1_0_86_191 archsimd.Float64x8
 								)
 								{
-									r_77_182, d_77_182, c2_77_182, flip_77_182, tn_77_182, un_77_182, n_77_182 := r_75_182, d_75_182, c2_75_182, f_75_182, tn_75_182, u1_75_182, n_75_182
-									var r0_0_78_182 archsimd.Float64x8
+									r_86_191, d_86_191, c2_86_191, flip_86_191, tn_86_191, un_86_191, n_86_191 := r_84_191, d_84_191, c2_84_191, f_84_191, tn_84_191, u1_84_191, n_84_191
+									var r0_0_87_191 archsimd.Float64x8
 									{
-										d_78_182 := d_77_182
-										y_78_182 := d_78_182.Mul(d_78_182)
-										y2_78_182 := y_78_182.Mul(y_78_182)
-										y4_78_182 := y2_78_182.Mul(y2_78_182)
-										p0_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_78_182)).Mul(y2_78_182))
-										p1_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_78_182)).Mul(y2_78_182)).Mul(y4_78_182)
-										p2_78_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_78_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_78_182)).Mul(y4_78_182.Mul(y4_78_182))
-										r0_0_78_182 = d_78_182.Mul(p0_78_182.Add(p1_78_182).Add(p2_78_182))
+										d_87_191 := d_86_191
+										y_87_191 := d_87_191.Mul(d_87_191)
+										y2_87_191 := y_87_191.Mul(y_87_191)
+										y4_87_191 := y2_87_191.Mul(y2_87_191)
+										p0_87_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_87_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_87_191)).Mul(y2_87_191))
+										p1_87_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_87_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_87_191)).Mul(y2_87_191)).Mul(y4_87_191)
+										p2_87_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_87_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_87_191)).Mul(y4_87_191.Mul(y4_87_191))
+										r0_0_87_191 = d_87_191.Mul(p0_87_191.Add(p1_87_191).Add(p2_87_191))
 									}
-									s_77_182 := r0_0_78_182.AsUint64x8().Xor(flip_77_182).AsFloat64x8()
-									two_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_77_182, u1_77_182, p0_77_182, p1_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_77_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_77_182
-									for j_77_182 := 2; j_77_182 < n_77_182; j_77_182++ {
-										u0_77_182, u1_77_182, p0_77_182, p1_77_182 = u1_77_182, c2_77_182.Mul(u1_77_182).Sub(u0_77_182), p1_77_182, two_77_182.Mul(u1_77_182).Add(c2_77_182.Mul(p1_77_182)).Sub(p0_77_182)
+									s_86_191 := r0_0_87_191.AsUint64x8().Xor(flip_86_191).AsFloat64x8()
+									two_86_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_86_191, u1_86_191, p0_86_191, p1_86_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_86_191, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_86_191
+									for j_86_191 := 2; j_86_191 < n_86_191; j_86_191++ {
+										u0_86_191, u1_86_191, p0_86_191, p1_86_191 = u1_86_191, c2_86_191.Mul(u1_86_191).Sub(u0_86_191), p1_86_191, two_86_191.Mul(u1_86_191).Add(c2_86_191.Mul(p1_86_191)).Sub(p0_86_191)
 									}
-									dx_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_77_182).Mul(p1_77_182)
-									peak_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_77_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_77_182.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_77_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_77_182).Mul(tn_77_182).Div(s_77_182).Merge(peak_77_182, d_77_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-									r0_0_77_182, r1_0_77_182 = dx_77_182, dn_77_182
+									dx_86_191 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_86_191).Mul(p1_86_191)
+									peak_86_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_86_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_86_191.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_86_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_86_191).Mul(tn_86_191).Div(s_86_191).Merge(peak_86_191, d_86_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_86_191, r1_0_86_191 = dx_86_191, dn_86_191
 								}
-								px_75_182, pn_75_182 := r0_0_77_182, r1_0_77_182
-								dx_75_182, dn_75_182 = px_75_182.Merge(dx_75_182, near_75_182), pn_75_182.Merge(dn_75_182, near_75_182)
+								px_84_191, pn_84_191 := r0_0_86_191, r1_0_86_191
+								dx_84_191, dn_84_191 = px_84_191.Merge(dx_84_191, near_84_191), pn_84_191.Merge(dn_84_191, near_84_191)
 							}
-							r0_0_75_182, r1_0_75_182, r2_0_75_182 = u1_75_182, dx_75_182, dn_75_182
+							r0_0_84_191, r1_0_84_191, r2_0_84_191 = u1_84_191, dx_84_191, dn_84_191
 						}
-						s_74_182, dx_74_182, dn_74_182 = r0_0_75_182, r1_0_75_182, r2_0_75_182
-					} else if r_74_182.nmode[i_74_182] == nRatio {
+						s_83_191, dx_83_191, dn_83_191 = r0_0_84_191, r1_0_84_191, r2_0_84_191
+					} else if r_83_191.nmode[i_83_191] == nRatio {
 						var (
-							r0_0_79_182 archsimd.Float64x8
-							r1_0_79_182 archsimd.Float64x8
-							r2_0_79_182 archsimd.Float64x8
+							r0_0_88_191 archsimd.Float64x8
+							r1_0_88_191 archsimd.Float64x8
+							r2_0_88_191 archsimd.Float64x8
 						)
 						{
-							x_79_182, nv_79_182 := x_74_182, archsimd.LoadFloat64x8((*[8]float64)((&r_74_182.nv[i_74_182])))
-							magic_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_79_182 := x_79_182.Add(magic_79_182)
-							d_79_182 := x_79_182.Sub(t_79_182.Sub(magic_79_182))
-							y_79_182 := nv_79_182.Mul(d_79_182)
-							u_79_182 := y_79_182.Add(magic_79_182)
-							e_79_182 := y_79_182.Sub(u_79_182.Sub(magic_79_182))
-							var r0_0_80_182 archsimd.Float64x8
+							x_88_191, nv_88_191 := x_83_191, archsimd.LoadFloat64x8((*[8]float64)((&r_83_191.nv[i_83_191])))
+							magic_88_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_88_191 := x_88_191.Add(magic_88_191)
+							d_88_191 := x_88_191.Sub(t_88_191.Sub(magic_88_191))
+							y_88_191 := nv_88_191.Mul(d_88_191)
+							u_88_191 := y_88_191.Add(magic_88_191)
+							e_88_191 := y_88_191.Sub(u_88_191.Sub(magic_88_191))
+							var r0_0_89_191 archsimd.Float64x8
 							{
-								d_80_182 := e_79_182
-								y_80_182 := d_80_182.Mul(d_80_182)
-								y2_80_182 := y_80_182.Mul(y_80_182)
-								y4_80_182 := y2_80_182.Mul(y2_80_182)
-								p0_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_80_182)).Mul(y2_80_182))
-								p1_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_80_182)).Mul(y2_80_182)).Mul(y4_80_182)
-								p2_80_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_80_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_80_182)).Mul(y4_80_182.Mul(y4_80_182))
-								r0_0_80_182 = d_80_182.Mul(p0_80_182.Add(p1_80_182).Add(p2_80_182))
+								d_89_191 := e_88_191
+								y_89_191 := d_89_191.Mul(d_89_191)
+								y2_89_191 := y_89_191.Mul(y_89_191)
+								y4_89_191 := y2_89_191.Mul(y2_89_191)
+								p0_89_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_89_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_89_191)).Mul(y2_89_191))
+								p1_89_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_89_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_89_191)).Mul(y2_89_191)).Mul(y4_89_191)
+								p2_89_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_89_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_89_191)).Mul(y4_89_191.Mul(y4_89_191))
+								r0_0_89_191 = d_89_191.Mul(p0_89_191.Add(p1_89_191).Add(p2_89_191))
 							}
-							var r0_0_81_182 archsimd.Float64x8
+							var r0_0_90_191 archsimd.Float64x8
 							{
-								c_81_182, t_81_182 := r0_0_80_182, u_79_182
-								r0_0_81_182 = c_81_182.AsUint64x8().Xor(t_81_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_90_191, t_90_191 := r0_0_89_191, u_88_191
+								r0_0_90_191 = c_90_191.AsUint64x8().Xor(t_90_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_82_182 archsimd.Float64x8
+							var r0_0_91_191 archsimd.Float64x8
 							{
-								d_82_182 := e_79_182
-								y_82_182 := d_82_182.Mul(d_82_182)
-								y2_82_182 := y_82_182.Mul(y_82_182)
-								y4_82_182 := y2_82_182.Mul(y2_82_182)
-								p0_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_82_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_82_182)).Mul(y2_82_182))
-								p1_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_82_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_82_182)).Mul(y2_82_182)).Mul(y4_82_182)
-								p2_82_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_82_182.Mul(y4_82_182))
-								r0_0_82_182 = p0_82_182.Add(p1_82_182).Add(p2_82_182)
+								d_91_191 := e_88_191
+								y_91_191 := d_91_191.Mul(d_91_191)
+								y2_91_191 := y_91_191.Mul(y_91_191)
+								y4_91_191 := y2_91_191.Mul(y2_91_191)
+								p0_91_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_91_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_91_191)).Mul(y2_91_191))
+								p1_91_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_91_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_91_191)).Mul(y2_91_191)).Mul(y4_91_191)
+								p2_91_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_91_191.Mul(y4_91_191))
+								r0_0_91_191 = p0_91_191.Add(p1_91_191).Add(p2_91_191)
 							}
-							var r0_0_83_182 archsimd.Float64x8
+							var r0_0_92_191 archsimd.Float64x8
 							{
-								c_83_182, t_83_182 := r0_0_82_182, u_79_182
-								r0_0_83_182 = c_83_182.AsUint64x8().Xor(t_83_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_92_191, t_92_191 := r0_0_91_191, u_88_191
+								r0_0_92_191 = c_92_191.AsUint64x8().Xor(t_92_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_79_182, cn_79_182 := r0_0_81_182, r0_0_83_182
-							var r0_0_84_182 archsimd.Float64x8
+							sn_88_191, cn_88_191 := r0_0_90_191, r0_0_92_191
+							var r0_0_93_191 archsimd.Float64x8
 							{
-								d_84_182 := d_79_182
-								y_84_182 := d_84_182.Mul(d_84_182)
-								y2_84_182 := y_84_182.Mul(y_84_182)
-								y4_84_182 := y2_84_182.Mul(y2_84_182)
-								p0_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_84_182)).Mul(y2_84_182))
-								p1_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_84_182)).Mul(y2_84_182)).Mul(y4_84_182)
-								p2_84_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_84_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_84_182)).Mul(y4_84_182.Mul(y4_84_182))
-								r0_0_84_182 = d_84_182.Mul(p0_84_182.Add(p1_84_182).Add(p2_84_182))
+								d_93_191 := d_88_191
+								y_93_191 := d_93_191.Mul(d_93_191)
+								y2_93_191 := y_93_191.Mul(y_93_191)
+								y4_93_191 := y2_93_191.Mul(y2_93_191)
+								p0_93_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93_191)).Mul(y2_93_191))
+								p1_93_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93_191)).Mul(y2_93_191)).Mul(y4_93_191)
+								p2_93_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93_191)).Mul(y4_93_191.Mul(y4_93_191))
+								r0_0_93_191 = d_93_191.Mul(p0_93_191.Add(p1_93_191).Add(p2_93_191))
 							}
-							var r0_0_85_182 archsimd.Float64x8
+							var r0_0_94_191 archsimd.Float64x8
 							{
-								d_85_182 := d_79_182
-								y_85_182 := d_85_182.Mul(d_85_182)
-								y2_85_182 := y_85_182.Mul(y_85_182)
-								y4_85_182 := y2_85_182.Mul(y2_85_182)
-								p0_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_85_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_85_182)).Mul(y2_85_182))
-								p1_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_85_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_85_182)).Mul(y2_85_182)).Mul(y4_85_182)
-								p2_85_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_85_182.Mul(y4_85_182))
-								r0_0_85_182 = p0_85_182.Add(p1_85_182).Add(p2_85_182)
+								d_94_191 := d_88_191
+								y_94_191 := d_94_191.Mul(d_94_191)
+								y2_94_191 := y_94_191.Mul(y_94_191)
+								y4_94_191 := y2_94_191.Mul(y2_94_191)
+								p0_94_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_94_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_94_191)).Mul(y2_94_191))
+								p1_94_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_94_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_94_191)).Mul(y2_94_191)).Mul(y4_94_191)
+								p2_94_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_94_191.Mul(y4_94_191))
+								r0_0_94_191 = p0_94_191.Add(p1_94_191).Add(p2_94_191)
 							}
-							s1_79_182, c1_79_182 := r0_0_84_182, r0_0_85_182
-							pi_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							at_79_182 := d_79_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-							s_79_182 := nv_79_182.Merge(sn_79_182.Div(s1_79_182), at_79_182)
-							pd_79_182 := pi_79_182.Mul(d_79_182)
-							npd_79_182 := nv_79_182.Mul(pd_79_182)
-							dx_79_182 := pi_79_182.Mul(nv_79_182.Mul(cn_79_182).Mul(s1_79_182).Sub(sn_79_182.Mul(c1_79_182))).Div(s1_79_182.Mul(s1_79_182))
-							var r0_0_86_182 archsimd.Float64x8
+							s1_88_191, c1_88_191 := r0_0_93_191, r0_0_94_191
+							pi_88_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							at_88_191 := d_88_191.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_88_191 := nv_88_191.Merge(sn_88_191.Div(s1_88_191), at_88_191)
+							pd_88_191 := pi_88_191.Mul(d_88_191)
+							npd_88_191 := nv_88_191.Mul(pd_88_191)
+							dx_88_191 := pi_88_191.Mul(nv_88_191.Mul(cn_88_191).Mul(s1_88_191).Sub(sn_88_191.Mul(c1_88_191))).Div(s1_88_191.Mul(s1_88_191))
+							var r0_0_95_191 archsimd.Float64x8
 							{
-								n_86_182, x_86_182 := nv_79_182, pd_79_182
-								n2_86_182 := n_86_182.Mul(n_86_182)
-								a_86_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_86_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_86_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-								b_86_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_86_182).Mul(n2_86_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_86_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_86_182).Mul(x_86_182).Mul(x_86_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-								r0_0_86_182 = n_86_182.Mul(a_86_182.Add(b_86_182))
+								n_95_191, x_95_191 := nv_88_191, pd_88_191
+								n2_95_191 := n_95_191.Mul(n_95_191)
+								a_95_191 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_95_191.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_95_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+								b_95_191 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_95_191).Mul(n2_95_191).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_95_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_95_191).Mul(x_95_191).Mul(x_95_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+								r0_0_95_191 = n_95_191.Mul(a_95_191.Add(b_95_191))
 							}
-							dx_79_182 = pi_79_182.Mul(r0_0_86_182).Merge(dx_79_182, npd_79_182.Mul(npd_79_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-							dx_79_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_79_182, at_79_182)
-							dn_79_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_79_182.Mul(cn_79_182).Div(s1_79_182), at_79_182)
-							r0_0_79_182, r1_0_79_182, r2_0_79_182 = s_79_182, dx_79_182, dn_79_182
+							dx_88_191 = pi_88_191.Mul(r0_0_95_191).Merge(dx_88_191, npd_88_191.Mul(npd_88_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+							dx_88_191 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_88_191, at_88_191)
+							dn_88_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_88_191.Mul(cn_88_191).Div(s1_88_191), at_88_191)
+							r0_0_88_191, r1_0_88_191, r2_0_88_191 = s_88_191, dx_88_191, dn_88_191
 						}
-						s_74_182, dx_74_182, dn_74_182 = r0_0_79_182, r1_0_79_182, r2_0_79_182
+						s_83_191, dx_83_191, dn_83_191 = r0_0_88_191, r1_0_88_191, r2_0_88_191
 					}
-					r0_0_74_182, r1_0_74_182, r2_0_74_182 = s_74_182, dx_74_182, dn_74_182
+					r0_0_83_191, r1_0_83_191, r2_0_83_191 = s_83_191, dx_83_191, dn_83_191
 				}
-				sb_182, hb_182, nb_182 := r0_0_74_182, r1_0_74_182, r2_0_74_182
+				sb_191, hb_191, nb_191 := r0_0_83_191, r1_0_83_191, r2_0_83_191
 				var (
-					r0_0_87_182 archsimd.Float64x8
-					r1_0_87_182 archsimd.Float64x8
-					r2_0_87_182 archsimd.Float64x8
+					r0_0_96_191 archsimd.Float64x8
+					r1_0_96_191 archsimd.Float64x8
+					r2_0_96_191 archsimd.Float64x8
 				)
 				{
-					r_87_182, i_87_182, x_87_182 := r_182, 2, l_182
-					s_87_182, dx_87_182, dn_87_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-					if r_87_182.nmode[i_87_182] == nChebyshev {
+					r_96_191, i_96_191, x_96_191 := r_191, 2, l_191
+					s_96_191, dx_96_191, dn_96_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[44])), archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+					if r_96_191.nmode[i_96_191] == nChebyshev {
 						var (
-							r0_0_88_182 archsimd.Float64x8
-							r1_0_88_182 archsimd.Float64x8
-							r2_0_88_182 archsimd.Float64x8
+							r0_0_97_191 archsimd.Float64x8
+							r1_0_97_191 archsimd.Float64x8
+							r2_0_97_191 archsimd.Float64x8
 						)
 						{
-							r_88_182, x_88_182, n_88_182, nf_88_182 := r_87_182, x_87_182, r_87_182.nn[i_87_182], &r_87_182.nv[i_87_182]
-							magic_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_88_182 := x_88_182.Add(magic_88_182)
-							d_88_182 := x_88_182.Sub(t_88_182.Sub(magic_88_182))
-							f_88_182 := t_88_182.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_89_182 archsimd.Float64x8
+							r_97_191, x_97_191, n_97_191, nf_97_191 := r_96_191, x_96_191, r_96_191.nn[i_96_191], &r_96_191.nv[i_96_191]
+							magic_97_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_97_191 := x_97_191.Add(magic_97_191)
+							d_97_191 := x_97_191.Sub(t_97_191.Sub(magic_97_191))
+							f_97_191 := t_97_191.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_98_191 archsimd.Float64x8
 							{
-								d_89_182 := d_88_182
-								y_89_182 := d_89_182.Mul(d_89_182)
-								y2_89_182 := y_89_182.Mul(y_89_182)
-								y4_89_182 := y2_89_182.Mul(y2_89_182)
-								p0_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_89_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_89_182)).Mul(y2_89_182))
-								p1_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_89_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_89_182)).Mul(y2_89_182)).Mul(y4_89_182)
-								p2_89_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_89_182.Mul(y4_89_182))
-								r0_0_89_182 = p0_89_182.Add(p1_89_182).Add(p2_89_182)
+								d_98_191 := d_97_191
+								y_98_191 := d_98_191.Mul(d_98_191)
+								y2_98_191 := y_98_191.Mul(y_98_191)
+								y4_98_191 := y2_98_191.Mul(y2_98_191)
+								p0_98_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_98_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_98_191)).Mul(y2_98_191))
+								p1_98_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_98_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_98_191)).Mul(y2_98_191)).Mul(y4_98_191)
+								p2_98_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_98_191.Mul(y4_98_191))
+								r0_0_98_191 = p0_98_191.Add(p1_98_191).Add(p2_98_191)
 							}
-							cr_88_182 := r0_0_89_182
-							sign_88_182, one_88_182, pi_88_182 := archsimd.LoadFloat64x8((*[8]float64)((&r_88_182.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							rs_88_182 := pi_88_182.Div(one_88_182.Sub(cr_88_182).Mul(one_88_182.Add(cr_88_182)).Sqrt().AsUint64x8().Or(d_88_182.AsUint64x8().Xor(f_88_182).And(sign_88_182)).AsFloat64x8())
-							c2_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_88_182.AsUint64x8().Xor(f_88_182).AsFloat64x8())
-							u0_88_182, u1_88_182 := one_88_182, c2_88_182
-							j_88_182 := 2
-							for ; j_88_182+1 < n_88_182; j_88_182 += 2 {
-								u0_88_182 = c2_88_182.Mul(u1_88_182).Sub(u0_88_182)
-								u1_88_182 = c2_88_182.Mul(u0_88_182).Sub(u1_88_182)
+							cr_97_191 := r0_0_98_191
+							sign_97_191, one_97_191, pi_97_191 := archsimd.LoadFloat64x8((*[8]float64)((&r_97_191.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							rs_97_191 := pi_97_191.Div(one_97_191.Sub(cr_97_191).Mul(one_97_191.Add(cr_97_191)).Sqrt().AsUint64x8().Or(d_97_191.AsUint64x8().Xor(f_97_191).And(sign_97_191)).AsFloat64x8())
+							c2_97_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(cr_97_191.AsUint64x8().Xor(f_97_191).AsFloat64x8())
+							u0_97_191, u1_97_191 := one_97_191, c2_97_191
+							j_97_191 := 2
+							for ; j_97_191+1 < n_97_191; j_97_191 += 2 {
+								u0_97_191 = c2_97_191.Mul(u1_97_191).Sub(u0_97_191)
+								u1_97_191 = c2_97_191.Mul(u0_97_191).Sub(u1_97_191)
 							}
-							if j_88_182 < n_88_182 {
-								u0_88_182, u1_88_182 = u1_88_182, c2_88_182.Mul(u1_88_182).Sub(u0_88_182)
+							if j_97_191 < n_97_191 {
+								u0_97_191, u1_97_191 = u1_97_191, c2_97_191.Mul(u1_97_191).Sub(u0_97_191)
 							}
-							cu_88_182 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_88_182).Mul(u1_88_182)
-							tn_88_182 := cu_88_182.Sub(u0_88_182)
-							dx_88_182 := archsimd.LoadFloat64x8((*[8]float64)(nf_88_182)).Mul(tn_88_182).Sub(cu_88_182).Mul(rs_88_182)
-							dn_88_182 := d_88_182.Mul(tn_88_182).Mul(rs_88_182)
-							near_88_182 := d_88_182.Mul(d_88_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[52])))
-							if near_88_182.ToBits() != 0 {
+							cu_97_191 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(c2_97_191).Mul(u1_97_191)
+							tn_97_191 := cu_97_191.Sub(u0_97_191)
+							dx_97_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_97_191)).Mul(tn_97_191).Sub(cu_97_191).Mul(rs_97_191)
+							dn_97_191 := d_97_191.Mul(tn_97_191).Mul(rs_97_191)
+							near_97_191 := d_97_191.Mul(d_97_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
+							if near_97_191.ToBits() != 0 {
 								var (
-									r0_0_90_182 archsimd.Float64x8
-									r1_0_90_182 archsimd.Float64x8
+									r0_0_99_191 archsimd.Float64x8
+									r1_0_99_191 archsimd.Float64x8
 								)
 								{
-									r_90_182, d_90_182, c2_90_182, flip_90_182, tn_90_182, un_90_182, n_90_182 := r_88_182, d_88_182, c2_88_182, f_88_182, tn_88_182, u1_88_182, n_88_182
-									var r0_0_91_182 archsimd.Float64x8
+									r_99_191, d_99_191, c2_99_191, flip_99_191, tn_99_191, un_99_191, n_99_191 := r_97_191, d_97_191, c2_97_191, f_97_191, tn_97_191, u1_97_191, n_97_191
+									var r0_0_100_191 archsimd.Float64x8
 									{
-										d_91_182 := d_90_182
-										y_91_182 := d_91_182.Mul(d_91_182)
-										y2_91_182 := y_91_182.Mul(y_91_182)
-										y4_91_182 := y2_91_182.Mul(y2_91_182)
-										p0_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_91_182)).Mul(y2_91_182))
-										p1_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_91_182)).Mul(y2_91_182)).Mul(y4_91_182)
-										p2_91_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_91_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_91_182)).Mul(y4_91_182.Mul(y4_91_182))
-										r0_0_91_182 = d_91_182.Mul(p0_91_182.Add(p1_91_182).Add(p2_91_182))
+										d_100_191 := d_99_191
+										y_100_191 := d_100_191.Mul(d_100_191)
+										y2_100_191 := y_100_191.Mul(y_100_191)
+										y4_100_191 := y2_100_191.Mul(y2_100_191)
+										p0_100_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_100_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_100_191)).Mul(y2_100_191))
+										p1_100_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_100_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_100_191)).Mul(y2_100_191)).Mul(y4_100_191)
+										p2_100_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_100_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_100_191)).Mul(y4_100_191.Mul(y4_100_191))
+										r0_0_100_191 = d_100_191.Mul(p0_100_191.Add(p1_100_191).Add(p2_100_191))
 									}
-									s_90_182 := r0_0_91_182.AsUint64x8().Xor(flip_90_182).AsFloat64x8()
-									two_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-									u0_90_182, u1_90_182, p0_90_182, p1_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_90_182, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_90_182
-									for j_90_182 := 2; j_90_182 < n_90_182; j_90_182++ {
-										u0_90_182, u1_90_182, p0_90_182, p1_90_182 = u1_90_182, c2_90_182.Mul(u1_90_182).Sub(u0_90_182), p1_90_182, two_90_182.Mul(u1_90_182).Add(c2_90_182.Mul(p1_90_182)).Sub(p0_90_182)
+									s_99_191 := r0_0_100_191.AsUint64x8().Xor(flip_99_191).AsFloat64x8()
+									two_99_191 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+									u0_99_191, u1_99_191, p0_99_191, p1_99_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), c2_99_191, archsimd.LoadFloat64x8((&vkTableAVX512[44])), two_99_191
+									for j_99_191 := 2; j_99_191 < n_99_191; j_99_191++ {
+										u0_99_191, u1_99_191, p0_99_191, p1_99_191 = u1_99_191, c2_99_191.Mul(u1_99_191).Sub(u0_99_191), p1_99_191, two_99_191.Mul(u1_99_191).Add(c2_99_191.Mul(p1_99_191)).Sub(p0_99_191)
 									}
-									dx_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[53])).Mul(s_90_182).Mul(p1_90_182)
-									peak_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_90_182.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_90_182.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_90_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51])).Mul(d_90_182).Mul(tn_90_182).Div(s_90_182).Merge(peak_90_182, d_90_182.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
-									r0_0_90_182, r1_0_90_182 = dx_90_182, dn_90_182
+									dx_99_191 := archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(s_99_191).Mul(p1_99_191)
+									peak_99_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_99_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_99_191.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_99_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_99_191).Mul(tn_99_191).Div(s_99_191).Merge(peak_99_191, d_99_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+									r0_0_99_191, r1_0_99_191 = dx_99_191, dn_99_191
 								}
-								px_88_182, pn_88_182 := r0_0_90_182, r1_0_90_182
-								dx_88_182, dn_88_182 = px_88_182.Merge(dx_88_182, near_88_182), pn_88_182.Merge(dn_88_182, near_88_182)
+								px_97_191, pn_97_191 := r0_0_99_191, r1_0_99_191
+								dx_97_191, dn_97_191 = px_97_191.Merge(dx_97_191, near_97_191), pn_97_191.Merge(dn_97_191, near_97_191)
 							}
-							r0_0_88_182, r1_0_88_182, r2_0_88_182 = u1_88_182, dx_88_182, dn_88_182
+							r0_0_97_191, r1_0_97_191, r2_0_97_191 = u1_97_191, dx_97_191, dn_97_191
 						}
-						s_87_182, dx_87_182, dn_87_182 = r0_0_88_182, r1_0_88_182, r2_0_88_182
-					} else if r_87_182.nmode[i_87_182] == nRatio {
+						s_96_191, dx_96_191, dn_96_191 = r0_0_97_191, r1_0_97_191, r2_0_97_191
+					} else if r_96_191.nmode[i_96_191] == nRatio {
 						var (
-							r0_0_92_182 archsimd.Float64x8
-							r1_0_92_182 archsimd.Float64x8
-							r2_0_92_182 archsimd.Float64x8
+							r0_0_101_191 archsimd.Float64x8
+							r1_0_101_191 archsimd.Float64x8
+							r2_0_101_191 archsimd.Float64x8
 						)
 						{
-							x_92_182, nv_92_182 := x_87_182, archsimd.LoadFloat64x8((*[8]float64)((&r_87_182.nv[i_87_182])))
-							magic_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
-							t_92_182 := x_92_182.Add(magic_92_182)
-							d_92_182 := x_92_182.Sub(t_92_182.Sub(magic_92_182))
-							y_92_182 := nv_92_182.Mul(d_92_182)
-							u_92_182 := y_92_182.Add(magic_92_182)
-							e_92_182 := y_92_182.Sub(u_92_182.Sub(magic_92_182))
-							var r0_0_93_182 archsimd.Float64x8
+							x_101_191, nv_101_191 := x_96_191, archsimd.LoadFloat64x8((*[8]float64)((&r_96_191.nv[i_96_191])))
+							magic_101_191 := archsimd.LoadFloat64x8((&vkTableAVX512[20]))
+							t_101_191 := x_101_191.Add(magic_101_191)
+							d_101_191 := x_101_191.Sub(t_101_191.Sub(magic_101_191))
+							y_101_191 := nv_101_191.Mul(d_101_191)
+							u_101_191 := y_101_191.Add(magic_101_191)
+							e_101_191 := y_101_191.Sub(u_101_191.Sub(magic_101_191))
+							var r0_0_102_191 archsimd.Float64x8
 							{
-								d_93_182 := e_92_182
-								y_93_182 := d_93_182.Mul(d_93_182)
-								y2_93_182 := y_93_182.Mul(y_93_182)
-								y4_93_182 := y2_93_182.Mul(y2_93_182)
-								p0_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_93_182)).Mul(y2_93_182))
-								p1_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_93_182)).Mul(y2_93_182)).Mul(y4_93_182)
-								p2_93_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_93_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_93_182)).Mul(y4_93_182.Mul(y4_93_182))
-								r0_0_93_182 = d_93_182.Mul(p0_93_182.Add(p1_93_182).Add(p2_93_182))
+								d_102_191 := e_101_191
+								y_102_191 := d_102_191.Mul(d_102_191)
+								y2_102_191 := y_102_191.Mul(y_102_191)
+								y4_102_191 := y2_102_191.Mul(y2_102_191)
+								p0_102_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_102_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_102_191)).Mul(y2_102_191))
+								p1_102_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_102_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_102_191)).Mul(y2_102_191)).Mul(y4_102_191)
+								p2_102_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_102_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_102_191)).Mul(y4_102_191.Mul(y4_102_191))
+								r0_0_102_191 = d_102_191.Mul(p0_102_191.Add(p1_102_191).Add(p2_102_191))
 							}
-							var r0_0_94_182 archsimd.Float64x8
+							var r0_0_103_191 archsimd.Float64x8
 							{
-								c_94_182, t_94_182 := r0_0_93_182, u_92_182
-								r0_0_94_182 = c_94_182.AsUint64x8().Xor(t_94_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_103_191, t_103_191 := r0_0_102_191, u_101_191
+								r0_0_103_191 = c_103_191.AsUint64x8().Xor(t_103_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							var r0_0_95_182 archsimd.Float64x8
+							var r0_0_104_191 archsimd.Float64x8
 							{
-								d_95_182 := e_92_182
-								y_95_182 := d_95_182.Mul(d_95_182)
-								y2_95_182 := y_95_182.Mul(y_95_182)
-								y4_95_182 := y2_95_182.Mul(y2_95_182)
-								p0_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_95_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_95_182)).Mul(y2_95_182))
-								p1_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_95_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_95_182)).Mul(y2_95_182)).Mul(y4_95_182)
-								p2_95_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_95_182.Mul(y4_95_182))
-								r0_0_95_182 = p0_95_182.Add(p1_95_182).Add(p2_95_182)
+								d_104_191 := e_101_191
+								y_104_191 := d_104_191.Mul(d_104_191)
+								y2_104_191 := y_104_191.Mul(y_104_191)
+								y4_104_191 := y2_104_191.Mul(y2_104_191)
+								p0_104_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_104_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_104_191)).Mul(y2_104_191))
+								p1_104_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_104_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_104_191)).Mul(y2_104_191)).Mul(y4_104_191)
+								p2_104_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_104_191.Mul(y4_104_191))
+								r0_0_104_191 = p0_104_191.Add(p1_104_191).Add(p2_104_191)
 							}
-							var r0_0_96_182 archsimd.Float64x8
+							var r0_0_105_191 archsimd.Float64x8
 							{
-								c_96_182, t_96_182 := r0_0_95_182, u_92_182
-								r0_0_96_182 = c_96_182.AsUint64x8().Xor(t_96_182.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+								c_105_191, t_105_191 := r0_0_104_191, u_101_191
+								r0_0_105_191 = c_105_191.AsUint64x8().Xor(t_105_191.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 							}
-							sn_92_182, cn_92_182 := r0_0_94_182, r0_0_96_182
-							var r0_0_97_182 archsimd.Float64x8
+							sn_101_191, cn_101_191 := r0_0_103_191, r0_0_105_191
+							var r0_0_106_191 archsimd.Float64x8
 							{
-								d_97_182 := d_92_182
-								y_97_182 := d_97_182.Mul(d_97_182)
-								y2_97_182 := y_97_182.Mul(y_97_182)
-								y4_97_182 := y2_97_182.Mul(y2_97_182)
-								p0_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_97_182)).Mul(y2_97_182))
-								p1_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_97_182)).Mul(y2_97_182)).Mul(y4_97_182)
-								p2_97_182 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_97_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_97_182)).Mul(y4_97_182.Mul(y4_97_182))
-								r0_0_97_182 = d_97_182.Mul(p0_97_182.Add(p1_97_182).Add(p2_97_182))
+								d_106_191 := d_101_191
+								y_106_191 := d_106_191.Mul(d_106_191)
+								y2_106_191 := y_106_191.Mul(y_106_191)
+								y4_106_191 := y2_106_191.Mul(y2_106_191)
+								p0_106_191 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_106_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_106_191)).Mul(y2_106_191))
+								p1_106_191 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_106_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_106_191)).Mul(y2_106_191)).Mul(y4_106_191)
+								p2_106_191 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_106_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_106_191)).Mul(y4_106_191.Mul(y4_106_191))
+								r0_0_106_191 = d_106_191.Mul(p0_106_191.Add(p1_106_191).Add(p2_106_191))
 							}
-							var r0_0_98_182 archsimd.Float64x8
+							var r0_0_107_191 archsimd.Float64x8
 							{
-								d_98_182 := d_92_182
-								y_98_182 := d_98_182.Mul(d_98_182)
-								y2_98_182 := y_98_182.Mul(y_98_182)
-								y4_98_182 := y2_98_182.Mul(y2_98_182)
-								p0_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_98_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_98_182)).Mul(y2_98_182))
-								p1_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_98_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_98_182)).Mul(y2_98_182)).Mul(y4_98_182)
-								p2_98_182 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_98_182.Mul(y4_98_182))
-								r0_0_98_182 = p0_98_182.Add(p1_98_182).Add(p2_98_182)
+								d_107_191 := d_101_191
+								y_107_191 := d_107_191.Mul(d_107_191)
+								y2_107_191 := y_107_191.Mul(y_107_191)
+								y4_107_191 := y2_107_191.Mul(y2_107_191)
+								p0_107_191 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_107_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_107_191)).Mul(y2_107_191))
+								p1_107_191 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_107_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_107_191)).Mul(y2_107_191)).Mul(y4_107_191)
+								p2_107_191 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_107_191.Mul(y4_107_191))
+								r0_0_107_191 = p0_107_191.Add(p1_107_191).Add(p2_107_191)
 							}
-							s1_92_182, c1_92_182 := r0_0_97_182, r0_0_98_182
-							pi_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[51]))
-							at_92_182 := d_92_182.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
-							s_92_182 := nv_92_182.Merge(sn_92_182.Div(s1_92_182), at_92_182)
-							pd_92_182 := pi_92_182.Mul(d_92_182)
-							npd_92_182 := nv_92_182.Mul(pd_92_182)
-							dx_92_182 := pi_92_182.Mul(nv_92_182.Mul(cn_92_182).Mul(s1_92_182).Sub(sn_92_182.Mul(c1_92_182))).Div(s1_92_182.Mul(s1_92_182))
-							var r0_0_99_182 archsimd.Float64x8
+							s1_101_191, c1_101_191 := r0_0_106_191, r0_0_107_191
+							pi_101_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49]))
+							at_101_191 := d_101_191.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44])))
+							s_101_191 := nv_101_191.Merge(sn_101_191.Div(s1_101_191), at_101_191)
+							pd_101_191 := pi_101_191.Mul(d_101_191)
+							npd_101_191 := nv_101_191.Mul(pd_101_191)
+							dx_101_191 := pi_101_191.Mul(nv_101_191.Mul(cn_101_191).Mul(s1_101_191).Sub(sn_101_191.Mul(c1_101_191))).Div(s1_101_191.Mul(s1_101_191))
+							var r0_0_108_191 archsimd.Float64x8
 							{
-								n_99_182, x_99_182 := nv_92_182, pd_92_182
-								n2_99_182 := n_99_182.Mul(n_99_182)
-								a_99_182 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_99_182.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_99_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[54])))
-								b_99_182 := archsimd.LoadFloat64x8((&vkTableAVX512[54])).Mul(n2_99_182).Mul(n2_99_182).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[55])).Mul(n2_99_182)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[56]))).Mul(x_99_182).Mul(x_99_182).Mul(x_99_182).Div(archsimd.LoadFloat64x8((&vkTableAVX512[57])))
-								r0_0_99_182 = n_99_182.Mul(a_99_182.Add(b_99_182))
+								n_108_191, x_108_191 := nv_101_191, pd_101_191
+								n2_108_191 := n_108_191.Mul(n_108_191)
+								a_108_191 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_108_191.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_108_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
+								b_108_191 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_108_191).Mul(n2_108_191).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(n2_108_191)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[57]))).Mul(x_108_191).Mul(x_108_191).Mul(x_108_191).Div(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+								r0_0_108_191 = n_108_191.Mul(a_108_191.Add(b_108_191))
 							}
-							dx_92_182 = pi_92_182.Mul(r0_0_99_182).Merge(dx_92_182, npd_92_182.Mul(npd_92_182).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58]))))
-							dx_92_182 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_92_182, at_92_182)
-							dn_92_182 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_92_182.Mul(cn_92_182).Div(s1_92_182), at_92_182)
-							r0_0_92_182, r1_0_92_182, r2_0_92_182 = s_92_182, dx_92_182, dn_92_182
+							dx_101_191 = pi_101_191.Mul(r0_0_108_191).Merge(dx_101_191, npd_101_191.Mul(npd_101_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59]))))
+							dx_101_191 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_101_191, at_101_191)
+							dn_101_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_101_191.Mul(cn_101_191).Div(s1_101_191), at_101_191)
+							r0_0_101_191, r1_0_101_191, r2_0_101_191 = s_101_191, dx_101_191, dn_101_191
 						}
-						s_87_182, dx_87_182, dn_87_182 = r0_0_92_182, r1_0_92_182, r2_0_92_182
+						s_96_191, dx_96_191, dn_96_191 = r0_0_101_191, r1_0_101_191, r2_0_101_191
 					}
-					r0_0_87_182, r1_0_87_182, r2_0_87_182 = s_87_182, dx_87_182, dn_87_182
+					r0_0_96_191, r1_0_96_191, r2_0_96_191 = s_96_191, dx_96_191, dn_96_191
 				}
-				sc_182, hc_182, nc_182 := r0_0_87_182, r1_0_87_182, r2_0_87_182
-				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182 = sa_182, sb_182, sc_182, ha_182, hb_182, hc_182, na_182, nb_182, nc_182
+				sc_191, hc_191, nc_191 := r0_0_96_191, r1_0_96_191, r2_0_96_191
+				r0_0_191, r1_0_191, r2_0_191, r3_0_191, r4_0_191, r5_0_191, r6_0_191, r7_0_191, r8_0_191 = sa_191, sb_191, sc_191, ha_191, hb_191, hc_191, na_191, nb_191, nc_191
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_191, r1_0_191, r2_0_191, r3_0_191, r4_0_191, r5_0_191, r6_0_191, r7_0_191, r8_0_191
 			var (
-				r0_0_183 archsimd.Float64x8
-				r1_0_183 archsimd.Float64x8
-				r2_0_183 archsimd.Float64x8
-				r3_0_183 archsimd.Float64x8
-				r4_0_183 archsimd.Float64x8
-				r5_0_183 archsimd.Float64x8
+				r0_0_192 archsimd.Float64x8
+				r1_0_192 archsimd.Float64x8
+				r2_0_192 archsimd.Float64x8
+				r3_0_192 archsimd.Float64x8
+				r4_0_192 archsimd.Float64x8
+				r5_0_192 archsimd.Float64x8
 			)
 			{
-				k_183, ia_183, e_183, h_183, kk_183, l_183, sa_183, sb_183, sc_183, ha_183, hb_183, hc_183, nda_183, ndb_183, ndc_183, s_183, def_183, sig_183, sna_183, snb_183, snc_183, hkl_183, at_183, stride_183 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_183 := k_183.c
-				r_183 := k_183.lr
-				two_183 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
-				fl_183 := sa_183.Mul(sb_183).Mul(sc_183)
-				fc_183, fd_183 := archsimd.LoadFloat64x8((*[8]float64)((&r_183.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
-				if c_183.HasHKL {
+				k_192, ia_192, e_192, h_192, kk_192, l_192, sa_192, sb_192, sc_192, ha_192, hb_192, hc_192, nda_192, ndb_192, ndc_192, s_192, def_192, sig_192, sna_192, snb_192, snc_192, hkl_192, at_192, stride_192 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_192 := k_192.c
+				r_192 := k_192.lr
+				two_192 := archsimd.LoadFloat64x8((&vkTableAVX512[21]))
+				fl_192 := sa_192.Mul(sb_192).Mul(sc_192)
+				fc_192, fd_192 := archsimd.LoadFloat64x8((*[8]float64)((&r_192.defaultF))), archsimd.LoadFloat64x8((&vkTableAVX512[22]))
+				if c_192.HasHKL {
 					var (
-						r0_0_135_183 archsimd.Float64x8
-						r1_0_135_183 archsimd.Float64x8
+						r0_0_144_192 archsimd.Float64x8
+						r1_0_144_192 archsimd.Float64x8
 					)
 					{
-						r_135_183, bits_135_183, miss_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183 := r_183, k_183.fhklBits, k_183.missBits, ia_183, h_183, kk_183, l_183
-						var r0_0_9_135_183 archsimd.Mask64x8
+						r_144_192, bits_144_192, miss_144_192, ia_144_192, h_144_192, kk_144_192, l_144_192 := r_192, k_192.fhklBits, k_192.missBits, ia_192, h_192, kk_192, l_192
+						var r0_0_18_144_192 archsimd.Mask64x8
 						{
-							r_9_135_183, ia_9_135_183, h_9_135_183, kk_9_135_183, l_9_135_183 := r_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183
-							half_9_135_183 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
-							hc_9_135_183, kc_9_135_183, lc_9_135_183 := h_9_135_183.Sub(half_9_135_183).CeilScaled(0), kk_9_135_183.Sub(half_9_135_183).CeilScaled(0), l_9_135_183.Sub(half_9_135_183).CeilScaled(0)
-							hmin_9_135_183, kmin_9_135_183, lmin_9_135_183 := archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.lmin)))
-							in_9_135_183 := hc_9_135_183.GreaterEqual(hmin_9_135_183).And(hc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hmax))))).And(kc_9_135_183.GreaterEqual(kmin_9_135_183)).And(kc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kmax))))).And(lc_9_135_183.GreaterEqual(lmin_9_135_183)).And(lc_9_135_183.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.lmax)))))
-							idx_9_135_183 := hc_9_135_183.Sub(hmin_9_135_183).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.hstride)))).Add(kc_9_135_183.Sub(kmin_9_135_183).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_9_135_183.kstride))))).Add(lc_9_135_183.Sub(lmin_9_135_183))
-							idx_9_135_183.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_9_135_183).ConvertToInt32().Store(ia_9_135_183)
-							r0_0_9_135_183 = in_9_135_183
+							r_18_144_192, ia_18_144_192, h_18_144_192, kk_18_144_192, l_18_144_192 := r_144_192, ia_144_192, h_144_192, kk_144_192, l_144_192
+							half_18_144_192 := archsimd.LoadFloat64x8((&vkTableAVX512[48]))
+							hc_18_144_192, kc_18_144_192, lc_18_144_192 := h_18_144_192.Sub(half_18_144_192).CeilScaled(0), kk_18_144_192.Sub(half_18_144_192).CeilScaled(0), l_18_144_192.Sub(half_18_144_192).CeilScaled(0)
+							hmin_18_144_192, kmin_18_144_192, lmin_18_144_192 := archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.hmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.kmin))), archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.lmin)))
+							in_18_144_192 := hc_18_144_192.GreaterEqual(hmin_18_144_192).And(hc_18_144_192.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.hmax))))).And(kc_18_144_192.GreaterEqual(kmin_18_144_192)).And(kc_18_144_192.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.kmax))))).And(lc_18_144_192.GreaterEqual(lmin_18_144_192)).And(lc_18_144_192.LessEqual(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.lmax)))))
+							idx_18_144_192 := hc_18_144_192.Sub(hmin_18_144_192).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.hstride)))).Add(kc_18_144_192.Sub(kmin_18_144_192).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r_18_144_192.kstride))))).Add(lc_18_144_192.Sub(lmin_18_144_192))
+							idx_18_144_192.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[44])), in_18_144_192).ConvertToInt32().Store(ia_18_144_192)
+							r0_0_18_144_192 = in_18_144_192
 						}
-						in_135_183 := r0_0_9_135_183
-						f_135_183 := vgatherAVX512(bits_135_183, ia_135_183).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_135_183.defaultF))), in_135_183)
-						fd_135_183 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
-						if miss_135_183 != nil {
-							fd_135_183 = vgatherAVX512(miss_135_183, ia_135_183).AsFloat64x8()
+						in_144_192 := r0_0_18_144_192
+						f_144_192 := vgatherAVX512(bits_144_192, ia_144_192).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_144_192.defaultF))), in_144_192)
+						fd_144_192 := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
+						if miss_144_192 != nil {
+							fd_144_192 = vgatherAVX512(miss_144_192, ia_144_192).AsFloat64x8()
 						}
-						r0_0_135_183, r1_0_135_183 = f_135_183, fd_135_183.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_135_183)
+						r0_0_144_192, r1_0_144_192 = f_144_192, fd_144_192.Merge(archsimd.LoadFloat64x8((&vkTableAVX512[22])), in_144_192)
 					}
-					fc_183, fd_183 = r0_0_135_183, r1_0_135_183
+					fc_192, fd_192 = r0_0_144_192, r1_0_144_192
 				}
-				ffl_183 := fc_183.Mul(fc_183).Mul(fl_183)
-				s1_183 := s_183.Add(ffl_183.Mul(fl_183))
-				def1_183 := def_183
-				if k_183.perDef {
-					def1_183 = def_183.Add(two_183.Mul(fc_183).Mul(fl_183).Mul(fl_183).Mul(fd_183))
+				ffl_192 := fc_192.Mul(fc_192).Mul(fl_192)
+				s1_192 := s_192.Add(ffl_192.Mul(fl_192))
+				def1_192 := def_192
+				if k_192.perDef {
+					def1_192 = def_192.Add(two_192.Mul(fc_192).Mul(fl_192).Mul(fl_192).Mul(fd_192))
 				}
-				tfl_183 := two_183.Mul(ffl_183)
-				xa_183, xb_183, xc_183 := tfl_183.Mul(sb_183.Mul(sc_183)), tfl_183.Mul(sa_183.Mul(sc_183)), tfl_183.Mul(sa_183.Mul(sb_183))
-				hbar_183, kbar_183, lbar_183 := xa_183.Mul(ha_183), xb_183.Mul(hb_183), xc_183.Mul(hc_183)
-				sig1_183 := sig_183.Add(hbar_183.Mul(h_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[0]))))).Add(kbar_183.Mul(kk_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[1])))))).Add(lbar_183.Mul(l_183.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_183[2])))))))
-				na1_183, nb1_183, nc1_183 := sna_183.Add(xa_183.Mul(nda_183)), snb_183.Add(xb_183.Mul(ndb_183)), snc_183.Add(xc_183.Mul(ndc_183))
-				if !c_183.Water {
-					s1_183 = s_183.Merge(s1_183, fl_183.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
+				tfl_192 := two_192.Mul(ffl_192)
+				xa_192, xb_192, xc_192 := tfl_192.Mul(sb_192.Mul(sc_192)), tfl_192.Mul(sa_192.Mul(sc_192)), tfl_192.Mul(sa_192.Mul(sb_192))
+				hbar_192, kbar_192, lbar_192 := xa_192.Mul(ha_192), xb_192.Mul(hb_192), xc_192.Mul(hc_192)
+				sig1_192 := sig_192.Add(hbar_192.Mul(h_192.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_192[0]))))).Add(kbar_192.Mul(kk_192.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_192[1])))))).Add(lbar_192.Mul(l_192.Add(archsimd.LoadFloat64x8((*[8]float64)((&e_192[2])))))))
+				na1_192, nb1_192, nc1_192 := sna_192.Add(xa_192.Mul(nda_192)), snb_192.Add(xb_192.Mul(ndb_192)), snc_192.Add(xc_192.Mul(ndc_192))
+				if !c_192.Water {
+					s1_192 = s_192.Merge(s1_192, fl_192.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				}
-				hbar_183.StoreSlice(hkl_183[at_183:])
-				kbar_183.StoreSlice(hkl_183[at_183+stride_183:])
-				lbar_183.StoreSlice(hkl_183[at_183+2*stride_183:])
-				r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183 = s1_183, def1_183, sig1_183, na1_183, nb1_183, nc1_183
+				hbar_192.StoreSlice(hkl_192[at_192:])
+				kbar_192.StoreSlice(hkl_192[at_192+stride_192:])
+				lbar_192.StoreSlice(hkl_192[at_192+2*stride_192:])
+				r0_0_192, r1_0_192, r2_0_192, r3_0_192, r4_0_192, r5_0_192 = s1_192, def1_192, sig1_192, na1_192, nb1_192, nc1_192
 			}
-			s, def, sig, sna, snb, snc = r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183
+			s, def, sig, sna, snb, snc = r0_0_192, r1_0_192, r2_0_192, r3_0_192, r4_0_192, r5_0_192
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -7125,4 +7463,4 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {0, 0, 0, 0, 0, 0, 0, 0}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {piC, piC, piC, piC, piC, piC, piC, piC}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {3, 3, 3, 3, 3, 3, 3, 3}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}
+var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {0, 0, 0, 0, 0, 0, 0, 0}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {3, 3, 3, 3, 3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}

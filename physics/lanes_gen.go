@@ -134,40 +134,133 @@ func shapeLatticeLanes(r *laneReps, h, kk, l float64,
 	n int) float64 {
 	half := float64(0.5)
 	dh, dk, dl := (h - math.Ceil((h - half))), (kk - math.Ceil((kk - half))), (l - math.Ceil((l - half)))
-	v0 := (((dh * (&r.astar[0])[0]) + (dk * (&r.bstar[0])[0])) + (dl * (&r.cstar[0])[0]))
-	v1 := (((dh * (&r.astar[1])[0]) + (dk * (&r.bstar[1])[0])) + (dl * (&r.cstar[1])[0]))
-	v2 := (((dh * (&r.astar[2])[0]) + (dk * (&r.bstar[2])[0])) + (dl * (&r.cstar[2])[0]))
 	nabc := (&r.nabc)[0]
-	r2 := (((((v0 * v0) + (v1 * v1)) + (v2 * v2)) * nabc) * nabc)
 	var fl float64
-	if r.shape == Gauss {
-		e := math.Float64frombits((math.Float64bits(((r2 / float64(gaussWidth)) * (&r.fudge)[0])) ^ math.Float64bits((&r.negZero)[0])))
+	if r.shape == Round {
+		na, nb, nc := (&r.nv[0])[0], (&r.nv[1])[0], (&r.nv[2])[0]
+		hr := (((((dh * dh) * na) * na) + (((dk * dk) * nb) * nb)) + (((dl * dl) * nc) * nc))
 		var r0_0_7 float64
 		{
-			x_7 := e
-			x_7 = merge(float64(expMax), x_7, (x_7 > float64(expMax)))
-			x_7 = merge(float64(expMin), x_7, (x_7 < float64(expMin)))
-			t_7 := ((x_7 * float64(log2E)) + float64(expMagic))
-			kf_7 := (t_7 - float64(expMagic))
-			r_7 := ((x_7 - (kf_7 * float64(ln2Hi))) - (kf_7 * float64(ln2Lo)))
-			r2_7 := (r_7 * r_7)
-			r4_7 := (r2_7 * r2_7)
-			q0_7 := ((float64(ec2) + (float64(ec3) * r_7)) + ((float64(ec4) + (float64(ec5) * r_7)) * r2_7))
-			q1_7 := (((float64(ec6) + (float64(ec7) * r_7)) + ((float64(ec8) + (float64(ec9) * r_7)) * r2_7)) * r4_7)
-			q2_7 := (((float64(ec10) + (float64(ec11) * r_7)) + ((float64(ec12) + (float64(ec13) * r_7)) * r2_7)) * (r4_7 * r4_7))
-			p_7 := (float64(1) + (r_7 + (r2_7 * ((q0_7 + q1_7) + q2_7))))
-			small_7, big_7 := (kf_7 < float64((-1000))), (kf_7 > float64(1000))
-			off_7 := merge(float64(600), float64(0), small_7)
-			off_7 = merge(float64((-600)), off_7, big_7)
-			c_7 := merge(float64(twoM600), float64(1), small_7)
-			c_7 = merge(float64(twoP600), c_7, big_7)
-			r0_0_7 = ((p_7 * math.Float64frombits((math.Float64bits((t_7 + off_7)) << 52))) * c_7)
+			u_7 := (hr * (&r.fudge)[0])
+			y_7 := math.Sqrt(u_7)
+			magic_7 := float64(roundMagic)
+			t_7 := (y_7 + magic_7)
+			d_7 := (y_7 - (t_7 - magic_7))
+			var r0_0_8 float64
+			{
+				d_8 := d_7
+				y_8 := (d_8 * d_8)
+				y2_8 := (y_8 * y_8)
+				y4_8 := (y2_8 * y2_8)
+				p0_8 := ((float64(sp1) + (float64(sp3) * y_8)) + ((float64(sp5) + (float64(sp7) * y_8)) * y2_8))
+				p1_8 := (((float64(sp9) + (float64(sp11) * y_8)) + ((float64(sp13) + (float64(sp15) * y_8)) * y2_8)) * y4_8)
+				p2_8 := (((float64(sp17) + (float64(sp19) * y_8)) + (float64(sp21) * y2_8)) * (y4_8 * y4_8))
+				r0_0_8 = (d_8 * ((p0_8 + p1_8) + p2_8))
+			}
+			var r0_0_9 float64
+			{
+				c_9, t_9 := r0_0_8, t_7
+				r0_0_9 = math.Float64frombits((math.Float64bits(c_9) ^ (math.Float64bits(t_9) << 63)))
+			}
+			var r0_0_10 float64
+			{
+				d_10 := d_7
+				y_10 := (d_10 * d_10)
+				y2_10 := (y_10 * y_10)
+				y4_10 := (y2_10 * y2_10)
+				p0_10 := ((float64(cp0) + (float64(cp2) * y_10)) + ((float64(cp4) + (float64(cp6) * y_10)) * y2_10))
+				p1_10 := (((float64(cp8) + (float64(cp10) * y_10)) + ((float64(cp12) + (float64(cp14) * y_10)) * y2_10)) * y4_10)
+				p2_10 := (float64(cp16) * (y4_10 * y4_10))
+				r0_0_10 = ((p0_10 + p1_10) + p2_10)
+			}
+			var r0_0_11 float64
+			{
+				c_11, t_11 := r0_0_10, t_7
+				r0_0_11 = math.Float64frombits((math.Float64bits(c_11) ^ (math.Float64bits(t_11) << 63)))
+			}
+			s_7, c_7 := r0_0_9, r0_0_11
+			x_7 := (float64(piC) * y_7)
+			r0_0_7 = merge(float64(1), ((float64(3) * ((s_7 / x_7) - c_7)) / (x_7 * x_7)), (x_7 == float64(0)))
 		}
-		fl = (nabc * r0_0_7)
+		fl = ((nabc * float64(roundScale)) * r0_0_7)
 	} else {
-		fl = merge(nabc, float64(0), ((r2 * (&r.fudge)[0]) < float64(tophatR2)))
+		v0 := (((dh * (&r.astar[0])[0]) + (dk * (&r.bstar[0])[0])) + (dl * (&r.cstar[0])[0]))
+		v1 := (((dh * (&r.astar[1])[0]) + (dk * (&r.bstar[1])[0])) + (dl * (&r.cstar[1])[0]))
+		v2 := (((dh * (&r.astar[2])[0]) + (dk * (&r.bstar[2])[0])) + (dl * (&r.cstar[2])[0]))
+		r2 := (((((v0 * v0) + (v1 * v1)) + (v2 * v2)) * nabc) * nabc)
+		if r.shape == Gauss {
+			e := math.Float64frombits((math.Float64bits(((r2 / float64(gaussWidth)) * (&r.fudge)[0])) ^ math.Float64bits((&r.negZero)[0])))
+			var r0_0_12 float64
+			{
+				x_12 := e
+				x_12 = merge(float64(expMax), x_12, (x_12 > float64(expMax)))
+				x_12 = merge(float64(expMin), x_12, (x_12 < float64(expMin)))
+				t_12 := ((x_12 * float64(log2E)) + float64(expMagic))
+				kf_12 := (t_12 - float64(expMagic))
+				r_12 := ((x_12 - (kf_12 * float64(ln2Hi))) - (kf_12 * float64(ln2Lo)))
+				r2_12 := (r_12 * r_12)
+				r4_12 := (r2_12 * r2_12)
+				q0_12 := ((float64(ec2) + (float64(ec3) * r_12)) + ((float64(ec4) + (float64(ec5) * r_12)) * r2_12))
+				q1_12 := (((float64(ec6) + (float64(ec7) * r_12)) + ((float64(ec8) + (float64(ec9) * r_12)) * r2_12)) * r4_12)
+				q2_12 := (((float64(ec10) + (float64(ec11) * r_12)) + ((float64(ec12) + (float64(ec13) * r_12)) * r2_12)) * (r4_12 * r4_12))
+				p_12 := (float64(1) + (r_12 + (r2_12 * ((q0_12 + q1_12) + q2_12))))
+				small_12, big_12 := (kf_12 < float64((-1000))), (kf_12 > float64(1000))
+				off_12 := merge(float64(600), float64(0), small_12)
+				off_12 = merge(float64((-600)), off_12, big_12)
+				c_12 := merge(float64(twoM600), float64(1), small_12)
+				c_12 = merge(float64(twoP600), c_12, big_12)
+				r0_0_12 = ((p_12 * math.Float64frombits((math.Float64bits((t_12 + off_12)) << 52))) * c_12)
+			}
+			fl = (nabc * r0_0_12)
+		} else {
+			fl = merge(nabc, float64(0), ((r2 * (&r.fudge)[0]) < float64(tophatR2)))
+		}
 	}
 	return fl
+}
+
+func sinc3Lanes(u float64,
+
+) float64 {
+	y := math.Sqrt(u)
+	magic := float64(roundMagic)
+	t := (y + magic)
+	d := (y - (t - magic))
+	var r0_0_13 float64
+	{
+		d_13 := d
+		y_13 := (d_13 * d_13)
+		y2_13 := (y_13 * y_13)
+		y4_13 := (y2_13 * y2_13)
+		p0_13 := ((float64(sp1) + (float64(sp3) * y_13)) + ((float64(sp5) + (float64(sp7) * y_13)) * y2_13))
+		p1_13 := (((float64(sp9) + (float64(sp11) * y_13)) + ((float64(sp13) + (float64(sp15) * y_13)) * y2_13)) * y4_13)
+		p2_13 := (((float64(sp17) + (float64(sp19) * y_13)) + (float64(sp21) * y2_13)) * (y4_13 * y4_13))
+		r0_0_13 = (d_13 * ((p0_13 + p1_13) + p2_13))
+	}
+	var r0_0_14 float64
+	{
+		c_14, t_14 := r0_0_13, t
+		r0_0_14 = math.Float64frombits((math.Float64bits(c_14) ^ (math.Float64bits(t_14) << 63)))
+	}
+	var r0_0_15 float64
+	{
+		d_15 := d
+		y_15 := (d_15 * d_15)
+		y2_15 := (y_15 * y_15)
+		y4_15 := (y2_15 * y2_15)
+		p0_15 := ((float64(cp0) + (float64(cp2) * y_15)) + ((float64(cp4) + (float64(cp6) * y_15)) * y2_15))
+		p1_15 := (((float64(cp8) + (float64(cp10) * y_15)) + ((float64(cp12) + (float64(cp14) * y_15)) * y2_15)) * y4_15)
+		p2_15 := (float64(cp16) * (y4_15 * y4_15))
+		r0_0_15 = ((p0_15 + p1_15) + p2_15)
+	}
+	var r0_0_16 float64
+	{
+		c_16, t_16 := r0_0_15, t
+		r0_0_16 = math.Float64frombits((math.Float64bits(c_16) ^ (math.Float64bits(t_16) << 63)))
+	}
+	s, c := r0_0_14, r0_0_16
+	x := (float64(piC) * y)
+	return merge(float64(1), ((float64(3) * ((s / x) - c)) / (x * x)), (x == float64(0)))
 }
 
 func flatAxis(fdet, f, s, o, p float64,
@@ -218,18 +311,18 @@ func cellIndexLanes(r *laneReps, ia *[1]int32, h, kk, l float64,
 func cellFLanes(r *laneReps, bits []uint64, ia *[1]int32, h, kk, l float64,
 
 ) float64 {
-	var r0_0_8 bool
+	var r0_0_17 bool
 	{
-		r_8, ia_8, h_8, kk_8, l_8 := r, ia, h, kk, l
-		half_8 := float64(0.5)
-		hc_8, kc_8, lc_8 := math.Ceil((h_8 - half_8)), math.Ceil((kk_8 - half_8)), math.Ceil((l_8 - half_8))
-		hmin_8, kmin_8, lmin_8 := (&r_8.hmin)[0], (&r_8.kmin)[0], (&r_8.lmin)[0]
-		in_8 := ((((((hc_8 >= hmin_8) && (hc_8 <= (&r_8.hmax)[0])) && (kc_8 >= kmin_8)) && (kc_8 <= (&r_8.kmax)[0])) && (lc_8 >= lmin_8)) && (lc_8 <= (&r_8.lmax)[0]))
-		idx_8 := ((((hc_8 - hmin_8) * (&r_8.hstride)[0]) + ((kc_8 - kmin_8) * (&r_8.kstride)[0])) + (lc_8 - lmin_8))
-		storeInt32(merge(idx_8, float64(0), in_8), ia_8)
-		r0_0_8 = in_8
+		r_17, ia_17, h_17, kk_17, l_17 := r, ia, h, kk, l
+		half_17 := float64(0.5)
+		hc_17, kc_17, lc_17 := math.Ceil((h_17 - half_17)), math.Ceil((kk_17 - half_17)), math.Ceil((l_17 - half_17))
+		hmin_17, kmin_17, lmin_17 := (&r_17.hmin)[0], (&r_17.kmin)[0], (&r_17.lmin)[0]
+		in_17 := ((((((hc_17 >= hmin_17) && (hc_17 <= (&r_17.hmax)[0])) && (kc_17 >= kmin_17)) && (kc_17 <= (&r_17.kmax)[0])) && (lc_17 >= lmin_17)) && (lc_17 <= (&r_17.lmax)[0]))
+		idx_17 := ((((hc_17 - hmin_17) * (&r_17.hstride)[0]) + ((kc_17 - kmin_17) * (&r_17.kstride)[0])) + (lc_17 - lmin_17))
+		storeInt32(merge(idx_17, float64(0), in_17), ia_17)
+		r0_0_17 = in_17
 	}
-	in := r0_0_8
+	in := r0_0_17
 	return merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
 }
 
@@ -238,18 +331,18 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, h, kk, l flo
 ) (float64, float64,
 
 ) {
-	var r0_0_9 bool
+	var r0_0_18 bool
 	{
-		r_9, ia_9, h_9, kk_9, l_9 := r, ia, h, kk, l
-		half_9 := float64(0.5)
-		hc_9, kc_9, lc_9 := math.Ceil((h_9 - half_9)), math.Ceil((kk_9 - half_9)), math.Ceil((l_9 - half_9))
-		hmin_9, kmin_9, lmin_9 := (&r_9.hmin)[0], (&r_9.kmin)[0], (&r_9.lmin)[0]
-		in_9 := ((((((hc_9 >= hmin_9) && (hc_9 <= (&r_9.hmax)[0])) && (kc_9 >= kmin_9)) && (kc_9 <= (&r_9.kmax)[0])) && (lc_9 >= lmin_9)) && (lc_9 <= (&r_9.lmax)[0]))
-		idx_9 := ((((hc_9 - hmin_9) * (&r_9.hstride)[0]) + ((kc_9 - kmin_9) * (&r_9.kstride)[0])) + (lc_9 - lmin_9))
-		storeInt32(merge(idx_9, float64(0), in_9), ia_9)
-		r0_0_9 = in_9
+		r_18, ia_18, h_18, kk_18, l_18 := r, ia, h, kk, l
+		half_18 := float64(0.5)
+		hc_18, kc_18, lc_18 := math.Ceil((h_18 - half_18)), math.Ceil((kk_18 - half_18)), math.Ceil((l_18 - half_18))
+		hmin_18, kmin_18, lmin_18 := (&r_18.hmin)[0], (&r_18.kmin)[0], (&r_18.lmin)[0]
+		in_18 := ((((((hc_18 >= hmin_18) && (hc_18 <= (&r_18.hmax)[0])) && (kc_18 >= kmin_18)) && (kc_18 <= (&r_18.kmax)[0])) && (lc_18 >= lmin_18)) && (lc_18 <= (&r_18.lmax)[0]))
+		idx_18 := ((((hc_18 - hmin_18) * (&r_18.hstride)[0]) + ((kc_18 - kmin_18) * (&r_18.kstride)[0])) + (lc_18 - lmin_18))
+		storeInt32(merge(idx_18, float64(0), in_18), ia_18)
+		r0_0_18 = in_18
 	}
-	in := r0_0_9
+	in := r0_0_18
 	f := merge(math.Float64frombits(bits[ia[0]]), (&r.defaultF)[0], in)
 	fd := float64(0)
 	if miss != nil {
@@ -276,23 +369,23 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar fl
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_10 float64
+				var r0_0_19 float64
 				{
-					zero_10, kahn_10, s_10, dx_10, dy_10, dz_10 := false, &r.kahn, sr, dx, dy, dz
-					c2_10 := ((((&s_10.inc[0])[0] * dx_10) + ((&s_10.inc[1])[0] * dy_10)) + ((&s_10.inc[2])[0] * dz_10))
-					c2sq_10 := (c2_10 * c2_10)
-					cos2psi_10 := float64(0)
-					if !zero_10 {
-						e_10 := (((dx_10 * (&s_10.ein[0])[0]) + (dy_10 * (&s_10.ein[1])[0])) + (dz_10 * (&s_10.ein[2])[0]))
-						b_10 := (((dx_10 * (&s_10.bin[0])[0]) + (dy_10 * (&s_10.bin[1])[0])) + (dz_10 * (&s_10.bin[2])[0]))
-						ee_10, bb_10 := (e_10 * e_10), (b_10 * b_10)
-						den_10 := (ee_10 + bb_10)
-						cos2psi_10 = merge(((ee_10 - bb_10) / den_10), float64(1), (den_10 > float64(0)))
+					zero_19, kahn_19, s_19, dx_19, dy_19, dz_19 := false, &r.kahn, sr, dx, dy, dz
+					c2_19 := ((((&s_19.inc[0])[0] * dx_19) + ((&s_19.inc[1])[0] * dy_19)) + ((&s_19.inc[2])[0] * dz_19))
+					c2sq_19 := (c2_19 * c2_19)
+					cos2psi_19 := float64(0)
+					if !zero_19 {
+						e_19 := (((dx_19 * (&s_19.ein[0])[0]) + (dy_19 * (&s_19.ein[1])[0])) + (dz_19 * (&s_19.ein[2])[0]))
+						b_19 := (((dx_19 * (&s_19.bin[0])[0]) + (dy_19 * (&s_19.bin[1])[0])) + (dz_19 * (&s_19.bin[2])[0]))
+						ee_19, bb_19 := (e_19 * e_19), (b_19 * b_19)
+						den_19 := (ee_19 + bb_19)
+						cos2psi_19 = merge(((ee_19 - bb_19) / den_19), float64(1), (den_19 > float64(0)))
 					}
-					one_10 := float64(1)
-					r0_0_10 = (float64(0.5) * ((one_10 + c2sq_10) - ((kahn_10[0] * cos2psi_10) * (one_10 - c2sq_10))))
+					one_19 := float64(1)
+					r0_0_19 = (float64(0.5) * ((one_19 + c2sq_19) - ((kahn_19[0] * cos2psi_19) * (one_19 - c2sq_19))))
 				}
-				p = r0_0_10
+				p = r0_0_19
 			}
 			polar = merge(p, polar, m)
 		}
@@ -301,100 +394,100 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, polar fl
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_11 float64
+			var r0_0_20 float64
 			{
-				r_11, h_11, kk_11, l_11, n_11 := r, h, kk, l, n
-				_ = r_11
-				magic_11 := float64(roundMagic)
-				th_11, tk_11, tl_11 := (h_11 + magic_11), (kk_11 + magic_11), (l_11 + magic_11)
-				var r0_0_1_11 float64
+				r_20, h_20, kk_20, l_20, n_20 := r, h, kk, l, n
+				_ = r_20
+				magic_20 := float64(roundMagic)
+				th_20, tk_20, tl_20 := (h_20 + magic_20), (kk_20 + magic_20), (l_20 + magic_20)
+				var r0_0_1_20 float64
 				{
-					d_1_11 := (h_11 - (th_11 - magic_11))
-					y_1_11 := (d_1_11 * d_1_11)
-					y2_1_11 := (y_1_11 * y_1_11)
-					y4_1_11 := (y2_1_11 * y2_1_11)
-					p0_1_11 := ((float64(cp0) + (float64(cp2) * y_1_11)) + ((float64(cp4) + (float64(cp6) * y_1_11)) * y2_1_11))
-					p1_1_11 := (((float64(cp8) + (float64(cp10) * y_1_11)) + ((float64(cp12) + (float64(cp14) * y_1_11)) * y2_1_11)) * y4_1_11)
-					p2_1_11 := (float64(cp16) * (y4_1_11 * y4_1_11))
-					r0_0_1_11 = ((p0_1_11 + p1_1_11) + p2_1_11)
+					d_1_20 := (h_20 - (th_20 - magic_20))
+					y_1_20 := (d_1_20 * d_1_20)
+					y2_1_20 := (y_1_20 * y_1_20)
+					y4_1_20 := (y2_1_20 * y2_1_20)
+					p0_1_20 := ((float64(cp0) + (float64(cp2) * y_1_20)) + ((float64(cp4) + (float64(cp6) * y_1_20)) * y2_1_20))
+					p1_1_20 := (((float64(cp8) + (float64(cp10) * y_1_20)) + ((float64(cp12) + (float64(cp14) * y_1_20)) * y2_1_20)) * y4_1_20)
+					p2_1_20 := (float64(cp16) * (y4_1_20 * y4_1_20))
+					r0_0_1_20 = ((p0_1_20 + p1_1_20) + p2_1_20)
 				}
-				var r0_0_2_11 float64
+				var r0_0_2_20 float64
 				{
-					c_2_11, t_2_11 := r0_0_1_11, th_11
-					r0_0_2_11 = math.Float64frombits((math.Float64bits(c_2_11) ^ (math.Float64bits(t_2_11) << 63)))
+					c_2_20, t_2_20 := r0_0_1_20, th_20
+					r0_0_2_20 = math.Float64frombits((math.Float64bits(c_2_20) ^ (math.Float64bits(t_2_20) << 63)))
 				}
-				ch_11 := r0_0_2_11
-				var r0_0_3_11 float64
+				ch_20 := r0_0_2_20
+				var r0_0_3_20 float64
 				{
-					d_3_11 := (kk_11 - (tk_11 - magic_11))
-					y_3_11 := (d_3_11 * d_3_11)
-					y2_3_11 := (y_3_11 * y_3_11)
-					y4_3_11 := (y2_3_11 * y2_3_11)
-					p0_3_11 := ((float64(cp0) + (float64(cp2) * y_3_11)) + ((float64(cp4) + (float64(cp6) * y_3_11)) * y2_3_11))
-					p1_3_11 := (((float64(cp8) + (float64(cp10) * y_3_11)) + ((float64(cp12) + (float64(cp14) * y_3_11)) * y2_3_11)) * y4_3_11)
-					p2_3_11 := (float64(cp16) * (y4_3_11 * y4_3_11))
-					r0_0_3_11 = ((p0_3_11 + p1_3_11) + p2_3_11)
+					d_3_20 := (kk_20 - (tk_20 - magic_20))
+					y_3_20 := (d_3_20 * d_3_20)
+					y2_3_20 := (y_3_20 * y_3_20)
+					y4_3_20 := (y2_3_20 * y2_3_20)
+					p0_3_20 := ((float64(cp0) + (float64(cp2) * y_3_20)) + ((float64(cp4) + (float64(cp6) * y_3_20)) * y2_3_20))
+					p1_3_20 := (((float64(cp8) + (float64(cp10) * y_3_20)) + ((float64(cp12) + (float64(cp14) * y_3_20)) * y2_3_20)) * y4_3_20)
+					p2_3_20 := (float64(cp16) * (y4_3_20 * y4_3_20))
+					r0_0_3_20 = ((p0_3_20 + p1_3_20) + p2_3_20)
 				}
-				var r0_0_4_11 float64
+				var r0_0_4_20 float64
 				{
-					c_4_11, t_4_11 := r0_0_3_11, tk_11
-					r0_0_4_11 = math.Float64frombits((math.Float64bits(c_4_11) ^ (math.Float64bits(t_4_11) << 63)))
+					c_4_20, t_4_20 := r0_0_3_20, tk_20
+					r0_0_4_20 = math.Float64frombits((math.Float64bits(c_4_20) ^ (math.Float64bits(t_4_20) << 63)))
 				}
-				ck_11 := r0_0_4_11
-				var r0_0_5_11 float64
+				ck_20 := r0_0_4_20
+				var r0_0_5_20 float64
 				{
-					d_5_11 := (l_11 - (tl_11 - magic_11))
-					y_5_11 := (d_5_11 * d_5_11)
-					y2_5_11 := (y_5_11 * y_5_11)
-					y4_5_11 := (y2_5_11 * y2_5_11)
-					p0_5_11 := ((float64(cp0) + (float64(cp2) * y_5_11)) + ((float64(cp4) + (float64(cp6) * y_5_11)) * y2_5_11))
-					p1_5_11 := (((float64(cp8) + (float64(cp10) * y_5_11)) + ((float64(cp12) + (float64(cp14) * y_5_11)) * y2_5_11)) * y4_5_11)
-					p2_5_11 := (float64(cp16) * (y4_5_11 * y4_5_11))
-					r0_0_5_11 = ((p0_5_11 + p1_5_11) + p2_5_11)
+					d_5_20 := (l_20 - (tl_20 - magic_20))
+					y_5_20 := (d_5_20 * d_5_20)
+					y2_5_20 := (y_5_20 * y_5_20)
+					y4_5_20 := (y2_5_20 * y2_5_20)
+					p0_5_20 := ((float64(cp0) + (float64(cp2) * y_5_20)) + ((float64(cp4) + (float64(cp6) * y_5_20)) * y2_5_20))
+					p1_5_20 := (((float64(cp8) + (float64(cp10) * y_5_20)) + ((float64(cp12) + (float64(cp14) * y_5_20)) * y2_5_20)) * y4_5_20)
+					p2_5_20 := (float64(cp16) * (y4_5_20 * y4_5_20))
+					r0_0_5_20 = ((p0_5_20 + p1_5_20) + p2_5_20)
 				}
-				var r0_0_6_11 float64
+				var r0_0_6_20 float64
 				{
-					c_6_11, t_6_11 := r0_0_5_11, tl_11
-					r0_0_6_11 = math.Float64frombits((math.Float64bits(c_6_11) ^ (math.Float64bits(t_6_11) << 63)))
+					c_6_20, t_6_20 := r0_0_5_20, tl_20
+					r0_0_6_20 = math.Float64frombits((math.Float64bits(c_6_20) ^ (math.Float64bits(t_6_20) << 63)))
 				}
-				cl_11 := r0_0_6_11
-				two_11 := float64(2)
-				ch_11, ck_11, cl_11 = (two_11 * ch_11), (two_11 * ck_11), (two_11 * cl_11)
-				h0_11, k0_11, l0_11 := float64(1), float64(1), float64(1)
-				h1_11, k1_11, l1_11 := ch_11, ck_11, cl_11
-				j_11 := 2
-				for ; j_11+1 < n_11; j_11 += 2 {
-					h0_11, k0_11, l0_11 = ((ch_11 * h1_11) - h0_11), ((ck_11 * k1_11) - k0_11), ((cl_11 * l1_11) - l0_11)
-					h1_11, k1_11, l1_11 = ((ch_11 * h0_11) - h1_11), ((ck_11 * k0_11) - k1_11), ((cl_11 * l0_11) - l1_11)
+				cl_20 := r0_0_6_20
+				two_20 := float64(2)
+				ch_20, ck_20, cl_20 = (two_20 * ch_20), (two_20 * ck_20), (two_20 * cl_20)
+				h0_20, k0_20, l0_20 := float64(1), float64(1), float64(1)
+				h1_20, k1_20, l1_20 := ch_20, ck_20, cl_20
+				j_20 := 2
+				for ; j_20+1 < n_20; j_20 += 2 {
+					h0_20, k0_20, l0_20 = ((ch_20 * h1_20) - h0_20), ((ck_20 * k1_20) - k0_20), ((cl_20 * l1_20) - l0_20)
+					h1_20, k1_20, l1_20 = ((ch_20 * h0_20) - h1_20), ((ck_20 * k0_20) - k1_20), ((cl_20 * l0_20) - l1_20)
 				}
-				if j_11 < n_11 {
-					h1_11 = ((ch_11 * h1_11) - h0_11)
-					k1_11 = ((ck_11 * k1_11) - k0_11)
-					l1_11 = ((cl_11 * l1_11) - l0_11)
+				if j_20 < n_20 {
+					h1_20 = ((ch_20 * h1_20) - h0_20)
+					k1_20 = ((ck_20 * k1_20) - k0_20)
+					l1_20 = ((cl_20 * l1_20) - l0_20)
 				}
-				r0_0_11 = ((h1_11 * k1_11) * l1_11)
+				r0_0_20 = ((h1_20 * k1_20) * l1_20)
 			}
-			fl := r0_0_11
+			fl := r0_0_20
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_12 float64
+				var r0_0_21 float64
 				{
-					r_12, bits_12, ia_12, h_12, kk_12, l_12 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_12 bool
+					r_21, bits_21, ia_21, h_21, kk_21, l_21 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_21 bool
 					{
-						r_8_12, ia_8_12, h_8_12, kk_8_12, l_8_12 := r_12, ia_12, h_12, kk_12, l_12
-						half_8_12 := float64(0.5)
-						hc_8_12, kc_8_12, lc_8_12 := math.Ceil((h_8_12 - half_8_12)), math.Ceil((kk_8_12 - half_8_12)), math.Ceil((l_8_12 - half_8_12))
-						hmin_8_12, kmin_8_12, lmin_8_12 := (&r_8_12.hmin)[0], (&r_8_12.kmin)[0], (&r_8_12.lmin)[0]
-						in_8_12 := ((((((hc_8_12 >= hmin_8_12) && (hc_8_12 <= (&r_8_12.hmax)[0])) && (kc_8_12 >= kmin_8_12)) && (kc_8_12 <= (&r_8_12.kmax)[0])) && (lc_8_12 >= lmin_8_12)) && (lc_8_12 <= (&r_8_12.lmax)[0]))
-						idx_8_12 := ((((hc_8_12 - hmin_8_12) * (&r_8_12.hstride)[0]) + ((kc_8_12 - kmin_8_12) * (&r_8_12.kstride)[0])) + (lc_8_12 - lmin_8_12))
-						storeInt32(merge(idx_8_12, float64(0), in_8_12), ia_8_12)
-						r0_0_8_12 = in_8_12
+						r_17_21, ia_17_21, h_17_21, kk_17_21, l_17_21 := r_21, ia_21, h_21, kk_21, l_21
+						half_17_21 := float64(0.5)
+						hc_17_21, kc_17_21, lc_17_21 := math.Ceil((h_17_21 - half_17_21)), math.Ceil((kk_17_21 - half_17_21)), math.Ceil((l_17_21 - half_17_21))
+						hmin_17_21, kmin_17_21, lmin_17_21 := (&r_17_21.hmin)[0], (&r_17_21.kmin)[0], (&r_17_21.lmin)[0]
+						in_17_21 := ((((((hc_17_21 >= hmin_17_21) && (hc_17_21 <= (&r_17_21.hmax)[0])) && (kc_17_21 >= kmin_17_21)) && (kc_17_21 <= (&r_17_21.kmax)[0])) && (lc_17_21 >= lmin_17_21)) && (lc_17_21 <= (&r_17_21.lmax)[0]))
+						idx_17_21 := ((((hc_17_21 - hmin_17_21) * (&r_17_21.hstride)[0]) + ((kc_17_21 - kmin_17_21) * (&r_17_21.kstride)[0])) + (lc_17_21 - lmin_17_21))
+						storeInt32(merge(idx_17_21, float64(0), in_17_21), ia_17_21)
+						r0_0_17_21 = in_17_21
 					}
-					in_12 := r0_0_8_12
-					r0_0_12 = merge(math.Float64frombits(bits_12[ia_12[0]]), (&r_12.defaultF)[0], in_12)
+					in_21 := r0_0_17_21
+					r0_0_21 = merge(math.Float64frombits(bits_21[ia_21[0]]), (&r_21.defaultF)[0], in_21)
 				}
-				fc = r0_0_12
+				fc = r0_0_21
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -414,190 +507,190 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, fdet float64,
 
 ) {
 	c := k.c
-	var r0_0_13 float64
+	var r0_0_22 float64
 	{
-		fdet_13, f_13, s_13, o_13, p_13 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_13 = ((((fdet_13 * f_13) + s_13) + o_13) + p_13)
+		fdet_22, f_22, s_22, o_22, p_22 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_22 = ((((fdet_22 * f_22) + s_22) + o_22) + p_22)
 	}
-	x := r0_0_13
-	var r0_0_14 float64
+	x := r0_0_22
+	var r0_0_23 float64
 	{
-		fdet_14, f_14, s_14, o_14, p_14 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_14 = ((((fdet_14 * f_14) + s_14) + o_14) + p_14)
+		fdet_23, f_23, s_23, o_23, p_23 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_23 = ((((fdet_23 * f_23) + s_23) + o_23) + p_23)
 	}
-	y := r0_0_14
-	var r0_0_15 float64
+	y := r0_0_23
+	var r0_0_24 float64
 	{
-		fdet_15, f_15, s_15, o_15, p_15 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_15 = ((((fdet_15 * f_15) + s_15) + o_15) + p_15)
+		fdet_24, f_24, s_24, o_24, p_24 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_24 = ((((fdet_24 * f_24) + s_24) + o_24) + p_24)
 	}
-	z := r0_0_15
+	z := r0_0_24
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_16 float64
+		var r0_0_25 float64
 		{
-			invR_16, num_16, point_16 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_16 := (invR_16 * invR_16)
-			if !point_16 {
-				w_16 = (num_16 * (w_16 * invR_16))
+			invR_25, num_25, point_25 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_25 := (invR_25 * invR_25)
+			if !point_25 {
+				w_25 = (num_25 * (w_25 * invR_25))
 			}
-			r0_0_16 = w_16
+			r0_0_25 = w_25
 		}
-		omega = merge(r0_0_16, omega, m)
+		omega = merge(r0_0_25, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_17 float64
-		r1_0_17 float64
+		r0_0_26 float64
+		r1_0_26 float64
 	)
 	{
-		k_17, r_17, ia_17, sum_17, dx_17, dy_17, dz_17, polar_17 := k, r, ia, sum, dx, dy, dz, polar
-		c_17 := k_17.c
-		n_17 := k_17.nn[0]
-		zero_17 := float64(0)
-		for si_17 := range r_17.src {
-			sr_17 := &r_17.src[si_17]
-			il_17 := (&sr_17.il)[0]
-			qx_17, qy_17, qz_17 := ((dx_17 - (&sr_17.inc[0])[0]) * il_17), ((dy_17 - (&sr_17.inc[1])[0]) * il_17), ((dz_17 - (&sr_17.inc[2])[0]) * il_17)
-			if m_17 := (polar_17 == zero_17); m_17 {
-				var p_17 float64
-				if r_17.kahnZero {
-					c2_17 := ((((&sr_17.inc[0])[0] * dx_17) + ((&sr_17.inc[1])[0] * dy_17)) + ((&sr_17.inc[2])[0] * dz_17))
-					p_17 = (float64(0.5) * (float64(1) + (c2_17 * c2_17)))
+		k_26, r_26, ia_26, sum_26, dx_26, dy_26, dz_26, polar_26 := k, r, ia, sum, dx, dy, dz, polar
+		c_26 := k_26.c
+		n_26 := k_26.nn[0]
+		zero_26 := float64(0)
+		for si_26 := range r_26.src {
+			sr_26 := &r_26.src[si_26]
+			il_26 := (&sr_26.il)[0]
+			qx_26, qy_26, qz_26 := ((dx_26 - (&sr_26.inc[0])[0]) * il_26), ((dy_26 - (&sr_26.inc[1])[0]) * il_26), ((dz_26 - (&sr_26.inc[2])[0]) * il_26)
+			if m_26 := (polar_26 == zero_26); m_26 {
+				var p_26 float64
+				if r_26.kahnZero {
+					c2_26 := ((((&sr_26.inc[0])[0] * dx_26) + ((&sr_26.inc[1])[0] * dy_26)) + ((&sr_26.inc[2])[0] * dz_26))
+					p_26 = (float64(0.5) * (float64(1) + (c2_26 * c2_26)))
 				} else {
-					var r0_0_10_17 float64
+					var r0_0_19_26 float64
 					{
-						zero_10_17, kahn_10_17, s_10_17, dx_10_17, dy_10_17, dz_10_17 := false, &r_17.kahn, sr_17, dx_17, dy_17, dz_17
-						c2_10_17 := ((((&s_10_17.inc[0])[0] * dx_10_17) + ((&s_10_17.inc[1])[0] * dy_10_17)) + ((&s_10_17.inc[2])[0] * dz_10_17))
-						c2sq_10_17 := (c2_10_17 * c2_10_17)
-						cos2psi_10_17 := float64(0)
-						if !zero_10_17 {
-							e_10_17 := (((dx_10_17 * (&s_10_17.ein[0])[0]) + (dy_10_17 * (&s_10_17.ein[1])[0])) + (dz_10_17 * (&s_10_17.ein[2])[0]))
-							b_10_17 := (((dx_10_17 * (&s_10_17.bin[0])[0]) + (dy_10_17 * (&s_10_17.bin[1])[0])) + (dz_10_17 * (&s_10_17.bin[2])[0]))
-							ee_10_17, bb_10_17 := (e_10_17 * e_10_17), (b_10_17 * b_10_17)
-							den_10_17 := (ee_10_17 + bb_10_17)
-							cos2psi_10_17 = merge(((ee_10_17 - bb_10_17) / den_10_17), float64(1), (den_10_17 > float64(0)))
+						zero_19_26, kahn_19_26, s_19_26, dx_19_26, dy_19_26, dz_19_26 := false, &r_26.kahn, sr_26, dx_26, dy_26, dz_26
+						c2_19_26 := ((((&s_19_26.inc[0])[0] * dx_19_26) + ((&s_19_26.inc[1])[0] * dy_19_26)) + ((&s_19_26.inc[2])[0] * dz_19_26))
+						c2sq_19_26 := (c2_19_26 * c2_19_26)
+						cos2psi_19_26 := float64(0)
+						if !zero_19_26 {
+							e_19_26 := (((dx_19_26 * (&s_19_26.ein[0])[0]) + (dy_19_26 * (&s_19_26.ein[1])[0])) + (dz_19_26 * (&s_19_26.ein[2])[0]))
+							b_19_26 := (((dx_19_26 * (&s_19_26.bin[0])[0]) + (dy_19_26 * (&s_19_26.bin[1])[0])) + (dz_19_26 * (&s_19_26.bin[2])[0]))
+							ee_19_26, bb_19_26 := (e_19_26 * e_19_26), (b_19_26 * b_19_26)
+							den_19_26 := (ee_19_26 + bb_19_26)
+							cos2psi_19_26 = merge(((ee_19_26 - bb_19_26) / den_19_26), float64(1), (den_19_26 > float64(0)))
 						}
-						one_10_17 := float64(1)
-						r0_0_10_17 = (float64(0.5) * ((one_10_17 + c2sq_10_17) - ((kahn_10_17[0] * cos2psi_10_17) * (one_10_17 - c2sq_10_17))))
+						one_19_26 := float64(1)
+						r0_0_19_26 = (float64(0.5) * ((one_19_26 + c2sq_19_26) - ((kahn_19_26[0] * cos2psi_19_26) * (one_19_26 - c2sq_19_26))))
 					}
-					p_17 = r0_0_10_17
+					p_26 = r0_0_19_26
 				}
-				polar_17 = merge(p_17, polar_17, m_17)
+				polar_26 = merge(p_26, polar_26, m_26)
 			}
-			for oi_17 := range r_17.orient {
-				o_17 := &r_17.orient[oi_17]
-				h_17 := ((((&o_17[0])[0] * qx_17) + ((&o_17[1])[0] * qy_17)) + ((&o_17[2])[0] * qz_17))
-				kk_17 := ((((&o_17[3])[0] * qx_17) + ((&o_17[4])[0] * qy_17)) + ((&o_17[5])[0] * qz_17))
-				l_17 := ((((&o_17[6])[0] * qx_17) + ((&o_17[7])[0] * qy_17)) + ((&o_17[8])[0] * qz_17))
-				var r0_0_11_17 float64
+			for oi_26 := range r_26.orient {
+				o_26 := &r_26.orient[oi_26]
+				h_26 := ((((&o_26[0])[0] * qx_26) + ((&o_26[1])[0] * qy_26)) + ((&o_26[2])[0] * qz_26))
+				kk_26 := ((((&o_26[3])[0] * qx_26) + ((&o_26[4])[0] * qy_26)) + ((&o_26[5])[0] * qz_26))
+				l_26 := ((((&o_26[6])[0] * qx_26) + ((&o_26[7])[0] * qy_26)) + ((&o_26[8])[0] * qz_26))
+				var r0_0_20_26 float64
 				{
-					r_11_17, h_11_17, kk_11_17, l_11_17, n_11_17 := r_17, h_17, kk_17, l_17, n_17
-					_ = r_11_17
-					magic_11_17 := float64(roundMagic)
-					th_11_17, tk_11_17, tl_11_17 := (h_11_17 + magic_11_17), (kk_11_17 + magic_11_17), (l_11_17 + magic_11_17)
-					var r0_0_1_11_17 float64
+					r_20_26, h_20_26, kk_20_26, l_20_26, n_20_26 := r_26, h_26, kk_26, l_26, n_26
+					_ = r_20_26
+					magic_20_26 := float64(roundMagic)
+					th_20_26, tk_20_26, tl_20_26 := (h_20_26 + magic_20_26), (kk_20_26 + magic_20_26), (l_20_26 + magic_20_26)
+					var r0_0_1_20_26 float64
 					{
-						d_1_11_17 := (h_11_17 - (th_11_17 - magic_11_17))
-						y_1_11_17 := (d_1_11_17 * d_1_11_17)
-						y2_1_11_17 := (y_1_11_17 * y_1_11_17)
-						y4_1_11_17 := (y2_1_11_17 * y2_1_11_17)
-						p0_1_11_17 := ((float64(cp0) + (float64(cp2) * y_1_11_17)) + ((float64(cp4) + (float64(cp6) * y_1_11_17)) * y2_1_11_17))
-						p1_1_11_17 := (((float64(cp8) + (float64(cp10) * y_1_11_17)) + ((float64(cp12) + (float64(cp14) * y_1_11_17)) * y2_1_11_17)) * y4_1_11_17)
-						p2_1_11_17 := (float64(cp16) * (y4_1_11_17 * y4_1_11_17))
-						r0_0_1_11_17 = ((p0_1_11_17 + p1_1_11_17) + p2_1_11_17)
+						d_1_20_26 := (h_20_26 - (th_20_26 - magic_20_26))
+						y_1_20_26 := (d_1_20_26 * d_1_20_26)
+						y2_1_20_26 := (y_1_20_26 * y_1_20_26)
+						y4_1_20_26 := (y2_1_20_26 * y2_1_20_26)
+						p0_1_20_26 := ((float64(cp0) + (float64(cp2) * y_1_20_26)) + ((float64(cp4) + (float64(cp6) * y_1_20_26)) * y2_1_20_26))
+						p1_1_20_26 := (((float64(cp8) + (float64(cp10) * y_1_20_26)) + ((float64(cp12) + (float64(cp14) * y_1_20_26)) * y2_1_20_26)) * y4_1_20_26)
+						p2_1_20_26 := (float64(cp16) * (y4_1_20_26 * y4_1_20_26))
+						r0_0_1_20_26 = ((p0_1_20_26 + p1_1_20_26) + p2_1_20_26)
 					}
-					var r0_0_2_11_17 float64
+					var r0_0_2_20_26 float64
 					{
-						c_2_11_17, t_2_11_17 := r0_0_1_11_17, th_11_17
-						r0_0_2_11_17 = math.Float64frombits((math.Float64bits(c_2_11_17) ^ (math.Float64bits(t_2_11_17) << 63)))
+						c_2_20_26, t_2_20_26 := r0_0_1_20_26, th_20_26
+						r0_0_2_20_26 = math.Float64frombits((math.Float64bits(c_2_20_26) ^ (math.Float64bits(t_2_20_26) << 63)))
 					}
-					ch_11_17 := r0_0_2_11_17
-					var r0_0_3_11_17 float64
+					ch_20_26 := r0_0_2_20_26
+					var r0_0_3_20_26 float64
 					{
-						d_3_11_17 := (kk_11_17 - (tk_11_17 - magic_11_17))
-						y_3_11_17 := (d_3_11_17 * d_3_11_17)
-						y2_3_11_17 := (y_3_11_17 * y_3_11_17)
-						y4_3_11_17 := (y2_3_11_17 * y2_3_11_17)
-						p0_3_11_17 := ((float64(cp0) + (float64(cp2) * y_3_11_17)) + ((float64(cp4) + (float64(cp6) * y_3_11_17)) * y2_3_11_17))
-						p1_3_11_17 := (((float64(cp8) + (float64(cp10) * y_3_11_17)) + ((float64(cp12) + (float64(cp14) * y_3_11_17)) * y2_3_11_17)) * y4_3_11_17)
-						p2_3_11_17 := (float64(cp16) * (y4_3_11_17 * y4_3_11_17))
-						r0_0_3_11_17 = ((p0_3_11_17 + p1_3_11_17) + p2_3_11_17)
+						d_3_20_26 := (kk_20_26 - (tk_20_26 - magic_20_26))
+						y_3_20_26 := (d_3_20_26 * d_3_20_26)
+						y2_3_20_26 := (y_3_20_26 * y_3_20_26)
+						y4_3_20_26 := (y2_3_20_26 * y2_3_20_26)
+						p0_3_20_26 := ((float64(cp0) + (float64(cp2) * y_3_20_26)) + ((float64(cp4) + (float64(cp6) * y_3_20_26)) * y2_3_20_26))
+						p1_3_20_26 := (((float64(cp8) + (float64(cp10) * y_3_20_26)) + ((float64(cp12) + (float64(cp14) * y_3_20_26)) * y2_3_20_26)) * y4_3_20_26)
+						p2_3_20_26 := (float64(cp16) * (y4_3_20_26 * y4_3_20_26))
+						r0_0_3_20_26 = ((p0_3_20_26 + p1_3_20_26) + p2_3_20_26)
 					}
-					var r0_0_4_11_17 float64
+					var r0_0_4_20_26 float64
 					{
-						c_4_11_17, t_4_11_17 := r0_0_3_11_17, tk_11_17
-						r0_0_4_11_17 = math.Float64frombits((math.Float64bits(c_4_11_17) ^ (math.Float64bits(t_4_11_17) << 63)))
+						c_4_20_26, t_4_20_26 := r0_0_3_20_26, tk_20_26
+						r0_0_4_20_26 = math.Float64frombits((math.Float64bits(c_4_20_26) ^ (math.Float64bits(t_4_20_26) << 63)))
 					}
-					ck_11_17 := r0_0_4_11_17
-					var r0_0_5_11_17 float64
+					ck_20_26 := r0_0_4_20_26
+					var r0_0_5_20_26 float64
 					{
-						d_5_11_17 := (l_11_17 - (tl_11_17 - magic_11_17))
-						y_5_11_17 := (d_5_11_17 * d_5_11_17)
-						y2_5_11_17 := (y_5_11_17 * y_5_11_17)
-						y4_5_11_17 := (y2_5_11_17 * y2_5_11_17)
-						p0_5_11_17 := ((float64(cp0) + (float64(cp2) * y_5_11_17)) + ((float64(cp4) + (float64(cp6) * y_5_11_17)) * y2_5_11_17))
-						p1_5_11_17 := (((float64(cp8) + (float64(cp10) * y_5_11_17)) + ((float64(cp12) + (float64(cp14) * y_5_11_17)) * y2_5_11_17)) * y4_5_11_17)
-						p2_5_11_17 := (float64(cp16) * (y4_5_11_17 * y4_5_11_17))
-						r0_0_5_11_17 = ((p0_5_11_17 + p1_5_11_17) + p2_5_11_17)
+						d_5_20_26 := (l_20_26 - (tl_20_26 - magic_20_26))
+						y_5_20_26 := (d_5_20_26 * d_5_20_26)
+						y2_5_20_26 := (y_5_20_26 * y_5_20_26)
+						y4_5_20_26 := (y2_5_20_26 * y2_5_20_26)
+						p0_5_20_26 := ((float64(cp0) + (float64(cp2) * y_5_20_26)) + ((float64(cp4) + (float64(cp6) * y_5_20_26)) * y2_5_20_26))
+						p1_5_20_26 := (((float64(cp8) + (float64(cp10) * y_5_20_26)) + ((float64(cp12) + (float64(cp14) * y_5_20_26)) * y2_5_20_26)) * y4_5_20_26)
+						p2_5_20_26 := (float64(cp16) * (y4_5_20_26 * y4_5_20_26))
+						r0_0_5_20_26 = ((p0_5_20_26 + p1_5_20_26) + p2_5_20_26)
 					}
-					var r0_0_6_11_17 float64
+					var r0_0_6_20_26 float64
 					{
-						c_6_11_17, t_6_11_17 := r0_0_5_11_17, tl_11_17
-						r0_0_6_11_17 = math.Float64frombits((math.Float64bits(c_6_11_17) ^ (math.Float64bits(t_6_11_17) << 63)))
+						c_6_20_26, t_6_20_26 := r0_0_5_20_26, tl_20_26
+						r0_0_6_20_26 = math.Float64frombits((math.Float64bits(c_6_20_26) ^ (math.Float64bits(t_6_20_26) << 63)))
 					}
-					cl_11_17 := r0_0_6_11_17
-					two_11_17 := float64(2)
-					ch_11_17, ck_11_17, cl_11_17 = (two_11_17 * ch_11_17), (two_11_17 * ck_11_17), (two_11_17 * cl_11_17)
-					h0_11_17, k0_11_17, l0_11_17 := float64(1), float64(1), float64(1)
-					h1_11_17, k1_11_17, l1_11_17 := ch_11_17, ck_11_17, cl_11_17
-					j_11_17 := 2
-					for ; j_11_17+1 < n_11_17; j_11_17 += 2 {
-						h0_11_17, k0_11_17, l0_11_17 = ((ch_11_17 * h1_11_17) - h0_11_17), ((ck_11_17 * k1_11_17) - k0_11_17), ((cl_11_17 * l1_11_17) - l0_11_17)
-						h1_11_17, k1_11_17, l1_11_17 = ((ch_11_17 * h0_11_17) - h1_11_17), ((ck_11_17 * k0_11_17) - k1_11_17), ((cl_11_17 * l0_11_17) - l1_11_17)
+					cl_20_26 := r0_0_6_20_26
+					two_20_26 := float64(2)
+					ch_20_26, ck_20_26, cl_20_26 = (two_20_26 * ch_20_26), (two_20_26 * ck_20_26), (two_20_26 * cl_20_26)
+					h0_20_26, k0_20_26, l0_20_26 := float64(1), float64(1), float64(1)
+					h1_20_26, k1_20_26, l1_20_26 := ch_20_26, ck_20_26, cl_20_26
+					j_20_26 := 2
+					for ; j_20_26+1 < n_20_26; j_20_26 += 2 {
+						h0_20_26, k0_20_26, l0_20_26 = ((ch_20_26 * h1_20_26) - h0_20_26), ((ck_20_26 * k1_20_26) - k0_20_26), ((cl_20_26 * l1_20_26) - l0_20_26)
+						h1_20_26, k1_20_26, l1_20_26 = ((ch_20_26 * h0_20_26) - h1_20_26), ((ck_20_26 * k0_20_26) - k1_20_26), ((cl_20_26 * l0_20_26) - l1_20_26)
 					}
-					if j_11_17 < n_11_17 {
-						h1_11_17 = ((ch_11_17 * h1_11_17) - h0_11_17)
-						k1_11_17 = ((ck_11_17 * k1_11_17) - k0_11_17)
-						l1_11_17 = ((cl_11_17 * l1_11_17) - l0_11_17)
+					if j_20_26 < n_20_26 {
+						h1_20_26 = ((ch_20_26 * h1_20_26) - h0_20_26)
+						k1_20_26 = ((ck_20_26 * k1_20_26) - k0_20_26)
+						l1_20_26 = ((cl_20_26 * l1_20_26) - l0_20_26)
 					}
-					r0_0_11_17 = ((h1_11_17 * k1_11_17) * l1_11_17)
+					r0_0_20_26 = ((h1_20_26 * k1_20_26) * l1_20_26)
 				}
-				fl_17 := r0_0_11_17
-				fc_17 := (&r_17.defaultF)[0]
-				if c_17.HasHKL {
-					var r0_0_12_17 float64
+				fl_26 := r0_0_20_26
+				fc_26 := (&r_26.defaultF)[0]
+				if c_26.HasHKL {
+					var r0_0_21_26 float64
 					{
-						r_12_17, bits_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17 := r_17, k_17.fhklBits, ia_17, h_17, kk_17, l_17
-						var r0_0_8_12_17 bool
+						r_21_26, bits_21_26, ia_21_26, h_21_26, kk_21_26, l_21_26 := r_26, k_26.fhklBits, ia_26, h_26, kk_26, l_26
+						var r0_0_17_21_26 bool
 						{
-							r_8_12_17, ia_8_12_17, h_8_12_17, kk_8_12_17, l_8_12_17 := r_12_17, ia_12_17, h_12_17, kk_12_17, l_12_17
-							half_8_12_17 := float64(0.5)
-							hc_8_12_17, kc_8_12_17, lc_8_12_17 := math.Ceil((h_8_12_17 - half_8_12_17)), math.Ceil((kk_8_12_17 - half_8_12_17)), math.Ceil((l_8_12_17 - half_8_12_17))
-							hmin_8_12_17, kmin_8_12_17, lmin_8_12_17 := (&r_8_12_17.hmin)[0], (&r_8_12_17.kmin)[0], (&r_8_12_17.lmin)[0]
-							in_8_12_17 := ((((((hc_8_12_17 >= hmin_8_12_17) && (hc_8_12_17 <= (&r_8_12_17.hmax)[0])) && (kc_8_12_17 >= kmin_8_12_17)) && (kc_8_12_17 <= (&r_8_12_17.kmax)[0])) && (lc_8_12_17 >= lmin_8_12_17)) && (lc_8_12_17 <= (&r_8_12_17.lmax)[0]))
-							idx_8_12_17 := ((((hc_8_12_17 - hmin_8_12_17) * (&r_8_12_17.hstride)[0]) + ((kc_8_12_17 - kmin_8_12_17) * (&r_8_12_17.kstride)[0])) + (lc_8_12_17 - lmin_8_12_17))
-							storeInt32(merge(idx_8_12_17, float64(0), in_8_12_17), ia_8_12_17)
-							r0_0_8_12_17 = in_8_12_17
+							r_17_21_26, ia_17_21_26, h_17_21_26, kk_17_21_26, l_17_21_26 := r_21_26, ia_21_26, h_21_26, kk_21_26, l_21_26
+							half_17_21_26 := float64(0.5)
+							hc_17_21_26, kc_17_21_26, lc_17_21_26 := math.Ceil((h_17_21_26 - half_17_21_26)), math.Ceil((kk_17_21_26 - half_17_21_26)), math.Ceil((l_17_21_26 - half_17_21_26))
+							hmin_17_21_26, kmin_17_21_26, lmin_17_21_26 := (&r_17_21_26.hmin)[0], (&r_17_21_26.kmin)[0], (&r_17_21_26.lmin)[0]
+							in_17_21_26 := ((((((hc_17_21_26 >= hmin_17_21_26) && (hc_17_21_26 <= (&r_17_21_26.hmax)[0])) && (kc_17_21_26 >= kmin_17_21_26)) && (kc_17_21_26 <= (&r_17_21_26.kmax)[0])) && (lc_17_21_26 >= lmin_17_21_26)) && (lc_17_21_26 <= (&r_17_21_26.lmax)[0]))
+							idx_17_21_26 := ((((hc_17_21_26 - hmin_17_21_26) * (&r_17_21_26.hstride)[0]) + ((kc_17_21_26 - kmin_17_21_26) * (&r_17_21_26.kstride)[0])) + (lc_17_21_26 - lmin_17_21_26))
+							storeInt32(merge(idx_17_21_26, float64(0), in_17_21_26), ia_17_21_26)
+							r0_0_17_21_26 = in_17_21_26
 						}
-						in_12_17 := r0_0_8_12_17
-						r0_0_12_17 = merge(math.Float64frombits(bits_12_17[ia_12_17[0]]), (&r_12_17.defaultF)[0], in_12_17)
+						in_21_26 := r0_0_17_21_26
+						r0_0_21_26 = merge(math.Float64frombits(bits_21_26[ia_21_26[0]]), (&r_21_26.defaultF)[0], in_21_26)
 					}
-					fc_17 = r0_0_12_17
+					fc_26 = r0_0_21_26
 				}
-				s_17 := (sum_17 + (((fc_17 * fc_17) * fl_17) * fl_17))
-				if !c_17.Water {
-					s_17 = merge(sum_17, s_17, (fl_17 == zero_17))
+				s_26 := (sum_26 + (((fc_26 * fc_26) * fl_26) * fl_26))
+				if !c_26.Water {
+					s_26 = merge(sum_26, s_26, (fl_26 == zero_26))
 				}
-				sum_17 = s_17
+				sum_26 = s_26
 			}
 		}
-		r0_0_17, r1_0_17 = sum_17, polar_17
+		r0_0_26, r1_0_26 = sum_26, polar_26
 	}
-	sum, polar = r0_0_17, r1_0_17
+	sum, polar = r0_0_26, r1_0_26
 	return sum, omega, polar
 }
 
@@ -618,38 +711,38 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_18 float64
+				var r0_0_27 float64
 				{
-					fdet_18, f_18, s_18, o_18, p_18 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_18 = ((((fdet_18 * f_18) + s_18) + o_18) + p_18)
+					fdet_27, f_27, s_27, o_27, p_27 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_27 = ((((fdet_27 * f_27) + s_27) + o_27) + p_27)
 				}
-				x := r0_0_18
-				var r0_0_19 float64
+				x := r0_0_27
+				var r0_0_28 float64
 				{
-					fdet_19, f_19, s_19, o_19, p_19 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
-					r0_0_19 = ((((fdet_19 * f_19) + s_19) + o_19) + p_19)
+					fdet_28, f_28, s_28, o_28, p_28 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_28 = ((((fdet_28 * f_28) + s_28) + o_28) + p_28)
 				}
-				y := r0_0_19
-				var r0_0_20 float64
+				y := r0_0_28
+				var r0_0_29 float64
 				{
-					fdet_20, f_20, s_20, o_20, p_20 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
-					r0_0_20 = ((((fdet_20 * f_20) + s_20) + o_20) + p_20)
+					fdet_29, f_29, s_29, o_29, p_29 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_29 = ((((fdet_29 * f_29) + s_29) + o_29) + p_29)
 				}
-				z := r0_0_20
+				z := r0_0_29
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_21 float64
+				var r0_0_30 float64
 				{
-					invR_21, num_21, point_21 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_21 := (invR_21 * invR_21)
-					if !point_21 {
-						w_21 = (num_21 * (w_21 * invR_21))
+					invR_30, num_30, point_30 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_30 := (invR_30 * invR_30)
+					if !point_30 {
+						w_30 = (num_30 * (w_30 * invR_30))
 					}
-					r0_0_21 = w_21
+					r0_0_30 = w_30
 				}
-				g[3][q] = r0_0_21
+				g[3][q] = r0_0_30
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -659,154 +752,154 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_22 float64
-					r1_0_22 float64
+					r0_0_31 float64
+					r1_0_31 float64
 				)
 				{
-					k_22, r_22, ia_22, sum_22, dx_22, dy_22, dz_22, polar_22 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
-					c_22 := k_22.c
-					n_22 := k_22.nn[0]
-					zero_22 := float64(0)
-					for si_22 := range r_22.src {
-						sr_22 := &r_22.src[si_22]
-						il_22 := (&sr_22.il)[0]
-						qx_22, qy_22, qz_22 := ((dx_22 - (&sr_22.inc[0])[0]) * il_22), ((dy_22 - (&sr_22.inc[1])[0]) * il_22), ((dz_22 - (&sr_22.inc[2])[0]) * il_22)
-						if m_22 := (polar_22 == zero_22); m_22 {
-							var p_22 float64
-							if r_22.kahnZero {
-								c2_22 := ((((&sr_22.inc[0])[0] * dx_22) + ((&sr_22.inc[1])[0] * dy_22)) + ((&sr_22.inc[2])[0] * dz_22))
-								p_22 = (float64(0.5) * (float64(1) + (c2_22 * c2_22)))
+					k_31, r_31, ia_31, sum_31, dx_31, dy_31, dz_31, polar_31 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_31 := k_31.c
+					n_31 := k_31.nn[0]
+					zero_31 := float64(0)
+					for si_31 := range r_31.src {
+						sr_31 := &r_31.src[si_31]
+						il_31 := (&sr_31.il)[0]
+						qx_31, qy_31, qz_31 := ((dx_31 - (&sr_31.inc[0])[0]) * il_31), ((dy_31 - (&sr_31.inc[1])[0]) * il_31), ((dz_31 - (&sr_31.inc[2])[0]) * il_31)
+						if m_31 := (polar_31 == zero_31); m_31 {
+							var p_31 float64
+							if r_31.kahnZero {
+								c2_31 := ((((&sr_31.inc[0])[0] * dx_31) + ((&sr_31.inc[1])[0] * dy_31)) + ((&sr_31.inc[2])[0] * dz_31))
+								p_31 = (float64(0.5) * (float64(1) + (c2_31 * c2_31)))
 							} else {
-								var r0_0_10_22 float64
+								var r0_0_19_31 float64
 								{
-									zero_10_22, kahn_10_22, s_10_22, dx_10_22, dy_10_22, dz_10_22 := false, &r_22.kahn, sr_22, dx_22, dy_22, dz_22
-									c2_10_22 := ((((&s_10_22.inc[0])[0] * dx_10_22) + ((&s_10_22.inc[1])[0] * dy_10_22)) + ((&s_10_22.inc[2])[0] * dz_10_22))
-									c2sq_10_22 := (c2_10_22 * c2_10_22)
-									cos2psi_10_22 := float64(0)
-									if !zero_10_22 {
-										e_10_22 := (((dx_10_22 * (&s_10_22.ein[0])[0]) + (dy_10_22 * (&s_10_22.ein[1])[0])) + (dz_10_22 * (&s_10_22.ein[2])[0]))
-										b_10_22 := (((dx_10_22 * (&s_10_22.bin[0])[0]) + (dy_10_22 * (&s_10_22.bin[1])[0])) + (dz_10_22 * (&s_10_22.bin[2])[0]))
-										ee_10_22, bb_10_22 := (e_10_22 * e_10_22), (b_10_22 * b_10_22)
-										den_10_22 := (ee_10_22 + bb_10_22)
-										cos2psi_10_22 = merge(((ee_10_22 - bb_10_22) / den_10_22), float64(1), (den_10_22 > float64(0)))
+									zero_19_31, kahn_19_31, s_19_31, dx_19_31, dy_19_31, dz_19_31 := false, &r_31.kahn, sr_31, dx_31, dy_31, dz_31
+									c2_19_31 := ((((&s_19_31.inc[0])[0] * dx_19_31) + ((&s_19_31.inc[1])[0] * dy_19_31)) + ((&s_19_31.inc[2])[0] * dz_19_31))
+									c2sq_19_31 := (c2_19_31 * c2_19_31)
+									cos2psi_19_31 := float64(0)
+									if !zero_19_31 {
+										e_19_31 := (((dx_19_31 * (&s_19_31.ein[0])[0]) + (dy_19_31 * (&s_19_31.ein[1])[0])) + (dz_19_31 * (&s_19_31.ein[2])[0]))
+										b_19_31 := (((dx_19_31 * (&s_19_31.bin[0])[0]) + (dy_19_31 * (&s_19_31.bin[1])[0])) + (dz_19_31 * (&s_19_31.bin[2])[0]))
+										ee_19_31, bb_19_31 := (e_19_31 * e_19_31), (b_19_31 * b_19_31)
+										den_19_31 := (ee_19_31 + bb_19_31)
+										cos2psi_19_31 = merge(((ee_19_31 - bb_19_31) / den_19_31), float64(1), (den_19_31 > float64(0)))
 									}
-									one_10_22 := float64(1)
-									r0_0_10_22 = (float64(0.5) * ((one_10_22 + c2sq_10_22) - ((kahn_10_22[0] * cos2psi_10_22) * (one_10_22 - c2sq_10_22))))
+									one_19_31 := float64(1)
+									r0_0_19_31 = (float64(0.5) * ((one_19_31 + c2sq_19_31) - ((kahn_19_31[0] * cos2psi_19_31) * (one_19_31 - c2sq_19_31))))
 								}
-								p_22 = r0_0_10_22
+								p_31 = r0_0_19_31
 							}
-							polar_22 = merge(p_22, polar_22, m_22)
+							polar_31 = merge(p_31, polar_31, m_31)
 						}
-						for oi_22 := range r_22.orient {
-							o_22 := &r_22.orient[oi_22]
-							h_22 := ((((&o_22[0])[0] * qx_22) + ((&o_22[1])[0] * qy_22)) + ((&o_22[2])[0] * qz_22))
-							kk_22 := ((((&o_22[3])[0] * qx_22) + ((&o_22[4])[0] * qy_22)) + ((&o_22[5])[0] * qz_22))
-							l_22 := ((((&o_22[6])[0] * qx_22) + ((&o_22[7])[0] * qy_22)) + ((&o_22[8])[0] * qz_22))
-							var r0_0_11_22 float64
+						for oi_31 := range r_31.orient {
+							o_31 := &r_31.orient[oi_31]
+							h_31 := ((((&o_31[0])[0] * qx_31) + ((&o_31[1])[0] * qy_31)) + ((&o_31[2])[0] * qz_31))
+							kk_31 := ((((&o_31[3])[0] * qx_31) + ((&o_31[4])[0] * qy_31)) + ((&o_31[5])[0] * qz_31))
+							l_31 := ((((&o_31[6])[0] * qx_31) + ((&o_31[7])[0] * qy_31)) + ((&o_31[8])[0] * qz_31))
+							var r0_0_20_31 float64
 							{
-								r_11_22, h_11_22, kk_11_22, l_11_22, n_11_22 := r_22, h_22, kk_22, l_22, n_22
-								_ = r_11_22
-								magic_11_22 := float64(roundMagic)
-								th_11_22, tk_11_22, tl_11_22 := (h_11_22 + magic_11_22), (kk_11_22 + magic_11_22), (l_11_22 + magic_11_22)
-								var r0_0_1_11_22 float64
+								r_20_31, h_20_31, kk_20_31, l_20_31, n_20_31 := r_31, h_31, kk_31, l_31, n_31
+								_ = r_20_31
+								magic_20_31 := float64(roundMagic)
+								th_20_31, tk_20_31, tl_20_31 := (h_20_31 + magic_20_31), (kk_20_31 + magic_20_31), (l_20_31 + magic_20_31)
+								var r0_0_1_20_31 float64
 								{
-									d_1_11_22 := (h_11_22 - (th_11_22 - magic_11_22))
-									y_1_11_22 := (d_1_11_22 * d_1_11_22)
-									y2_1_11_22 := (y_1_11_22 * y_1_11_22)
-									y4_1_11_22 := (y2_1_11_22 * y2_1_11_22)
-									p0_1_11_22 := ((float64(cp0) + (float64(cp2) * y_1_11_22)) + ((float64(cp4) + (float64(cp6) * y_1_11_22)) * y2_1_11_22))
-									p1_1_11_22 := (((float64(cp8) + (float64(cp10) * y_1_11_22)) + ((float64(cp12) + (float64(cp14) * y_1_11_22)) * y2_1_11_22)) * y4_1_11_22)
-									p2_1_11_22 := (float64(cp16) * (y4_1_11_22 * y4_1_11_22))
-									r0_0_1_11_22 = ((p0_1_11_22 + p1_1_11_22) + p2_1_11_22)
+									d_1_20_31 := (h_20_31 - (th_20_31 - magic_20_31))
+									y_1_20_31 := (d_1_20_31 * d_1_20_31)
+									y2_1_20_31 := (y_1_20_31 * y_1_20_31)
+									y4_1_20_31 := (y2_1_20_31 * y2_1_20_31)
+									p0_1_20_31 := ((float64(cp0) + (float64(cp2) * y_1_20_31)) + ((float64(cp4) + (float64(cp6) * y_1_20_31)) * y2_1_20_31))
+									p1_1_20_31 := (((float64(cp8) + (float64(cp10) * y_1_20_31)) + ((float64(cp12) + (float64(cp14) * y_1_20_31)) * y2_1_20_31)) * y4_1_20_31)
+									p2_1_20_31 := (float64(cp16) * (y4_1_20_31 * y4_1_20_31))
+									r0_0_1_20_31 = ((p0_1_20_31 + p1_1_20_31) + p2_1_20_31)
 								}
-								var r0_0_2_11_22 float64
+								var r0_0_2_20_31 float64
 								{
-									c_2_11_22, t_2_11_22 := r0_0_1_11_22, th_11_22
-									r0_0_2_11_22 = math.Float64frombits((math.Float64bits(c_2_11_22) ^ (math.Float64bits(t_2_11_22) << 63)))
+									c_2_20_31, t_2_20_31 := r0_0_1_20_31, th_20_31
+									r0_0_2_20_31 = math.Float64frombits((math.Float64bits(c_2_20_31) ^ (math.Float64bits(t_2_20_31) << 63)))
 								}
-								ch_11_22 := r0_0_2_11_22
-								var r0_0_3_11_22 float64
+								ch_20_31 := r0_0_2_20_31
+								var r0_0_3_20_31 float64
 								{
-									d_3_11_22 := (kk_11_22 - (tk_11_22 - magic_11_22))
-									y_3_11_22 := (d_3_11_22 * d_3_11_22)
-									y2_3_11_22 := (y_3_11_22 * y_3_11_22)
-									y4_3_11_22 := (y2_3_11_22 * y2_3_11_22)
-									p0_3_11_22 := ((float64(cp0) + (float64(cp2) * y_3_11_22)) + ((float64(cp4) + (float64(cp6) * y_3_11_22)) * y2_3_11_22))
-									p1_3_11_22 := (((float64(cp8) + (float64(cp10) * y_3_11_22)) + ((float64(cp12) + (float64(cp14) * y_3_11_22)) * y2_3_11_22)) * y4_3_11_22)
-									p2_3_11_22 := (float64(cp16) * (y4_3_11_22 * y4_3_11_22))
-									r0_0_3_11_22 = ((p0_3_11_22 + p1_3_11_22) + p2_3_11_22)
+									d_3_20_31 := (kk_20_31 - (tk_20_31 - magic_20_31))
+									y_3_20_31 := (d_3_20_31 * d_3_20_31)
+									y2_3_20_31 := (y_3_20_31 * y_3_20_31)
+									y4_3_20_31 := (y2_3_20_31 * y2_3_20_31)
+									p0_3_20_31 := ((float64(cp0) + (float64(cp2) * y_3_20_31)) + ((float64(cp4) + (float64(cp6) * y_3_20_31)) * y2_3_20_31))
+									p1_3_20_31 := (((float64(cp8) + (float64(cp10) * y_3_20_31)) + ((float64(cp12) + (float64(cp14) * y_3_20_31)) * y2_3_20_31)) * y4_3_20_31)
+									p2_3_20_31 := (float64(cp16) * (y4_3_20_31 * y4_3_20_31))
+									r0_0_3_20_31 = ((p0_3_20_31 + p1_3_20_31) + p2_3_20_31)
 								}
-								var r0_0_4_11_22 float64
+								var r0_0_4_20_31 float64
 								{
-									c_4_11_22, t_4_11_22 := r0_0_3_11_22, tk_11_22
-									r0_0_4_11_22 = math.Float64frombits((math.Float64bits(c_4_11_22) ^ (math.Float64bits(t_4_11_22) << 63)))
+									c_4_20_31, t_4_20_31 := r0_0_3_20_31, tk_20_31
+									r0_0_4_20_31 = math.Float64frombits((math.Float64bits(c_4_20_31) ^ (math.Float64bits(t_4_20_31) << 63)))
 								}
-								ck_11_22 := r0_0_4_11_22
-								var r0_0_5_11_22 float64
+								ck_20_31 := r0_0_4_20_31
+								var r0_0_5_20_31 float64
 								{
-									d_5_11_22 := (l_11_22 - (tl_11_22 - magic_11_22))
-									y_5_11_22 := (d_5_11_22 * d_5_11_22)
-									y2_5_11_22 := (y_5_11_22 * y_5_11_22)
-									y4_5_11_22 := (y2_5_11_22 * y2_5_11_22)
-									p0_5_11_22 := ((float64(cp0) + (float64(cp2) * y_5_11_22)) + ((float64(cp4) + (float64(cp6) * y_5_11_22)) * y2_5_11_22))
-									p1_5_11_22 := (((float64(cp8) + (float64(cp10) * y_5_11_22)) + ((float64(cp12) + (float64(cp14) * y_5_11_22)) * y2_5_11_22)) * y4_5_11_22)
-									p2_5_11_22 := (float64(cp16) * (y4_5_11_22 * y4_5_11_22))
-									r0_0_5_11_22 = ((p0_5_11_22 + p1_5_11_22) + p2_5_11_22)
+									d_5_20_31 := (l_20_31 - (tl_20_31 - magic_20_31))
+									y_5_20_31 := (d_5_20_31 * d_5_20_31)
+									y2_5_20_31 := (y_5_20_31 * y_5_20_31)
+									y4_5_20_31 := (y2_5_20_31 * y2_5_20_31)
+									p0_5_20_31 := ((float64(cp0) + (float64(cp2) * y_5_20_31)) + ((float64(cp4) + (float64(cp6) * y_5_20_31)) * y2_5_20_31))
+									p1_5_20_31 := (((float64(cp8) + (float64(cp10) * y_5_20_31)) + ((float64(cp12) + (float64(cp14) * y_5_20_31)) * y2_5_20_31)) * y4_5_20_31)
+									p2_5_20_31 := (float64(cp16) * (y4_5_20_31 * y4_5_20_31))
+									r0_0_5_20_31 = ((p0_5_20_31 + p1_5_20_31) + p2_5_20_31)
 								}
-								var r0_0_6_11_22 float64
+								var r0_0_6_20_31 float64
 								{
-									c_6_11_22, t_6_11_22 := r0_0_5_11_22, tl_11_22
-									r0_0_6_11_22 = math.Float64frombits((math.Float64bits(c_6_11_22) ^ (math.Float64bits(t_6_11_22) << 63)))
+									c_6_20_31, t_6_20_31 := r0_0_5_20_31, tl_20_31
+									r0_0_6_20_31 = math.Float64frombits((math.Float64bits(c_6_20_31) ^ (math.Float64bits(t_6_20_31) << 63)))
 								}
-								cl_11_22 := r0_0_6_11_22
-								two_11_22 := float64(2)
-								ch_11_22, ck_11_22, cl_11_22 = (two_11_22 * ch_11_22), (two_11_22 * ck_11_22), (two_11_22 * cl_11_22)
-								h0_11_22, k0_11_22, l0_11_22 := float64(1), float64(1), float64(1)
-								h1_11_22, k1_11_22, l1_11_22 := ch_11_22, ck_11_22, cl_11_22
-								j_11_22 := 2
-								for ; j_11_22+1 < n_11_22; j_11_22 += 2 {
-									h0_11_22, k0_11_22, l0_11_22 = ((ch_11_22 * h1_11_22) - h0_11_22), ((ck_11_22 * k1_11_22) - k0_11_22), ((cl_11_22 * l1_11_22) - l0_11_22)
-									h1_11_22, k1_11_22, l1_11_22 = ((ch_11_22 * h0_11_22) - h1_11_22), ((ck_11_22 * k0_11_22) - k1_11_22), ((cl_11_22 * l0_11_22) - l1_11_22)
+								cl_20_31 := r0_0_6_20_31
+								two_20_31 := float64(2)
+								ch_20_31, ck_20_31, cl_20_31 = (two_20_31 * ch_20_31), (two_20_31 * ck_20_31), (two_20_31 * cl_20_31)
+								h0_20_31, k0_20_31, l0_20_31 := float64(1), float64(1), float64(1)
+								h1_20_31, k1_20_31, l1_20_31 := ch_20_31, ck_20_31, cl_20_31
+								j_20_31 := 2
+								for ; j_20_31+1 < n_20_31; j_20_31 += 2 {
+									h0_20_31, k0_20_31, l0_20_31 = ((ch_20_31 * h1_20_31) - h0_20_31), ((ck_20_31 * k1_20_31) - k0_20_31), ((cl_20_31 * l1_20_31) - l0_20_31)
+									h1_20_31, k1_20_31, l1_20_31 = ((ch_20_31 * h0_20_31) - h1_20_31), ((ck_20_31 * k0_20_31) - k1_20_31), ((cl_20_31 * l0_20_31) - l1_20_31)
 								}
-								if j_11_22 < n_11_22 {
-									h1_11_22 = ((ch_11_22 * h1_11_22) - h0_11_22)
-									k1_11_22 = ((ck_11_22 * k1_11_22) - k0_11_22)
-									l1_11_22 = ((cl_11_22 * l1_11_22) - l0_11_22)
+								if j_20_31 < n_20_31 {
+									h1_20_31 = ((ch_20_31 * h1_20_31) - h0_20_31)
+									k1_20_31 = ((ck_20_31 * k1_20_31) - k0_20_31)
+									l1_20_31 = ((cl_20_31 * l1_20_31) - l0_20_31)
 								}
-								r0_0_11_22 = ((h1_11_22 * k1_11_22) * l1_11_22)
+								r0_0_20_31 = ((h1_20_31 * k1_20_31) * l1_20_31)
 							}
-							fl_22 := r0_0_11_22
-							fc_22 := (&r_22.defaultF)[0]
-							if c_22.HasHKL {
-								var r0_0_12_22 float64
+							fl_31 := r0_0_20_31
+							fc_31 := (&r_31.defaultF)[0]
+							if c_31.HasHKL {
+								var r0_0_21_31 float64
 								{
-									r_12_22, bits_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22 := r_22, k_22.fhklBits, ia_22, h_22, kk_22, l_22
-									var r0_0_8_12_22 bool
+									r_21_31, bits_21_31, ia_21_31, h_21_31, kk_21_31, l_21_31 := r_31, k_31.fhklBits, ia_31, h_31, kk_31, l_31
+									var r0_0_17_21_31 bool
 									{
-										r_8_12_22, ia_8_12_22, h_8_12_22, kk_8_12_22, l_8_12_22 := r_12_22, ia_12_22, h_12_22, kk_12_22, l_12_22
-										half_8_12_22 := float64(0.5)
-										hc_8_12_22, kc_8_12_22, lc_8_12_22 := math.Ceil((h_8_12_22 - half_8_12_22)), math.Ceil((kk_8_12_22 - half_8_12_22)), math.Ceil((l_8_12_22 - half_8_12_22))
-										hmin_8_12_22, kmin_8_12_22, lmin_8_12_22 := (&r_8_12_22.hmin)[0], (&r_8_12_22.kmin)[0], (&r_8_12_22.lmin)[0]
-										in_8_12_22 := ((((((hc_8_12_22 >= hmin_8_12_22) && (hc_8_12_22 <= (&r_8_12_22.hmax)[0])) && (kc_8_12_22 >= kmin_8_12_22)) && (kc_8_12_22 <= (&r_8_12_22.kmax)[0])) && (lc_8_12_22 >= lmin_8_12_22)) && (lc_8_12_22 <= (&r_8_12_22.lmax)[0]))
-										idx_8_12_22 := ((((hc_8_12_22 - hmin_8_12_22) * (&r_8_12_22.hstride)[0]) + ((kc_8_12_22 - kmin_8_12_22) * (&r_8_12_22.kstride)[0])) + (lc_8_12_22 - lmin_8_12_22))
-										storeInt32(merge(idx_8_12_22, float64(0), in_8_12_22), ia_8_12_22)
-										r0_0_8_12_22 = in_8_12_22
+										r_17_21_31, ia_17_21_31, h_17_21_31, kk_17_21_31, l_17_21_31 := r_21_31, ia_21_31, h_21_31, kk_21_31, l_21_31
+										half_17_21_31 := float64(0.5)
+										hc_17_21_31, kc_17_21_31, lc_17_21_31 := math.Ceil((h_17_21_31 - half_17_21_31)), math.Ceil((kk_17_21_31 - half_17_21_31)), math.Ceil((l_17_21_31 - half_17_21_31))
+										hmin_17_21_31, kmin_17_21_31, lmin_17_21_31 := (&r_17_21_31.hmin)[0], (&r_17_21_31.kmin)[0], (&r_17_21_31.lmin)[0]
+										in_17_21_31 := ((((((hc_17_21_31 >= hmin_17_21_31) && (hc_17_21_31 <= (&r_17_21_31.hmax)[0])) && (kc_17_21_31 >= kmin_17_21_31)) && (kc_17_21_31 <= (&r_17_21_31.kmax)[0])) && (lc_17_21_31 >= lmin_17_21_31)) && (lc_17_21_31 <= (&r_17_21_31.lmax)[0]))
+										idx_17_21_31 := ((((hc_17_21_31 - hmin_17_21_31) * (&r_17_21_31.hstride)[0]) + ((kc_17_21_31 - kmin_17_21_31) * (&r_17_21_31.kstride)[0])) + (lc_17_21_31 - lmin_17_21_31))
+										storeInt32(merge(idx_17_21_31, float64(0), in_17_21_31), ia_17_21_31)
+										r0_0_17_21_31 = in_17_21_31
 									}
-									in_12_22 := r0_0_8_12_22
-									r0_0_12_22 = merge(math.Float64frombits(bits_12_22[ia_12_22[0]]), (&r_12_22.defaultF)[0], in_12_22)
+									in_21_31 := r0_0_17_21_31
+									r0_0_21_31 = merge(math.Float64frombits(bits_21_31[ia_21_31[0]]), (&r_21_31.defaultF)[0], in_21_31)
 								}
-								fc_22 = r0_0_12_22
+								fc_31 = r0_0_21_31
 							}
-							s_22 := (sum_22 + (((fc_22 * fc_22) * fl_22) * fl_22))
-							if !c_22.Water {
-								s_22 = merge(sum_22, s_22, (fl_22 == zero_22))
+							s_31 := (sum_31 + (((fc_31 * fc_31) * fl_31) * fl_31))
+							if !c_31.Water {
+								s_31 = merge(sum_31, s_31, (fl_31 == zero_31))
 							}
-							sum_22 = s_22
+							sum_31 = s_31
 						}
 					}
-					r0_0_22, r1_0_22 = sum_22, polar_22
+					r0_0_31, r1_0_31 = sum_31, polar_31
 				}
-				sum, polar = r0_0_22, r1_0_22
+				sum, polar = r0_0_31, r1_0_31
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -828,200 +921,200 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_23 float64
-				r1_0_23 float64
-				r2_0_23 float64
+				r0_0_32 float64
+				r1_0_32 float64
+				r2_0_32 float64
 			)
 			{
-				k_23, r_23, ia_23, fdet_23, s_23, o_23, sum_23, omega_23, polar_23, capture_23, par_23 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_23 := k_23.c
-				var r0_0_13_23 float64
+				k_32, r_32, ia_32, fdet_32, s_32, o_32, sum_32, omega_32, polar_32, capture_32, par_32 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_32 := k_32.c
+				var r0_0_22_32 float64
 				{
-					fdet_13_23, f_13_23, s_13_23, o_13_23, p_13_23 := fdet_23, (&r_23.fd[0])[0], (&s_23[0])[0], (&o_23[0])[0], (&r_23.pix0[0])[0]
-					r0_0_13_23 = ((((fdet_13_23 * f_13_23) + s_13_23) + o_13_23) + p_13_23)
+					fdet_22_32, f_22_32, s_22_32, o_22_32, p_22_32 := fdet_32, (&r_32.fd[0])[0], (&s_32[0])[0], (&o_32[0])[0], (&r_32.pix0[0])[0]
+					r0_0_22_32 = ((((fdet_22_32 * f_22_32) + s_22_32) + o_22_32) + p_22_32)
 				}
-				x_23 := r0_0_13_23
-				var r0_0_14_23 float64
+				x_32 := r0_0_22_32
+				var r0_0_23_32 float64
 				{
-					fdet_14_23, f_14_23, s_14_23, o_14_23, p_14_23 := fdet_23, (&r_23.fd[1])[0], (&s_23[1])[0], (&o_23[1])[0], (&r_23.pix0[1])[0]
-					r0_0_14_23 = ((((fdet_14_23 * f_14_23) + s_14_23) + o_14_23) + p_14_23)
+					fdet_23_32, f_23_32, s_23_32, o_23_32, p_23_32 := fdet_32, (&r_32.fd[1])[0], (&s_32[1])[0], (&o_32[1])[0], (&r_32.pix0[1])[0]
+					r0_0_23_32 = ((((fdet_23_32 * f_23_32) + s_23_32) + o_23_32) + p_23_32)
 				}
-				y_23 := r0_0_14_23
-				var r0_0_15_23 float64
+				y_32 := r0_0_23_32
+				var r0_0_24_32 float64
 				{
-					fdet_15_23, f_15_23, s_15_23, o_15_23, p_15_23 := fdet_23, (&r_23.fd[2])[0], (&s_23[2])[0], (&o_23[2])[0], (&r_23.pix0[2])[0]
-					r0_0_15_23 = ((((fdet_15_23 * f_15_23) + s_15_23) + o_15_23) + p_15_23)
+					fdet_24_32, f_24_32, s_24_32, o_24_32, p_24_32 := fdet_32, (&r_32.fd[2])[0], (&s_32[2])[0], (&o_32[2])[0], (&r_32.pix0[2])[0]
+					r0_0_24_32 = ((((fdet_24_32 * f_24_32) + s_24_32) + o_24_32) + p_24_32)
 				}
-				z_23 := r0_0_15_23
-				invR_23 := (float64(1) / math.Sqrt((((x_23 * x_23) + (y_23 * y_23)) + (z_23 * z_23))))
-				dx_23, dy_23, dz_23 := (x_23 * invR_23), (y_23 * invR_23), (z_23 * invR_23)
-				if m_23 := (omega_23 == float64(0)); m_23 {
-					var r0_0_16_23 float64
+				z_32 := r0_0_24_32
+				invR_32 := (float64(1) / math.Sqrt((((x_32 * x_32) + (y_32 * y_32)) + (z_32 * z_32))))
+				dx_32, dy_32, dz_32 := (x_32 * invR_32), (y_32 * invR_32), (z_32 * invR_32)
+				if m_32 := (omega_32 == float64(0)); m_32 {
+					var r0_0_25_32 float64
 					{
-						invR_16_23, num_16_23, point_16_23 := invR_23, (&r_23.omegaNum)[0], c_23.PointPixel
-						w_16_23 := (invR_16_23 * invR_16_23)
-						if !point_16_23 {
-							w_16_23 = (num_16_23 * (w_16_23 * invR_16_23))
+						invR_25_32, num_25_32, point_25_32 := invR_32, (&r_32.omegaNum)[0], c_32.PointPixel
+						w_25_32 := (invR_25_32 * invR_25_32)
+						if !point_25_32 {
+							w_25_32 = (num_25_32 * (w_25_32 * invR_25_32))
 						}
-						r0_0_16_23 = w_16_23
+						r0_0_25_32 = w_25_32
 					}
-					omega_23 = merge(r0_0_16_23, omega_23, m_23)
+					omega_32 = merge(r0_0_25_32, omega_32, m_32)
 				}
-				if capture_23 {
-					store((((dx_23 * (&r_23.od[0])[0]) + (dy_23 * (&r_23.od[1])[0])) + (dz_23 * (&r_23.od[2])[0])), par_23)
+				if capture_32 {
+					store((((dx_32 * (&r_32.od[0])[0]) + (dy_32 * (&r_32.od[1])[0])) + (dz_32 * (&r_32.od[2])[0])), par_32)
 				}
 				var (
-					r0_0_17_23 float64
-					r1_0_17_23 float64
+					r0_0_26_32 float64
+					r1_0_26_32 float64
 				)
 				{
-					k_17_23, r_17_23, ia_17_23, sum_17_23, dx_17_23, dy_17_23, dz_17_23, polar_17_23 := k_23, r_23, ia_23, sum_23, dx_23, dy_23, dz_23, polar_23
-					c_17_23 := k_17_23.c
-					n_17_23 := k_17_23.nn[0]
-					zero_17_23 := float64(0)
-					for si_17_23 := range r_17_23.src {
-						sr_17_23 := &r_17_23.src[si_17_23]
-						il_17_23 := (&sr_17_23.il)[0]
-						qx_17_23, qy_17_23, qz_17_23 := ((dx_17_23 - (&sr_17_23.inc[0])[0]) * il_17_23), ((dy_17_23 - (&sr_17_23.inc[1])[0]) * il_17_23), ((dz_17_23 - (&sr_17_23.inc[2])[0]) * il_17_23)
-						if m_17_23 := (polar_17_23 == zero_17_23); m_17_23 {
-							var p_17_23 float64
-							if r_17_23.kahnZero {
-								c2_17_23 := ((((&sr_17_23.inc[0])[0] * dx_17_23) + ((&sr_17_23.inc[1])[0] * dy_17_23)) + ((&sr_17_23.inc[2])[0] * dz_17_23))
-								p_17_23 = (float64(0.5) * (float64(1) + (c2_17_23 * c2_17_23)))
+					k_26_32, r_26_32, ia_26_32, sum_26_32, dx_26_32, dy_26_32, dz_26_32, polar_26_32 := k_32, r_32, ia_32, sum_32, dx_32, dy_32, dz_32, polar_32
+					c_26_32 := k_26_32.c
+					n_26_32 := k_26_32.nn[0]
+					zero_26_32 := float64(0)
+					for si_26_32 := range r_26_32.src {
+						sr_26_32 := &r_26_32.src[si_26_32]
+						il_26_32 := (&sr_26_32.il)[0]
+						qx_26_32, qy_26_32, qz_26_32 := ((dx_26_32 - (&sr_26_32.inc[0])[0]) * il_26_32), ((dy_26_32 - (&sr_26_32.inc[1])[0]) * il_26_32), ((dz_26_32 - (&sr_26_32.inc[2])[0]) * il_26_32)
+						if m_26_32 := (polar_26_32 == zero_26_32); m_26_32 {
+							var p_26_32 float64
+							if r_26_32.kahnZero {
+								c2_26_32 := ((((&sr_26_32.inc[0])[0] * dx_26_32) + ((&sr_26_32.inc[1])[0] * dy_26_32)) + ((&sr_26_32.inc[2])[0] * dz_26_32))
+								p_26_32 = (float64(0.5) * (float64(1) + (c2_26_32 * c2_26_32)))
 							} else {
-								var r0_0_10_17_23 float64
+								var r0_0_19_26_32 float64
 								{
-									zero_10_17_23, kahn_10_17_23, s_10_17_23, dx_10_17_23, dy_10_17_23, dz_10_17_23 := false, &r_17_23.kahn, sr_17_23, dx_17_23, dy_17_23, dz_17_23
-									c2_10_17_23 := ((((&s_10_17_23.inc[0])[0] * dx_10_17_23) + ((&s_10_17_23.inc[1])[0] * dy_10_17_23)) + ((&s_10_17_23.inc[2])[0] * dz_10_17_23))
-									c2sq_10_17_23 := (c2_10_17_23 * c2_10_17_23)
-									cos2psi_10_17_23 := float64(0)
-									if !zero_10_17_23 {
-										e_10_17_23 := (((dx_10_17_23 * (&s_10_17_23.ein[0])[0]) + (dy_10_17_23 * (&s_10_17_23.ein[1])[0])) + (dz_10_17_23 * (&s_10_17_23.ein[2])[0]))
-										b_10_17_23 := (((dx_10_17_23 * (&s_10_17_23.bin[0])[0]) + (dy_10_17_23 * (&s_10_17_23.bin[1])[0])) + (dz_10_17_23 * (&s_10_17_23.bin[2])[0]))
-										ee_10_17_23, bb_10_17_23 := (e_10_17_23 * e_10_17_23), (b_10_17_23 * b_10_17_23)
-										den_10_17_23 := (ee_10_17_23 + bb_10_17_23)
-										cos2psi_10_17_23 = merge(((ee_10_17_23 - bb_10_17_23) / den_10_17_23), float64(1), (den_10_17_23 > float64(0)))
+									zero_19_26_32, kahn_19_26_32, s_19_26_32, dx_19_26_32, dy_19_26_32, dz_19_26_32 := false, &r_26_32.kahn, sr_26_32, dx_26_32, dy_26_32, dz_26_32
+									c2_19_26_32 := ((((&s_19_26_32.inc[0])[0] * dx_19_26_32) + ((&s_19_26_32.inc[1])[0] * dy_19_26_32)) + ((&s_19_26_32.inc[2])[0] * dz_19_26_32))
+									c2sq_19_26_32 := (c2_19_26_32 * c2_19_26_32)
+									cos2psi_19_26_32 := float64(0)
+									if !zero_19_26_32 {
+										e_19_26_32 := (((dx_19_26_32 * (&s_19_26_32.ein[0])[0]) + (dy_19_26_32 * (&s_19_26_32.ein[1])[0])) + (dz_19_26_32 * (&s_19_26_32.ein[2])[0]))
+										b_19_26_32 := (((dx_19_26_32 * (&s_19_26_32.bin[0])[0]) + (dy_19_26_32 * (&s_19_26_32.bin[1])[0])) + (dz_19_26_32 * (&s_19_26_32.bin[2])[0]))
+										ee_19_26_32, bb_19_26_32 := (e_19_26_32 * e_19_26_32), (b_19_26_32 * b_19_26_32)
+										den_19_26_32 := (ee_19_26_32 + bb_19_26_32)
+										cos2psi_19_26_32 = merge(((ee_19_26_32 - bb_19_26_32) / den_19_26_32), float64(1), (den_19_26_32 > float64(0)))
 									}
-									one_10_17_23 := float64(1)
-									r0_0_10_17_23 = (float64(0.5) * ((one_10_17_23 + c2sq_10_17_23) - ((kahn_10_17_23[0] * cos2psi_10_17_23) * (one_10_17_23 - c2sq_10_17_23))))
+									one_19_26_32 := float64(1)
+									r0_0_19_26_32 = (float64(0.5) * ((one_19_26_32 + c2sq_19_26_32) - ((kahn_19_26_32[0] * cos2psi_19_26_32) * (one_19_26_32 - c2sq_19_26_32))))
 								}
-								p_17_23 = r0_0_10_17_23
+								p_26_32 = r0_0_19_26_32
 							}
-							polar_17_23 = merge(p_17_23, polar_17_23, m_17_23)
+							polar_26_32 = merge(p_26_32, polar_26_32, m_26_32)
 						}
-						for oi_17_23 := range r_17_23.orient {
-							o_17_23 := &r_17_23.orient[oi_17_23]
-							h_17_23 := ((((&o_17_23[0])[0] * qx_17_23) + ((&o_17_23[1])[0] * qy_17_23)) + ((&o_17_23[2])[0] * qz_17_23))
-							kk_17_23 := ((((&o_17_23[3])[0] * qx_17_23) + ((&o_17_23[4])[0] * qy_17_23)) + ((&o_17_23[5])[0] * qz_17_23))
-							l_17_23 := ((((&o_17_23[6])[0] * qx_17_23) + ((&o_17_23[7])[0] * qy_17_23)) + ((&o_17_23[8])[0] * qz_17_23))
-							var r0_0_11_17_23 float64
+						for oi_26_32 := range r_26_32.orient {
+							o_26_32 := &r_26_32.orient[oi_26_32]
+							h_26_32 := ((((&o_26_32[0])[0] * qx_26_32) + ((&o_26_32[1])[0] * qy_26_32)) + ((&o_26_32[2])[0] * qz_26_32))
+							kk_26_32 := ((((&o_26_32[3])[0] * qx_26_32) + ((&o_26_32[4])[0] * qy_26_32)) + ((&o_26_32[5])[0] * qz_26_32))
+							l_26_32 := ((((&o_26_32[6])[0] * qx_26_32) + ((&o_26_32[7])[0] * qy_26_32)) + ((&o_26_32[8])[0] * qz_26_32))
+							var r0_0_20_26_32 float64
 							{
-								r_11_17_23, h_11_17_23, kk_11_17_23, l_11_17_23, n_11_17_23 := r_17_23, h_17_23, kk_17_23, l_17_23, n_17_23
-								_ = r_11_17_23
-								magic_11_17_23 := float64(roundMagic)
-								th_11_17_23, tk_11_17_23, tl_11_17_23 := (h_11_17_23 + magic_11_17_23), (kk_11_17_23 + magic_11_17_23), (l_11_17_23 + magic_11_17_23)
-								var r0_0_1_11_17_23 float64
+								r_20_26_32, h_20_26_32, kk_20_26_32, l_20_26_32, n_20_26_32 := r_26_32, h_26_32, kk_26_32, l_26_32, n_26_32
+								_ = r_20_26_32
+								magic_20_26_32 := float64(roundMagic)
+								th_20_26_32, tk_20_26_32, tl_20_26_32 := (h_20_26_32 + magic_20_26_32), (kk_20_26_32 + magic_20_26_32), (l_20_26_32 + magic_20_26_32)
+								var r0_0_1_20_26_32 float64
 								{
-									d_1_11_17_23 := (h_11_17_23 - (th_11_17_23 - magic_11_17_23))
-									y_1_11_17_23 := (d_1_11_17_23 * d_1_11_17_23)
-									y2_1_11_17_23 := (y_1_11_17_23 * y_1_11_17_23)
-									y4_1_11_17_23 := (y2_1_11_17_23 * y2_1_11_17_23)
-									p0_1_11_17_23 := ((float64(cp0) + (float64(cp2) * y_1_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_1_11_17_23)) * y2_1_11_17_23))
-									p1_1_11_17_23 := (((float64(cp8) + (float64(cp10) * y_1_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_1_11_17_23)) * y2_1_11_17_23)) * y4_1_11_17_23)
-									p2_1_11_17_23 := (float64(cp16) * (y4_1_11_17_23 * y4_1_11_17_23))
-									r0_0_1_11_17_23 = ((p0_1_11_17_23 + p1_1_11_17_23) + p2_1_11_17_23)
+									d_1_20_26_32 := (h_20_26_32 - (th_20_26_32 - magic_20_26_32))
+									y_1_20_26_32 := (d_1_20_26_32 * d_1_20_26_32)
+									y2_1_20_26_32 := (y_1_20_26_32 * y_1_20_26_32)
+									y4_1_20_26_32 := (y2_1_20_26_32 * y2_1_20_26_32)
+									p0_1_20_26_32 := ((float64(cp0) + (float64(cp2) * y_1_20_26_32)) + ((float64(cp4) + (float64(cp6) * y_1_20_26_32)) * y2_1_20_26_32))
+									p1_1_20_26_32 := (((float64(cp8) + (float64(cp10) * y_1_20_26_32)) + ((float64(cp12) + (float64(cp14) * y_1_20_26_32)) * y2_1_20_26_32)) * y4_1_20_26_32)
+									p2_1_20_26_32 := (float64(cp16) * (y4_1_20_26_32 * y4_1_20_26_32))
+									r0_0_1_20_26_32 = ((p0_1_20_26_32 + p1_1_20_26_32) + p2_1_20_26_32)
 								}
-								var r0_0_2_11_17_23 float64
+								var r0_0_2_20_26_32 float64
 								{
-									c_2_11_17_23, t_2_11_17_23 := r0_0_1_11_17_23, th_11_17_23
-									r0_0_2_11_17_23 = math.Float64frombits((math.Float64bits(c_2_11_17_23) ^ (math.Float64bits(t_2_11_17_23) << 63)))
+									c_2_20_26_32, t_2_20_26_32 := r0_0_1_20_26_32, th_20_26_32
+									r0_0_2_20_26_32 = math.Float64frombits((math.Float64bits(c_2_20_26_32) ^ (math.Float64bits(t_2_20_26_32) << 63)))
 								}
-								ch_11_17_23 := r0_0_2_11_17_23
-								var r0_0_3_11_17_23 float64
+								ch_20_26_32 := r0_0_2_20_26_32
+								var r0_0_3_20_26_32 float64
 								{
-									d_3_11_17_23 := (kk_11_17_23 - (tk_11_17_23 - magic_11_17_23))
-									y_3_11_17_23 := (d_3_11_17_23 * d_3_11_17_23)
-									y2_3_11_17_23 := (y_3_11_17_23 * y_3_11_17_23)
-									y4_3_11_17_23 := (y2_3_11_17_23 * y2_3_11_17_23)
-									p0_3_11_17_23 := ((float64(cp0) + (float64(cp2) * y_3_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_3_11_17_23)) * y2_3_11_17_23))
-									p1_3_11_17_23 := (((float64(cp8) + (float64(cp10) * y_3_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_3_11_17_23)) * y2_3_11_17_23)) * y4_3_11_17_23)
-									p2_3_11_17_23 := (float64(cp16) * (y4_3_11_17_23 * y4_3_11_17_23))
-									r0_0_3_11_17_23 = ((p0_3_11_17_23 + p1_3_11_17_23) + p2_3_11_17_23)
+									d_3_20_26_32 := (kk_20_26_32 - (tk_20_26_32 - magic_20_26_32))
+									y_3_20_26_32 := (d_3_20_26_32 * d_3_20_26_32)
+									y2_3_20_26_32 := (y_3_20_26_32 * y_3_20_26_32)
+									y4_3_20_26_32 := (y2_3_20_26_32 * y2_3_20_26_32)
+									p0_3_20_26_32 := ((float64(cp0) + (float64(cp2) * y_3_20_26_32)) + ((float64(cp4) + (float64(cp6) * y_3_20_26_32)) * y2_3_20_26_32))
+									p1_3_20_26_32 := (((float64(cp8) + (float64(cp10) * y_3_20_26_32)) + ((float64(cp12) + (float64(cp14) * y_3_20_26_32)) * y2_3_20_26_32)) * y4_3_20_26_32)
+									p2_3_20_26_32 := (float64(cp16) * (y4_3_20_26_32 * y4_3_20_26_32))
+									r0_0_3_20_26_32 = ((p0_3_20_26_32 + p1_3_20_26_32) + p2_3_20_26_32)
 								}
-								var r0_0_4_11_17_23 float64
+								var r0_0_4_20_26_32 float64
 								{
-									c_4_11_17_23, t_4_11_17_23 := r0_0_3_11_17_23, tk_11_17_23
-									r0_0_4_11_17_23 = math.Float64frombits((math.Float64bits(c_4_11_17_23) ^ (math.Float64bits(t_4_11_17_23) << 63)))
+									c_4_20_26_32, t_4_20_26_32 := r0_0_3_20_26_32, tk_20_26_32
+									r0_0_4_20_26_32 = math.Float64frombits((math.Float64bits(c_4_20_26_32) ^ (math.Float64bits(t_4_20_26_32) << 63)))
 								}
-								ck_11_17_23 := r0_0_4_11_17_23
-								var r0_0_5_11_17_23 float64
+								ck_20_26_32 := r0_0_4_20_26_32
+								var r0_0_5_20_26_32 float64
 								{
-									d_5_11_17_23 := (l_11_17_23 - (tl_11_17_23 - magic_11_17_23))
-									y_5_11_17_23 := (d_5_11_17_23 * d_5_11_17_23)
-									y2_5_11_17_23 := (y_5_11_17_23 * y_5_11_17_23)
-									y4_5_11_17_23 := (y2_5_11_17_23 * y2_5_11_17_23)
-									p0_5_11_17_23 := ((float64(cp0) + (float64(cp2) * y_5_11_17_23)) + ((float64(cp4) + (float64(cp6) * y_5_11_17_23)) * y2_5_11_17_23))
-									p1_5_11_17_23 := (((float64(cp8) + (float64(cp10) * y_5_11_17_23)) + ((float64(cp12) + (float64(cp14) * y_5_11_17_23)) * y2_5_11_17_23)) * y4_5_11_17_23)
-									p2_5_11_17_23 := (float64(cp16) * (y4_5_11_17_23 * y4_5_11_17_23))
-									r0_0_5_11_17_23 = ((p0_5_11_17_23 + p1_5_11_17_23) + p2_5_11_17_23)
+									d_5_20_26_32 := (l_20_26_32 - (tl_20_26_32 - magic_20_26_32))
+									y_5_20_26_32 := (d_5_20_26_32 * d_5_20_26_32)
+									y2_5_20_26_32 := (y_5_20_26_32 * y_5_20_26_32)
+									y4_5_20_26_32 := (y2_5_20_26_32 * y2_5_20_26_32)
+									p0_5_20_26_32 := ((float64(cp0) + (float64(cp2) * y_5_20_26_32)) + ((float64(cp4) + (float64(cp6) * y_5_20_26_32)) * y2_5_20_26_32))
+									p1_5_20_26_32 := (((float64(cp8) + (float64(cp10) * y_5_20_26_32)) + ((float64(cp12) + (float64(cp14) * y_5_20_26_32)) * y2_5_20_26_32)) * y4_5_20_26_32)
+									p2_5_20_26_32 := (float64(cp16) * (y4_5_20_26_32 * y4_5_20_26_32))
+									r0_0_5_20_26_32 = ((p0_5_20_26_32 + p1_5_20_26_32) + p2_5_20_26_32)
 								}
-								var r0_0_6_11_17_23 float64
+								var r0_0_6_20_26_32 float64
 								{
-									c_6_11_17_23, t_6_11_17_23 := r0_0_5_11_17_23, tl_11_17_23
-									r0_0_6_11_17_23 = math.Float64frombits((math.Float64bits(c_6_11_17_23) ^ (math.Float64bits(t_6_11_17_23) << 63)))
+									c_6_20_26_32, t_6_20_26_32 := r0_0_5_20_26_32, tl_20_26_32
+									r0_0_6_20_26_32 = math.Float64frombits((math.Float64bits(c_6_20_26_32) ^ (math.Float64bits(t_6_20_26_32) << 63)))
 								}
-								cl_11_17_23 := r0_0_6_11_17_23
-								two_11_17_23 := float64(2)
-								ch_11_17_23, ck_11_17_23, cl_11_17_23 = (two_11_17_23 * ch_11_17_23), (two_11_17_23 * ck_11_17_23), (two_11_17_23 * cl_11_17_23)
-								h0_11_17_23, k0_11_17_23, l0_11_17_23 := float64(1), float64(1), float64(1)
-								h1_11_17_23, k1_11_17_23, l1_11_17_23 := ch_11_17_23, ck_11_17_23, cl_11_17_23
-								j_11_17_23 := 2
-								for ; j_11_17_23+1 < n_11_17_23; j_11_17_23 += 2 {
-									h0_11_17_23, k0_11_17_23, l0_11_17_23 = ((ch_11_17_23 * h1_11_17_23) - h0_11_17_23), ((ck_11_17_23 * k1_11_17_23) - k0_11_17_23), ((cl_11_17_23 * l1_11_17_23) - l0_11_17_23)
-									h1_11_17_23, k1_11_17_23, l1_11_17_23 = ((ch_11_17_23 * h0_11_17_23) - h1_11_17_23), ((ck_11_17_23 * k0_11_17_23) - k1_11_17_23), ((cl_11_17_23 * l0_11_17_23) - l1_11_17_23)
+								cl_20_26_32 := r0_0_6_20_26_32
+								two_20_26_32 := float64(2)
+								ch_20_26_32, ck_20_26_32, cl_20_26_32 = (two_20_26_32 * ch_20_26_32), (two_20_26_32 * ck_20_26_32), (two_20_26_32 * cl_20_26_32)
+								h0_20_26_32, k0_20_26_32, l0_20_26_32 := float64(1), float64(1), float64(1)
+								h1_20_26_32, k1_20_26_32, l1_20_26_32 := ch_20_26_32, ck_20_26_32, cl_20_26_32
+								j_20_26_32 := 2
+								for ; j_20_26_32+1 < n_20_26_32; j_20_26_32 += 2 {
+									h0_20_26_32, k0_20_26_32, l0_20_26_32 = ((ch_20_26_32 * h1_20_26_32) - h0_20_26_32), ((ck_20_26_32 * k1_20_26_32) - k0_20_26_32), ((cl_20_26_32 * l1_20_26_32) - l0_20_26_32)
+									h1_20_26_32, k1_20_26_32, l1_20_26_32 = ((ch_20_26_32 * h0_20_26_32) - h1_20_26_32), ((ck_20_26_32 * k0_20_26_32) - k1_20_26_32), ((cl_20_26_32 * l0_20_26_32) - l1_20_26_32)
 								}
-								if j_11_17_23 < n_11_17_23 {
-									h1_11_17_23 = ((ch_11_17_23 * h1_11_17_23) - h0_11_17_23)
-									k1_11_17_23 = ((ck_11_17_23 * k1_11_17_23) - k0_11_17_23)
-									l1_11_17_23 = ((cl_11_17_23 * l1_11_17_23) - l0_11_17_23)
+								if j_20_26_32 < n_20_26_32 {
+									h1_20_26_32 = ((ch_20_26_32 * h1_20_26_32) - h0_20_26_32)
+									k1_20_26_32 = ((ck_20_26_32 * k1_20_26_32) - k0_20_26_32)
+									l1_20_26_32 = ((cl_20_26_32 * l1_20_26_32) - l0_20_26_32)
 								}
-								r0_0_11_17_23 = ((h1_11_17_23 * k1_11_17_23) * l1_11_17_23)
+								r0_0_20_26_32 = ((h1_20_26_32 * k1_20_26_32) * l1_20_26_32)
 							}
-							fl_17_23 := r0_0_11_17_23
-							fc_17_23 := (&r_17_23.defaultF)[0]
-							if c_17_23.HasHKL {
-								var r0_0_12_17_23 float64
+							fl_26_32 := r0_0_20_26_32
+							fc_26_32 := (&r_26_32.defaultF)[0]
+							if c_26_32.HasHKL {
+								var r0_0_21_26_32 float64
 								{
-									r_12_17_23, bits_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23 := r_17_23, k_17_23.fhklBits, ia_17_23, h_17_23, kk_17_23, l_17_23
-									var r0_0_8_12_17_23 bool
+									r_21_26_32, bits_21_26_32, ia_21_26_32, h_21_26_32, kk_21_26_32, l_21_26_32 := r_26_32, k_26_32.fhklBits, ia_26_32, h_26_32, kk_26_32, l_26_32
+									var r0_0_17_21_26_32 bool
 									{
-										r_8_12_17_23, ia_8_12_17_23, h_8_12_17_23, kk_8_12_17_23, l_8_12_17_23 := r_12_17_23, ia_12_17_23, h_12_17_23, kk_12_17_23, l_12_17_23
-										half_8_12_17_23 := float64(0.5)
-										hc_8_12_17_23, kc_8_12_17_23, lc_8_12_17_23 := math.Ceil((h_8_12_17_23 - half_8_12_17_23)), math.Ceil((kk_8_12_17_23 - half_8_12_17_23)), math.Ceil((l_8_12_17_23 - half_8_12_17_23))
-										hmin_8_12_17_23, kmin_8_12_17_23, lmin_8_12_17_23 := (&r_8_12_17_23.hmin)[0], (&r_8_12_17_23.kmin)[0], (&r_8_12_17_23.lmin)[0]
-										in_8_12_17_23 := ((((((hc_8_12_17_23 >= hmin_8_12_17_23) && (hc_8_12_17_23 <= (&r_8_12_17_23.hmax)[0])) && (kc_8_12_17_23 >= kmin_8_12_17_23)) && (kc_8_12_17_23 <= (&r_8_12_17_23.kmax)[0])) && (lc_8_12_17_23 >= lmin_8_12_17_23)) && (lc_8_12_17_23 <= (&r_8_12_17_23.lmax)[0]))
-										idx_8_12_17_23 := ((((hc_8_12_17_23 - hmin_8_12_17_23) * (&r_8_12_17_23.hstride)[0]) + ((kc_8_12_17_23 - kmin_8_12_17_23) * (&r_8_12_17_23.kstride)[0])) + (lc_8_12_17_23 - lmin_8_12_17_23))
-										storeInt32(merge(idx_8_12_17_23, float64(0), in_8_12_17_23), ia_8_12_17_23)
-										r0_0_8_12_17_23 = in_8_12_17_23
+										r_17_21_26_32, ia_17_21_26_32, h_17_21_26_32, kk_17_21_26_32, l_17_21_26_32 := r_21_26_32, ia_21_26_32, h_21_26_32, kk_21_26_32, l_21_26_32
+										half_17_21_26_32 := float64(0.5)
+										hc_17_21_26_32, kc_17_21_26_32, lc_17_21_26_32 := math.Ceil((h_17_21_26_32 - half_17_21_26_32)), math.Ceil((kk_17_21_26_32 - half_17_21_26_32)), math.Ceil((l_17_21_26_32 - half_17_21_26_32))
+										hmin_17_21_26_32, kmin_17_21_26_32, lmin_17_21_26_32 := (&r_17_21_26_32.hmin)[0], (&r_17_21_26_32.kmin)[0], (&r_17_21_26_32.lmin)[0]
+										in_17_21_26_32 := ((((((hc_17_21_26_32 >= hmin_17_21_26_32) && (hc_17_21_26_32 <= (&r_17_21_26_32.hmax)[0])) && (kc_17_21_26_32 >= kmin_17_21_26_32)) && (kc_17_21_26_32 <= (&r_17_21_26_32.kmax)[0])) && (lc_17_21_26_32 >= lmin_17_21_26_32)) && (lc_17_21_26_32 <= (&r_17_21_26_32.lmax)[0]))
+										idx_17_21_26_32 := ((((hc_17_21_26_32 - hmin_17_21_26_32) * (&r_17_21_26_32.hstride)[0]) + ((kc_17_21_26_32 - kmin_17_21_26_32) * (&r_17_21_26_32.kstride)[0])) + (lc_17_21_26_32 - lmin_17_21_26_32))
+										storeInt32(merge(idx_17_21_26_32, float64(0), in_17_21_26_32), ia_17_21_26_32)
+										r0_0_17_21_26_32 = in_17_21_26_32
 									}
-									in_12_17_23 := r0_0_8_12_17_23
-									r0_0_12_17_23 = merge(math.Float64frombits(bits_12_17_23[ia_12_17_23[0]]), (&r_12_17_23.defaultF)[0], in_12_17_23)
+									in_21_26_32 := r0_0_17_21_26_32
+									r0_0_21_26_32 = merge(math.Float64frombits(bits_21_26_32[ia_21_26_32[0]]), (&r_21_26_32.defaultF)[0], in_21_26_32)
 								}
-								fc_17_23 = r0_0_12_17_23
+								fc_26_32 = r0_0_21_26_32
 							}
-							s_17_23 := (sum_17_23 + (((fc_17_23 * fc_17_23) * fl_17_23) * fl_17_23))
-							if !c_17_23.Water {
-								s_17_23 = merge(sum_17_23, s_17_23, (fl_17_23 == zero_17_23))
+							s_26_32 := (sum_26_32 + (((fc_26_32 * fc_26_32) * fl_26_32) * fl_26_32))
+							if !c_26_32.Water {
+								s_26_32 = merge(sum_26_32, s_26_32, (fl_26_32 == zero_26_32))
 							}
-							sum_17_23 = s_17_23
+							sum_26_32 = s_26_32
 						}
 					}
-					r0_0_17_23, r1_0_17_23 = sum_17_23, polar_17_23
+					r0_0_26_32, r1_0_26_32 = sum_26_32, polar_26_32
 				}
-				sum_23, polar_23 = r0_0_17_23, r1_0_17_23
-				r0_0_23, r1_0_23, r2_0_23 = sum_23, omega_23, polar_23
+				sum_32, polar_32 = r0_0_26_32, r1_0_26_32
+				r0_0_32, r1_0_32, r2_0_32 = sum_32, omega_32, polar_32
 			}
-			sum, omega, polar = r0_0_23, r1_0_23, r2_0_23
+			sum, omega, polar = r0_0_32, r1_0_32, r2_0_32
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -1029,200 +1122,200 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_24 float64
-							r1_0_24 float64
-							r2_0_24 float64
+							r0_0_33 float64
+							r1_0_33 float64
+							r2_0_33 float64
 						)
 						{
-							k_24, r_24, ia_24, fdet_24, s_24, o_24, sum_24, omega_24, polar_24, capture_24, par_24 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_24 := k_24.c
-							var r0_0_13_24 float64
+							k_33, r_33, ia_33, fdet_33, s_33, o_33, sum_33, omega_33, polar_33, capture_33, par_33 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_33 := k_33.c
+							var r0_0_22_33 float64
 							{
-								fdet_13_24, f_13_24, s_13_24, o_13_24, p_13_24 := fdet_24, (&r_24.fd[0])[0], (&s_24[0])[0], (&o_24[0])[0], (&r_24.pix0[0])[0]
-								r0_0_13_24 = ((((fdet_13_24 * f_13_24) + s_13_24) + o_13_24) + p_13_24)
+								fdet_22_33, f_22_33, s_22_33, o_22_33, p_22_33 := fdet_33, (&r_33.fd[0])[0], (&s_33[0])[0], (&o_33[0])[0], (&r_33.pix0[0])[0]
+								r0_0_22_33 = ((((fdet_22_33 * f_22_33) + s_22_33) + o_22_33) + p_22_33)
 							}
-							x_24 := r0_0_13_24
-							var r0_0_14_24 float64
+							x_33 := r0_0_22_33
+							var r0_0_23_33 float64
 							{
-								fdet_14_24, f_14_24, s_14_24, o_14_24, p_14_24 := fdet_24, (&r_24.fd[1])[0], (&s_24[1])[0], (&o_24[1])[0], (&r_24.pix0[1])[0]
-								r0_0_14_24 = ((((fdet_14_24 * f_14_24) + s_14_24) + o_14_24) + p_14_24)
+								fdet_23_33, f_23_33, s_23_33, o_23_33, p_23_33 := fdet_33, (&r_33.fd[1])[0], (&s_33[1])[0], (&o_33[1])[0], (&r_33.pix0[1])[0]
+								r0_0_23_33 = ((((fdet_23_33 * f_23_33) + s_23_33) + o_23_33) + p_23_33)
 							}
-							y_24 := r0_0_14_24
-							var r0_0_15_24 float64
+							y_33 := r0_0_23_33
+							var r0_0_24_33 float64
 							{
-								fdet_15_24, f_15_24, s_15_24, o_15_24, p_15_24 := fdet_24, (&r_24.fd[2])[0], (&s_24[2])[0], (&o_24[2])[0], (&r_24.pix0[2])[0]
-								r0_0_15_24 = ((((fdet_15_24 * f_15_24) + s_15_24) + o_15_24) + p_15_24)
+								fdet_24_33, f_24_33, s_24_33, o_24_33, p_24_33 := fdet_33, (&r_33.fd[2])[0], (&s_33[2])[0], (&o_33[2])[0], (&r_33.pix0[2])[0]
+								r0_0_24_33 = ((((fdet_24_33 * f_24_33) + s_24_33) + o_24_33) + p_24_33)
 							}
-							z_24 := r0_0_15_24
-							invR_24 := (float64(1) / math.Sqrt((((x_24 * x_24) + (y_24 * y_24)) + (z_24 * z_24))))
-							dx_24, dy_24, dz_24 := (x_24 * invR_24), (y_24 * invR_24), (z_24 * invR_24)
-							if m_24 := (omega_24 == float64(0)); m_24 {
-								var r0_0_16_24 float64
+							z_33 := r0_0_24_33
+							invR_33 := (float64(1) / math.Sqrt((((x_33 * x_33) + (y_33 * y_33)) + (z_33 * z_33))))
+							dx_33, dy_33, dz_33 := (x_33 * invR_33), (y_33 * invR_33), (z_33 * invR_33)
+							if m_33 := (omega_33 == float64(0)); m_33 {
+								var r0_0_25_33 float64
 								{
-									invR_16_24, num_16_24, point_16_24 := invR_24, (&r_24.omegaNum)[0], c_24.PointPixel
-									w_16_24 := (invR_16_24 * invR_16_24)
-									if !point_16_24 {
-										w_16_24 = (num_16_24 * (w_16_24 * invR_16_24))
+									invR_25_33, num_25_33, point_25_33 := invR_33, (&r_33.omegaNum)[0], c_33.PointPixel
+									w_25_33 := (invR_25_33 * invR_25_33)
+									if !point_25_33 {
+										w_25_33 = (num_25_33 * (w_25_33 * invR_25_33))
 									}
-									r0_0_16_24 = w_16_24
+									r0_0_25_33 = w_25_33
 								}
-								omega_24 = merge(r0_0_16_24, omega_24, m_24)
+								omega_33 = merge(r0_0_25_33, omega_33, m_33)
 							}
-							if capture_24 {
-								store((((dx_24 * (&r_24.od[0])[0]) + (dy_24 * (&r_24.od[1])[0])) + (dz_24 * (&r_24.od[2])[0])), par_24)
+							if capture_33 {
+								store((((dx_33 * (&r_33.od[0])[0]) + (dy_33 * (&r_33.od[1])[0])) + (dz_33 * (&r_33.od[2])[0])), par_33)
 							}
 							var (
-								r0_0_17_24 float64
-								r1_0_17_24 float64
+								r0_0_26_33 float64
+								r1_0_26_33 float64
 							)
 							{
-								k_17_24, r_17_24, ia_17_24, sum_17_24, dx_17_24, dy_17_24, dz_17_24, polar_17_24 := k_24, r_24, ia_24, sum_24, dx_24, dy_24, dz_24, polar_24
-								c_17_24 := k_17_24.c
-								n_17_24 := k_17_24.nn[0]
-								zero_17_24 := float64(0)
-								for si_17_24 := range r_17_24.src {
-									sr_17_24 := &r_17_24.src[si_17_24]
-									il_17_24 := (&sr_17_24.il)[0]
-									qx_17_24, qy_17_24, qz_17_24 := ((dx_17_24 - (&sr_17_24.inc[0])[0]) * il_17_24), ((dy_17_24 - (&sr_17_24.inc[1])[0]) * il_17_24), ((dz_17_24 - (&sr_17_24.inc[2])[0]) * il_17_24)
-									if m_17_24 := (polar_17_24 == zero_17_24); m_17_24 {
-										var p_17_24 float64
-										if r_17_24.kahnZero {
-											c2_17_24 := ((((&sr_17_24.inc[0])[0] * dx_17_24) + ((&sr_17_24.inc[1])[0] * dy_17_24)) + ((&sr_17_24.inc[2])[0] * dz_17_24))
-											p_17_24 = (float64(0.5) * (float64(1) + (c2_17_24 * c2_17_24)))
+								k_26_33, r_26_33, ia_26_33, sum_26_33, dx_26_33, dy_26_33, dz_26_33, polar_26_33 := k_33, r_33, ia_33, sum_33, dx_33, dy_33, dz_33, polar_33
+								c_26_33 := k_26_33.c
+								n_26_33 := k_26_33.nn[0]
+								zero_26_33 := float64(0)
+								for si_26_33 := range r_26_33.src {
+									sr_26_33 := &r_26_33.src[si_26_33]
+									il_26_33 := (&sr_26_33.il)[0]
+									qx_26_33, qy_26_33, qz_26_33 := ((dx_26_33 - (&sr_26_33.inc[0])[0]) * il_26_33), ((dy_26_33 - (&sr_26_33.inc[1])[0]) * il_26_33), ((dz_26_33 - (&sr_26_33.inc[2])[0]) * il_26_33)
+									if m_26_33 := (polar_26_33 == zero_26_33); m_26_33 {
+										var p_26_33 float64
+										if r_26_33.kahnZero {
+											c2_26_33 := ((((&sr_26_33.inc[0])[0] * dx_26_33) + ((&sr_26_33.inc[1])[0] * dy_26_33)) + ((&sr_26_33.inc[2])[0] * dz_26_33))
+											p_26_33 = (float64(0.5) * (float64(1) + (c2_26_33 * c2_26_33)))
 										} else {
-											var r0_0_10_17_24 float64
+											var r0_0_19_26_33 float64
 											{
-												zero_10_17_24, kahn_10_17_24, s_10_17_24, dx_10_17_24, dy_10_17_24, dz_10_17_24 := false, &r_17_24.kahn, sr_17_24, dx_17_24, dy_17_24, dz_17_24
-												c2_10_17_24 := ((((&s_10_17_24.inc[0])[0] * dx_10_17_24) + ((&s_10_17_24.inc[1])[0] * dy_10_17_24)) + ((&s_10_17_24.inc[2])[0] * dz_10_17_24))
-												c2sq_10_17_24 := (c2_10_17_24 * c2_10_17_24)
-												cos2psi_10_17_24 := float64(0)
-												if !zero_10_17_24 {
-													e_10_17_24 := (((dx_10_17_24 * (&s_10_17_24.ein[0])[0]) + (dy_10_17_24 * (&s_10_17_24.ein[1])[0])) + (dz_10_17_24 * (&s_10_17_24.ein[2])[0]))
-													b_10_17_24 := (((dx_10_17_24 * (&s_10_17_24.bin[0])[0]) + (dy_10_17_24 * (&s_10_17_24.bin[1])[0])) + (dz_10_17_24 * (&s_10_17_24.bin[2])[0]))
-													ee_10_17_24, bb_10_17_24 := (e_10_17_24 * e_10_17_24), (b_10_17_24 * b_10_17_24)
-													den_10_17_24 := (ee_10_17_24 + bb_10_17_24)
-													cos2psi_10_17_24 = merge(((ee_10_17_24 - bb_10_17_24) / den_10_17_24), float64(1), (den_10_17_24 > float64(0)))
+												zero_19_26_33, kahn_19_26_33, s_19_26_33, dx_19_26_33, dy_19_26_33, dz_19_26_33 := false, &r_26_33.kahn, sr_26_33, dx_26_33, dy_26_33, dz_26_33
+												c2_19_26_33 := ((((&s_19_26_33.inc[0])[0] * dx_19_26_33) + ((&s_19_26_33.inc[1])[0] * dy_19_26_33)) + ((&s_19_26_33.inc[2])[0] * dz_19_26_33))
+												c2sq_19_26_33 := (c2_19_26_33 * c2_19_26_33)
+												cos2psi_19_26_33 := float64(0)
+												if !zero_19_26_33 {
+													e_19_26_33 := (((dx_19_26_33 * (&s_19_26_33.ein[0])[0]) + (dy_19_26_33 * (&s_19_26_33.ein[1])[0])) + (dz_19_26_33 * (&s_19_26_33.ein[2])[0]))
+													b_19_26_33 := (((dx_19_26_33 * (&s_19_26_33.bin[0])[0]) + (dy_19_26_33 * (&s_19_26_33.bin[1])[0])) + (dz_19_26_33 * (&s_19_26_33.bin[2])[0]))
+													ee_19_26_33, bb_19_26_33 := (e_19_26_33 * e_19_26_33), (b_19_26_33 * b_19_26_33)
+													den_19_26_33 := (ee_19_26_33 + bb_19_26_33)
+													cos2psi_19_26_33 = merge(((ee_19_26_33 - bb_19_26_33) / den_19_26_33), float64(1), (den_19_26_33 > float64(0)))
 												}
-												one_10_17_24 := float64(1)
-												r0_0_10_17_24 = (float64(0.5) * ((one_10_17_24 + c2sq_10_17_24) - ((kahn_10_17_24[0] * cos2psi_10_17_24) * (one_10_17_24 - c2sq_10_17_24))))
+												one_19_26_33 := float64(1)
+												r0_0_19_26_33 = (float64(0.5) * ((one_19_26_33 + c2sq_19_26_33) - ((kahn_19_26_33[0] * cos2psi_19_26_33) * (one_19_26_33 - c2sq_19_26_33))))
 											}
-											p_17_24 = r0_0_10_17_24
+											p_26_33 = r0_0_19_26_33
 										}
-										polar_17_24 = merge(p_17_24, polar_17_24, m_17_24)
+										polar_26_33 = merge(p_26_33, polar_26_33, m_26_33)
 									}
-									for oi_17_24 := range r_17_24.orient {
-										o_17_24 := &r_17_24.orient[oi_17_24]
-										h_17_24 := ((((&o_17_24[0])[0] * qx_17_24) + ((&o_17_24[1])[0] * qy_17_24)) + ((&o_17_24[2])[0] * qz_17_24))
-										kk_17_24 := ((((&o_17_24[3])[0] * qx_17_24) + ((&o_17_24[4])[0] * qy_17_24)) + ((&o_17_24[5])[0] * qz_17_24))
-										l_17_24 := ((((&o_17_24[6])[0] * qx_17_24) + ((&o_17_24[7])[0] * qy_17_24)) + ((&o_17_24[8])[0] * qz_17_24))
-										var r0_0_11_17_24 float64
+									for oi_26_33 := range r_26_33.orient {
+										o_26_33 := &r_26_33.orient[oi_26_33]
+										h_26_33 := ((((&o_26_33[0])[0] * qx_26_33) + ((&o_26_33[1])[0] * qy_26_33)) + ((&o_26_33[2])[0] * qz_26_33))
+										kk_26_33 := ((((&o_26_33[3])[0] * qx_26_33) + ((&o_26_33[4])[0] * qy_26_33)) + ((&o_26_33[5])[0] * qz_26_33))
+										l_26_33 := ((((&o_26_33[6])[0] * qx_26_33) + ((&o_26_33[7])[0] * qy_26_33)) + ((&o_26_33[8])[0] * qz_26_33))
+										var r0_0_20_26_33 float64
 										{
-											r_11_17_24, h_11_17_24, kk_11_17_24, l_11_17_24, n_11_17_24 := r_17_24, h_17_24, kk_17_24, l_17_24, n_17_24
-											_ = r_11_17_24
-											magic_11_17_24 := float64(roundMagic)
-											th_11_17_24, tk_11_17_24, tl_11_17_24 := (h_11_17_24 + magic_11_17_24), (kk_11_17_24 + magic_11_17_24), (l_11_17_24 + magic_11_17_24)
-											var r0_0_1_11_17_24 float64
+											r_20_26_33, h_20_26_33, kk_20_26_33, l_20_26_33, n_20_26_33 := r_26_33, h_26_33, kk_26_33, l_26_33, n_26_33
+											_ = r_20_26_33
+											magic_20_26_33 := float64(roundMagic)
+											th_20_26_33, tk_20_26_33, tl_20_26_33 := (h_20_26_33 + magic_20_26_33), (kk_20_26_33 + magic_20_26_33), (l_20_26_33 + magic_20_26_33)
+											var r0_0_1_20_26_33 float64
 											{
-												d_1_11_17_24 := (h_11_17_24 - (th_11_17_24 - magic_11_17_24))
-												y_1_11_17_24 := (d_1_11_17_24 * d_1_11_17_24)
-												y2_1_11_17_24 := (y_1_11_17_24 * y_1_11_17_24)
-												y4_1_11_17_24 := (y2_1_11_17_24 * y2_1_11_17_24)
-												p0_1_11_17_24 := ((float64(cp0) + (float64(cp2) * y_1_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_1_11_17_24)) * y2_1_11_17_24))
-												p1_1_11_17_24 := (((float64(cp8) + (float64(cp10) * y_1_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_1_11_17_24)) * y2_1_11_17_24)) * y4_1_11_17_24)
-												p2_1_11_17_24 := (float64(cp16) * (y4_1_11_17_24 * y4_1_11_17_24))
-												r0_0_1_11_17_24 = ((p0_1_11_17_24 + p1_1_11_17_24) + p2_1_11_17_24)
+												d_1_20_26_33 := (h_20_26_33 - (th_20_26_33 - magic_20_26_33))
+												y_1_20_26_33 := (d_1_20_26_33 * d_1_20_26_33)
+												y2_1_20_26_33 := (y_1_20_26_33 * y_1_20_26_33)
+												y4_1_20_26_33 := (y2_1_20_26_33 * y2_1_20_26_33)
+												p0_1_20_26_33 := ((float64(cp0) + (float64(cp2) * y_1_20_26_33)) + ((float64(cp4) + (float64(cp6) * y_1_20_26_33)) * y2_1_20_26_33))
+												p1_1_20_26_33 := (((float64(cp8) + (float64(cp10) * y_1_20_26_33)) + ((float64(cp12) + (float64(cp14) * y_1_20_26_33)) * y2_1_20_26_33)) * y4_1_20_26_33)
+												p2_1_20_26_33 := (float64(cp16) * (y4_1_20_26_33 * y4_1_20_26_33))
+												r0_0_1_20_26_33 = ((p0_1_20_26_33 + p1_1_20_26_33) + p2_1_20_26_33)
 											}
-											var r0_0_2_11_17_24 float64
+											var r0_0_2_20_26_33 float64
 											{
-												c_2_11_17_24, t_2_11_17_24 := r0_0_1_11_17_24, th_11_17_24
-												r0_0_2_11_17_24 = math.Float64frombits((math.Float64bits(c_2_11_17_24) ^ (math.Float64bits(t_2_11_17_24) << 63)))
+												c_2_20_26_33, t_2_20_26_33 := r0_0_1_20_26_33, th_20_26_33
+												r0_0_2_20_26_33 = math.Float64frombits((math.Float64bits(c_2_20_26_33) ^ (math.Float64bits(t_2_20_26_33) << 63)))
 											}
-											ch_11_17_24 := r0_0_2_11_17_24
-											var r0_0_3_11_17_24 float64
+											ch_20_26_33 := r0_0_2_20_26_33
+											var r0_0_3_20_26_33 float64
 											{
-												d_3_11_17_24 := (kk_11_17_24 - (tk_11_17_24 - magic_11_17_24))
-												y_3_11_17_24 := (d_3_11_17_24 * d_3_11_17_24)
-												y2_3_11_17_24 := (y_3_11_17_24 * y_3_11_17_24)
-												y4_3_11_17_24 := (y2_3_11_17_24 * y2_3_11_17_24)
-												p0_3_11_17_24 := ((float64(cp0) + (float64(cp2) * y_3_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_3_11_17_24)) * y2_3_11_17_24))
-												p1_3_11_17_24 := (((float64(cp8) + (float64(cp10) * y_3_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_3_11_17_24)) * y2_3_11_17_24)) * y4_3_11_17_24)
-												p2_3_11_17_24 := (float64(cp16) * (y4_3_11_17_24 * y4_3_11_17_24))
-												r0_0_3_11_17_24 = ((p0_3_11_17_24 + p1_3_11_17_24) + p2_3_11_17_24)
+												d_3_20_26_33 := (kk_20_26_33 - (tk_20_26_33 - magic_20_26_33))
+												y_3_20_26_33 := (d_3_20_26_33 * d_3_20_26_33)
+												y2_3_20_26_33 := (y_3_20_26_33 * y_3_20_26_33)
+												y4_3_20_26_33 := (y2_3_20_26_33 * y2_3_20_26_33)
+												p0_3_20_26_33 := ((float64(cp0) + (float64(cp2) * y_3_20_26_33)) + ((float64(cp4) + (float64(cp6) * y_3_20_26_33)) * y2_3_20_26_33))
+												p1_3_20_26_33 := (((float64(cp8) + (float64(cp10) * y_3_20_26_33)) + ((float64(cp12) + (float64(cp14) * y_3_20_26_33)) * y2_3_20_26_33)) * y4_3_20_26_33)
+												p2_3_20_26_33 := (float64(cp16) * (y4_3_20_26_33 * y4_3_20_26_33))
+												r0_0_3_20_26_33 = ((p0_3_20_26_33 + p1_3_20_26_33) + p2_3_20_26_33)
 											}
-											var r0_0_4_11_17_24 float64
+											var r0_0_4_20_26_33 float64
 											{
-												c_4_11_17_24, t_4_11_17_24 := r0_0_3_11_17_24, tk_11_17_24
-												r0_0_4_11_17_24 = math.Float64frombits((math.Float64bits(c_4_11_17_24) ^ (math.Float64bits(t_4_11_17_24) << 63)))
+												c_4_20_26_33, t_4_20_26_33 := r0_0_3_20_26_33, tk_20_26_33
+												r0_0_4_20_26_33 = math.Float64frombits((math.Float64bits(c_4_20_26_33) ^ (math.Float64bits(t_4_20_26_33) << 63)))
 											}
-											ck_11_17_24 := r0_0_4_11_17_24
-											var r0_0_5_11_17_24 float64
+											ck_20_26_33 := r0_0_4_20_26_33
+											var r0_0_5_20_26_33 float64
 											{
-												d_5_11_17_24 := (l_11_17_24 - (tl_11_17_24 - magic_11_17_24))
-												y_5_11_17_24 := (d_5_11_17_24 * d_5_11_17_24)
-												y2_5_11_17_24 := (y_5_11_17_24 * y_5_11_17_24)
-												y4_5_11_17_24 := (y2_5_11_17_24 * y2_5_11_17_24)
-												p0_5_11_17_24 := ((float64(cp0) + (float64(cp2) * y_5_11_17_24)) + ((float64(cp4) + (float64(cp6) * y_5_11_17_24)) * y2_5_11_17_24))
-												p1_5_11_17_24 := (((float64(cp8) + (float64(cp10) * y_5_11_17_24)) + ((float64(cp12) + (float64(cp14) * y_5_11_17_24)) * y2_5_11_17_24)) * y4_5_11_17_24)
-												p2_5_11_17_24 := (float64(cp16) * (y4_5_11_17_24 * y4_5_11_17_24))
-												r0_0_5_11_17_24 = ((p0_5_11_17_24 + p1_5_11_17_24) + p2_5_11_17_24)
+												d_5_20_26_33 := (l_20_26_33 - (tl_20_26_33 - magic_20_26_33))
+												y_5_20_26_33 := (d_5_20_26_33 * d_5_20_26_33)
+												y2_5_20_26_33 := (y_5_20_26_33 * y_5_20_26_33)
+												y4_5_20_26_33 := (y2_5_20_26_33 * y2_5_20_26_33)
+												p0_5_20_26_33 := ((float64(cp0) + (float64(cp2) * y_5_20_26_33)) + ((float64(cp4) + (float64(cp6) * y_5_20_26_33)) * y2_5_20_26_33))
+												p1_5_20_26_33 := (((float64(cp8) + (float64(cp10) * y_5_20_26_33)) + ((float64(cp12) + (float64(cp14) * y_5_20_26_33)) * y2_5_20_26_33)) * y4_5_20_26_33)
+												p2_5_20_26_33 := (float64(cp16) * (y4_5_20_26_33 * y4_5_20_26_33))
+												r0_0_5_20_26_33 = ((p0_5_20_26_33 + p1_5_20_26_33) + p2_5_20_26_33)
 											}
-											var r0_0_6_11_17_24 float64
+											var r0_0_6_20_26_33 float64
 											{
-												c_6_11_17_24, t_6_11_17_24 := r0_0_5_11_17_24, tl_11_17_24
-												r0_0_6_11_17_24 = math.Float64frombits((math.Float64bits(c_6_11_17_24) ^ (math.Float64bits(t_6_11_17_24) << 63)))
+												c_6_20_26_33, t_6_20_26_33 := r0_0_5_20_26_33, tl_20_26_33
+												r0_0_6_20_26_33 = math.Float64frombits((math.Float64bits(c_6_20_26_33) ^ (math.Float64bits(t_6_20_26_33) << 63)))
 											}
-											cl_11_17_24 := r0_0_6_11_17_24
-											two_11_17_24 := float64(2)
-											ch_11_17_24, ck_11_17_24, cl_11_17_24 = (two_11_17_24 * ch_11_17_24), (two_11_17_24 * ck_11_17_24), (two_11_17_24 * cl_11_17_24)
-											h0_11_17_24, k0_11_17_24, l0_11_17_24 := float64(1), float64(1), float64(1)
-											h1_11_17_24, k1_11_17_24, l1_11_17_24 := ch_11_17_24, ck_11_17_24, cl_11_17_24
-											j_11_17_24 := 2
-											for ; j_11_17_24+1 < n_11_17_24; j_11_17_24 += 2 {
-												h0_11_17_24, k0_11_17_24, l0_11_17_24 = ((ch_11_17_24 * h1_11_17_24) - h0_11_17_24), ((ck_11_17_24 * k1_11_17_24) - k0_11_17_24), ((cl_11_17_24 * l1_11_17_24) - l0_11_17_24)
-												h1_11_17_24, k1_11_17_24, l1_11_17_24 = ((ch_11_17_24 * h0_11_17_24) - h1_11_17_24), ((ck_11_17_24 * k0_11_17_24) - k1_11_17_24), ((cl_11_17_24 * l0_11_17_24) - l1_11_17_24)
+											cl_20_26_33 := r0_0_6_20_26_33
+											two_20_26_33 := float64(2)
+											ch_20_26_33, ck_20_26_33, cl_20_26_33 = (two_20_26_33 * ch_20_26_33), (two_20_26_33 * ck_20_26_33), (two_20_26_33 * cl_20_26_33)
+											h0_20_26_33, k0_20_26_33, l0_20_26_33 := float64(1), float64(1), float64(1)
+											h1_20_26_33, k1_20_26_33, l1_20_26_33 := ch_20_26_33, ck_20_26_33, cl_20_26_33
+											j_20_26_33 := 2
+											for ; j_20_26_33+1 < n_20_26_33; j_20_26_33 += 2 {
+												h0_20_26_33, k0_20_26_33, l0_20_26_33 = ((ch_20_26_33 * h1_20_26_33) - h0_20_26_33), ((ck_20_26_33 * k1_20_26_33) - k0_20_26_33), ((cl_20_26_33 * l1_20_26_33) - l0_20_26_33)
+												h1_20_26_33, k1_20_26_33, l1_20_26_33 = ((ch_20_26_33 * h0_20_26_33) - h1_20_26_33), ((ck_20_26_33 * k0_20_26_33) - k1_20_26_33), ((cl_20_26_33 * l0_20_26_33) - l1_20_26_33)
 											}
-											if j_11_17_24 < n_11_17_24 {
-												h1_11_17_24 = ((ch_11_17_24 * h1_11_17_24) - h0_11_17_24)
-												k1_11_17_24 = ((ck_11_17_24 * k1_11_17_24) - k0_11_17_24)
-												l1_11_17_24 = ((cl_11_17_24 * l1_11_17_24) - l0_11_17_24)
+											if j_20_26_33 < n_20_26_33 {
+												h1_20_26_33 = ((ch_20_26_33 * h1_20_26_33) - h0_20_26_33)
+												k1_20_26_33 = ((ck_20_26_33 * k1_20_26_33) - k0_20_26_33)
+												l1_20_26_33 = ((cl_20_26_33 * l1_20_26_33) - l0_20_26_33)
 											}
-											r0_0_11_17_24 = ((h1_11_17_24 * k1_11_17_24) * l1_11_17_24)
+											r0_0_20_26_33 = ((h1_20_26_33 * k1_20_26_33) * l1_20_26_33)
 										}
-										fl_17_24 := r0_0_11_17_24
-										fc_17_24 := (&r_17_24.defaultF)[0]
-										if c_17_24.HasHKL {
-											var r0_0_12_17_24 float64
+										fl_26_33 := r0_0_20_26_33
+										fc_26_33 := (&r_26_33.defaultF)[0]
+										if c_26_33.HasHKL {
+											var r0_0_21_26_33 float64
 											{
-												r_12_17_24, bits_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24 := r_17_24, k_17_24.fhklBits, ia_17_24, h_17_24, kk_17_24, l_17_24
-												var r0_0_8_12_17_24 bool
+												r_21_26_33, bits_21_26_33, ia_21_26_33, h_21_26_33, kk_21_26_33, l_21_26_33 := r_26_33, k_26_33.fhklBits, ia_26_33, h_26_33, kk_26_33, l_26_33
+												var r0_0_17_21_26_33 bool
 												{
-													r_8_12_17_24, ia_8_12_17_24, h_8_12_17_24, kk_8_12_17_24, l_8_12_17_24 := r_12_17_24, ia_12_17_24, h_12_17_24, kk_12_17_24, l_12_17_24
-													half_8_12_17_24 := float64(0.5)
-													hc_8_12_17_24, kc_8_12_17_24, lc_8_12_17_24 := math.Ceil((h_8_12_17_24 - half_8_12_17_24)), math.Ceil((kk_8_12_17_24 - half_8_12_17_24)), math.Ceil((l_8_12_17_24 - half_8_12_17_24))
-													hmin_8_12_17_24, kmin_8_12_17_24, lmin_8_12_17_24 := (&r_8_12_17_24.hmin)[0], (&r_8_12_17_24.kmin)[0], (&r_8_12_17_24.lmin)[0]
-													in_8_12_17_24 := ((((((hc_8_12_17_24 >= hmin_8_12_17_24) && (hc_8_12_17_24 <= (&r_8_12_17_24.hmax)[0])) && (kc_8_12_17_24 >= kmin_8_12_17_24)) && (kc_8_12_17_24 <= (&r_8_12_17_24.kmax)[0])) && (lc_8_12_17_24 >= lmin_8_12_17_24)) && (lc_8_12_17_24 <= (&r_8_12_17_24.lmax)[0]))
-													idx_8_12_17_24 := ((((hc_8_12_17_24 - hmin_8_12_17_24) * (&r_8_12_17_24.hstride)[0]) + ((kc_8_12_17_24 - kmin_8_12_17_24) * (&r_8_12_17_24.kstride)[0])) + (lc_8_12_17_24 - lmin_8_12_17_24))
-													storeInt32(merge(idx_8_12_17_24, float64(0), in_8_12_17_24), ia_8_12_17_24)
-													r0_0_8_12_17_24 = in_8_12_17_24
+													r_17_21_26_33, ia_17_21_26_33, h_17_21_26_33, kk_17_21_26_33, l_17_21_26_33 := r_21_26_33, ia_21_26_33, h_21_26_33, kk_21_26_33, l_21_26_33
+													half_17_21_26_33 := float64(0.5)
+													hc_17_21_26_33, kc_17_21_26_33, lc_17_21_26_33 := math.Ceil((h_17_21_26_33 - half_17_21_26_33)), math.Ceil((kk_17_21_26_33 - half_17_21_26_33)), math.Ceil((l_17_21_26_33 - half_17_21_26_33))
+													hmin_17_21_26_33, kmin_17_21_26_33, lmin_17_21_26_33 := (&r_17_21_26_33.hmin)[0], (&r_17_21_26_33.kmin)[0], (&r_17_21_26_33.lmin)[0]
+													in_17_21_26_33 := ((((((hc_17_21_26_33 >= hmin_17_21_26_33) && (hc_17_21_26_33 <= (&r_17_21_26_33.hmax)[0])) && (kc_17_21_26_33 >= kmin_17_21_26_33)) && (kc_17_21_26_33 <= (&r_17_21_26_33.kmax)[0])) && (lc_17_21_26_33 >= lmin_17_21_26_33)) && (lc_17_21_26_33 <= (&r_17_21_26_33.lmax)[0]))
+													idx_17_21_26_33 := ((((hc_17_21_26_33 - hmin_17_21_26_33) * (&r_17_21_26_33.hstride)[0]) + ((kc_17_21_26_33 - kmin_17_21_26_33) * (&r_17_21_26_33.kstride)[0])) + (lc_17_21_26_33 - lmin_17_21_26_33))
+													storeInt32(merge(idx_17_21_26_33, float64(0), in_17_21_26_33), ia_17_21_26_33)
+													r0_0_17_21_26_33 = in_17_21_26_33
 												}
-												in_12_17_24 := r0_0_8_12_17_24
-												r0_0_12_17_24 = merge(math.Float64frombits(bits_12_17_24[ia_12_17_24[0]]), (&r_12_17_24.defaultF)[0], in_12_17_24)
+												in_21_26_33 := r0_0_17_21_26_33
+												r0_0_21_26_33 = merge(math.Float64frombits(bits_21_26_33[ia_21_26_33[0]]), (&r_21_26_33.defaultF)[0], in_21_26_33)
 											}
-											fc_17_24 = r0_0_12_17_24
+											fc_26_33 = r0_0_21_26_33
 										}
-										s_17_24 := (sum_17_24 + (((fc_17_24 * fc_17_24) * fl_17_24) * fl_17_24))
-										if !c_17_24.Water {
-											s_17_24 = merge(sum_17_24, s_17_24, (fl_17_24 == zero_17_24))
+										s_26_33 := (sum_26_33 + (((fc_26_33 * fc_26_33) * fl_26_33) * fl_26_33))
+										if !c_26_33.Water {
+											s_26_33 = merge(sum_26_33, s_26_33, (fl_26_33 == zero_26_33))
 										}
-										sum_17_24 = s_17_24
+										sum_26_33 = s_26_33
 									}
 								}
-								r0_0_17_24, r1_0_17_24 = sum_17_24, polar_17_24
+								r0_0_26_33, r1_0_26_33 = sum_26_33, polar_26_33
 							}
-							sum_24, polar_24 = r0_0_17_24, r1_0_17_24
-							r0_0_24, r1_0_24, r2_0_24 = sum_24, omega_24, polar_24
+							sum_33, polar_33 = r0_0_26_33, r1_0_26_33
+							r0_0_33, r1_0_33, r2_0_33 = sum_33, omega_33, polar_33
 						}
-						sum, omega, polar = r0_0_24, r1_0_24, r2_0_24
+						sum, omega, polar = r0_0_33, r1_0_33, r2_0_33
 					}
 				}
 			}
@@ -1242,255 +1335,255 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 func sincgAxesLanes(r *laneReps, h, kk, l float64,
 
 	n int) float64 {
-	var r0_0_25 float64
+	var r0_0_34 float64
 	{
-		r_25, i_25, x_25 := r, 0, h
-		s_25 := float64(1)
-		if r_25.nmode[i_25] == nChebyshev {
-			var r0_0_26 float64
+		r_34, i_34, x_34 := r, 0, h
+		s_34 := float64(1)
+		if r_34.nmode[i_34] == nChebyshev {
+			var r0_0_35 float64
 			{
-				x_26, n_26 := x_25, r_25.nn[i_25]
-				magic_26 := float64(roundMagic)
-				t_26 := (x_26 + magic_26)
-				var r0_0_27 float64
-				{
-					d_27 := (x_26 - (t_26 - magic_26))
-					y_27 := (d_27 * d_27)
-					y2_27 := (y_27 * y_27)
-					y4_27 := (y2_27 * y2_27)
-					p0_27 := ((float64(cp0) + (float64(cp2) * y_27)) + ((float64(cp4) + (float64(cp6) * y_27)) * y2_27))
-					p1_27 := (((float64(cp8) + (float64(cp10) * y_27)) + ((float64(cp12) + (float64(cp14) * y_27)) * y2_27)) * y4_27)
-					p2_27 := (float64(cp16) * (y4_27 * y4_27))
-					r0_0_27 = ((p0_27 + p1_27) + p2_27)
-				}
-				var r0_0_28 float64
-				{
-					c_28, t_28 := r0_0_27, t_26
-					r0_0_28 = math.Float64frombits((math.Float64bits(c_28) ^ (math.Float64bits(t_28) << 63)))
-				}
-				c2_26 := (float64(2) * r0_0_28)
-				u0_26, u1_26 := float64(1), c2_26
-				j_26 := 2
-				for ; j_26+1 < n_26; j_26 += 2 {
-					u0_26 = ((c2_26 * u1_26) - u0_26)
-					u1_26 = ((c2_26 * u0_26) - u1_26)
-				}
-				if j_26 < n_26 {
-					u1_26 = ((c2_26 * u1_26) - u0_26)
-				}
-				r0_0_26 = u1_26
-			}
-			s_25 = r0_0_26
-		} else if r_25.nmode[i_25] == nRatio {
-			var r0_0_29 float64
-			{
-				x_29, nv_29 := x_25, (&r_25.nv[i_25])[0]
-				magic_29 := float64(roundMagic)
-				t_29 := (x_29 + magic_29)
-				d_29 := (x_29 - (t_29 - magic_29))
-				y_29 := (nv_29 * d_29)
-				u_29 := (y_29 + magic_29)
-				var r0_0_30 float64
-				{
-					d_30 := (y_29 - (u_29 - magic_29))
-					y_30 := (d_30 * d_30)
-					y2_30 := (y_30 * y_30)
-					y4_30 := (y2_30 * y2_30)
-					p0_30 := ((float64(sp1) + (float64(sp3) * y_30)) + ((float64(sp5) + (float64(sp7) * y_30)) * y2_30))
-					p1_30 := (((float64(sp9) + (float64(sp11) * y_30)) + ((float64(sp13) + (float64(sp15) * y_30)) * y2_30)) * y4_30)
-					p2_30 := (((float64(sp17) + (float64(sp19) * y_30)) + (float64(sp21) * y2_30)) * (y4_30 * y4_30))
-					r0_0_30 = (d_30 * ((p0_30 + p1_30) + p2_30))
-				}
-				var r0_0_31 float64
-				{
-					c_31, t_31 := r0_0_30, u_29
-					r0_0_31 = math.Float64frombits((math.Float64bits(c_31) ^ (math.Float64bits(t_31) << 63)))
-				}
-				sn_29 := r0_0_31
-				var r0_0_32 float64
-				{
-					d_32 := d_29
-					y_32 := (d_32 * d_32)
-					y2_32 := (y_32 * y_32)
-					y4_32 := (y2_32 * y2_32)
-					p0_32 := ((float64(sp1) + (float64(sp3) * y_32)) + ((float64(sp5) + (float64(sp7) * y_32)) * y2_32))
-					p1_32 := (((float64(sp9) + (float64(sp11) * y_32)) + ((float64(sp13) + (float64(sp15) * y_32)) * y2_32)) * y4_32)
-					p2_32 := (((float64(sp17) + (float64(sp19) * y_32)) + (float64(sp21) * y2_32)) * (y4_32 * y4_32))
-					r0_0_32 = (d_32 * ((p0_32 + p1_32) + p2_32))
-				}
-				r0_0_29 = merge(nv_29, (sn_29 / r0_0_32), (d_29 == float64(0)))
-			}
-			s_25 = r0_0_29
-		}
-		r0_0_25 = s_25
-	}
-	sa := r0_0_25
-	var r0_0_33 float64
-	{
-		r_33, i_33, x_33 := r, 1, kk
-		s_33 := float64(1)
-		if r_33.nmode[i_33] == nChebyshev {
-			var r0_0_34 float64
-			{
-				x_34, n_34 := x_33, r_33.nn[i_33]
-				magic_34 := float64(roundMagic)
-				t_34 := (x_34 + magic_34)
-				var r0_0_35 float64
-				{
-					d_35 := (x_34 - (t_34 - magic_34))
-					y_35 := (d_35 * d_35)
-					y2_35 := (y_35 * y_35)
-					y4_35 := (y2_35 * y2_35)
-					p0_35 := ((float64(cp0) + (float64(cp2) * y_35)) + ((float64(cp4) + (float64(cp6) * y_35)) * y2_35))
-					p1_35 := (((float64(cp8) + (float64(cp10) * y_35)) + ((float64(cp12) + (float64(cp14) * y_35)) * y2_35)) * y4_35)
-					p2_35 := (float64(cp16) * (y4_35 * y4_35))
-					r0_0_35 = ((p0_35 + p1_35) + p2_35)
-				}
+				x_35, n_35 := x_34, r_34.nn[i_34]
+				magic_35 := float64(roundMagic)
+				t_35 := (x_35 + magic_35)
 				var r0_0_36 float64
 				{
-					c_36, t_36 := r0_0_35, t_34
-					r0_0_36 = math.Float64frombits((math.Float64bits(c_36) ^ (math.Float64bits(t_36) << 63)))
+					d_36 := (x_35 - (t_35 - magic_35))
+					y_36 := (d_36 * d_36)
+					y2_36 := (y_36 * y_36)
+					y4_36 := (y2_36 * y2_36)
+					p0_36 := ((float64(cp0) + (float64(cp2) * y_36)) + ((float64(cp4) + (float64(cp6) * y_36)) * y2_36))
+					p1_36 := (((float64(cp8) + (float64(cp10) * y_36)) + ((float64(cp12) + (float64(cp14) * y_36)) * y2_36)) * y4_36)
+					p2_36 := (float64(cp16) * (y4_36 * y4_36))
+					r0_0_36 = ((p0_36 + p1_36) + p2_36)
 				}
-				c2_34 := (float64(2) * r0_0_36)
-				u0_34, u1_34 := float64(1), c2_34
-				j_34 := 2
-				for ; j_34+1 < n_34; j_34 += 2 {
-					u0_34 = ((c2_34 * u1_34) - u0_34)
-					u1_34 = ((c2_34 * u0_34) - u1_34)
-				}
-				if j_34 < n_34 {
-					u1_34 = ((c2_34 * u1_34) - u0_34)
-				}
-				r0_0_34 = u1_34
-			}
-			s_33 = r0_0_34
-		} else if r_33.nmode[i_33] == nRatio {
-			var r0_0_37 float64
-			{
-				x_37, nv_37 := x_33, (&r_33.nv[i_33])[0]
-				magic_37 := float64(roundMagic)
-				t_37 := (x_37 + magic_37)
-				d_37 := (x_37 - (t_37 - magic_37))
-				y_37 := (nv_37 * d_37)
-				u_37 := (y_37 + magic_37)
-				var r0_0_38 float64
+				var r0_0_37 float64
 				{
-					d_38 := (y_37 - (u_37 - magic_37))
-					y_38 := (d_38 * d_38)
-					y2_38 := (y_38 * y_38)
-					y4_38 := (y2_38 * y2_38)
-					p0_38 := ((float64(sp1) + (float64(sp3) * y_38)) + ((float64(sp5) + (float64(sp7) * y_38)) * y2_38))
-					p1_38 := (((float64(sp9) + (float64(sp11) * y_38)) + ((float64(sp13) + (float64(sp15) * y_38)) * y2_38)) * y4_38)
-					p2_38 := (((float64(sp17) + (float64(sp19) * y_38)) + (float64(sp21) * y2_38)) * (y4_38 * y4_38))
-					r0_0_38 = (d_38 * ((p0_38 + p1_38) + p2_38))
+					c_37, t_37 := r0_0_36, t_35
+					r0_0_37 = math.Float64frombits((math.Float64bits(c_37) ^ (math.Float64bits(t_37) << 63)))
 				}
+				c2_35 := (float64(2) * r0_0_37)
+				u0_35, u1_35 := float64(1), c2_35
+				j_35 := 2
+				for ; j_35+1 < n_35; j_35 += 2 {
+					u0_35 = ((c2_35 * u1_35) - u0_35)
+					u1_35 = ((c2_35 * u0_35) - u1_35)
+				}
+				if j_35 < n_35 {
+					u1_35 = ((c2_35 * u1_35) - u0_35)
+				}
+				r0_0_35 = u1_35
+			}
+			s_34 = r0_0_35
+		} else if r_34.nmode[i_34] == nRatio {
+			var r0_0_38 float64
+			{
+				x_38, nv_38 := x_34, (&r_34.nv[i_34])[0]
+				magic_38 := float64(roundMagic)
+				t_38 := (x_38 + magic_38)
+				d_38 := (x_38 - (t_38 - magic_38))
+				y_38 := (nv_38 * d_38)
+				u_38 := (y_38 + magic_38)
 				var r0_0_39 float64
 				{
-					c_39, t_39 := r0_0_38, u_37
-					r0_0_39 = math.Float64frombits((math.Float64bits(c_39) ^ (math.Float64bits(t_39) << 63)))
+					d_39 := (y_38 - (u_38 - magic_38))
+					y_39 := (d_39 * d_39)
+					y2_39 := (y_39 * y_39)
+					y4_39 := (y2_39 * y2_39)
+					p0_39 := ((float64(sp1) + (float64(sp3) * y_39)) + ((float64(sp5) + (float64(sp7) * y_39)) * y2_39))
+					p1_39 := (((float64(sp9) + (float64(sp11) * y_39)) + ((float64(sp13) + (float64(sp15) * y_39)) * y2_39)) * y4_39)
+					p2_39 := (((float64(sp17) + (float64(sp19) * y_39)) + (float64(sp21) * y2_39)) * (y4_39 * y4_39))
+					r0_0_39 = (d_39 * ((p0_39 + p1_39) + p2_39))
 				}
-				sn_37 := r0_0_39
 				var r0_0_40 float64
 				{
-					d_40 := d_37
-					y_40 := (d_40 * d_40)
-					y2_40 := (y_40 * y_40)
-					y4_40 := (y2_40 * y2_40)
-					p0_40 := ((float64(sp1) + (float64(sp3) * y_40)) + ((float64(sp5) + (float64(sp7) * y_40)) * y2_40))
-					p1_40 := (((float64(sp9) + (float64(sp11) * y_40)) + ((float64(sp13) + (float64(sp15) * y_40)) * y2_40)) * y4_40)
-					p2_40 := (((float64(sp17) + (float64(sp19) * y_40)) + (float64(sp21) * y2_40)) * (y4_40 * y4_40))
-					r0_0_40 = (d_40 * ((p0_40 + p1_40) + p2_40))
+					c_40, t_40 := r0_0_39, u_38
+					r0_0_40 = math.Float64frombits((math.Float64bits(c_40) ^ (math.Float64bits(t_40) << 63)))
 				}
-				r0_0_37 = merge(nv_37, (sn_37 / r0_0_40), (d_37 == float64(0)))
-			}
-			s_33 = r0_0_37
-		}
-		r0_0_33 = s_33
-	}
-	sb := r0_0_33
-	var r0_0_41 float64
-	{
-		r_41, i_41, x_41 := r, 2, l
-		s_41 := float64(1)
-		if r_41.nmode[i_41] == nChebyshev {
-			var r0_0_42 float64
-			{
-				x_42, n_42 := x_41, r_41.nn[i_41]
-				magic_42 := float64(roundMagic)
-				t_42 := (x_42 + magic_42)
-				var r0_0_43 float64
+				sn_38 := r0_0_40
+				var r0_0_41 float64
 				{
-					d_43 := (x_42 - (t_42 - magic_42))
-					y_43 := (d_43 * d_43)
-					y2_43 := (y_43 * y_43)
-					y4_43 := (y2_43 * y2_43)
-					p0_43 := ((float64(cp0) + (float64(cp2) * y_43)) + ((float64(cp4) + (float64(cp6) * y_43)) * y2_43))
-					p1_43 := (((float64(cp8) + (float64(cp10) * y_43)) + ((float64(cp12) + (float64(cp14) * y_43)) * y2_43)) * y4_43)
-					p2_43 := (float64(cp16) * (y4_43 * y4_43))
-					r0_0_43 = ((p0_43 + p1_43) + p2_43)
+					d_41 := d_38
+					y_41 := (d_41 * d_41)
+					y2_41 := (y_41 * y_41)
+					y4_41 := (y2_41 * y2_41)
+					p0_41 := ((float64(sp1) + (float64(sp3) * y_41)) + ((float64(sp5) + (float64(sp7) * y_41)) * y2_41))
+					p1_41 := (((float64(sp9) + (float64(sp11) * y_41)) + ((float64(sp13) + (float64(sp15) * y_41)) * y2_41)) * y4_41)
+					p2_41 := (((float64(sp17) + (float64(sp19) * y_41)) + (float64(sp21) * y2_41)) * (y4_41 * y4_41))
+					r0_0_41 = (d_41 * ((p0_41 + p1_41) + p2_41))
 				}
+				r0_0_38 = merge(nv_38, (sn_38 / r0_0_41), (d_38 == float64(0)))
+			}
+			s_34 = r0_0_38
+		}
+		r0_0_34 = s_34
+	}
+	sa := r0_0_34
+	var r0_0_42 float64
+	{
+		r_42, i_42, x_42 := r, 1, kk
+		s_42 := float64(1)
+		if r_42.nmode[i_42] == nChebyshev {
+			var r0_0_43 float64
+			{
+				x_43, n_43 := x_42, r_42.nn[i_42]
+				magic_43 := float64(roundMagic)
+				t_43 := (x_43 + magic_43)
 				var r0_0_44 float64
 				{
-					c_44, t_44 := r0_0_43, t_42
-					r0_0_44 = math.Float64frombits((math.Float64bits(c_44) ^ (math.Float64bits(t_44) << 63)))
+					d_44 := (x_43 - (t_43 - magic_43))
+					y_44 := (d_44 * d_44)
+					y2_44 := (y_44 * y_44)
+					y4_44 := (y2_44 * y2_44)
+					p0_44 := ((float64(cp0) + (float64(cp2) * y_44)) + ((float64(cp4) + (float64(cp6) * y_44)) * y2_44))
+					p1_44 := (((float64(cp8) + (float64(cp10) * y_44)) + ((float64(cp12) + (float64(cp14) * y_44)) * y2_44)) * y4_44)
+					p2_44 := (float64(cp16) * (y4_44 * y4_44))
+					r0_0_44 = ((p0_44 + p1_44) + p2_44)
 				}
-				c2_42 := (float64(2) * r0_0_44)
-				u0_42, u1_42 := float64(1), c2_42
-				j_42 := 2
-				for ; j_42+1 < n_42; j_42 += 2 {
-					u0_42 = ((c2_42 * u1_42) - u0_42)
-					u1_42 = ((c2_42 * u0_42) - u1_42)
-				}
-				if j_42 < n_42 {
-					u1_42 = ((c2_42 * u1_42) - u0_42)
-				}
-				r0_0_42 = u1_42
-			}
-			s_41 = r0_0_42
-		} else if r_41.nmode[i_41] == nRatio {
-			var r0_0_45 float64
-			{
-				x_45, nv_45 := x_41, (&r_41.nv[i_41])[0]
-				magic_45 := float64(roundMagic)
-				t_45 := (x_45 + magic_45)
-				d_45 := (x_45 - (t_45 - magic_45))
-				y_45 := (nv_45 * d_45)
-				u_45 := (y_45 + magic_45)
-				var r0_0_46 float64
+				var r0_0_45 float64
 				{
-					d_46 := (y_45 - (u_45 - magic_45))
-					y_46 := (d_46 * d_46)
-					y2_46 := (y_46 * y_46)
-					y4_46 := (y2_46 * y2_46)
-					p0_46 := ((float64(sp1) + (float64(sp3) * y_46)) + ((float64(sp5) + (float64(sp7) * y_46)) * y2_46))
-					p1_46 := (((float64(sp9) + (float64(sp11) * y_46)) + ((float64(sp13) + (float64(sp15) * y_46)) * y2_46)) * y4_46)
-					p2_46 := (((float64(sp17) + (float64(sp19) * y_46)) + (float64(sp21) * y2_46)) * (y4_46 * y4_46))
-					r0_0_46 = (d_46 * ((p0_46 + p1_46) + p2_46))
+					c_45, t_45 := r0_0_44, t_43
+					r0_0_45 = math.Float64frombits((math.Float64bits(c_45) ^ (math.Float64bits(t_45) << 63)))
 				}
+				c2_43 := (float64(2) * r0_0_45)
+				u0_43, u1_43 := float64(1), c2_43
+				j_43 := 2
+				for ; j_43+1 < n_43; j_43 += 2 {
+					u0_43 = ((c2_43 * u1_43) - u0_43)
+					u1_43 = ((c2_43 * u0_43) - u1_43)
+				}
+				if j_43 < n_43 {
+					u1_43 = ((c2_43 * u1_43) - u0_43)
+				}
+				r0_0_43 = u1_43
+			}
+			s_42 = r0_0_43
+		} else if r_42.nmode[i_42] == nRatio {
+			var r0_0_46 float64
+			{
+				x_46, nv_46 := x_42, (&r_42.nv[i_42])[0]
+				magic_46 := float64(roundMagic)
+				t_46 := (x_46 + magic_46)
+				d_46 := (x_46 - (t_46 - magic_46))
+				y_46 := (nv_46 * d_46)
+				u_46 := (y_46 + magic_46)
 				var r0_0_47 float64
 				{
-					c_47, t_47 := r0_0_46, u_45
-					r0_0_47 = math.Float64frombits((math.Float64bits(c_47) ^ (math.Float64bits(t_47) << 63)))
+					d_47 := (y_46 - (u_46 - magic_46))
+					y_47 := (d_47 * d_47)
+					y2_47 := (y_47 * y_47)
+					y4_47 := (y2_47 * y2_47)
+					p0_47 := ((float64(sp1) + (float64(sp3) * y_47)) + ((float64(sp5) + (float64(sp7) * y_47)) * y2_47))
+					p1_47 := (((float64(sp9) + (float64(sp11) * y_47)) + ((float64(sp13) + (float64(sp15) * y_47)) * y2_47)) * y4_47)
+					p2_47 := (((float64(sp17) + (float64(sp19) * y_47)) + (float64(sp21) * y2_47)) * (y4_47 * y4_47))
+					r0_0_47 = (d_47 * ((p0_47 + p1_47) + p2_47))
 				}
-				sn_45 := r0_0_47
 				var r0_0_48 float64
 				{
-					d_48 := d_45
-					y_48 := (d_48 * d_48)
-					y2_48 := (y_48 * y_48)
-					y4_48 := (y2_48 * y2_48)
-					p0_48 := ((float64(sp1) + (float64(sp3) * y_48)) + ((float64(sp5) + (float64(sp7) * y_48)) * y2_48))
-					p1_48 := (((float64(sp9) + (float64(sp11) * y_48)) + ((float64(sp13) + (float64(sp15) * y_48)) * y2_48)) * y4_48)
-					p2_48 := (((float64(sp17) + (float64(sp19) * y_48)) + (float64(sp21) * y2_48)) * (y4_48 * y4_48))
-					r0_0_48 = (d_48 * ((p0_48 + p1_48) + p2_48))
+					c_48, t_48 := r0_0_47, u_46
+					r0_0_48 = math.Float64frombits((math.Float64bits(c_48) ^ (math.Float64bits(t_48) << 63)))
 				}
-				r0_0_45 = merge(nv_45, (sn_45 / r0_0_48), (d_45 == float64(0)))
+				sn_46 := r0_0_48
+				var r0_0_49 float64
+				{
+					d_49 := d_46
+					y_49 := (d_49 * d_49)
+					y2_49 := (y_49 * y_49)
+					y4_49 := (y2_49 * y2_49)
+					p0_49 := ((float64(sp1) + (float64(sp3) * y_49)) + ((float64(sp5) + (float64(sp7) * y_49)) * y2_49))
+					p1_49 := (((float64(sp9) + (float64(sp11) * y_49)) + ((float64(sp13) + (float64(sp15) * y_49)) * y2_49)) * y4_49)
+					p2_49 := (((float64(sp17) + (float64(sp19) * y_49)) + (float64(sp21) * y2_49)) * (y4_49 * y4_49))
+					r0_0_49 = (d_49 * ((p0_49 + p1_49) + p2_49))
+				}
+				r0_0_46 = merge(nv_46, (sn_46 / r0_0_49), (d_46 == float64(0)))
 			}
-			s_41 = r0_0_45
+			s_42 = r0_0_46
 		}
-		r0_0_41 = s_41
+		r0_0_42 = s_42
 	}
-	sc := r0_0_41
+	sb := r0_0_42
+	var r0_0_50 float64
+	{
+		r_50, i_50, x_50 := r, 2, l
+		s_50 := float64(1)
+		if r_50.nmode[i_50] == nChebyshev {
+			var r0_0_51 float64
+			{
+				x_51, n_51 := x_50, r_50.nn[i_50]
+				magic_51 := float64(roundMagic)
+				t_51 := (x_51 + magic_51)
+				var r0_0_52 float64
+				{
+					d_52 := (x_51 - (t_51 - magic_51))
+					y_52 := (d_52 * d_52)
+					y2_52 := (y_52 * y_52)
+					y4_52 := (y2_52 * y2_52)
+					p0_52 := ((float64(cp0) + (float64(cp2) * y_52)) + ((float64(cp4) + (float64(cp6) * y_52)) * y2_52))
+					p1_52 := (((float64(cp8) + (float64(cp10) * y_52)) + ((float64(cp12) + (float64(cp14) * y_52)) * y2_52)) * y4_52)
+					p2_52 := (float64(cp16) * (y4_52 * y4_52))
+					r0_0_52 = ((p0_52 + p1_52) + p2_52)
+				}
+				var r0_0_53 float64
+				{
+					c_53, t_53 := r0_0_52, t_51
+					r0_0_53 = math.Float64frombits((math.Float64bits(c_53) ^ (math.Float64bits(t_53) << 63)))
+				}
+				c2_51 := (float64(2) * r0_0_53)
+				u0_51, u1_51 := float64(1), c2_51
+				j_51 := 2
+				for ; j_51+1 < n_51; j_51 += 2 {
+					u0_51 = ((c2_51 * u1_51) - u0_51)
+					u1_51 = ((c2_51 * u0_51) - u1_51)
+				}
+				if j_51 < n_51 {
+					u1_51 = ((c2_51 * u1_51) - u0_51)
+				}
+				r0_0_51 = u1_51
+			}
+			s_50 = r0_0_51
+		} else if r_50.nmode[i_50] == nRatio {
+			var r0_0_54 float64
+			{
+				x_54, nv_54 := x_50, (&r_50.nv[i_50])[0]
+				magic_54 := float64(roundMagic)
+				t_54 := (x_54 + magic_54)
+				d_54 := (x_54 - (t_54 - magic_54))
+				y_54 := (nv_54 * d_54)
+				u_54 := (y_54 + magic_54)
+				var r0_0_55 float64
+				{
+					d_55 := (y_54 - (u_54 - magic_54))
+					y_55 := (d_55 * d_55)
+					y2_55 := (y_55 * y_55)
+					y4_55 := (y2_55 * y2_55)
+					p0_55 := ((float64(sp1) + (float64(sp3) * y_55)) + ((float64(sp5) + (float64(sp7) * y_55)) * y2_55))
+					p1_55 := (((float64(sp9) + (float64(sp11) * y_55)) + ((float64(sp13) + (float64(sp15) * y_55)) * y2_55)) * y4_55)
+					p2_55 := (((float64(sp17) + (float64(sp19) * y_55)) + (float64(sp21) * y2_55)) * (y4_55 * y4_55))
+					r0_0_55 = (d_55 * ((p0_55 + p1_55) + p2_55))
+				}
+				var r0_0_56 float64
+				{
+					c_56, t_56 := r0_0_55, u_54
+					r0_0_56 = math.Float64frombits((math.Float64bits(c_56) ^ (math.Float64bits(t_56) << 63)))
+				}
+				sn_54 := r0_0_56
+				var r0_0_57 float64
+				{
+					d_57 := d_54
+					y_57 := (d_57 * d_57)
+					y2_57 := (y_57 * y_57)
+					y4_57 := (y2_57 * y2_57)
+					p0_57 := ((float64(sp1) + (float64(sp3) * y_57)) + ((float64(sp5) + (float64(sp7) * y_57)) * y2_57))
+					p1_57 := (((float64(sp9) + (float64(sp11) * y_57)) + ((float64(sp13) + (float64(sp15) * y_57)) * y2_57)) * y4_57)
+					p2_57 := (((float64(sp17) + (float64(sp19) * y_57)) + (float64(sp21) * y2_57)) * (y4_57 * y4_57))
+					r0_0_57 = (d_57 * ((p0_57 + p1_57) + p2_57))
+				}
+				r0_0_54 = merge(nv_54, (sn_54 / r0_0_57), (d_54 == float64(0)))
+			}
+			s_50 = r0_0_54
+		}
+		r0_0_50 = s_50
+	}
+	sc := r0_0_50
 	return ((sa * sb) * sc)
 }
 
@@ -1499,80 +1592,80 @@ func sincgAxisLanes(r *laneReps, i int, x float64,
 ) float64 {
 	s := float64(1)
 	if r.nmode[i] == nChebyshev {
-		var r0_0_49 float64
+		var r0_0_58 float64
 		{
-			x_49, n_49 := x, r.nn[i]
-			magic_49 := float64(roundMagic)
-			t_49 := (x_49 + magic_49)
-			var r0_0_50 float64
+			x_58, n_58 := x, r.nn[i]
+			magic_58 := float64(roundMagic)
+			t_58 := (x_58 + magic_58)
+			var r0_0_59 float64
 			{
-				d_50 := (x_49 - (t_49 - magic_49))
-				y_50 := (d_50 * d_50)
-				y2_50 := (y_50 * y_50)
-				y4_50 := (y2_50 * y2_50)
-				p0_50 := ((float64(cp0) + (float64(cp2) * y_50)) + ((float64(cp4) + (float64(cp6) * y_50)) * y2_50))
-				p1_50 := (((float64(cp8) + (float64(cp10) * y_50)) + ((float64(cp12) + (float64(cp14) * y_50)) * y2_50)) * y4_50)
-				p2_50 := (float64(cp16) * (y4_50 * y4_50))
-				r0_0_50 = ((p0_50 + p1_50) + p2_50)
+				d_59 := (x_58 - (t_58 - magic_58))
+				y_59 := (d_59 * d_59)
+				y2_59 := (y_59 * y_59)
+				y4_59 := (y2_59 * y2_59)
+				p0_59 := ((float64(cp0) + (float64(cp2) * y_59)) + ((float64(cp4) + (float64(cp6) * y_59)) * y2_59))
+				p1_59 := (((float64(cp8) + (float64(cp10) * y_59)) + ((float64(cp12) + (float64(cp14) * y_59)) * y2_59)) * y4_59)
+				p2_59 := (float64(cp16) * (y4_59 * y4_59))
+				r0_0_59 = ((p0_59 + p1_59) + p2_59)
 			}
-			var r0_0_51 float64
+			var r0_0_60 float64
 			{
-				c_51, t_51 := r0_0_50, t_49
-				r0_0_51 = math.Float64frombits((math.Float64bits(c_51) ^ (math.Float64bits(t_51) << 63)))
+				c_60, t_60 := r0_0_59, t_58
+				r0_0_60 = math.Float64frombits((math.Float64bits(c_60) ^ (math.Float64bits(t_60) << 63)))
 			}
-			c2_49 := (float64(2) * r0_0_51)
-			u0_49, u1_49 := float64(1), c2_49
-			j_49 := 2
-			for ; j_49+1 < n_49; j_49 += 2 {
-				u0_49 = ((c2_49 * u1_49) - u0_49)
-				u1_49 = ((c2_49 * u0_49) - u1_49)
+			c2_58 := (float64(2) * r0_0_60)
+			u0_58, u1_58 := float64(1), c2_58
+			j_58 := 2
+			for ; j_58+1 < n_58; j_58 += 2 {
+				u0_58 = ((c2_58 * u1_58) - u0_58)
+				u1_58 = ((c2_58 * u0_58) - u1_58)
 			}
-			if j_49 < n_49 {
-				u1_49 = ((c2_49 * u1_49) - u0_49)
+			if j_58 < n_58 {
+				u1_58 = ((c2_58 * u1_58) - u0_58)
 			}
-			r0_0_49 = u1_49
+			r0_0_58 = u1_58
 		}
-		s = r0_0_49
+		s = r0_0_58
 	} else if r.nmode[i] == nRatio {
-		var r0_0_52 float64
+		var r0_0_61 float64
 		{
-			x_52, nv_52 := x, (&r.nv[i])[0]
-			magic_52 := float64(roundMagic)
-			t_52 := (x_52 + magic_52)
-			d_52 := (x_52 - (t_52 - magic_52))
-			y_52 := (nv_52 * d_52)
-			u_52 := (y_52 + magic_52)
-			var r0_0_53 float64
+			x_61, nv_61 := x, (&r.nv[i])[0]
+			magic_61 := float64(roundMagic)
+			t_61 := (x_61 + magic_61)
+			d_61 := (x_61 - (t_61 - magic_61))
+			y_61 := (nv_61 * d_61)
+			u_61 := (y_61 + magic_61)
+			var r0_0_62 float64
 			{
-				d_53 := (y_52 - (u_52 - magic_52))
-				y_53 := (d_53 * d_53)
-				y2_53 := (y_53 * y_53)
-				y4_53 := (y2_53 * y2_53)
-				p0_53 := ((float64(sp1) + (float64(sp3) * y_53)) + ((float64(sp5) + (float64(sp7) * y_53)) * y2_53))
-				p1_53 := (((float64(sp9) + (float64(sp11) * y_53)) + ((float64(sp13) + (float64(sp15) * y_53)) * y2_53)) * y4_53)
-				p2_53 := (((float64(sp17) + (float64(sp19) * y_53)) + (float64(sp21) * y2_53)) * (y4_53 * y4_53))
-				r0_0_53 = (d_53 * ((p0_53 + p1_53) + p2_53))
+				d_62 := (y_61 - (u_61 - magic_61))
+				y_62 := (d_62 * d_62)
+				y2_62 := (y_62 * y_62)
+				y4_62 := (y2_62 * y2_62)
+				p0_62 := ((float64(sp1) + (float64(sp3) * y_62)) + ((float64(sp5) + (float64(sp7) * y_62)) * y2_62))
+				p1_62 := (((float64(sp9) + (float64(sp11) * y_62)) + ((float64(sp13) + (float64(sp15) * y_62)) * y2_62)) * y4_62)
+				p2_62 := (((float64(sp17) + (float64(sp19) * y_62)) + (float64(sp21) * y2_62)) * (y4_62 * y4_62))
+				r0_0_62 = (d_62 * ((p0_62 + p1_62) + p2_62))
 			}
-			var r0_0_54 float64
+			var r0_0_63 float64
 			{
-				c_54, t_54 := r0_0_53, u_52
-				r0_0_54 = math.Float64frombits((math.Float64bits(c_54) ^ (math.Float64bits(t_54) << 63)))
+				c_63, t_63 := r0_0_62, u_61
+				r0_0_63 = math.Float64frombits((math.Float64bits(c_63) ^ (math.Float64bits(t_63) << 63)))
 			}
-			sn_52 := r0_0_54
-			var r0_0_55 float64
+			sn_61 := r0_0_63
+			var r0_0_64 float64
 			{
-				d_55 := d_52
-				y_55 := (d_55 * d_55)
-				y2_55 := (y_55 * y_55)
-				y4_55 := (y2_55 * y2_55)
-				p0_55 := ((float64(sp1) + (float64(sp3) * y_55)) + ((float64(sp5) + (float64(sp7) * y_55)) * y2_55))
-				p1_55 := (((float64(sp9) + (float64(sp11) * y_55)) + ((float64(sp13) + (float64(sp15) * y_55)) * y2_55)) * y4_55)
-				p2_55 := (((float64(sp17) + (float64(sp19) * y_55)) + (float64(sp21) * y2_55)) * (y4_55 * y4_55))
-				r0_0_55 = (d_55 * ((p0_55 + p1_55) + p2_55))
+				d_64 := d_61
+				y_64 := (d_64 * d_64)
+				y2_64 := (y_64 * y_64)
+				y4_64 := (y2_64 * y2_64)
+				p0_64 := ((float64(sp1) + (float64(sp3) * y_64)) + ((float64(sp5) + (float64(sp7) * y_64)) * y2_64))
+				p1_64 := (((float64(sp9) + (float64(sp11) * y_64)) + ((float64(sp13) + (float64(sp15) * y_64)) * y2_64)) * y4_64)
+				p2_64 := (((float64(sp17) + (float64(sp19) * y_64)) + (float64(sp21) * y2_64)) * (y4_64 * y4_64))
+				r0_0_64 = (d_64 * ((p0_64 + p1_64) + p2_64))
 			}
-			r0_0_52 = merge(nv_52, (sn_52 / r0_0_55), (d_52 == float64(0)))
+			r0_0_61 = merge(nv_61, (sn_61 / r0_0_64), (d_61 == float64(0)))
 		}
-		s = r0_0_52
+		s = r0_0_61
 	}
 	return s
 }
@@ -1582,23 +1675,23 @@ func sincgLanes(x float64,
 	n int) float64 {
 	magic := float64(roundMagic)
 	t := (x + magic)
-	var r0_0_56 float64
+	var r0_0_65 float64
 	{
-		d_56 := (x - (t - magic))
-		y_56 := (d_56 * d_56)
-		y2_56 := (y_56 * y_56)
-		y4_56 := (y2_56 * y2_56)
-		p0_56 := ((float64(cp0) + (float64(cp2) * y_56)) + ((float64(cp4) + (float64(cp6) * y_56)) * y2_56))
-		p1_56 := (((float64(cp8) + (float64(cp10) * y_56)) + ((float64(cp12) + (float64(cp14) * y_56)) * y2_56)) * y4_56)
-		p2_56 := (float64(cp16) * (y4_56 * y4_56))
-		r0_0_56 = ((p0_56 + p1_56) + p2_56)
+		d_65 := (x - (t - magic))
+		y_65 := (d_65 * d_65)
+		y2_65 := (y_65 * y_65)
+		y4_65 := (y2_65 * y2_65)
+		p0_65 := ((float64(cp0) + (float64(cp2) * y_65)) + ((float64(cp4) + (float64(cp6) * y_65)) * y2_65))
+		p1_65 := (((float64(cp8) + (float64(cp10) * y_65)) + ((float64(cp12) + (float64(cp14) * y_65)) * y2_65)) * y4_65)
+		p2_65 := (float64(cp16) * (y4_65 * y4_65))
+		r0_0_65 = ((p0_65 + p1_65) + p2_65)
 	}
-	var r0_0_57 float64
+	var r0_0_66 float64
 	{
-		c_57, t_57 := r0_0_56, t
-		r0_0_57 = math.Float64frombits((math.Float64bits(c_57) ^ (math.Float64bits(t_57) << 63)))
+		c_66, t_66 := r0_0_65, t
+		r0_0_66 = math.Float64frombits((math.Float64bits(c_66) ^ (math.Float64bits(t_66) << 63)))
 	}
-	c2 := (float64(2) * r0_0_57)
+	c2 := (float64(2) * r0_0_66)
 	u0, u1 := float64(1), c2
 	j := 2
 	for ; j+1 < n; j += 2 {
@@ -1619,35 +1712,35 @@ func sincgRatioLanes(x, nv float64,
 	d := (x - (t - magic))
 	y := (nv * d)
 	u := (y + magic)
-	var r0_0_58 float64
+	var r0_0_67 float64
 	{
-		d_58 := (y - (u - magic))
-		y_58 := (d_58 * d_58)
-		y2_58 := (y_58 * y_58)
-		y4_58 := (y2_58 * y2_58)
-		p0_58 := ((float64(sp1) + (float64(sp3) * y_58)) + ((float64(sp5) + (float64(sp7) * y_58)) * y2_58))
-		p1_58 := (((float64(sp9) + (float64(sp11) * y_58)) + ((float64(sp13) + (float64(sp15) * y_58)) * y2_58)) * y4_58)
-		p2_58 := (((float64(sp17) + (float64(sp19) * y_58)) + (float64(sp21) * y2_58)) * (y4_58 * y4_58))
-		r0_0_58 = (d_58 * ((p0_58 + p1_58) + p2_58))
+		d_67 := (y - (u - magic))
+		y_67 := (d_67 * d_67)
+		y2_67 := (y_67 * y_67)
+		y4_67 := (y2_67 * y2_67)
+		p0_67 := ((float64(sp1) + (float64(sp3) * y_67)) + ((float64(sp5) + (float64(sp7) * y_67)) * y2_67))
+		p1_67 := (((float64(sp9) + (float64(sp11) * y_67)) + ((float64(sp13) + (float64(sp15) * y_67)) * y2_67)) * y4_67)
+		p2_67 := (((float64(sp17) + (float64(sp19) * y_67)) + (float64(sp21) * y2_67)) * (y4_67 * y4_67))
+		r0_0_67 = (d_67 * ((p0_67 + p1_67) + p2_67))
 	}
-	var r0_0_59 float64
+	var r0_0_68 float64
 	{
-		c_59, t_59 := r0_0_58, u
-		r0_0_59 = math.Float64frombits((math.Float64bits(c_59) ^ (math.Float64bits(t_59) << 63)))
+		c_68, t_68 := r0_0_67, u
+		r0_0_68 = math.Float64frombits((math.Float64bits(c_68) ^ (math.Float64bits(t_68) << 63)))
 	}
-	sn := r0_0_59
-	var r0_0_60 float64
+	sn := r0_0_68
+	var r0_0_69 float64
 	{
-		d_60 := d
-		y_60 := (d_60 * d_60)
-		y2_60 := (y_60 * y_60)
-		y4_60 := (y2_60 * y2_60)
-		p0_60 := ((float64(sp1) + (float64(sp3) * y_60)) + ((float64(sp5) + (float64(sp7) * y_60)) * y2_60))
-		p1_60 := (((float64(sp9) + (float64(sp11) * y_60)) + ((float64(sp13) + (float64(sp15) * y_60)) * y2_60)) * y4_60)
-		p2_60 := (((float64(sp17) + (float64(sp19) * y_60)) + (float64(sp21) * y2_60)) * (y4_60 * y4_60))
-		r0_0_60 = (d_60 * ((p0_60 + p1_60) + p2_60))
+		d_69 := d
+		y_69 := (d_69 * d_69)
+		y2_69 := (y_69 * y_69)
+		y4_69 := (y2_69 * y2_69)
+		p0_69 := ((float64(sp1) + (float64(sp3) * y_69)) + ((float64(sp5) + (float64(sp7) * y_69)) * y2_69))
+		p1_69 := (((float64(sp9) + (float64(sp11) * y_69)) + ((float64(sp13) + (float64(sp15) * y_69)) * y2_69)) * y4_69)
+		p2_69 := (((float64(sp17) + (float64(sp19) * y_69)) + (float64(sp21) * y2_69)) * (y4_69 * y4_69))
+		r0_0_69 = (d_69 * ((p0_69 + p1_69) + p2_69))
 	}
-	return merge(nv, (sn / r0_0_60), (d == float64(0)))
+	return merge(nv, (sn / r0_0_69), (d == float64(0)))
 }
 
 func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
@@ -1656,150 +1749,28 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 
 ) {
 	var (
-		r0_0_61 float64
-		r1_0_61 float64
-		r2_0_61 float64
+		r0_0_70 float64
+		r1_0_70 float64
+		r2_0_70 float64
 	)
 	{
-		r_61, i_61, x_61 := r, 0, h
-		s_61, dx_61, dn_61 := float64(1), float64(0), float64(0)
-		if r_61.nmode[i_61] == nChebyshev {
+		r_70, i_70, x_70 := r, 0, h
+		s_70, dx_70, dn_70 := float64(1), float64(0), float64(0)
+		if r_70.nmode[i_70] == nChebyshev {
 			var (
-				r0_0_62 float64
-				r1_0_62 float64
-				r2_0_62 float64
+				r0_0_71 float64
+				r1_0_71 float64
+				r2_0_71 float64
 			)
 			{
-				r_62, x_62, n_62, nf_62 := r_61, x_61, r_61.nn[i_61], &r_61.nv[i_61]
-				magic_62 := float64(roundMagic)
-				t_62 := (x_62 + magic_62)
-				d_62 := (x_62 - (t_62 - magic_62))
-				f_62 := (math.Float64bits(t_62) << 63)
-				var r0_0_63 float64
-				{
-					d_63 := d_62
-					y_63 := (d_63 * d_63)
-					y2_63 := (y_63 * y_63)
-					y4_63 := (y2_63 * y2_63)
-					p0_63 := ((float64(cp0) + (float64(cp2) * y_63)) + ((float64(cp4) + (float64(cp6) * y_63)) * y2_63))
-					p1_63 := (((float64(cp8) + (float64(cp10) * y_63)) + ((float64(cp12) + (float64(cp14) * y_63)) * y2_63)) * y4_63)
-					p2_63 := (float64(cp16) * (y4_63 * y4_63))
-					r0_0_63 = ((p0_63 + p1_63) + p2_63)
-				}
-				cr_62 := r0_0_63
-				sign_62, one_62, pi_62 := math.Float64bits((&r_62.negZero)[0]), float64(1), float64(piC)
-				rs_62 := (pi_62 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_62 - cr_62) * (one_62 + cr_62)))) | ((math.Float64bits(d_62) ^ f_62) & sign_62))))
-				c2_62 := (float64(2) * math.Float64frombits((math.Float64bits(cr_62) ^ f_62)))
-				u0_62, u1_62 := one_62, c2_62
-				j_62 := 2
-				for ; j_62+1 < n_62; j_62 += 2 {
-					u0_62 = ((c2_62 * u1_62) - u0_62)
-					u1_62 = ((c2_62 * u0_62) - u1_62)
-				}
-				if j_62 < n_62 {
-					u0_62, u1_62 = u1_62, ((c2_62 * u1_62) - u0_62)
-				}
-				cu_62 := ((float64(0.5) * c2_62) * u1_62)
-				tn_62 := (cu_62 - u0_62)
-				dx_62 := (((nf_62[0] * tn_62) - cu_62) * rs_62)
-				dn_62 := ((d_62 * tn_62) * rs_62)
-				near_62 := ((d_62 * d_62) < float64(closedFormMin2))
-				if near_62 {
-					var (
-						r0_0_64 float64
-						r1_0_64 float64
-					)
-					{
-						r_64, d_64, c2_64, flip_64, tn_64, un_64, n_64 := r_62, d_62, c2_62, f_62, tn_62, u1_62, n_62
-						var r0_0_65 float64
-						{
-							d_65 := d_64
-							y_65 := (d_65 * d_65)
-							y2_65 := (y_65 * y_65)
-							y4_65 := (y2_65 * y2_65)
-							p0_65 := ((float64(sp1) + (float64(sp3) * y_65)) + ((float64(sp5) + (float64(sp7) * y_65)) * y2_65))
-							p1_65 := (((float64(sp9) + (float64(sp11) * y_65)) + ((float64(sp13) + (float64(sp15) * y_65)) * y2_65)) * y4_65)
-							p2_65 := (((float64(sp17) + (float64(sp19) * y_65)) + (float64(sp21) * y2_65)) * (y4_65 * y4_65))
-							r0_0_65 = (d_65 * ((p0_65 + p1_65) + p2_65))
-						}
-						s_64 := math.Float64frombits((math.Float64bits(r0_0_65) ^ flip_64))
-						two_64 := float64(2)
-						u0_64, u1_64, p0_64, p1_64 := float64(1), c2_64, float64(0), two_64
-						for j_64 := 2; j_64 < n_64; j_64++ {
-							u0_64, u1_64, p0_64, p1_64 = u1_64, ((c2_64 * u1_64) - u0_64), p1_64, (((two_64 * u1_64) + (c2_64 * p1_64)) - p0_64)
-						}
-						dx_64 := ((float64(minusPi) * s_64) * p1_64)
-						peak_64 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_64) & math.Float64bits((&r_64.negZero)[0]))))
-						dn_64 := merge((((float64(piC) * d_64) * tn_64) / s_64), peak_64, (d_64 != float64(0)))
-						r0_0_64, r1_0_64 = dx_64, dn_64
-					}
-					px_62, pn_62 := r0_0_64, r1_0_64
-					dx_62, dn_62 = merge(px_62, dx_62, near_62), merge(pn_62, dn_62, near_62)
-				}
-				r0_0_62, r1_0_62, r2_0_62 = u1_62, dx_62, dn_62
-			}
-			s_61, dx_61, dn_61 = r0_0_62, r1_0_62, r2_0_62
-		} else if r_61.nmode[i_61] == nRatio {
-			var (
-				r0_0_66 float64
-				r1_0_66 float64
-				r2_0_66 float64
-			)
-			{
-				x_66, nv_66 := x_61, (&r_61.nv[i_61])[0]
-				magic_66 := float64(roundMagic)
-				t_66 := (x_66 + magic_66)
-				d_66 := (x_66 - (t_66 - magic_66))
-				y_66 := (nv_66 * d_66)
-				u_66 := (y_66 + magic_66)
-				e_66 := (y_66 - (u_66 - magic_66))
-				var r0_0_67 float64
-				{
-					d_67 := e_66
-					y_67 := (d_67 * d_67)
-					y2_67 := (y_67 * y_67)
-					y4_67 := (y2_67 * y2_67)
-					p0_67 := ((float64(sp1) + (float64(sp3) * y_67)) + ((float64(sp5) + (float64(sp7) * y_67)) * y2_67))
-					p1_67 := (((float64(sp9) + (float64(sp11) * y_67)) + ((float64(sp13) + (float64(sp15) * y_67)) * y2_67)) * y4_67)
-					p2_67 := (((float64(sp17) + (float64(sp19) * y_67)) + (float64(sp21) * y2_67)) * (y4_67 * y4_67))
-					r0_0_67 = (d_67 * ((p0_67 + p1_67) + p2_67))
-				}
-				var r0_0_68 float64
-				{
-					c_68, t_68 := r0_0_67, u_66
-					r0_0_68 = math.Float64frombits((math.Float64bits(c_68) ^ (math.Float64bits(t_68) << 63)))
-				}
-				var r0_0_69 float64
-				{
-					d_69 := e_66
-					y_69 := (d_69 * d_69)
-					y2_69 := (y_69 * y_69)
-					y4_69 := (y2_69 * y2_69)
-					p0_69 := ((float64(cp0) + (float64(cp2) * y_69)) + ((float64(cp4) + (float64(cp6) * y_69)) * y2_69))
-					p1_69 := (((float64(cp8) + (float64(cp10) * y_69)) + ((float64(cp12) + (float64(cp14) * y_69)) * y2_69)) * y4_69)
-					p2_69 := (float64(cp16) * (y4_69 * y4_69))
-					r0_0_69 = ((p0_69 + p1_69) + p2_69)
-				}
-				var r0_0_70 float64
-				{
-					c_70, t_70 := r0_0_69, u_66
-					r0_0_70 = math.Float64frombits((math.Float64bits(c_70) ^ (math.Float64bits(t_70) << 63)))
-				}
-				sn_66, cn_66 := r0_0_68, r0_0_70
-				var r0_0_71 float64
-				{
-					d_71 := d_66
-					y_71 := (d_71 * d_71)
-					y2_71 := (y_71 * y_71)
-					y4_71 := (y2_71 * y2_71)
-					p0_71 := ((float64(sp1) + (float64(sp3) * y_71)) + ((float64(sp5) + (float64(sp7) * y_71)) * y2_71))
-					p1_71 := (((float64(sp9) + (float64(sp11) * y_71)) + ((float64(sp13) + (float64(sp15) * y_71)) * y2_71)) * y4_71)
-					p2_71 := (((float64(sp17) + (float64(sp19) * y_71)) + (float64(sp21) * y2_71)) * (y4_71 * y4_71))
-					r0_0_71 = (d_71 * ((p0_71 + p1_71) + p2_71))
-				}
+				r_71, x_71, n_71, nf_71 := r_70, x_70, r_70.nn[i_70], &r_70.nv[i_70]
+				magic_71 := float64(roundMagic)
+				t_71 := (x_71 + magic_71)
+				d_71 := (x_71 - (t_71 - magic_71))
+				f_71 := (math.Float64bits(t_71) << 63)
 				var r0_0_72 float64
 				{
-					d_72 := d_66
+					d_72 := d_71
 					y_72 := (d_72 * d_72)
 					y2_72 := (y_72 * y_72)
 					y4_72 := (y2_72 * y2_72)
@@ -1808,132 +1779,109 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p2_72 := (float64(cp16) * (y4_72 * y4_72))
 					r0_0_72 = ((p0_72 + p1_72) + p2_72)
 				}
-				s1_66, c1_66 := r0_0_71, r0_0_72
-				pi_66 := float64(piC)
-				at_66 := (d_66 == float64(0))
-				s_66 := merge(nv_66, (sn_66 / s1_66), at_66)
-				pd_66 := (pi_66 * d_66)
-				npd_66 := (nv_66 * pd_66)
-				dx_66 := ((pi_66 * (((nv_66 * cn_66) * s1_66) - (sn_66 * c1_66))) / (s1_66 * s1_66))
-				var r0_0_73 float64
-				{
-					n_73, x_73 := nv_66, pd_66
-					n2_73 := (n_73 * n_73)
-					a_73 := (((float64(0) - (n2_73 - float64(1))) * x_73) / float64(3))
-					b_73 := ((((((((float64(3) * n2_73) * n2_73) - (float64(10) * n2_73)) + float64(7)) * x_73) * x_73) * x_73) / float64(90))
-					r0_0_73 = (n_73 * (a_73 + b_73))
+				cr_71 := r0_0_72
+				sign_71, one_71, pi_71 := math.Float64bits((&r_71.negZero)[0]), float64(1), float64(piC)
+				rs_71 := (pi_71 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_71 - cr_71) * (one_71 + cr_71)))) | ((math.Float64bits(d_71) ^ f_71) & sign_71))))
+				c2_71 := (float64(2) * math.Float64frombits((math.Float64bits(cr_71) ^ f_71)))
+				u0_71, u1_71 := one_71, c2_71
+				j_71 := 2
+				for ; j_71+1 < n_71; j_71 += 2 {
+					u0_71 = ((c2_71 * u1_71) - u0_71)
+					u1_71 = ((c2_71 * u0_71) - u1_71)
 				}
-				dx_66 = merge((pi_66 * r0_0_73), dx_66, ((npd_66 * npd_66) < float64(seriesMax2)))
-				dx_66 = merge(float64(0), dx_66, at_66)
-				dn_66 := merge(float64(1), ((pd_66 * cn_66) / s1_66), at_66)
-				r0_0_66, r1_0_66, r2_0_66 = s_66, dx_66, dn_66
+				if j_71 < n_71 {
+					u0_71, u1_71 = u1_71, ((c2_71 * u1_71) - u0_71)
+				}
+				cu_71 := ((float64(0.5) * c2_71) * u1_71)
+				tn_71 := (cu_71 - u0_71)
+				dx_71 := (((nf_71[0] * tn_71) - cu_71) * rs_71)
+				dn_71 := ((d_71 * tn_71) * rs_71)
+				near_71 := ((d_71 * d_71) < float64(closedFormMin2))
+				if near_71 {
+					var (
+						r0_0_73 float64
+						r1_0_73 float64
+					)
+					{
+						r_73, d_73, c2_73, flip_73, tn_73, un_73, n_73 := r_71, d_71, c2_71, f_71, tn_71, u1_71, n_71
+						var r0_0_74 float64
+						{
+							d_74 := d_73
+							y_74 := (d_74 * d_74)
+							y2_74 := (y_74 * y_74)
+							y4_74 := (y2_74 * y2_74)
+							p0_74 := ((float64(sp1) + (float64(sp3) * y_74)) + ((float64(sp5) + (float64(sp7) * y_74)) * y2_74))
+							p1_74 := (((float64(sp9) + (float64(sp11) * y_74)) + ((float64(sp13) + (float64(sp15) * y_74)) * y2_74)) * y4_74)
+							p2_74 := (((float64(sp17) + (float64(sp19) * y_74)) + (float64(sp21) * y2_74)) * (y4_74 * y4_74))
+							r0_0_74 = (d_74 * ((p0_74 + p1_74) + p2_74))
+						}
+						s_73 := math.Float64frombits((math.Float64bits(r0_0_74) ^ flip_73))
+						two_73 := float64(2)
+						u0_73, u1_73, p0_73, p1_73 := float64(1), c2_73, float64(0), two_73
+						for j_73 := 2; j_73 < n_73; j_73++ {
+							u0_73, u1_73, p0_73, p1_73 = u1_73, ((c2_73 * u1_73) - u0_73), p1_73, (((two_73 * u1_73) + (c2_73 * p1_73)) - p0_73)
+						}
+						dx_73 := ((float64(minusPi) * s_73) * p1_73)
+						peak_73 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_73) & math.Float64bits((&r_73.negZero)[0]))))
+						dn_73 := merge((((float64(piC) * d_73) * tn_73) / s_73), peak_73, (d_73 != float64(0)))
+						r0_0_73, r1_0_73 = dx_73, dn_73
+					}
+					px_71, pn_71 := r0_0_73, r1_0_73
+					dx_71, dn_71 = merge(px_71, dx_71, near_71), merge(pn_71, dn_71, near_71)
+				}
+				r0_0_71, r1_0_71, r2_0_71 = u1_71, dx_71, dn_71
 			}
-			s_61, dx_61, dn_61 = r0_0_66, r1_0_66, r2_0_66
-		}
-		r0_0_61, r1_0_61, r2_0_61 = s_61, dx_61, dn_61
-	}
-	sa, ha, na := r0_0_61, r1_0_61, r2_0_61
-	var (
-		r0_0_74 float64
-		r1_0_74 float64
-		r2_0_74 float64
-	)
-	{
-		r_74, i_74, x_74 := r, 1, kk
-		s_74, dx_74, dn_74 := float64(1), float64(0), float64(0)
-		if r_74.nmode[i_74] == nChebyshev {
+			s_70, dx_70, dn_70 = r0_0_71, r1_0_71, r2_0_71
+		} else if r_70.nmode[i_70] == nRatio {
 			var (
 				r0_0_75 float64
 				r1_0_75 float64
 				r2_0_75 float64
 			)
 			{
-				r_75, x_75, n_75, nf_75 := r_74, x_74, r_74.nn[i_74], &r_74.nv[i_74]
+				x_75, nv_75 := x_70, (&r_70.nv[i_70])[0]
 				magic_75 := float64(roundMagic)
 				t_75 := (x_75 + magic_75)
 				d_75 := (x_75 - (t_75 - magic_75))
-				f_75 := (math.Float64bits(t_75) << 63)
+				y_75 := (nv_75 * d_75)
+				u_75 := (y_75 + magic_75)
+				e_75 := (y_75 - (u_75 - magic_75))
 				var r0_0_76 float64
 				{
-					d_76 := d_75
+					d_76 := e_75
 					y_76 := (d_76 * d_76)
 					y2_76 := (y_76 * y_76)
 					y4_76 := (y2_76 * y2_76)
-					p0_76 := ((float64(cp0) + (float64(cp2) * y_76)) + ((float64(cp4) + (float64(cp6) * y_76)) * y2_76))
-					p1_76 := (((float64(cp8) + (float64(cp10) * y_76)) + ((float64(cp12) + (float64(cp14) * y_76)) * y2_76)) * y4_76)
-					p2_76 := (float64(cp16) * (y4_76 * y4_76))
-					r0_0_76 = ((p0_76 + p1_76) + p2_76)
+					p0_76 := ((float64(sp1) + (float64(sp3) * y_76)) + ((float64(sp5) + (float64(sp7) * y_76)) * y2_76))
+					p1_76 := (((float64(sp9) + (float64(sp11) * y_76)) + ((float64(sp13) + (float64(sp15) * y_76)) * y2_76)) * y4_76)
+					p2_76 := (((float64(sp17) + (float64(sp19) * y_76)) + (float64(sp21) * y2_76)) * (y4_76 * y4_76))
+					r0_0_76 = (d_76 * ((p0_76 + p1_76) + p2_76))
 				}
-				cr_75 := r0_0_76
-				sign_75, one_75, pi_75 := math.Float64bits((&r_75.negZero)[0]), float64(1), float64(piC)
-				rs_75 := (pi_75 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_75 - cr_75) * (one_75 + cr_75)))) | ((math.Float64bits(d_75) ^ f_75) & sign_75))))
-				c2_75 := (float64(2) * math.Float64frombits((math.Float64bits(cr_75) ^ f_75)))
-				u0_75, u1_75 := one_75, c2_75
-				j_75 := 2
-				for ; j_75+1 < n_75; j_75 += 2 {
-					u0_75 = ((c2_75 * u1_75) - u0_75)
-					u1_75 = ((c2_75 * u0_75) - u1_75)
+				var r0_0_77 float64
+				{
+					c_77, t_77 := r0_0_76, u_75
+					r0_0_77 = math.Float64frombits((math.Float64bits(c_77) ^ (math.Float64bits(t_77) << 63)))
 				}
-				if j_75 < n_75 {
-					u0_75, u1_75 = u1_75, ((c2_75 * u1_75) - u0_75)
+				var r0_0_78 float64
+				{
+					d_78 := e_75
+					y_78 := (d_78 * d_78)
+					y2_78 := (y_78 * y_78)
+					y4_78 := (y2_78 * y2_78)
+					p0_78 := ((float64(cp0) + (float64(cp2) * y_78)) + ((float64(cp4) + (float64(cp6) * y_78)) * y2_78))
+					p1_78 := (((float64(cp8) + (float64(cp10) * y_78)) + ((float64(cp12) + (float64(cp14) * y_78)) * y2_78)) * y4_78)
+					p2_78 := (float64(cp16) * (y4_78 * y4_78))
+					r0_0_78 = ((p0_78 + p1_78) + p2_78)
 				}
-				cu_75 := ((float64(0.5) * c2_75) * u1_75)
-				tn_75 := (cu_75 - u0_75)
-				dx_75 := (((nf_75[0] * tn_75) - cu_75) * rs_75)
-				dn_75 := ((d_75 * tn_75) * rs_75)
-				near_75 := ((d_75 * d_75) < float64(closedFormMin2))
-				if near_75 {
-					var (
-						r0_0_77 float64
-						r1_0_77 float64
-					)
-					{
-						r_77, d_77, c2_77, flip_77, tn_77, un_77, n_77 := r_75, d_75, c2_75, f_75, tn_75, u1_75, n_75
-						var r0_0_78 float64
-						{
-							d_78 := d_77
-							y_78 := (d_78 * d_78)
-							y2_78 := (y_78 * y_78)
-							y4_78 := (y2_78 * y2_78)
-							p0_78 := ((float64(sp1) + (float64(sp3) * y_78)) + ((float64(sp5) + (float64(sp7) * y_78)) * y2_78))
-							p1_78 := (((float64(sp9) + (float64(sp11) * y_78)) + ((float64(sp13) + (float64(sp15) * y_78)) * y2_78)) * y4_78)
-							p2_78 := (((float64(sp17) + (float64(sp19) * y_78)) + (float64(sp21) * y2_78)) * (y4_78 * y4_78))
-							r0_0_78 = (d_78 * ((p0_78 + p1_78) + p2_78))
-						}
-						s_77 := math.Float64frombits((math.Float64bits(r0_0_78) ^ flip_77))
-						two_77 := float64(2)
-						u0_77, u1_77, p0_77, p1_77 := float64(1), c2_77, float64(0), two_77
-						for j_77 := 2; j_77 < n_77; j_77++ {
-							u0_77, u1_77, p0_77, p1_77 = u1_77, ((c2_77 * u1_77) - u0_77), p1_77, (((two_77 * u1_77) + (c2_77 * p1_77)) - p0_77)
-						}
-						dx_77 := ((float64(minusPi) * s_77) * p1_77)
-						peak_77 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_77) & math.Float64bits((&r_77.negZero)[0]))))
-						dn_77 := merge((((float64(piC) * d_77) * tn_77) / s_77), peak_77, (d_77 != float64(0)))
-						r0_0_77, r1_0_77 = dx_77, dn_77
-					}
-					px_75, pn_75 := r0_0_77, r1_0_77
-					dx_75, dn_75 = merge(px_75, dx_75, near_75), merge(pn_75, dn_75, near_75)
+				var r0_0_79 float64
+				{
+					c_79, t_79 := r0_0_78, u_75
+					r0_0_79 = math.Float64frombits((math.Float64bits(c_79) ^ (math.Float64bits(t_79) << 63)))
 				}
-				r0_0_75, r1_0_75, r2_0_75 = u1_75, dx_75, dn_75
-			}
-			s_74, dx_74, dn_74 = r0_0_75, r1_0_75, r2_0_75
-		} else if r_74.nmode[i_74] == nRatio {
-			var (
-				r0_0_79 float64
-				r1_0_79 float64
-				r2_0_79 float64
-			)
-			{
-				x_79, nv_79 := x_74, (&r_74.nv[i_74])[0]
-				magic_79 := float64(roundMagic)
-				t_79 := (x_79 + magic_79)
-				d_79 := (x_79 - (t_79 - magic_79))
-				y_79 := (nv_79 * d_79)
-				u_79 := (y_79 + magic_79)
-				e_79 := (y_79 - (u_79 - magic_79))
+				sn_75, cn_75 := r0_0_77, r0_0_79
 				var r0_0_80 float64
 				{
-					d_80 := e_79
+					d_80 := d_75
 					y_80 := (d_80 * d_80)
 					y2_80 := (y_80 * y_80)
 					y4_80 := (y2_80 * y2_80)
@@ -1944,40 +1892,63 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				}
 				var r0_0_81 float64
 				{
-					c_81, t_81 := r0_0_80, u_79
-					r0_0_81 = math.Float64frombits((math.Float64bits(c_81) ^ (math.Float64bits(t_81) << 63)))
+					d_81 := d_75
+					y_81 := (d_81 * d_81)
+					y2_81 := (y_81 * y_81)
+					y4_81 := (y2_81 * y2_81)
+					p0_81 := ((float64(cp0) + (float64(cp2) * y_81)) + ((float64(cp4) + (float64(cp6) * y_81)) * y2_81))
+					p1_81 := (((float64(cp8) + (float64(cp10) * y_81)) + ((float64(cp12) + (float64(cp14) * y_81)) * y2_81)) * y4_81)
+					p2_81 := (float64(cp16) * (y4_81 * y4_81))
+					r0_0_81 = ((p0_81 + p1_81) + p2_81)
 				}
+				s1_75, c1_75 := r0_0_80, r0_0_81
+				pi_75 := float64(piC)
+				at_75 := (d_75 == float64(0))
+				s_75 := merge(nv_75, (sn_75 / s1_75), at_75)
+				pd_75 := (pi_75 * d_75)
+				npd_75 := (nv_75 * pd_75)
+				dx_75 := ((pi_75 * (((nv_75 * cn_75) * s1_75) - (sn_75 * c1_75))) / (s1_75 * s1_75))
 				var r0_0_82 float64
 				{
-					d_82 := e_79
-					y_82 := (d_82 * d_82)
-					y2_82 := (y_82 * y_82)
-					y4_82 := (y2_82 * y2_82)
-					p0_82 := ((float64(cp0) + (float64(cp2) * y_82)) + ((float64(cp4) + (float64(cp6) * y_82)) * y2_82))
-					p1_82 := (((float64(cp8) + (float64(cp10) * y_82)) + ((float64(cp12) + (float64(cp14) * y_82)) * y2_82)) * y4_82)
-					p2_82 := (float64(cp16) * (y4_82 * y4_82))
-					r0_0_82 = ((p0_82 + p1_82) + p2_82)
+					n_82, x_82 := nv_75, pd_75
+					n2_82 := (n_82 * n_82)
+					a_82 := (((float64(0) - (n2_82 - float64(1))) * x_82) / float64(3))
+					b_82 := ((((((((float64(3) * n2_82) * n2_82) - (float64(10) * n2_82)) + float64(7)) * x_82) * x_82) * x_82) / float64(90))
+					r0_0_82 = (n_82 * (a_82 + b_82))
 				}
-				var r0_0_83 float64
-				{
-					c_83, t_83 := r0_0_82, u_79
-					r0_0_83 = math.Float64frombits((math.Float64bits(c_83) ^ (math.Float64bits(t_83) << 63)))
-				}
-				sn_79, cn_79 := r0_0_81, r0_0_83
-				var r0_0_84 float64
-				{
-					d_84 := d_79
-					y_84 := (d_84 * d_84)
-					y2_84 := (y_84 * y_84)
-					y4_84 := (y2_84 * y2_84)
-					p0_84 := ((float64(sp1) + (float64(sp3) * y_84)) + ((float64(sp5) + (float64(sp7) * y_84)) * y2_84))
-					p1_84 := (((float64(sp9) + (float64(sp11) * y_84)) + ((float64(sp13) + (float64(sp15) * y_84)) * y2_84)) * y4_84)
-					p2_84 := (((float64(sp17) + (float64(sp19) * y_84)) + (float64(sp21) * y2_84)) * (y4_84 * y4_84))
-					r0_0_84 = (d_84 * ((p0_84 + p1_84) + p2_84))
-				}
+				dx_75 = merge((pi_75 * r0_0_82), dx_75, ((npd_75 * npd_75) < float64(seriesMax2)))
+				dx_75 = merge(float64(0), dx_75, at_75)
+				dn_75 := merge(float64(1), ((pd_75 * cn_75) / s1_75), at_75)
+				r0_0_75, r1_0_75, r2_0_75 = s_75, dx_75, dn_75
+			}
+			s_70, dx_70, dn_70 = r0_0_75, r1_0_75, r2_0_75
+		}
+		r0_0_70, r1_0_70, r2_0_70 = s_70, dx_70, dn_70
+	}
+	sa, ha, na := r0_0_70, r1_0_70, r2_0_70
+	var (
+		r0_0_83 float64
+		r1_0_83 float64
+		r2_0_83 float64
+	)
+	{
+		r_83, i_83, x_83 := r, 1, kk
+		s_83, dx_83, dn_83 := float64(1), float64(0), float64(0)
+		if r_83.nmode[i_83] == nChebyshev {
+			var (
+				r0_0_84 float64
+				r1_0_84 float64
+				r2_0_84 float64
+			)
+			{
+				r_84, x_84, n_84, nf_84 := r_83, x_83, r_83.nn[i_83], &r_83.nv[i_83]
+				magic_84 := float64(roundMagic)
+				t_84 := (x_84 + magic_84)
+				d_84 := (x_84 - (t_84 - magic_84))
+				f_84 := (math.Float64bits(t_84) << 63)
 				var r0_0_85 float64
 				{
-					d_85 := d_79
+					d_85 := d_84
 					y_85 := (d_85 * d_85)
 					y2_85 := (y_85 * y_85)
 					y4_85 := (y2_85 * y2_85)
@@ -1986,132 +1957,109 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p2_85 := (float64(cp16) * (y4_85 * y4_85))
 					r0_0_85 = ((p0_85 + p1_85) + p2_85)
 				}
-				s1_79, c1_79 := r0_0_84, r0_0_85
-				pi_79 := float64(piC)
-				at_79 := (d_79 == float64(0))
-				s_79 := merge(nv_79, (sn_79 / s1_79), at_79)
-				pd_79 := (pi_79 * d_79)
-				npd_79 := (nv_79 * pd_79)
-				dx_79 := ((pi_79 * (((nv_79 * cn_79) * s1_79) - (sn_79 * c1_79))) / (s1_79 * s1_79))
-				var r0_0_86 float64
-				{
-					n_86, x_86 := nv_79, pd_79
-					n2_86 := (n_86 * n_86)
-					a_86 := (((float64(0) - (n2_86 - float64(1))) * x_86) / float64(3))
-					b_86 := ((((((((float64(3) * n2_86) * n2_86) - (float64(10) * n2_86)) + float64(7)) * x_86) * x_86) * x_86) / float64(90))
-					r0_0_86 = (n_86 * (a_86 + b_86))
+				cr_84 := r0_0_85
+				sign_84, one_84, pi_84 := math.Float64bits((&r_84.negZero)[0]), float64(1), float64(piC)
+				rs_84 := (pi_84 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_84 - cr_84) * (one_84 + cr_84)))) | ((math.Float64bits(d_84) ^ f_84) & sign_84))))
+				c2_84 := (float64(2) * math.Float64frombits((math.Float64bits(cr_84) ^ f_84)))
+				u0_84, u1_84 := one_84, c2_84
+				j_84 := 2
+				for ; j_84+1 < n_84; j_84 += 2 {
+					u0_84 = ((c2_84 * u1_84) - u0_84)
+					u1_84 = ((c2_84 * u0_84) - u1_84)
 				}
-				dx_79 = merge((pi_79 * r0_0_86), dx_79, ((npd_79 * npd_79) < float64(seriesMax2)))
-				dx_79 = merge(float64(0), dx_79, at_79)
-				dn_79 := merge(float64(1), ((pd_79 * cn_79) / s1_79), at_79)
-				r0_0_79, r1_0_79, r2_0_79 = s_79, dx_79, dn_79
+				if j_84 < n_84 {
+					u0_84, u1_84 = u1_84, ((c2_84 * u1_84) - u0_84)
+				}
+				cu_84 := ((float64(0.5) * c2_84) * u1_84)
+				tn_84 := (cu_84 - u0_84)
+				dx_84 := (((nf_84[0] * tn_84) - cu_84) * rs_84)
+				dn_84 := ((d_84 * tn_84) * rs_84)
+				near_84 := ((d_84 * d_84) < float64(closedFormMin2))
+				if near_84 {
+					var (
+						r0_0_86 float64
+						r1_0_86 float64
+					)
+					{
+						r_86, d_86, c2_86, flip_86, tn_86, un_86, n_86 := r_84, d_84, c2_84, f_84, tn_84, u1_84, n_84
+						var r0_0_87 float64
+						{
+							d_87 := d_86
+							y_87 := (d_87 * d_87)
+							y2_87 := (y_87 * y_87)
+							y4_87 := (y2_87 * y2_87)
+							p0_87 := ((float64(sp1) + (float64(sp3) * y_87)) + ((float64(sp5) + (float64(sp7) * y_87)) * y2_87))
+							p1_87 := (((float64(sp9) + (float64(sp11) * y_87)) + ((float64(sp13) + (float64(sp15) * y_87)) * y2_87)) * y4_87)
+							p2_87 := (((float64(sp17) + (float64(sp19) * y_87)) + (float64(sp21) * y2_87)) * (y4_87 * y4_87))
+							r0_0_87 = (d_87 * ((p0_87 + p1_87) + p2_87))
+						}
+						s_86 := math.Float64frombits((math.Float64bits(r0_0_87) ^ flip_86))
+						two_86 := float64(2)
+						u0_86, u1_86, p0_86, p1_86 := float64(1), c2_86, float64(0), two_86
+						for j_86 := 2; j_86 < n_86; j_86++ {
+							u0_86, u1_86, p0_86, p1_86 = u1_86, ((c2_86 * u1_86) - u0_86), p1_86, (((two_86 * u1_86) + (c2_86 * p1_86)) - p0_86)
+						}
+						dx_86 := ((float64(minusPi) * s_86) * p1_86)
+						peak_86 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_86) & math.Float64bits((&r_86.negZero)[0]))))
+						dn_86 := merge((((float64(piC) * d_86) * tn_86) / s_86), peak_86, (d_86 != float64(0)))
+						r0_0_86, r1_0_86 = dx_86, dn_86
+					}
+					px_84, pn_84 := r0_0_86, r1_0_86
+					dx_84, dn_84 = merge(px_84, dx_84, near_84), merge(pn_84, dn_84, near_84)
+				}
+				r0_0_84, r1_0_84, r2_0_84 = u1_84, dx_84, dn_84
 			}
-			s_74, dx_74, dn_74 = r0_0_79, r1_0_79, r2_0_79
-		}
-		r0_0_74, r1_0_74, r2_0_74 = s_74, dx_74, dn_74
-	}
-	sb, hb, nb := r0_0_74, r1_0_74, r2_0_74
-	var (
-		r0_0_87 float64
-		r1_0_87 float64
-		r2_0_87 float64
-	)
-	{
-		r_87, i_87, x_87 := r, 2, l
-		s_87, dx_87, dn_87 := float64(1), float64(0), float64(0)
-		if r_87.nmode[i_87] == nChebyshev {
+			s_83, dx_83, dn_83 = r0_0_84, r1_0_84, r2_0_84
+		} else if r_83.nmode[i_83] == nRatio {
 			var (
 				r0_0_88 float64
 				r1_0_88 float64
 				r2_0_88 float64
 			)
 			{
-				r_88, x_88, n_88, nf_88 := r_87, x_87, r_87.nn[i_87], &r_87.nv[i_87]
+				x_88, nv_88 := x_83, (&r_83.nv[i_83])[0]
 				magic_88 := float64(roundMagic)
 				t_88 := (x_88 + magic_88)
 				d_88 := (x_88 - (t_88 - magic_88))
-				f_88 := (math.Float64bits(t_88) << 63)
+				y_88 := (nv_88 * d_88)
+				u_88 := (y_88 + magic_88)
+				e_88 := (y_88 - (u_88 - magic_88))
 				var r0_0_89 float64
 				{
-					d_89 := d_88
+					d_89 := e_88
 					y_89 := (d_89 * d_89)
 					y2_89 := (y_89 * y_89)
 					y4_89 := (y2_89 * y2_89)
-					p0_89 := ((float64(cp0) + (float64(cp2) * y_89)) + ((float64(cp4) + (float64(cp6) * y_89)) * y2_89))
-					p1_89 := (((float64(cp8) + (float64(cp10) * y_89)) + ((float64(cp12) + (float64(cp14) * y_89)) * y2_89)) * y4_89)
-					p2_89 := (float64(cp16) * (y4_89 * y4_89))
-					r0_0_89 = ((p0_89 + p1_89) + p2_89)
+					p0_89 := ((float64(sp1) + (float64(sp3) * y_89)) + ((float64(sp5) + (float64(sp7) * y_89)) * y2_89))
+					p1_89 := (((float64(sp9) + (float64(sp11) * y_89)) + ((float64(sp13) + (float64(sp15) * y_89)) * y2_89)) * y4_89)
+					p2_89 := (((float64(sp17) + (float64(sp19) * y_89)) + (float64(sp21) * y2_89)) * (y4_89 * y4_89))
+					r0_0_89 = (d_89 * ((p0_89 + p1_89) + p2_89))
 				}
-				cr_88 := r0_0_89
-				sign_88, one_88, pi_88 := math.Float64bits((&r_88.negZero)[0]), float64(1), float64(piC)
-				rs_88 := (pi_88 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_88 - cr_88) * (one_88 + cr_88)))) | ((math.Float64bits(d_88) ^ f_88) & sign_88))))
-				c2_88 := (float64(2) * math.Float64frombits((math.Float64bits(cr_88) ^ f_88)))
-				u0_88, u1_88 := one_88, c2_88
-				j_88 := 2
-				for ; j_88+1 < n_88; j_88 += 2 {
-					u0_88 = ((c2_88 * u1_88) - u0_88)
-					u1_88 = ((c2_88 * u0_88) - u1_88)
+				var r0_0_90 float64
+				{
+					c_90, t_90 := r0_0_89, u_88
+					r0_0_90 = math.Float64frombits((math.Float64bits(c_90) ^ (math.Float64bits(t_90) << 63)))
 				}
-				if j_88 < n_88 {
-					u0_88, u1_88 = u1_88, ((c2_88 * u1_88) - u0_88)
+				var r0_0_91 float64
+				{
+					d_91 := e_88
+					y_91 := (d_91 * d_91)
+					y2_91 := (y_91 * y_91)
+					y4_91 := (y2_91 * y2_91)
+					p0_91 := ((float64(cp0) + (float64(cp2) * y_91)) + ((float64(cp4) + (float64(cp6) * y_91)) * y2_91))
+					p1_91 := (((float64(cp8) + (float64(cp10) * y_91)) + ((float64(cp12) + (float64(cp14) * y_91)) * y2_91)) * y4_91)
+					p2_91 := (float64(cp16) * (y4_91 * y4_91))
+					r0_0_91 = ((p0_91 + p1_91) + p2_91)
 				}
-				cu_88 := ((float64(0.5) * c2_88) * u1_88)
-				tn_88 := (cu_88 - u0_88)
-				dx_88 := (((nf_88[0] * tn_88) - cu_88) * rs_88)
-				dn_88 := ((d_88 * tn_88) * rs_88)
-				near_88 := ((d_88 * d_88) < float64(closedFormMin2))
-				if near_88 {
-					var (
-						r0_0_90 float64
-						r1_0_90 float64
-					)
-					{
-						r_90, d_90, c2_90, flip_90, tn_90, un_90, n_90 := r_88, d_88, c2_88, f_88, tn_88, u1_88, n_88
-						var r0_0_91 float64
-						{
-							d_91 := d_90
-							y_91 := (d_91 * d_91)
-							y2_91 := (y_91 * y_91)
-							y4_91 := (y2_91 * y2_91)
-							p0_91 := ((float64(sp1) + (float64(sp3) * y_91)) + ((float64(sp5) + (float64(sp7) * y_91)) * y2_91))
-							p1_91 := (((float64(sp9) + (float64(sp11) * y_91)) + ((float64(sp13) + (float64(sp15) * y_91)) * y2_91)) * y4_91)
-							p2_91 := (((float64(sp17) + (float64(sp19) * y_91)) + (float64(sp21) * y2_91)) * (y4_91 * y4_91))
-							r0_0_91 = (d_91 * ((p0_91 + p1_91) + p2_91))
-						}
-						s_90 := math.Float64frombits((math.Float64bits(r0_0_91) ^ flip_90))
-						two_90 := float64(2)
-						u0_90, u1_90, p0_90, p1_90 := float64(1), c2_90, float64(0), two_90
-						for j_90 := 2; j_90 < n_90; j_90++ {
-							u0_90, u1_90, p0_90, p1_90 = u1_90, ((c2_90 * u1_90) - u0_90), p1_90, (((two_90 * u1_90) + (c2_90 * p1_90)) - p0_90)
-						}
-						dx_90 := ((float64(minusPi) * s_90) * p1_90)
-						peak_90 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_90) & math.Float64bits((&r_90.negZero)[0]))))
-						dn_90 := merge((((float64(piC) * d_90) * tn_90) / s_90), peak_90, (d_90 != float64(0)))
-						r0_0_90, r1_0_90 = dx_90, dn_90
-					}
-					px_88, pn_88 := r0_0_90, r1_0_90
-					dx_88, dn_88 = merge(px_88, dx_88, near_88), merge(pn_88, dn_88, near_88)
+				var r0_0_92 float64
+				{
+					c_92, t_92 := r0_0_91, u_88
+					r0_0_92 = math.Float64frombits((math.Float64bits(c_92) ^ (math.Float64bits(t_92) << 63)))
 				}
-				r0_0_88, r1_0_88, r2_0_88 = u1_88, dx_88, dn_88
-			}
-			s_87, dx_87, dn_87 = r0_0_88, r1_0_88, r2_0_88
-		} else if r_87.nmode[i_87] == nRatio {
-			var (
-				r0_0_92 float64
-				r1_0_92 float64
-				r2_0_92 float64
-			)
-			{
-				x_92, nv_92 := x_87, (&r_87.nv[i_87])[0]
-				magic_92 := float64(roundMagic)
-				t_92 := (x_92 + magic_92)
-				d_92 := (x_92 - (t_92 - magic_92))
-				y_92 := (nv_92 * d_92)
-				u_92 := (y_92 + magic_92)
-				e_92 := (y_92 - (u_92 - magic_92))
+				sn_88, cn_88 := r0_0_90, r0_0_92
 				var r0_0_93 float64
 				{
-					d_93 := e_92
+					d_93 := d_88
 					y_93 := (d_93 * d_93)
 					y2_93 := (y_93 * y_93)
 					y4_93 := (y2_93 * y2_93)
@@ -2122,40 +2070,63 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				}
 				var r0_0_94 float64
 				{
-					c_94, t_94 := r0_0_93, u_92
-					r0_0_94 = math.Float64frombits((math.Float64bits(c_94) ^ (math.Float64bits(t_94) << 63)))
+					d_94 := d_88
+					y_94 := (d_94 * d_94)
+					y2_94 := (y_94 * y_94)
+					y4_94 := (y2_94 * y2_94)
+					p0_94 := ((float64(cp0) + (float64(cp2) * y_94)) + ((float64(cp4) + (float64(cp6) * y_94)) * y2_94))
+					p1_94 := (((float64(cp8) + (float64(cp10) * y_94)) + ((float64(cp12) + (float64(cp14) * y_94)) * y2_94)) * y4_94)
+					p2_94 := (float64(cp16) * (y4_94 * y4_94))
+					r0_0_94 = ((p0_94 + p1_94) + p2_94)
 				}
+				s1_88, c1_88 := r0_0_93, r0_0_94
+				pi_88 := float64(piC)
+				at_88 := (d_88 == float64(0))
+				s_88 := merge(nv_88, (sn_88 / s1_88), at_88)
+				pd_88 := (pi_88 * d_88)
+				npd_88 := (nv_88 * pd_88)
+				dx_88 := ((pi_88 * (((nv_88 * cn_88) * s1_88) - (sn_88 * c1_88))) / (s1_88 * s1_88))
 				var r0_0_95 float64
 				{
-					d_95 := e_92
-					y_95 := (d_95 * d_95)
-					y2_95 := (y_95 * y_95)
-					y4_95 := (y2_95 * y2_95)
-					p0_95 := ((float64(cp0) + (float64(cp2) * y_95)) + ((float64(cp4) + (float64(cp6) * y_95)) * y2_95))
-					p1_95 := (((float64(cp8) + (float64(cp10) * y_95)) + ((float64(cp12) + (float64(cp14) * y_95)) * y2_95)) * y4_95)
-					p2_95 := (float64(cp16) * (y4_95 * y4_95))
-					r0_0_95 = ((p0_95 + p1_95) + p2_95)
+					n_95, x_95 := nv_88, pd_88
+					n2_95 := (n_95 * n_95)
+					a_95 := (((float64(0) - (n2_95 - float64(1))) * x_95) / float64(3))
+					b_95 := ((((((((float64(3) * n2_95) * n2_95) - (float64(10) * n2_95)) + float64(7)) * x_95) * x_95) * x_95) / float64(90))
+					r0_0_95 = (n_95 * (a_95 + b_95))
 				}
-				var r0_0_96 float64
-				{
-					c_96, t_96 := r0_0_95, u_92
-					r0_0_96 = math.Float64frombits((math.Float64bits(c_96) ^ (math.Float64bits(t_96) << 63)))
-				}
-				sn_92, cn_92 := r0_0_94, r0_0_96
-				var r0_0_97 float64
-				{
-					d_97 := d_92
-					y_97 := (d_97 * d_97)
-					y2_97 := (y_97 * y_97)
-					y4_97 := (y2_97 * y2_97)
-					p0_97 := ((float64(sp1) + (float64(sp3) * y_97)) + ((float64(sp5) + (float64(sp7) * y_97)) * y2_97))
-					p1_97 := (((float64(sp9) + (float64(sp11) * y_97)) + ((float64(sp13) + (float64(sp15) * y_97)) * y2_97)) * y4_97)
-					p2_97 := (((float64(sp17) + (float64(sp19) * y_97)) + (float64(sp21) * y2_97)) * (y4_97 * y4_97))
-					r0_0_97 = (d_97 * ((p0_97 + p1_97) + p2_97))
-				}
+				dx_88 = merge((pi_88 * r0_0_95), dx_88, ((npd_88 * npd_88) < float64(seriesMax2)))
+				dx_88 = merge(float64(0), dx_88, at_88)
+				dn_88 := merge(float64(1), ((pd_88 * cn_88) / s1_88), at_88)
+				r0_0_88, r1_0_88, r2_0_88 = s_88, dx_88, dn_88
+			}
+			s_83, dx_83, dn_83 = r0_0_88, r1_0_88, r2_0_88
+		}
+		r0_0_83, r1_0_83, r2_0_83 = s_83, dx_83, dn_83
+	}
+	sb, hb, nb := r0_0_83, r1_0_83, r2_0_83
+	var (
+		r0_0_96 float64
+		r1_0_96 float64
+		r2_0_96 float64
+	)
+	{
+		r_96, i_96, x_96 := r, 2, l
+		s_96, dx_96, dn_96 := float64(1), float64(0), float64(0)
+		if r_96.nmode[i_96] == nChebyshev {
+			var (
+				r0_0_97 float64
+				r1_0_97 float64
+				r2_0_97 float64
+			)
+			{
+				r_97, x_97, n_97, nf_97 := r_96, x_96, r_96.nn[i_96], &r_96.nv[i_96]
+				magic_97 := float64(roundMagic)
+				t_97 := (x_97 + magic_97)
+				d_97 := (x_97 - (t_97 - magic_97))
+				f_97 := (math.Float64bits(t_97) << 63)
 				var r0_0_98 float64
 				{
-					d_98 := d_92
+					d_98 := d_97
 					y_98 := (d_98 * d_98)
 					y2_98 := (y_98 * y_98)
 					y4_98 := (y2_98 * y2_98)
@@ -2164,31 +2135,153 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p2_98 := (float64(cp16) * (y4_98 * y4_98))
 					r0_0_98 = ((p0_98 + p1_98) + p2_98)
 				}
-				s1_92, c1_92 := r0_0_97, r0_0_98
-				pi_92 := float64(piC)
-				at_92 := (d_92 == float64(0))
-				s_92 := merge(nv_92, (sn_92 / s1_92), at_92)
-				pd_92 := (pi_92 * d_92)
-				npd_92 := (nv_92 * pd_92)
-				dx_92 := ((pi_92 * (((nv_92 * cn_92) * s1_92) - (sn_92 * c1_92))) / (s1_92 * s1_92))
-				var r0_0_99 float64
-				{
-					n_99, x_99 := nv_92, pd_92
-					n2_99 := (n_99 * n_99)
-					a_99 := (((float64(0) - (n2_99 - float64(1))) * x_99) / float64(3))
-					b_99 := ((((((((float64(3) * n2_99) * n2_99) - (float64(10) * n2_99)) + float64(7)) * x_99) * x_99) * x_99) / float64(90))
-					r0_0_99 = (n_99 * (a_99 + b_99))
+				cr_97 := r0_0_98
+				sign_97, one_97, pi_97 := math.Float64bits((&r_97.negZero)[0]), float64(1), float64(piC)
+				rs_97 := (pi_97 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_97 - cr_97) * (one_97 + cr_97)))) | ((math.Float64bits(d_97) ^ f_97) & sign_97))))
+				c2_97 := (float64(2) * math.Float64frombits((math.Float64bits(cr_97) ^ f_97)))
+				u0_97, u1_97 := one_97, c2_97
+				j_97 := 2
+				for ; j_97+1 < n_97; j_97 += 2 {
+					u0_97 = ((c2_97 * u1_97) - u0_97)
+					u1_97 = ((c2_97 * u0_97) - u1_97)
 				}
-				dx_92 = merge((pi_92 * r0_0_99), dx_92, ((npd_92 * npd_92) < float64(seriesMax2)))
-				dx_92 = merge(float64(0), dx_92, at_92)
-				dn_92 := merge(float64(1), ((pd_92 * cn_92) / s1_92), at_92)
-				r0_0_92, r1_0_92, r2_0_92 = s_92, dx_92, dn_92
+				if j_97 < n_97 {
+					u0_97, u1_97 = u1_97, ((c2_97 * u1_97) - u0_97)
+				}
+				cu_97 := ((float64(0.5) * c2_97) * u1_97)
+				tn_97 := (cu_97 - u0_97)
+				dx_97 := (((nf_97[0] * tn_97) - cu_97) * rs_97)
+				dn_97 := ((d_97 * tn_97) * rs_97)
+				near_97 := ((d_97 * d_97) < float64(closedFormMin2))
+				if near_97 {
+					var (
+						r0_0_99 float64
+						r1_0_99 float64
+					)
+					{
+						r_99, d_99, c2_99, flip_99, tn_99, un_99, n_99 := r_97, d_97, c2_97, f_97, tn_97, u1_97, n_97
+						var r0_0_100 float64
+						{
+							d_100 := d_99
+							y_100 := (d_100 * d_100)
+							y2_100 := (y_100 * y_100)
+							y4_100 := (y2_100 * y2_100)
+							p0_100 := ((float64(sp1) + (float64(sp3) * y_100)) + ((float64(sp5) + (float64(sp7) * y_100)) * y2_100))
+							p1_100 := (((float64(sp9) + (float64(sp11) * y_100)) + ((float64(sp13) + (float64(sp15) * y_100)) * y2_100)) * y4_100)
+							p2_100 := (((float64(sp17) + (float64(sp19) * y_100)) + (float64(sp21) * y2_100)) * (y4_100 * y4_100))
+							r0_0_100 = (d_100 * ((p0_100 + p1_100) + p2_100))
+						}
+						s_99 := math.Float64frombits((math.Float64bits(r0_0_100) ^ flip_99))
+						two_99 := float64(2)
+						u0_99, u1_99, p0_99, p1_99 := float64(1), c2_99, float64(0), two_99
+						for j_99 := 2; j_99 < n_99; j_99++ {
+							u0_99, u1_99, p0_99, p1_99 = u1_99, ((c2_99 * u1_99) - u0_99), p1_99, (((two_99 * u1_99) + (c2_99 * p1_99)) - p0_99)
+						}
+						dx_99 := ((float64(minusPi) * s_99) * p1_99)
+						peak_99 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_99) & math.Float64bits((&r_99.negZero)[0]))))
+						dn_99 := merge((((float64(piC) * d_99) * tn_99) / s_99), peak_99, (d_99 != float64(0)))
+						r0_0_99, r1_0_99 = dx_99, dn_99
+					}
+					px_97, pn_97 := r0_0_99, r1_0_99
+					dx_97, dn_97 = merge(px_97, dx_97, near_97), merge(pn_97, dn_97, near_97)
+				}
+				r0_0_97, r1_0_97, r2_0_97 = u1_97, dx_97, dn_97
 			}
-			s_87, dx_87, dn_87 = r0_0_92, r1_0_92, r2_0_92
+			s_96, dx_96, dn_96 = r0_0_97, r1_0_97, r2_0_97
+		} else if r_96.nmode[i_96] == nRatio {
+			var (
+				r0_0_101 float64
+				r1_0_101 float64
+				r2_0_101 float64
+			)
+			{
+				x_101, nv_101 := x_96, (&r_96.nv[i_96])[0]
+				magic_101 := float64(roundMagic)
+				t_101 := (x_101 + magic_101)
+				d_101 := (x_101 - (t_101 - magic_101))
+				y_101 := (nv_101 * d_101)
+				u_101 := (y_101 + magic_101)
+				e_101 := (y_101 - (u_101 - magic_101))
+				var r0_0_102 float64
+				{
+					d_102 := e_101
+					y_102 := (d_102 * d_102)
+					y2_102 := (y_102 * y_102)
+					y4_102 := (y2_102 * y2_102)
+					p0_102 := ((float64(sp1) + (float64(sp3) * y_102)) + ((float64(sp5) + (float64(sp7) * y_102)) * y2_102))
+					p1_102 := (((float64(sp9) + (float64(sp11) * y_102)) + ((float64(sp13) + (float64(sp15) * y_102)) * y2_102)) * y4_102)
+					p2_102 := (((float64(sp17) + (float64(sp19) * y_102)) + (float64(sp21) * y2_102)) * (y4_102 * y4_102))
+					r0_0_102 = (d_102 * ((p0_102 + p1_102) + p2_102))
+				}
+				var r0_0_103 float64
+				{
+					c_103, t_103 := r0_0_102, u_101
+					r0_0_103 = math.Float64frombits((math.Float64bits(c_103) ^ (math.Float64bits(t_103) << 63)))
+				}
+				var r0_0_104 float64
+				{
+					d_104 := e_101
+					y_104 := (d_104 * d_104)
+					y2_104 := (y_104 * y_104)
+					y4_104 := (y2_104 * y2_104)
+					p0_104 := ((float64(cp0) + (float64(cp2) * y_104)) + ((float64(cp4) + (float64(cp6) * y_104)) * y2_104))
+					p1_104 := (((float64(cp8) + (float64(cp10) * y_104)) + ((float64(cp12) + (float64(cp14) * y_104)) * y2_104)) * y4_104)
+					p2_104 := (float64(cp16) * (y4_104 * y4_104))
+					r0_0_104 = ((p0_104 + p1_104) + p2_104)
+				}
+				var r0_0_105 float64
+				{
+					c_105, t_105 := r0_0_104, u_101
+					r0_0_105 = math.Float64frombits((math.Float64bits(c_105) ^ (math.Float64bits(t_105) << 63)))
+				}
+				sn_101, cn_101 := r0_0_103, r0_0_105
+				var r0_0_106 float64
+				{
+					d_106 := d_101
+					y_106 := (d_106 * d_106)
+					y2_106 := (y_106 * y_106)
+					y4_106 := (y2_106 * y2_106)
+					p0_106 := ((float64(sp1) + (float64(sp3) * y_106)) + ((float64(sp5) + (float64(sp7) * y_106)) * y2_106))
+					p1_106 := (((float64(sp9) + (float64(sp11) * y_106)) + ((float64(sp13) + (float64(sp15) * y_106)) * y2_106)) * y4_106)
+					p2_106 := (((float64(sp17) + (float64(sp19) * y_106)) + (float64(sp21) * y2_106)) * (y4_106 * y4_106))
+					r0_0_106 = (d_106 * ((p0_106 + p1_106) + p2_106))
+				}
+				var r0_0_107 float64
+				{
+					d_107 := d_101
+					y_107 := (d_107 * d_107)
+					y2_107 := (y_107 * y_107)
+					y4_107 := (y2_107 * y2_107)
+					p0_107 := ((float64(cp0) + (float64(cp2) * y_107)) + ((float64(cp4) + (float64(cp6) * y_107)) * y2_107))
+					p1_107 := (((float64(cp8) + (float64(cp10) * y_107)) + ((float64(cp12) + (float64(cp14) * y_107)) * y2_107)) * y4_107)
+					p2_107 := (float64(cp16) * (y4_107 * y4_107))
+					r0_0_107 = ((p0_107 + p1_107) + p2_107)
+				}
+				s1_101, c1_101 := r0_0_106, r0_0_107
+				pi_101 := float64(piC)
+				at_101 := (d_101 == float64(0))
+				s_101 := merge(nv_101, (sn_101 / s1_101), at_101)
+				pd_101 := (pi_101 * d_101)
+				npd_101 := (nv_101 * pd_101)
+				dx_101 := ((pi_101 * (((nv_101 * cn_101) * s1_101) - (sn_101 * c1_101))) / (s1_101 * s1_101))
+				var r0_0_108 float64
+				{
+					n_108, x_108 := nv_101, pd_101
+					n2_108 := (n_108 * n_108)
+					a_108 := (((float64(0) - (n2_108 - float64(1))) * x_108) / float64(3))
+					b_108 := ((((((((float64(3) * n2_108) * n2_108) - (float64(10) * n2_108)) + float64(7)) * x_108) * x_108) * x_108) / float64(90))
+					r0_0_108 = (n_108 * (a_108 + b_108))
+				}
+				dx_101 = merge((pi_101 * r0_0_108), dx_101, ((npd_101 * npd_101) < float64(seriesMax2)))
+				dx_101 = merge(float64(0), dx_101, at_101)
+				dn_101 := merge(float64(1), ((pd_101 * cn_101) / s1_101), at_101)
+				r0_0_101, r1_0_101, r2_0_101 = s_101, dx_101, dn_101
+			}
+			s_96, dx_96, dn_96 = r0_0_101, r1_0_101, r2_0_101
 		}
-		r0_0_87, r1_0_87, r2_0_87 = s_87, dx_87, dn_87
+		r0_0_96, r1_0_96, r2_0_96 = s_96, dx_96, dn_96
 	}
-	sc, hc, nc := r0_0_87, r1_0_87, r2_0_87
+	sc, hc, nc := r0_0_96, r1_0_96, r2_0_96
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2200,141 +2293,19 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 	s, dx, dn := float64(1), float64(0), float64(0)
 	if r.nmode[i] == nChebyshev {
 		var (
-			r0_0_100 float64
-			r1_0_100 float64
-			r2_0_100 float64
+			r0_0_109 float64
+			r1_0_109 float64
+			r2_0_109 float64
 		)
 		{
-			r_100, x_100, n_100, nf_100 := r, x, r.nn[i], &r.nv[i]
-			magic_100 := float64(roundMagic)
-			t_100 := (x_100 + magic_100)
-			d_100 := (x_100 - (t_100 - magic_100))
-			f_100 := (math.Float64bits(t_100) << 63)
-			var r0_0_101 float64
-			{
-				d_101 := d_100
-				y_101 := (d_101 * d_101)
-				y2_101 := (y_101 * y_101)
-				y4_101 := (y2_101 * y2_101)
-				p0_101 := ((float64(cp0) + (float64(cp2) * y_101)) + ((float64(cp4) + (float64(cp6) * y_101)) * y2_101))
-				p1_101 := (((float64(cp8) + (float64(cp10) * y_101)) + ((float64(cp12) + (float64(cp14) * y_101)) * y2_101)) * y4_101)
-				p2_101 := (float64(cp16) * (y4_101 * y4_101))
-				r0_0_101 = ((p0_101 + p1_101) + p2_101)
-			}
-			cr_100 := r0_0_101
-			sign_100, one_100, pi_100 := math.Float64bits((&r_100.negZero)[0]), float64(1), float64(piC)
-			rs_100 := (pi_100 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_100 - cr_100) * (one_100 + cr_100)))) | ((math.Float64bits(d_100) ^ f_100) & sign_100))))
-			c2_100 := (float64(2) * math.Float64frombits((math.Float64bits(cr_100) ^ f_100)))
-			u0_100, u1_100 := one_100, c2_100
-			j_100 := 2
-			for ; j_100+1 < n_100; j_100 += 2 {
-				u0_100 = ((c2_100 * u1_100) - u0_100)
-				u1_100 = ((c2_100 * u0_100) - u1_100)
-			}
-			if j_100 < n_100 {
-				u0_100, u1_100 = u1_100, ((c2_100 * u1_100) - u0_100)
-			}
-			cu_100 := ((float64(0.5) * c2_100) * u1_100)
-			tn_100 := (cu_100 - u0_100)
-			dx_100 := (((nf_100[0] * tn_100) - cu_100) * rs_100)
-			dn_100 := ((d_100 * tn_100) * rs_100)
-			near_100 := ((d_100 * d_100) < float64(closedFormMin2))
-			if near_100 {
-				var (
-					r0_0_102 float64
-					r1_0_102 float64
-				)
-				{
-					r_102, d_102, c2_102, flip_102, tn_102, un_102, n_102 := r_100, d_100, c2_100, f_100, tn_100, u1_100, n_100
-					var r0_0_103 float64
-					{
-						d_103 := d_102
-						y_103 := (d_103 * d_103)
-						y2_103 := (y_103 * y_103)
-						y4_103 := (y2_103 * y2_103)
-						p0_103 := ((float64(sp1) + (float64(sp3) * y_103)) + ((float64(sp5) + (float64(sp7) * y_103)) * y2_103))
-						p1_103 := (((float64(sp9) + (float64(sp11) * y_103)) + ((float64(sp13) + (float64(sp15) * y_103)) * y2_103)) * y4_103)
-						p2_103 := (((float64(sp17) + (float64(sp19) * y_103)) + (float64(sp21) * y2_103)) * (y4_103 * y4_103))
-						r0_0_103 = (d_103 * ((p0_103 + p1_103) + p2_103))
-					}
-					s_102 := math.Float64frombits((math.Float64bits(r0_0_103) ^ flip_102))
-					two_102 := float64(2)
-					u0_102, u1_102, p0_102, p1_102 := float64(1), c2_102, float64(0), two_102
-					for j_102 := 2; j_102 < n_102; j_102++ {
-						u0_102, u1_102, p0_102, p1_102 = u1_102, ((c2_102 * u1_102) - u0_102), p1_102, (((two_102 * u1_102) + (c2_102 * p1_102)) - p0_102)
-					}
-					dx_102 := ((float64(minusPi) * s_102) * p1_102)
-					peak_102 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_102) & math.Float64bits((&r_102.negZero)[0]))))
-					dn_102 := merge((((float64(piC) * d_102) * tn_102) / s_102), peak_102, (d_102 != float64(0)))
-					r0_0_102, r1_0_102 = dx_102, dn_102
-				}
-				px_100, pn_100 := r0_0_102, r1_0_102
-				dx_100, dn_100 = merge(px_100, dx_100, near_100), merge(pn_100, dn_100, near_100)
-			}
-			r0_0_100, r1_0_100, r2_0_100 = u1_100, dx_100, dn_100
-		}
-		s, dx, dn = r0_0_100, r1_0_100, r2_0_100
-	} else if r.nmode[i] == nRatio {
-		var (
-			r0_0_104 float64
-			r1_0_104 float64
-			r2_0_104 float64
-		)
-		{
-			x_104, nv_104 := x, (&r.nv[i])[0]
-			magic_104 := float64(roundMagic)
-			t_104 := (x_104 + magic_104)
-			d_104 := (x_104 - (t_104 - magic_104))
-			y_104 := (nv_104 * d_104)
-			u_104 := (y_104 + magic_104)
-			e_104 := (y_104 - (u_104 - magic_104))
-			var r0_0_105 float64
-			{
-				d_105 := e_104
-				y_105 := (d_105 * d_105)
-				y2_105 := (y_105 * y_105)
-				y4_105 := (y2_105 * y2_105)
-				p0_105 := ((float64(sp1) + (float64(sp3) * y_105)) + ((float64(sp5) + (float64(sp7) * y_105)) * y2_105))
-				p1_105 := (((float64(sp9) + (float64(sp11) * y_105)) + ((float64(sp13) + (float64(sp15) * y_105)) * y2_105)) * y4_105)
-				p2_105 := (((float64(sp17) + (float64(sp19) * y_105)) + (float64(sp21) * y2_105)) * (y4_105 * y4_105))
-				r0_0_105 = (d_105 * ((p0_105 + p1_105) + p2_105))
-			}
-			var r0_0_106 float64
-			{
-				c_106, t_106 := r0_0_105, u_104
-				r0_0_106 = math.Float64frombits((math.Float64bits(c_106) ^ (math.Float64bits(t_106) << 63)))
-			}
-			var r0_0_107 float64
-			{
-				d_107 := e_104
-				y_107 := (d_107 * d_107)
-				y2_107 := (y_107 * y_107)
-				y4_107 := (y2_107 * y2_107)
-				p0_107 := ((float64(cp0) + (float64(cp2) * y_107)) + ((float64(cp4) + (float64(cp6) * y_107)) * y2_107))
-				p1_107 := (((float64(cp8) + (float64(cp10) * y_107)) + ((float64(cp12) + (float64(cp14) * y_107)) * y2_107)) * y4_107)
-				p2_107 := (float64(cp16) * (y4_107 * y4_107))
-				r0_0_107 = ((p0_107 + p1_107) + p2_107)
-			}
-			var r0_0_108 float64
-			{
-				c_108, t_108 := r0_0_107, u_104
-				r0_0_108 = math.Float64frombits((math.Float64bits(c_108) ^ (math.Float64bits(t_108) << 63)))
-			}
-			sn_104, cn_104 := r0_0_106, r0_0_108
-			var r0_0_109 float64
-			{
-				d_109 := d_104
-				y_109 := (d_109 * d_109)
-				y2_109 := (y_109 * y_109)
-				y4_109 := (y2_109 * y2_109)
-				p0_109 := ((float64(sp1) + (float64(sp3) * y_109)) + ((float64(sp5) + (float64(sp7) * y_109)) * y2_109))
-				p1_109 := (((float64(sp9) + (float64(sp11) * y_109)) + ((float64(sp13) + (float64(sp15) * y_109)) * y2_109)) * y4_109)
-				p2_109 := (((float64(sp17) + (float64(sp19) * y_109)) + (float64(sp21) * y2_109)) * (y4_109 * y4_109))
-				r0_0_109 = (d_109 * ((p0_109 + p1_109) + p2_109))
-			}
+			r_109, x_109, n_109, nf_109 := r, x, r.nn[i], &r.nv[i]
+			magic_109 := float64(roundMagic)
+			t_109 := (x_109 + magic_109)
+			d_109 := (x_109 - (t_109 - magic_109))
+			f_109 := (math.Float64bits(t_109) << 63)
 			var r0_0_110 float64
 			{
-				d_110 := d_104
+				d_110 := d_109
 				y_110 := (d_110 * d_110)
 				y2_110 := (y_110 * y_110)
 				y4_110 := (y2_110 * y2_110)
@@ -2343,27 +2314,149 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 				p2_110 := (float64(cp16) * (y4_110 * y4_110))
 				r0_0_110 = ((p0_110 + p1_110) + p2_110)
 			}
-			s1_104, c1_104 := r0_0_109, r0_0_110
-			pi_104 := float64(piC)
-			at_104 := (d_104 == float64(0))
-			s_104 := merge(nv_104, (sn_104 / s1_104), at_104)
-			pd_104 := (pi_104 * d_104)
-			npd_104 := (nv_104 * pd_104)
-			dx_104 := ((pi_104 * (((nv_104 * cn_104) * s1_104) - (sn_104 * c1_104))) / (s1_104 * s1_104))
-			var r0_0_111 float64
-			{
-				n_111, x_111 := nv_104, pd_104
-				n2_111 := (n_111 * n_111)
-				a_111 := (((float64(0) - (n2_111 - float64(1))) * x_111) / float64(3))
-				b_111 := ((((((((float64(3) * n2_111) * n2_111) - (float64(10) * n2_111)) + float64(7)) * x_111) * x_111) * x_111) / float64(90))
-				r0_0_111 = (n_111 * (a_111 + b_111))
+			cr_109 := r0_0_110
+			sign_109, one_109, pi_109 := math.Float64bits((&r_109.negZero)[0]), float64(1), float64(piC)
+			rs_109 := (pi_109 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_109 - cr_109) * (one_109 + cr_109)))) | ((math.Float64bits(d_109) ^ f_109) & sign_109))))
+			c2_109 := (float64(2) * math.Float64frombits((math.Float64bits(cr_109) ^ f_109)))
+			u0_109, u1_109 := one_109, c2_109
+			j_109 := 2
+			for ; j_109+1 < n_109; j_109 += 2 {
+				u0_109 = ((c2_109 * u1_109) - u0_109)
+				u1_109 = ((c2_109 * u0_109) - u1_109)
 			}
-			dx_104 = merge((pi_104 * r0_0_111), dx_104, ((npd_104 * npd_104) < float64(seriesMax2)))
-			dx_104 = merge(float64(0), dx_104, at_104)
-			dn_104 := merge(float64(1), ((pd_104 * cn_104) / s1_104), at_104)
-			r0_0_104, r1_0_104, r2_0_104 = s_104, dx_104, dn_104
+			if j_109 < n_109 {
+				u0_109, u1_109 = u1_109, ((c2_109 * u1_109) - u0_109)
+			}
+			cu_109 := ((float64(0.5) * c2_109) * u1_109)
+			tn_109 := (cu_109 - u0_109)
+			dx_109 := (((nf_109[0] * tn_109) - cu_109) * rs_109)
+			dn_109 := ((d_109 * tn_109) * rs_109)
+			near_109 := ((d_109 * d_109) < float64(closedFormMin2))
+			if near_109 {
+				var (
+					r0_0_111 float64
+					r1_0_111 float64
+				)
+				{
+					r_111, d_111, c2_111, flip_111, tn_111, un_111, n_111 := r_109, d_109, c2_109, f_109, tn_109, u1_109, n_109
+					var r0_0_112 float64
+					{
+						d_112 := d_111
+						y_112 := (d_112 * d_112)
+						y2_112 := (y_112 * y_112)
+						y4_112 := (y2_112 * y2_112)
+						p0_112 := ((float64(sp1) + (float64(sp3) * y_112)) + ((float64(sp5) + (float64(sp7) * y_112)) * y2_112))
+						p1_112 := (((float64(sp9) + (float64(sp11) * y_112)) + ((float64(sp13) + (float64(sp15) * y_112)) * y2_112)) * y4_112)
+						p2_112 := (((float64(sp17) + (float64(sp19) * y_112)) + (float64(sp21) * y2_112)) * (y4_112 * y4_112))
+						r0_0_112 = (d_112 * ((p0_112 + p1_112) + p2_112))
+					}
+					s_111 := math.Float64frombits((math.Float64bits(r0_0_112) ^ flip_111))
+					two_111 := float64(2)
+					u0_111, u1_111, p0_111, p1_111 := float64(1), c2_111, float64(0), two_111
+					for j_111 := 2; j_111 < n_111; j_111++ {
+						u0_111, u1_111, p0_111, p1_111 = u1_111, ((c2_111 * u1_111) - u0_111), p1_111, (((two_111 * u1_111) + (c2_111 * p1_111)) - p0_111)
+					}
+					dx_111 := ((float64(minusPi) * s_111) * p1_111)
+					peak_111 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_111) & math.Float64bits((&r_111.negZero)[0]))))
+					dn_111 := merge((((float64(piC) * d_111) * tn_111) / s_111), peak_111, (d_111 != float64(0)))
+					r0_0_111, r1_0_111 = dx_111, dn_111
+				}
+				px_109, pn_109 := r0_0_111, r1_0_111
+				dx_109, dn_109 = merge(px_109, dx_109, near_109), merge(pn_109, dn_109, near_109)
+			}
+			r0_0_109, r1_0_109, r2_0_109 = u1_109, dx_109, dn_109
 		}
-		s, dx, dn = r0_0_104, r1_0_104, r2_0_104
+		s, dx, dn = r0_0_109, r1_0_109, r2_0_109
+	} else if r.nmode[i] == nRatio {
+		var (
+			r0_0_113 float64
+			r1_0_113 float64
+			r2_0_113 float64
+		)
+		{
+			x_113, nv_113 := x, (&r.nv[i])[0]
+			magic_113 := float64(roundMagic)
+			t_113 := (x_113 + magic_113)
+			d_113 := (x_113 - (t_113 - magic_113))
+			y_113 := (nv_113 * d_113)
+			u_113 := (y_113 + magic_113)
+			e_113 := (y_113 - (u_113 - magic_113))
+			var r0_0_114 float64
+			{
+				d_114 := e_113
+				y_114 := (d_114 * d_114)
+				y2_114 := (y_114 * y_114)
+				y4_114 := (y2_114 * y2_114)
+				p0_114 := ((float64(sp1) + (float64(sp3) * y_114)) + ((float64(sp5) + (float64(sp7) * y_114)) * y2_114))
+				p1_114 := (((float64(sp9) + (float64(sp11) * y_114)) + ((float64(sp13) + (float64(sp15) * y_114)) * y2_114)) * y4_114)
+				p2_114 := (((float64(sp17) + (float64(sp19) * y_114)) + (float64(sp21) * y2_114)) * (y4_114 * y4_114))
+				r0_0_114 = (d_114 * ((p0_114 + p1_114) + p2_114))
+			}
+			var r0_0_115 float64
+			{
+				c_115, t_115 := r0_0_114, u_113
+				r0_0_115 = math.Float64frombits((math.Float64bits(c_115) ^ (math.Float64bits(t_115) << 63)))
+			}
+			var r0_0_116 float64
+			{
+				d_116 := e_113
+				y_116 := (d_116 * d_116)
+				y2_116 := (y_116 * y_116)
+				y4_116 := (y2_116 * y2_116)
+				p0_116 := ((float64(cp0) + (float64(cp2) * y_116)) + ((float64(cp4) + (float64(cp6) * y_116)) * y2_116))
+				p1_116 := (((float64(cp8) + (float64(cp10) * y_116)) + ((float64(cp12) + (float64(cp14) * y_116)) * y2_116)) * y4_116)
+				p2_116 := (float64(cp16) * (y4_116 * y4_116))
+				r0_0_116 = ((p0_116 + p1_116) + p2_116)
+			}
+			var r0_0_117 float64
+			{
+				c_117, t_117 := r0_0_116, u_113
+				r0_0_117 = math.Float64frombits((math.Float64bits(c_117) ^ (math.Float64bits(t_117) << 63)))
+			}
+			sn_113, cn_113 := r0_0_115, r0_0_117
+			var r0_0_118 float64
+			{
+				d_118 := d_113
+				y_118 := (d_118 * d_118)
+				y2_118 := (y_118 * y_118)
+				y4_118 := (y2_118 * y2_118)
+				p0_118 := ((float64(sp1) + (float64(sp3) * y_118)) + ((float64(sp5) + (float64(sp7) * y_118)) * y2_118))
+				p1_118 := (((float64(sp9) + (float64(sp11) * y_118)) + ((float64(sp13) + (float64(sp15) * y_118)) * y2_118)) * y4_118)
+				p2_118 := (((float64(sp17) + (float64(sp19) * y_118)) + (float64(sp21) * y2_118)) * (y4_118 * y4_118))
+				r0_0_118 = (d_118 * ((p0_118 + p1_118) + p2_118))
+			}
+			var r0_0_119 float64
+			{
+				d_119 := d_113
+				y_119 := (d_119 * d_119)
+				y2_119 := (y_119 * y_119)
+				y4_119 := (y2_119 * y2_119)
+				p0_119 := ((float64(cp0) + (float64(cp2) * y_119)) + ((float64(cp4) + (float64(cp6) * y_119)) * y2_119))
+				p1_119 := (((float64(cp8) + (float64(cp10) * y_119)) + ((float64(cp12) + (float64(cp14) * y_119)) * y2_119)) * y4_119)
+				p2_119 := (float64(cp16) * (y4_119 * y4_119))
+				r0_0_119 = ((p0_119 + p1_119) + p2_119)
+			}
+			s1_113, c1_113 := r0_0_118, r0_0_119
+			pi_113 := float64(piC)
+			at_113 := (d_113 == float64(0))
+			s_113 := merge(nv_113, (sn_113 / s1_113), at_113)
+			pd_113 := (pi_113 * d_113)
+			npd_113 := (nv_113 * pd_113)
+			dx_113 := ((pi_113 * (((nv_113 * cn_113) * s1_113) - (sn_113 * c1_113))) / (s1_113 * s1_113))
+			var r0_0_120 float64
+			{
+				n_120, x_120 := nv_113, pd_113
+				n2_120 := (n_120 * n_120)
+				a_120 := (((float64(0) - (n2_120 - float64(1))) * x_120) / float64(3))
+				b_120 := ((((((((float64(3) * n2_120) * n2_120) - (float64(10) * n2_120)) + float64(7)) * x_120) * x_120) * x_120) / float64(90))
+				r0_0_120 = (n_120 * (a_120 + b_120))
+			}
+			dx_113 = merge((pi_113 * r0_0_120), dx_113, ((npd_113 * npd_113) < float64(seriesMax2)))
+			dx_113 = merge(float64(0), dx_113, at_113)
+			dn_113 := merge(float64(1), ((pd_113 * cn_113) / s1_113), at_113)
+			r0_0_113, r1_0_113, r2_0_113 = s_113, dx_113, dn_113
+		}
+		s, dx, dn = r0_0_113, r1_0_113, r2_0_113
 	}
 	return s, dx, dn
 }
@@ -2379,77 +2472,77 @@ func sincgRatioGradLanes(x, nv float64,
 	y := (nv * d)
 	u := (y + magic)
 	e := (y - (u - magic))
-	var r0_0_112 float64
+	var r0_0_121 float64
 	{
-		d_112 := e
-		y_112 := (d_112 * d_112)
-		y2_112 := (y_112 * y_112)
-		y4_112 := (y2_112 * y2_112)
-		p0_112 := ((float64(sp1) + (float64(sp3) * y_112)) + ((float64(sp5) + (float64(sp7) * y_112)) * y2_112))
-		p1_112 := (((float64(sp9) + (float64(sp11) * y_112)) + ((float64(sp13) + (float64(sp15) * y_112)) * y2_112)) * y4_112)
-		p2_112 := (((float64(sp17) + (float64(sp19) * y_112)) + (float64(sp21) * y2_112)) * (y4_112 * y4_112))
-		r0_0_112 = (d_112 * ((p0_112 + p1_112) + p2_112))
+		d_121 := e
+		y_121 := (d_121 * d_121)
+		y2_121 := (y_121 * y_121)
+		y4_121 := (y2_121 * y2_121)
+		p0_121 := ((float64(sp1) + (float64(sp3) * y_121)) + ((float64(sp5) + (float64(sp7) * y_121)) * y2_121))
+		p1_121 := (((float64(sp9) + (float64(sp11) * y_121)) + ((float64(sp13) + (float64(sp15) * y_121)) * y2_121)) * y4_121)
+		p2_121 := (((float64(sp17) + (float64(sp19) * y_121)) + (float64(sp21) * y2_121)) * (y4_121 * y4_121))
+		r0_0_121 = (d_121 * ((p0_121 + p1_121) + p2_121))
 	}
-	var r0_0_113 float64
+	var r0_0_122 float64
 	{
-		c_113, t_113 := r0_0_112, u
-		r0_0_113 = math.Float64frombits((math.Float64bits(c_113) ^ (math.Float64bits(t_113) << 63)))
+		c_122, t_122 := r0_0_121, u
+		r0_0_122 = math.Float64frombits((math.Float64bits(c_122) ^ (math.Float64bits(t_122) << 63)))
 	}
-	var r0_0_114 float64
+	var r0_0_123 float64
 	{
-		d_114 := e
-		y_114 := (d_114 * d_114)
-		y2_114 := (y_114 * y_114)
-		y4_114 := (y2_114 * y2_114)
-		p0_114 := ((float64(cp0) + (float64(cp2) * y_114)) + ((float64(cp4) + (float64(cp6) * y_114)) * y2_114))
-		p1_114 := (((float64(cp8) + (float64(cp10) * y_114)) + ((float64(cp12) + (float64(cp14) * y_114)) * y2_114)) * y4_114)
-		p2_114 := (float64(cp16) * (y4_114 * y4_114))
-		r0_0_114 = ((p0_114 + p1_114) + p2_114)
+		d_123 := e
+		y_123 := (d_123 * d_123)
+		y2_123 := (y_123 * y_123)
+		y4_123 := (y2_123 * y2_123)
+		p0_123 := ((float64(cp0) + (float64(cp2) * y_123)) + ((float64(cp4) + (float64(cp6) * y_123)) * y2_123))
+		p1_123 := (((float64(cp8) + (float64(cp10) * y_123)) + ((float64(cp12) + (float64(cp14) * y_123)) * y2_123)) * y4_123)
+		p2_123 := (float64(cp16) * (y4_123 * y4_123))
+		r0_0_123 = ((p0_123 + p1_123) + p2_123)
 	}
-	var r0_0_115 float64
+	var r0_0_124 float64
 	{
-		c_115, t_115 := r0_0_114, u
-		r0_0_115 = math.Float64frombits((math.Float64bits(c_115) ^ (math.Float64bits(t_115) << 63)))
+		c_124, t_124 := r0_0_123, u
+		r0_0_124 = math.Float64frombits((math.Float64bits(c_124) ^ (math.Float64bits(t_124) << 63)))
 	}
-	sn, cn := r0_0_113, r0_0_115
-	var r0_0_116 float64
+	sn, cn := r0_0_122, r0_0_124
+	var r0_0_125 float64
 	{
-		d_116 := d
-		y_116 := (d_116 * d_116)
-		y2_116 := (y_116 * y_116)
-		y4_116 := (y2_116 * y2_116)
-		p0_116 := ((float64(sp1) + (float64(sp3) * y_116)) + ((float64(sp5) + (float64(sp7) * y_116)) * y2_116))
-		p1_116 := (((float64(sp9) + (float64(sp11) * y_116)) + ((float64(sp13) + (float64(sp15) * y_116)) * y2_116)) * y4_116)
-		p2_116 := (((float64(sp17) + (float64(sp19) * y_116)) + (float64(sp21) * y2_116)) * (y4_116 * y4_116))
-		r0_0_116 = (d_116 * ((p0_116 + p1_116) + p2_116))
+		d_125 := d
+		y_125 := (d_125 * d_125)
+		y2_125 := (y_125 * y_125)
+		y4_125 := (y2_125 * y2_125)
+		p0_125 := ((float64(sp1) + (float64(sp3) * y_125)) + ((float64(sp5) + (float64(sp7) * y_125)) * y2_125))
+		p1_125 := (((float64(sp9) + (float64(sp11) * y_125)) + ((float64(sp13) + (float64(sp15) * y_125)) * y2_125)) * y4_125)
+		p2_125 := (((float64(sp17) + (float64(sp19) * y_125)) + (float64(sp21) * y2_125)) * (y4_125 * y4_125))
+		r0_0_125 = (d_125 * ((p0_125 + p1_125) + p2_125))
 	}
-	var r0_0_117 float64
+	var r0_0_126 float64
 	{
-		d_117 := d
-		y_117 := (d_117 * d_117)
-		y2_117 := (y_117 * y_117)
-		y4_117 := (y2_117 * y2_117)
-		p0_117 := ((float64(cp0) + (float64(cp2) * y_117)) + ((float64(cp4) + (float64(cp6) * y_117)) * y2_117))
-		p1_117 := (((float64(cp8) + (float64(cp10) * y_117)) + ((float64(cp12) + (float64(cp14) * y_117)) * y2_117)) * y4_117)
-		p2_117 := (float64(cp16) * (y4_117 * y4_117))
-		r0_0_117 = ((p0_117 + p1_117) + p2_117)
+		d_126 := d
+		y_126 := (d_126 * d_126)
+		y2_126 := (y_126 * y_126)
+		y4_126 := (y2_126 * y2_126)
+		p0_126 := ((float64(cp0) + (float64(cp2) * y_126)) + ((float64(cp4) + (float64(cp6) * y_126)) * y2_126))
+		p1_126 := (((float64(cp8) + (float64(cp10) * y_126)) + ((float64(cp12) + (float64(cp14) * y_126)) * y2_126)) * y4_126)
+		p2_126 := (float64(cp16) * (y4_126 * y4_126))
+		r0_0_126 = ((p0_126 + p1_126) + p2_126)
 	}
-	s1, c1 := r0_0_116, r0_0_117
+	s1, c1 := r0_0_125, r0_0_126
 	pi := float64(piC)
 	at := (d == float64(0))
 	s := merge(nv, (sn / s1), at)
 	pd := (pi * d)
 	npd := (nv * pd)
 	dx := ((pi * (((nv * cn) * s1) - (sn * c1))) / (s1 * s1))
-	var r0_0_118 float64
+	var r0_0_127 float64
 	{
-		n_118, x_118 := nv, pd
-		n2_118 := (n_118 * n_118)
-		a_118 := (((float64(0) - (n2_118 - float64(1))) * x_118) / float64(3))
-		b_118 := ((((((((float64(3) * n2_118) * n2_118) - (float64(10) * n2_118)) + float64(7)) * x_118) * x_118) * x_118) / float64(90))
-		r0_0_118 = (n_118 * (a_118 + b_118))
+		n_127, x_127 := nv, pd
+		n2_127 := (n_127 * n_127)
+		a_127 := (((float64(0) - (n2_127 - float64(1))) * x_127) / float64(3))
+		b_127 := ((((((((float64(3) * n2_127) * n2_127) - (float64(10) * n2_127)) + float64(7)) * x_127) * x_127) * x_127) / float64(90))
+		r0_0_127 = (n_127 * (a_127 + b_127))
 	}
-	dx = merge((pi * r0_0_118), dx, ((npd * npd) < float64(seriesMax2)))
+	dx = merge((pi * r0_0_127), dx, ((npd * npd) < float64(seriesMax2)))
 	dx = merge(float64(0), dx, at)
 	dn := merge(float64(1), ((pd * cn) / s1), at)
 	return s, dx, dn
@@ -2470,230 +2563,230 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 
 ) {
 	var (
-		r0_0_119 float64
-		r1_0_119 float64
-		r2_0_119 float64
+		r0_0_128 float64
+		r1_0_128 float64
+		r2_0_128 float64
 	)
 	{
-		r_119, x_119, n_119, nf_119 := r, h, n, &r.nv[0]
-		magic_119 := float64(roundMagic)
-		t_119 := (x_119 + magic_119)
-		d_119 := (x_119 - (t_119 - magic_119))
-		f_119 := (math.Float64bits(t_119) << 63)
-		var r0_0_120 float64
+		r_128, x_128, n_128, nf_128 := r, h, n, &r.nv[0]
+		magic_128 := float64(roundMagic)
+		t_128 := (x_128 + magic_128)
+		d_128 := (x_128 - (t_128 - magic_128))
+		f_128 := (math.Float64bits(t_128) << 63)
+		var r0_0_129 float64
 		{
-			d_120 := d_119
-			y_120 := (d_120 * d_120)
-			y2_120 := (y_120 * y_120)
-			y4_120 := (y2_120 * y2_120)
-			p0_120 := ((float64(cp0) + (float64(cp2) * y_120)) + ((float64(cp4) + (float64(cp6) * y_120)) * y2_120))
-			p1_120 := (((float64(cp8) + (float64(cp10) * y_120)) + ((float64(cp12) + (float64(cp14) * y_120)) * y2_120)) * y4_120)
-			p2_120 := (float64(cp16) * (y4_120 * y4_120))
-			r0_0_120 = ((p0_120 + p1_120) + p2_120)
+			d_129 := d_128
+			y_129 := (d_129 * d_129)
+			y2_129 := (y_129 * y_129)
+			y4_129 := (y2_129 * y2_129)
+			p0_129 := ((float64(cp0) + (float64(cp2) * y_129)) + ((float64(cp4) + (float64(cp6) * y_129)) * y2_129))
+			p1_129 := (((float64(cp8) + (float64(cp10) * y_129)) + ((float64(cp12) + (float64(cp14) * y_129)) * y2_129)) * y4_129)
+			p2_129 := (float64(cp16) * (y4_129 * y4_129))
+			r0_0_129 = ((p0_129 + p1_129) + p2_129)
 		}
-		cr_119 := r0_0_120
-		sign_119, one_119, pi_119 := math.Float64bits((&r_119.negZero)[0]), float64(1), float64(piC)
-		rs_119 := (pi_119 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_119 - cr_119) * (one_119 + cr_119)))) | ((math.Float64bits(d_119) ^ f_119) & sign_119))))
-		c2_119 := (float64(2) * math.Float64frombits((math.Float64bits(cr_119) ^ f_119)))
-		u0_119, u1_119 := one_119, c2_119
-		j_119 := 2
-		for ; j_119+1 < n_119; j_119 += 2 {
-			u0_119 = ((c2_119 * u1_119) - u0_119)
-			u1_119 = ((c2_119 * u0_119) - u1_119)
+		cr_128 := r0_0_129
+		sign_128, one_128, pi_128 := math.Float64bits((&r_128.negZero)[0]), float64(1), float64(piC)
+		rs_128 := (pi_128 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_128 - cr_128) * (one_128 + cr_128)))) | ((math.Float64bits(d_128) ^ f_128) & sign_128))))
+		c2_128 := (float64(2) * math.Float64frombits((math.Float64bits(cr_128) ^ f_128)))
+		u0_128, u1_128 := one_128, c2_128
+		j_128 := 2
+		for ; j_128+1 < n_128; j_128 += 2 {
+			u0_128 = ((c2_128 * u1_128) - u0_128)
+			u1_128 = ((c2_128 * u0_128) - u1_128)
 		}
-		if j_119 < n_119 {
-			u0_119, u1_119 = u1_119, ((c2_119 * u1_119) - u0_119)
+		if j_128 < n_128 {
+			u0_128, u1_128 = u1_128, ((c2_128 * u1_128) - u0_128)
 		}
-		cu_119 := ((float64(0.5) * c2_119) * u1_119)
-		tn_119 := (cu_119 - u0_119)
-		dx_119 := (((nf_119[0] * tn_119) - cu_119) * rs_119)
-		dn_119 := ((d_119 * tn_119) * rs_119)
-		near_119 := ((d_119 * d_119) < float64(closedFormMin2))
-		if near_119 {
+		cu_128 := ((float64(0.5) * c2_128) * u1_128)
+		tn_128 := (cu_128 - u0_128)
+		dx_128 := (((nf_128[0] * tn_128) - cu_128) * rs_128)
+		dn_128 := ((d_128 * tn_128) * rs_128)
+		near_128 := ((d_128 * d_128) < float64(closedFormMin2))
+		if near_128 {
 			var (
-				r0_0_121 float64
-				r1_0_121 float64
+				r0_0_130 float64
+				r1_0_130 float64
 			)
 			{
-				r_121, d_121, c2_121, flip_121, tn_121, un_121, n_121 := r_119, d_119, c2_119, f_119, tn_119, u1_119, n_119
-				var r0_0_122 float64
+				r_130, d_130, c2_130, flip_130, tn_130, un_130, n_130 := r_128, d_128, c2_128, f_128, tn_128, u1_128, n_128
+				var r0_0_131 float64
 				{
-					d_122 := d_121
-					y_122 := (d_122 * d_122)
-					y2_122 := (y_122 * y_122)
-					y4_122 := (y2_122 * y2_122)
-					p0_122 := ((float64(sp1) + (float64(sp3) * y_122)) + ((float64(sp5) + (float64(sp7) * y_122)) * y2_122))
-					p1_122 := (((float64(sp9) + (float64(sp11) * y_122)) + ((float64(sp13) + (float64(sp15) * y_122)) * y2_122)) * y4_122)
-					p2_122 := (((float64(sp17) + (float64(sp19) * y_122)) + (float64(sp21) * y2_122)) * (y4_122 * y4_122))
-					r0_0_122 = (d_122 * ((p0_122 + p1_122) + p2_122))
+					d_131 := d_130
+					y_131 := (d_131 * d_131)
+					y2_131 := (y_131 * y_131)
+					y4_131 := (y2_131 * y2_131)
+					p0_131 := ((float64(sp1) + (float64(sp3) * y_131)) + ((float64(sp5) + (float64(sp7) * y_131)) * y2_131))
+					p1_131 := (((float64(sp9) + (float64(sp11) * y_131)) + ((float64(sp13) + (float64(sp15) * y_131)) * y2_131)) * y4_131)
+					p2_131 := (((float64(sp17) + (float64(sp19) * y_131)) + (float64(sp21) * y2_131)) * (y4_131 * y4_131))
+					r0_0_131 = (d_131 * ((p0_131 + p1_131) + p2_131))
 				}
-				s_121 := math.Float64frombits((math.Float64bits(r0_0_122) ^ flip_121))
-				two_121 := float64(2)
-				u0_121, u1_121, p0_121, p1_121 := float64(1), c2_121, float64(0), two_121
-				for j_121 := 2; j_121 < n_121; j_121++ {
-					u0_121, u1_121, p0_121, p1_121 = u1_121, ((c2_121 * u1_121) - u0_121), p1_121, (((two_121 * u1_121) + (c2_121 * p1_121)) - p0_121)
+				s_130 := math.Float64frombits((math.Float64bits(r0_0_131) ^ flip_130))
+				two_130 := float64(2)
+				u0_130, u1_130, p0_130, p1_130 := float64(1), c2_130, float64(0), two_130
+				for j_130 := 2; j_130 < n_130; j_130++ {
+					u0_130, u1_130, p0_130, p1_130 = u1_130, ((c2_130 * u1_130) - u0_130), p1_130, (((two_130 * u1_130) + (c2_130 * p1_130)) - p0_130)
 				}
-				dx_121 := ((float64(minusPi) * s_121) * p1_121)
-				peak_121 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_121) & math.Float64bits((&r_121.negZero)[0]))))
-				dn_121 := merge((((float64(piC) * d_121) * tn_121) / s_121), peak_121, (d_121 != float64(0)))
-				r0_0_121, r1_0_121 = dx_121, dn_121
+				dx_130 := ((float64(minusPi) * s_130) * p1_130)
+				peak_130 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_130) & math.Float64bits((&r_130.negZero)[0]))))
+				dn_130 := merge((((float64(piC) * d_130) * tn_130) / s_130), peak_130, (d_130 != float64(0)))
+				r0_0_130, r1_0_130 = dx_130, dn_130
 			}
-			px_119, pn_119 := r0_0_121, r1_0_121
-			dx_119, dn_119 = merge(px_119, dx_119, near_119), merge(pn_119, dn_119, near_119)
+			px_128, pn_128 := r0_0_130, r1_0_130
+			dx_128, dn_128 = merge(px_128, dx_128, near_128), merge(pn_128, dn_128, near_128)
 		}
-		r0_0_119, r1_0_119, r2_0_119 = u1_119, dx_119, dn_119
+		r0_0_128, r1_0_128, r2_0_128 = u1_128, dx_128, dn_128
 	}
-	sa, ha, na := r0_0_119, r1_0_119, r2_0_119
+	sa, ha, na := r0_0_128, r1_0_128, r2_0_128
 	var (
-		r0_0_123 float64
-		r1_0_123 float64
-		r2_0_123 float64
+		r0_0_132 float64
+		r1_0_132 float64
+		r2_0_132 float64
 	)
 	{
-		r_123, x_123, n_123, nf_123 := r, kk, n, &r.nv[0]
-		magic_123 := float64(roundMagic)
-		t_123 := (x_123 + magic_123)
-		d_123 := (x_123 - (t_123 - magic_123))
-		f_123 := (math.Float64bits(t_123) << 63)
-		var r0_0_124 float64
+		r_132, x_132, n_132, nf_132 := r, kk, n, &r.nv[0]
+		magic_132 := float64(roundMagic)
+		t_132 := (x_132 + magic_132)
+		d_132 := (x_132 - (t_132 - magic_132))
+		f_132 := (math.Float64bits(t_132) << 63)
+		var r0_0_133 float64
 		{
-			d_124 := d_123
-			y_124 := (d_124 * d_124)
-			y2_124 := (y_124 * y_124)
-			y4_124 := (y2_124 * y2_124)
-			p0_124 := ((float64(cp0) + (float64(cp2) * y_124)) + ((float64(cp4) + (float64(cp6) * y_124)) * y2_124))
-			p1_124 := (((float64(cp8) + (float64(cp10) * y_124)) + ((float64(cp12) + (float64(cp14) * y_124)) * y2_124)) * y4_124)
-			p2_124 := (float64(cp16) * (y4_124 * y4_124))
-			r0_0_124 = ((p0_124 + p1_124) + p2_124)
+			d_133 := d_132
+			y_133 := (d_133 * d_133)
+			y2_133 := (y_133 * y_133)
+			y4_133 := (y2_133 * y2_133)
+			p0_133 := ((float64(cp0) + (float64(cp2) * y_133)) + ((float64(cp4) + (float64(cp6) * y_133)) * y2_133))
+			p1_133 := (((float64(cp8) + (float64(cp10) * y_133)) + ((float64(cp12) + (float64(cp14) * y_133)) * y2_133)) * y4_133)
+			p2_133 := (float64(cp16) * (y4_133 * y4_133))
+			r0_0_133 = ((p0_133 + p1_133) + p2_133)
 		}
-		cr_123 := r0_0_124
-		sign_123, one_123, pi_123 := math.Float64bits((&r_123.negZero)[0]), float64(1), float64(piC)
-		rs_123 := (pi_123 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_123 - cr_123) * (one_123 + cr_123)))) | ((math.Float64bits(d_123) ^ f_123) & sign_123))))
-		c2_123 := (float64(2) * math.Float64frombits((math.Float64bits(cr_123) ^ f_123)))
-		u0_123, u1_123 := one_123, c2_123
-		j_123 := 2
-		for ; j_123+1 < n_123; j_123 += 2 {
-			u0_123 = ((c2_123 * u1_123) - u0_123)
-			u1_123 = ((c2_123 * u0_123) - u1_123)
+		cr_132 := r0_0_133
+		sign_132, one_132, pi_132 := math.Float64bits((&r_132.negZero)[0]), float64(1), float64(piC)
+		rs_132 := (pi_132 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_132 - cr_132) * (one_132 + cr_132)))) | ((math.Float64bits(d_132) ^ f_132) & sign_132))))
+		c2_132 := (float64(2) * math.Float64frombits((math.Float64bits(cr_132) ^ f_132)))
+		u0_132, u1_132 := one_132, c2_132
+		j_132 := 2
+		for ; j_132+1 < n_132; j_132 += 2 {
+			u0_132 = ((c2_132 * u1_132) - u0_132)
+			u1_132 = ((c2_132 * u0_132) - u1_132)
 		}
-		if j_123 < n_123 {
-			u0_123, u1_123 = u1_123, ((c2_123 * u1_123) - u0_123)
+		if j_132 < n_132 {
+			u0_132, u1_132 = u1_132, ((c2_132 * u1_132) - u0_132)
 		}
-		cu_123 := ((float64(0.5) * c2_123) * u1_123)
-		tn_123 := (cu_123 - u0_123)
-		dx_123 := (((nf_123[0] * tn_123) - cu_123) * rs_123)
-		dn_123 := ((d_123 * tn_123) * rs_123)
-		near_123 := ((d_123 * d_123) < float64(closedFormMin2))
-		if near_123 {
+		cu_132 := ((float64(0.5) * c2_132) * u1_132)
+		tn_132 := (cu_132 - u0_132)
+		dx_132 := (((nf_132[0] * tn_132) - cu_132) * rs_132)
+		dn_132 := ((d_132 * tn_132) * rs_132)
+		near_132 := ((d_132 * d_132) < float64(closedFormMin2))
+		if near_132 {
 			var (
-				r0_0_125 float64
-				r1_0_125 float64
+				r0_0_134 float64
+				r1_0_134 float64
 			)
 			{
-				r_125, d_125, c2_125, flip_125, tn_125, un_125, n_125 := r_123, d_123, c2_123, f_123, tn_123, u1_123, n_123
-				var r0_0_126 float64
+				r_134, d_134, c2_134, flip_134, tn_134, un_134, n_134 := r_132, d_132, c2_132, f_132, tn_132, u1_132, n_132
+				var r0_0_135 float64
 				{
-					d_126 := d_125
-					y_126 := (d_126 * d_126)
-					y2_126 := (y_126 * y_126)
-					y4_126 := (y2_126 * y2_126)
-					p0_126 := ((float64(sp1) + (float64(sp3) * y_126)) + ((float64(sp5) + (float64(sp7) * y_126)) * y2_126))
-					p1_126 := (((float64(sp9) + (float64(sp11) * y_126)) + ((float64(sp13) + (float64(sp15) * y_126)) * y2_126)) * y4_126)
-					p2_126 := (((float64(sp17) + (float64(sp19) * y_126)) + (float64(sp21) * y2_126)) * (y4_126 * y4_126))
-					r0_0_126 = (d_126 * ((p0_126 + p1_126) + p2_126))
+					d_135 := d_134
+					y_135 := (d_135 * d_135)
+					y2_135 := (y_135 * y_135)
+					y4_135 := (y2_135 * y2_135)
+					p0_135 := ((float64(sp1) + (float64(sp3) * y_135)) + ((float64(sp5) + (float64(sp7) * y_135)) * y2_135))
+					p1_135 := (((float64(sp9) + (float64(sp11) * y_135)) + ((float64(sp13) + (float64(sp15) * y_135)) * y2_135)) * y4_135)
+					p2_135 := (((float64(sp17) + (float64(sp19) * y_135)) + (float64(sp21) * y2_135)) * (y4_135 * y4_135))
+					r0_0_135 = (d_135 * ((p0_135 + p1_135) + p2_135))
 				}
-				s_125 := math.Float64frombits((math.Float64bits(r0_0_126) ^ flip_125))
-				two_125 := float64(2)
-				u0_125, u1_125, p0_125, p1_125 := float64(1), c2_125, float64(0), two_125
-				for j_125 := 2; j_125 < n_125; j_125++ {
-					u0_125, u1_125, p0_125, p1_125 = u1_125, ((c2_125 * u1_125) - u0_125), p1_125, (((two_125 * u1_125) + (c2_125 * p1_125)) - p0_125)
+				s_134 := math.Float64frombits((math.Float64bits(r0_0_135) ^ flip_134))
+				two_134 := float64(2)
+				u0_134, u1_134, p0_134, p1_134 := float64(1), c2_134, float64(0), two_134
+				for j_134 := 2; j_134 < n_134; j_134++ {
+					u0_134, u1_134, p0_134, p1_134 = u1_134, ((c2_134 * u1_134) - u0_134), p1_134, (((two_134 * u1_134) + (c2_134 * p1_134)) - p0_134)
 				}
-				dx_125 := ((float64(minusPi) * s_125) * p1_125)
-				peak_125 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_125) & math.Float64bits((&r_125.negZero)[0]))))
-				dn_125 := merge((((float64(piC) * d_125) * tn_125) / s_125), peak_125, (d_125 != float64(0)))
-				r0_0_125, r1_0_125 = dx_125, dn_125
+				dx_134 := ((float64(minusPi) * s_134) * p1_134)
+				peak_134 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_134) & math.Float64bits((&r_134.negZero)[0]))))
+				dn_134 := merge((((float64(piC) * d_134) * tn_134) / s_134), peak_134, (d_134 != float64(0)))
+				r0_0_134, r1_0_134 = dx_134, dn_134
 			}
-			px_123, pn_123 := r0_0_125, r1_0_125
-			dx_123, dn_123 = merge(px_123, dx_123, near_123), merge(pn_123, dn_123, near_123)
+			px_132, pn_132 := r0_0_134, r1_0_134
+			dx_132, dn_132 = merge(px_132, dx_132, near_132), merge(pn_132, dn_132, near_132)
 		}
-		r0_0_123, r1_0_123, r2_0_123 = u1_123, dx_123, dn_123
+		r0_0_132, r1_0_132, r2_0_132 = u1_132, dx_132, dn_132
 	}
-	sb, hb, nb := r0_0_123, r1_0_123, r2_0_123
+	sb, hb, nb := r0_0_132, r1_0_132, r2_0_132
 	var (
-		r0_0_127 float64
-		r1_0_127 float64
-		r2_0_127 float64
+		r0_0_136 float64
+		r1_0_136 float64
+		r2_0_136 float64
 	)
 	{
-		r_127, x_127, n_127, nf_127 := r, l, n, &r.nv[0]
-		magic_127 := float64(roundMagic)
-		t_127 := (x_127 + magic_127)
-		d_127 := (x_127 - (t_127 - magic_127))
-		f_127 := (math.Float64bits(t_127) << 63)
-		var r0_0_128 float64
+		r_136, x_136, n_136, nf_136 := r, l, n, &r.nv[0]
+		magic_136 := float64(roundMagic)
+		t_136 := (x_136 + magic_136)
+		d_136 := (x_136 - (t_136 - magic_136))
+		f_136 := (math.Float64bits(t_136) << 63)
+		var r0_0_137 float64
 		{
-			d_128 := d_127
-			y_128 := (d_128 * d_128)
-			y2_128 := (y_128 * y_128)
-			y4_128 := (y2_128 * y2_128)
-			p0_128 := ((float64(cp0) + (float64(cp2) * y_128)) + ((float64(cp4) + (float64(cp6) * y_128)) * y2_128))
-			p1_128 := (((float64(cp8) + (float64(cp10) * y_128)) + ((float64(cp12) + (float64(cp14) * y_128)) * y2_128)) * y4_128)
-			p2_128 := (float64(cp16) * (y4_128 * y4_128))
-			r0_0_128 = ((p0_128 + p1_128) + p2_128)
+			d_137 := d_136
+			y_137 := (d_137 * d_137)
+			y2_137 := (y_137 * y_137)
+			y4_137 := (y2_137 * y2_137)
+			p0_137 := ((float64(cp0) + (float64(cp2) * y_137)) + ((float64(cp4) + (float64(cp6) * y_137)) * y2_137))
+			p1_137 := (((float64(cp8) + (float64(cp10) * y_137)) + ((float64(cp12) + (float64(cp14) * y_137)) * y2_137)) * y4_137)
+			p2_137 := (float64(cp16) * (y4_137 * y4_137))
+			r0_0_137 = ((p0_137 + p1_137) + p2_137)
 		}
-		cr_127 := r0_0_128
-		sign_127, one_127, pi_127 := math.Float64bits((&r_127.negZero)[0]), float64(1), float64(piC)
-		rs_127 := (pi_127 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_127 - cr_127) * (one_127 + cr_127)))) | ((math.Float64bits(d_127) ^ f_127) & sign_127))))
-		c2_127 := (float64(2) * math.Float64frombits((math.Float64bits(cr_127) ^ f_127)))
-		u0_127, u1_127 := one_127, c2_127
-		j_127 := 2
-		for ; j_127+1 < n_127; j_127 += 2 {
-			u0_127 = ((c2_127 * u1_127) - u0_127)
-			u1_127 = ((c2_127 * u0_127) - u1_127)
+		cr_136 := r0_0_137
+		sign_136, one_136, pi_136 := math.Float64bits((&r_136.negZero)[0]), float64(1), float64(piC)
+		rs_136 := (pi_136 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_136 - cr_136) * (one_136 + cr_136)))) | ((math.Float64bits(d_136) ^ f_136) & sign_136))))
+		c2_136 := (float64(2) * math.Float64frombits((math.Float64bits(cr_136) ^ f_136)))
+		u0_136, u1_136 := one_136, c2_136
+		j_136 := 2
+		for ; j_136+1 < n_136; j_136 += 2 {
+			u0_136 = ((c2_136 * u1_136) - u0_136)
+			u1_136 = ((c2_136 * u0_136) - u1_136)
 		}
-		if j_127 < n_127 {
-			u0_127, u1_127 = u1_127, ((c2_127 * u1_127) - u0_127)
+		if j_136 < n_136 {
+			u0_136, u1_136 = u1_136, ((c2_136 * u1_136) - u0_136)
 		}
-		cu_127 := ((float64(0.5) * c2_127) * u1_127)
-		tn_127 := (cu_127 - u0_127)
-		dx_127 := (((nf_127[0] * tn_127) - cu_127) * rs_127)
-		dn_127 := ((d_127 * tn_127) * rs_127)
-		near_127 := ((d_127 * d_127) < float64(closedFormMin2))
-		if near_127 {
+		cu_136 := ((float64(0.5) * c2_136) * u1_136)
+		tn_136 := (cu_136 - u0_136)
+		dx_136 := (((nf_136[0] * tn_136) - cu_136) * rs_136)
+		dn_136 := ((d_136 * tn_136) * rs_136)
+		near_136 := ((d_136 * d_136) < float64(closedFormMin2))
+		if near_136 {
 			var (
-				r0_0_129 float64
-				r1_0_129 float64
+				r0_0_138 float64
+				r1_0_138 float64
 			)
 			{
-				r_129, d_129, c2_129, flip_129, tn_129, un_129, n_129 := r_127, d_127, c2_127, f_127, tn_127, u1_127, n_127
-				var r0_0_130 float64
+				r_138, d_138, c2_138, flip_138, tn_138, un_138, n_138 := r_136, d_136, c2_136, f_136, tn_136, u1_136, n_136
+				var r0_0_139 float64
 				{
-					d_130 := d_129
-					y_130 := (d_130 * d_130)
-					y2_130 := (y_130 * y_130)
-					y4_130 := (y2_130 * y2_130)
-					p0_130 := ((float64(sp1) + (float64(sp3) * y_130)) + ((float64(sp5) + (float64(sp7) * y_130)) * y2_130))
-					p1_130 := (((float64(sp9) + (float64(sp11) * y_130)) + ((float64(sp13) + (float64(sp15) * y_130)) * y2_130)) * y4_130)
-					p2_130 := (((float64(sp17) + (float64(sp19) * y_130)) + (float64(sp21) * y2_130)) * (y4_130 * y4_130))
-					r0_0_130 = (d_130 * ((p0_130 + p1_130) + p2_130))
+					d_139 := d_138
+					y_139 := (d_139 * d_139)
+					y2_139 := (y_139 * y_139)
+					y4_139 := (y2_139 * y2_139)
+					p0_139 := ((float64(sp1) + (float64(sp3) * y_139)) + ((float64(sp5) + (float64(sp7) * y_139)) * y2_139))
+					p1_139 := (((float64(sp9) + (float64(sp11) * y_139)) + ((float64(sp13) + (float64(sp15) * y_139)) * y2_139)) * y4_139)
+					p2_139 := (((float64(sp17) + (float64(sp19) * y_139)) + (float64(sp21) * y2_139)) * (y4_139 * y4_139))
+					r0_0_139 = (d_139 * ((p0_139 + p1_139) + p2_139))
 				}
-				s_129 := math.Float64frombits((math.Float64bits(r0_0_130) ^ flip_129))
-				two_129 := float64(2)
-				u0_129, u1_129, p0_129, p1_129 := float64(1), c2_129, float64(0), two_129
-				for j_129 := 2; j_129 < n_129; j_129++ {
-					u0_129, u1_129, p0_129, p1_129 = u1_129, ((c2_129 * u1_129) - u0_129), p1_129, (((two_129 * u1_129) + (c2_129 * p1_129)) - p0_129)
+				s_138 := math.Float64frombits((math.Float64bits(r0_0_139) ^ flip_138))
+				two_138 := float64(2)
+				u0_138, u1_138, p0_138, p1_138 := float64(1), c2_138, float64(0), two_138
+				for j_138 := 2; j_138 < n_138; j_138++ {
+					u0_138, u1_138, p0_138, p1_138 = u1_138, ((c2_138 * u1_138) - u0_138), p1_138, (((two_138 * u1_138) + (c2_138 * p1_138)) - p0_138)
 				}
-				dx_129 := ((float64(minusPi) * s_129) * p1_129)
-				peak_129 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_129) & math.Float64bits((&r_129.negZero)[0]))))
-				dn_129 := merge((((float64(piC) * d_129) * tn_129) / s_129), peak_129, (d_129 != float64(0)))
-				r0_0_129, r1_0_129 = dx_129, dn_129
+				dx_138 := ((float64(minusPi) * s_138) * p1_138)
+				peak_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_138) & math.Float64bits((&r_138.negZero)[0]))))
+				dn_138 := merge((((float64(piC) * d_138) * tn_138) / s_138), peak_138, (d_138 != float64(0)))
+				r0_0_138, r1_0_138 = dx_138, dn_138
 			}
-			px_127, pn_127 := r0_0_129, r1_0_129
-			dx_127, dn_127 = merge(px_127, dx_127, near_127), merge(pn_127, dn_127, near_127)
+			px_136, pn_136 := r0_0_138, r1_0_138
+			dx_136, dn_136 = merge(px_136, dx_136, near_136), merge(pn_136, dn_136, near_136)
 		}
-		r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
+		r0_0_136, r1_0_136, r2_0_136 = u1_136, dx_136, dn_136
 	}
-	sc, hc, nc := r0_0_127, r1_0_127, r2_0_127
+	sc, hc, nc := r0_0_136, r1_0_136, r2_0_136
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
@@ -2706,18 +2799,18 @@ func sincgGradLanes(r *laneReps, x float64,
 	t := (x + magic)
 	d := (x - (t - magic))
 	f := (math.Float64bits(t) << 63)
-	var r0_0_131 float64
+	var r0_0_140 float64
 	{
-		d_131 := d
-		y_131 := (d_131 * d_131)
-		y2_131 := (y_131 * y_131)
-		y4_131 := (y2_131 * y2_131)
-		p0_131 := ((float64(cp0) + (float64(cp2) * y_131)) + ((float64(cp4) + (float64(cp6) * y_131)) * y2_131))
-		p1_131 := (((float64(cp8) + (float64(cp10) * y_131)) + ((float64(cp12) + (float64(cp14) * y_131)) * y2_131)) * y4_131)
-		p2_131 := (float64(cp16) * (y4_131 * y4_131))
-		r0_0_131 = ((p0_131 + p1_131) + p2_131)
+		d_140 := d
+		y_140 := (d_140 * d_140)
+		y2_140 := (y_140 * y_140)
+		y4_140 := (y2_140 * y2_140)
+		p0_140 := ((float64(cp0) + (float64(cp2) * y_140)) + ((float64(cp4) + (float64(cp6) * y_140)) * y2_140))
+		p1_140 := (((float64(cp8) + (float64(cp10) * y_140)) + ((float64(cp12) + (float64(cp14) * y_140)) * y2_140)) * y4_140)
+		p2_140 := (float64(cp16) * (y4_140 * y4_140))
+		r0_0_140 = ((p0_140 + p1_140) + p2_140)
 	}
-	cr := r0_0_131
+	cr := r0_0_140
 	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
 	rs := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - cr) * (one + cr)))) | ((math.Float64bits(d) ^ f) & sign))))
 	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
@@ -2737,34 +2830,34 @@ func sincgGradLanes(r *laneReps, x float64,
 	near := ((d * d) < float64(closedFormMin2))
 	if near {
 		var (
-			r0_0_132 float64
-			r1_0_132 float64
+			r0_0_141 float64
+			r1_0_141 float64
 		)
 		{
-			r_132, d_132, c2_132, flip_132, tn_132, un_132, n_132 := r, d, c2, f, tn, u1, n
-			var r0_0_133 float64
+			r_141, d_141, c2_141, flip_141, tn_141, un_141, n_141 := r, d, c2, f, tn, u1, n
+			var r0_0_142 float64
 			{
-				d_133 := d_132
-				y_133 := (d_133 * d_133)
-				y2_133 := (y_133 * y_133)
-				y4_133 := (y2_133 * y2_133)
-				p0_133 := ((float64(sp1) + (float64(sp3) * y_133)) + ((float64(sp5) + (float64(sp7) * y_133)) * y2_133))
-				p1_133 := (((float64(sp9) + (float64(sp11) * y_133)) + ((float64(sp13) + (float64(sp15) * y_133)) * y2_133)) * y4_133)
-				p2_133 := (((float64(sp17) + (float64(sp19) * y_133)) + (float64(sp21) * y2_133)) * (y4_133 * y4_133))
-				r0_0_133 = (d_133 * ((p0_133 + p1_133) + p2_133))
+				d_142 := d_141
+				y_142 := (d_142 * d_142)
+				y2_142 := (y_142 * y_142)
+				y4_142 := (y2_142 * y2_142)
+				p0_142 := ((float64(sp1) + (float64(sp3) * y_142)) + ((float64(sp5) + (float64(sp7) * y_142)) * y2_142))
+				p1_142 := (((float64(sp9) + (float64(sp11) * y_142)) + ((float64(sp13) + (float64(sp15) * y_142)) * y2_142)) * y4_142)
+				p2_142 := (((float64(sp17) + (float64(sp19) * y_142)) + (float64(sp21) * y2_142)) * (y4_142 * y4_142))
+				r0_0_142 = (d_142 * ((p0_142 + p1_142) + p2_142))
 			}
-			s_132 := math.Float64frombits((math.Float64bits(r0_0_133) ^ flip_132))
-			two_132 := float64(2)
-			u0_132, u1_132, p0_132, p1_132 := float64(1), c2_132, float64(0), two_132
-			for j_132 := 2; j_132 < n_132; j_132++ {
-				u0_132, u1_132, p0_132, p1_132 = u1_132, ((c2_132 * u1_132) - u0_132), p1_132, (((two_132 * u1_132) + (c2_132 * p1_132)) - p0_132)
+			s_141 := math.Float64frombits((math.Float64bits(r0_0_142) ^ flip_141))
+			two_141 := float64(2)
+			u0_141, u1_141, p0_141, p1_141 := float64(1), c2_141, float64(0), two_141
+			for j_141 := 2; j_141 < n_141; j_141++ {
+				u0_141, u1_141, p0_141, p1_141 = u1_141, ((c2_141 * u1_141) - u0_141), p1_141, (((two_141 * u1_141) + (c2_141 * p1_141)) - p0_141)
 			}
-			dx_132 := ((float64(minusPi) * s_132) * p1_132)
-			peak_132 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_132) & math.Float64bits((&r_132.negZero)[0]))))
-			dn_132 := merge((((float64(piC) * d_132) * tn_132) / s_132), peak_132, (d_132 != float64(0)))
-			r0_0_132, r1_0_132 = dx_132, dn_132
+			dx_141 := ((float64(minusPi) * s_141) * p1_141)
+			peak_141 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_141) & math.Float64bits((&r_141.negZero)[0]))))
+			dn_141 := merge((((float64(piC) * d_141) * tn_141) / s_141), peak_141, (d_141 != float64(0)))
+			r0_0_141, r1_0_141 = dx_141, dn_141
 		}
-		px, pn := r0_0_132, r1_0_132
+		px, pn := r0_0_141, r1_0_141
 		dx, dn = merge(px, dx, near), merge(pn, dn, near)
 	}
 	return u1, dx, dn
@@ -2779,18 +2872,18 @@ func sincgNearPeakLanes(r *laneReps, d, c2 float64,
 	n int) (float64, float64,
 
 ) {
-	var r0_0_134 float64
+	var r0_0_143 float64
 	{
-		d_134 := d
-		y_134 := (d_134 * d_134)
-		y2_134 := (y_134 * y_134)
-		y4_134 := (y2_134 * y2_134)
-		p0_134 := ((float64(sp1) + (float64(sp3) * y_134)) + ((float64(sp5) + (float64(sp7) * y_134)) * y2_134))
-		p1_134 := (((float64(sp9) + (float64(sp11) * y_134)) + ((float64(sp13) + (float64(sp15) * y_134)) * y2_134)) * y4_134)
-		p2_134 := (((float64(sp17) + (float64(sp19) * y_134)) + (float64(sp21) * y2_134)) * (y4_134 * y4_134))
-		r0_0_134 = (d_134 * ((p0_134 + p1_134) + p2_134))
+		d_143 := d
+		y_143 := (d_143 * d_143)
+		y2_143 := (y_143 * y_143)
+		y4_143 := (y2_143 * y2_143)
+		p0_143 := ((float64(sp1) + (float64(sp3) * y_143)) + ((float64(sp5) + (float64(sp7) * y_143)) * y2_143))
+		p1_143 := (((float64(sp9) + (float64(sp11) * y_143)) + ((float64(sp13) + (float64(sp15) * y_143)) * y2_143)) * y4_143)
+		p2_143 := (((float64(sp17) + (float64(sp19) * y_143)) + (float64(sp21) * y2_143)) * (y4_143 * y4_143))
+		r0_0_143 = (d_143 * ((p0_143 + p1_143) + p2_143))
 	}
-	s := math.Float64frombits((math.Float64bits(r0_0_134) ^ flip))
+	s := math.Float64frombits((math.Float64bits(r0_0_143) ^ flip))
 	two := float64(2)
 	u0, u1, p0, p1 := float64(1), c2, float64(0), two
 	for j := 2; j < n; j++ {
@@ -2825,31 +2918,31 @@ func gradTermLanes(k *kernel, ia *[1]int32, e *[3]laneVal, h, kk, l, sa, sb, sc,
 	fc, fd := (&r.defaultF)[0], float64(1)
 	if c.HasHKL {
 		var (
-			r0_0_135 float64
-			r1_0_135 float64
+			r0_0_144 float64
+			r1_0_144 float64
 		)
 		{
-			r_135, bits_135, miss_135, ia_135, h_135, kk_135, l_135 := r, k.fhklBits, k.missBits, ia, h, kk, l
-			var r0_0_9_135 bool
+			r_144, bits_144, miss_144, ia_144, h_144, kk_144, l_144 := r, k.fhklBits, k.missBits, ia, h, kk, l
+			var r0_0_18_144 bool
 			{
-				r_9_135, ia_9_135, h_9_135, kk_9_135, l_9_135 := r_135, ia_135, h_135, kk_135, l_135
-				half_9_135 := float64(0.5)
-				hc_9_135, kc_9_135, lc_9_135 := math.Ceil((h_9_135 - half_9_135)), math.Ceil((kk_9_135 - half_9_135)), math.Ceil((l_9_135 - half_9_135))
-				hmin_9_135, kmin_9_135, lmin_9_135 := (&r_9_135.hmin)[0], (&r_9_135.kmin)[0], (&r_9_135.lmin)[0]
-				in_9_135 := ((((((hc_9_135 >= hmin_9_135) && (hc_9_135 <= (&r_9_135.hmax)[0])) && (kc_9_135 >= kmin_9_135)) && (kc_9_135 <= (&r_9_135.kmax)[0])) && (lc_9_135 >= lmin_9_135)) && (lc_9_135 <= (&r_9_135.lmax)[0]))
-				idx_9_135 := ((((hc_9_135 - hmin_9_135) * (&r_9_135.hstride)[0]) + ((kc_9_135 - kmin_9_135) * (&r_9_135.kstride)[0])) + (lc_9_135 - lmin_9_135))
-				storeInt32(merge(idx_9_135, float64(0), in_9_135), ia_9_135)
-				r0_0_9_135 = in_9_135
+				r_18_144, ia_18_144, h_18_144, kk_18_144, l_18_144 := r_144, ia_144, h_144, kk_144, l_144
+				half_18_144 := float64(0.5)
+				hc_18_144, kc_18_144, lc_18_144 := math.Ceil((h_18_144 - half_18_144)), math.Ceil((kk_18_144 - half_18_144)), math.Ceil((l_18_144 - half_18_144))
+				hmin_18_144, kmin_18_144, lmin_18_144 := (&r_18_144.hmin)[0], (&r_18_144.kmin)[0], (&r_18_144.lmin)[0]
+				in_18_144 := ((((((hc_18_144 >= hmin_18_144) && (hc_18_144 <= (&r_18_144.hmax)[0])) && (kc_18_144 >= kmin_18_144)) && (kc_18_144 <= (&r_18_144.kmax)[0])) && (lc_18_144 >= lmin_18_144)) && (lc_18_144 <= (&r_18_144.lmax)[0]))
+				idx_18_144 := ((((hc_18_144 - hmin_18_144) * (&r_18_144.hstride)[0]) + ((kc_18_144 - kmin_18_144) * (&r_18_144.kstride)[0])) + (lc_18_144 - lmin_18_144))
+				storeInt32(merge(idx_18_144, float64(0), in_18_144), ia_18_144)
+				r0_0_18_144 = in_18_144
 			}
-			in_135 := r0_0_9_135
-			f_135 := merge(math.Float64frombits(bits_135[ia_135[0]]), (&r_135.defaultF)[0], in_135)
-			fd_135 := float64(0)
-			if miss_135 != nil {
-				fd_135 = math.Float64frombits(miss_135[ia_135[0]])
+			in_144 := r0_0_18_144
+			f_144 := merge(math.Float64frombits(bits_144[ia_144[0]]), (&r_144.defaultF)[0], in_144)
+			fd_144 := float64(0)
+			if miss_144 != nil {
+				fd_144 = math.Float64frombits(miss_144[ia_144[0]])
 			}
-			r0_0_135, r1_0_135 = f_135, merge(fd_135, float64(1), in_135)
+			r0_0_144, r1_0_144 = f_144, merge(fd_144, float64(1), in_144)
 		}
-		fc, fd = r0_0_135, r1_0_135
+		fc, fd = r0_0_144, r1_0_144
 	}
 	ffl := ((fc * fc) * fl)
 	s1 := (s + (ffl * fl))
@@ -2878,342 +2971,342 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_136 float64
-			r1_0_136 float64
-			r2_0_136 float64
-			r3_0_136 float64
-			r4_0_136 float64
-			r5_0_136 float64
-			r6_0_136 float64
-			r7_0_136 float64
-			r8_0_136 float64
+			r0_0_145 float64
+			r1_0_145 float64
+			r2_0_145 float64
+			r3_0_145 float64
+			r4_0_145 float64
+			r5_0_145 float64
+			r6_0_145 float64
+			r7_0_145 float64
+			r8_0_145 float64
 		)
 		{
-			sr_136, t_136, ds_136, p0_136 := &r.src[si], t, ds, p0
-			il_136 := (&sr_136.il)[0]
-			x_136, y_136, z_136 := (t_136.d[0][p0_136] - (&sr_136.inc[0])[0]), (t_136.d[1][p0_136] - (&sr_136.inc[1])[0]), (t_136.d[2][p0_136] - (&sr_136.inc[2])[0])
-			ds_136[p0_136] = (((x_136 * x_136) + (y_136 * y_136)) + (z_136 * z_136))
-			r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136 = (x_136 * il_136), (y_136 * il_136), (z_136 * il_136), t_136.s[p0_136], t_136.def[p0_136], t_136.sig[p0_136], t_136.na[p0_136], t_136.nb[p0_136], t_136.nc[p0_136]
+			sr_145, t_145, ds_145, p0_145 := &r.src[si], t, ds, p0
+			il_145 := (&sr_145.il)[0]
+			x_145, y_145, z_145 := (t_145.d[0][p0_145] - (&sr_145.inc[0])[0]), (t_145.d[1][p0_145] - (&sr_145.inc[1])[0]), (t_145.d[2][p0_145] - (&sr_145.inc[2])[0])
+			ds_145[p0_145] = (((x_145 * x_145) + (y_145 * y_145)) + (z_145 * z_145))
+			r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145, r6_0_145, r7_0_145, r8_0_145 = (x_145 * il_145), (y_145 * il_145), (z_145 * il_145), t_145.s[p0_145], t_145.def[p0_145], t_145.sig[p0_145], t_145.na[p0_145], t_145.nb[p0_145], t_145.nc[p0_145]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_136, r1_0_136, r2_0_136, r3_0_136, r4_0_136, r5_0_136, r6_0_136, r7_0_136, r8_0_136
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_145, r1_0_145, r2_0_145, r3_0_145, r4_0_145, r5_0_145, r6_0_145, r7_0_145, r8_0_145
 		for oi := range r.orient {
 			var (
-				r0_0_137 float64
-				r1_0_137 float64
-				r2_0_137 float64
+				r0_0_146 float64
+				r1_0_146 float64
+				r2_0_146 float64
 			)
 			{
-				o_137, qx_137, qy_137, qz_137 := &r.orient[oi], qx, qy, qz
-				h_137 := ((((&o_137[0])[0] * qx_137) + ((&o_137[1])[0] * qy_137)) + ((&o_137[2])[0] * qz_137))
-				kk_137 := ((((&o_137[3])[0] * qx_137) + ((&o_137[4])[0] * qy_137)) + ((&o_137[5])[0] * qz_137))
-				l_137 := ((((&o_137[6])[0] * qx_137) + ((&o_137[7])[0] * qy_137)) + ((&o_137[8])[0] * qz_137))
-				r0_0_137, r1_0_137, r2_0_137 = h_137, kk_137, l_137
+				o_146, qx_146, qy_146, qz_146 := &r.orient[oi], qx, qy, qz
+				h_146 := ((((&o_146[0])[0] * qx_146) + ((&o_146[1])[0] * qy_146)) + ((&o_146[2])[0] * qz_146))
+				kk_146 := ((((&o_146[3])[0] * qx_146) + ((&o_146[4])[0] * qy_146)) + ((&o_146[5])[0] * qz_146))
+				l_146 := ((((&o_146[6])[0] * qx_146) + ((&o_146[7])[0] * qy_146)) + ((&o_146[8])[0] * qz_146))
+				r0_0_146, r1_0_146, r2_0_146 = h_146, kk_146, l_146
 			}
-			h, kk, l := r0_0_137, r1_0_137, r2_0_137
+			h, kk, l := r0_0_146, r1_0_146, r2_0_146
 			var (
-				r0_0_138 float64
-				r1_0_138 float64
-				r2_0_138 float64
-				r3_0_138 float64
-				r4_0_138 float64
-				r5_0_138 float64
-				r6_0_138 float64
-				r7_0_138 float64
-				r8_0_138 float64
+				r0_0_147 float64
+				r1_0_147 float64
+				r2_0_147 float64
+				r3_0_147 float64
+				r4_0_147 float64
+				r5_0_147 float64
+				r6_0_147 float64
+				r7_0_147 float64
+				r8_0_147 float64
 			)
 			{
-				r_138, h_138, kk_138, l_138, n_138 := r, h, kk, l, n
+				r_147, h_147, kk_147, l_147, n_147 := r, h, kk, l, n
 				var (
-					r0_0_119_138 float64
-					r1_0_119_138 float64
-					r2_0_119_138 float64
+					r0_0_128_147 float64
+					r1_0_128_147 float64
+					r2_0_128_147 float64
 				)
 				{
-					r_119_138, x_119_138, n_119_138, nf_119_138 := r_138, h_138, n_138, &r_138.nv[0]
-					magic_119_138 := float64(roundMagic)
-					t_119_138 := (x_119_138 + magic_119_138)
-					d_119_138 := (x_119_138 - (t_119_138 - magic_119_138))
-					f_119_138 := (math.Float64bits(t_119_138) << 63)
-					var r0_0_120_138 float64
+					r_128_147, x_128_147, n_128_147, nf_128_147 := r_147, h_147, n_147, &r_147.nv[0]
+					magic_128_147 := float64(roundMagic)
+					t_128_147 := (x_128_147 + magic_128_147)
+					d_128_147 := (x_128_147 - (t_128_147 - magic_128_147))
+					f_128_147 := (math.Float64bits(t_128_147) << 63)
+					var r0_0_129_147 float64
 					{
-						d_120_138 := d_119_138
-						y_120_138 := (d_120_138 * d_120_138)
-						y2_120_138 := (y_120_138 * y_120_138)
-						y4_120_138 := (y2_120_138 * y2_120_138)
-						p0_120_138 := ((float64(cp0) + (float64(cp2) * y_120_138)) + ((float64(cp4) + (float64(cp6) * y_120_138)) * y2_120_138))
-						p1_120_138 := (((float64(cp8) + (float64(cp10) * y_120_138)) + ((float64(cp12) + (float64(cp14) * y_120_138)) * y2_120_138)) * y4_120_138)
-						p2_120_138 := (float64(cp16) * (y4_120_138 * y4_120_138))
-						r0_0_120_138 = ((p0_120_138 + p1_120_138) + p2_120_138)
+						d_129_147 := d_128_147
+						y_129_147 := (d_129_147 * d_129_147)
+						y2_129_147 := (y_129_147 * y_129_147)
+						y4_129_147 := (y2_129_147 * y2_129_147)
+						p0_129_147 := ((float64(cp0) + (float64(cp2) * y_129_147)) + ((float64(cp4) + (float64(cp6) * y_129_147)) * y2_129_147))
+						p1_129_147 := (((float64(cp8) + (float64(cp10) * y_129_147)) + ((float64(cp12) + (float64(cp14) * y_129_147)) * y2_129_147)) * y4_129_147)
+						p2_129_147 := (float64(cp16) * (y4_129_147 * y4_129_147))
+						r0_0_129_147 = ((p0_129_147 + p1_129_147) + p2_129_147)
 					}
-					cr_119_138 := r0_0_120_138
-					sign_119_138, one_119_138, pi_119_138 := math.Float64bits((&r_119_138.negZero)[0]), float64(1), float64(piC)
-					rs_119_138 := (pi_119_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_119_138 - cr_119_138) * (one_119_138 + cr_119_138)))) | ((math.Float64bits(d_119_138) ^ f_119_138) & sign_119_138))))
-					c2_119_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_119_138) ^ f_119_138)))
-					u0_119_138, u1_119_138 := one_119_138, c2_119_138
-					j_119_138 := 2
-					for ; j_119_138+1 < n_119_138; j_119_138 += 2 {
-						u0_119_138 = ((c2_119_138 * u1_119_138) - u0_119_138)
-						u1_119_138 = ((c2_119_138 * u0_119_138) - u1_119_138)
+					cr_128_147 := r0_0_129_147
+					sign_128_147, one_128_147, pi_128_147 := math.Float64bits((&r_128_147.negZero)[0]), float64(1), float64(piC)
+					rs_128_147 := (pi_128_147 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_128_147 - cr_128_147) * (one_128_147 + cr_128_147)))) | ((math.Float64bits(d_128_147) ^ f_128_147) & sign_128_147))))
+					c2_128_147 := (float64(2) * math.Float64frombits((math.Float64bits(cr_128_147) ^ f_128_147)))
+					u0_128_147, u1_128_147 := one_128_147, c2_128_147
+					j_128_147 := 2
+					for ; j_128_147+1 < n_128_147; j_128_147 += 2 {
+						u0_128_147 = ((c2_128_147 * u1_128_147) - u0_128_147)
+						u1_128_147 = ((c2_128_147 * u0_128_147) - u1_128_147)
 					}
-					if j_119_138 < n_119_138 {
-						u0_119_138, u1_119_138 = u1_119_138, ((c2_119_138 * u1_119_138) - u0_119_138)
+					if j_128_147 < n_128_147 {
+						u0_128_147, u1_128_147 = u1_128_147, ((c2_128_147 * u1_128_147) - u0_128_147)
 					}
-					cu_119_138 := ((float64(0.5) * c2_119_138) * u1_119_138)
-					tn_119_138 := (cu_119_138 - u0_119_138)
-					dx_119_138 := (((nf_119_138[0] * tn_119_138) - cu_119_138) * rs_119_138)
-					dn_119_138 := ((d_119_138 * tn_119_138) * rs_119_138)
-					near_119_138 := ((d_119_138 * d_119_138) < float64(closedFormMin2))
-					if near_119_138 {
+					cu_128_147 := ((float64(0.5) * c2_128_147) * u1_128_147)
+					tn_128_147 := (cu_128_147 - u0_128_147)
+					dx_128_147 := (((nf_128_147[0] * tn_128_147) - cu_128_147) * rs_128_147)
+					dn_128_147 := ((d_128_147 * tn_128_147) * rs_128_147)
+					near_128_147 := ((d_128_147 * d_128_147) < float64(closedFormMin2))
+					if near_128_147 {
 						var (
-							r0_0_121_138 float64
-							r1_0_121_138 float64
+							r0_0_130_147 float64
+							r1_0_130_147 float64
 						)
 						{
-							r_121_138, d_121_138, c2_121_138, flip_121_138, tn_121_138, un_121_138, n_121_138 := r_119_138, d_119_138, c2_119_138, f_119_138, tn_119_138, u1_119_138, n_119_138
-							var r0_0_122_138 float64
+							r_130_147, d_130_147, c2_130_147, flip_130_147, tn_130_147, un_130_147, n_130_147 := r_128_147, d_128_147, c2_128_147, f_128_147, tn_128_147, u1_128_147, n_128_147
+							var r0_0_131_147 float64
 							{
-								d_122_138 := d_121_138
-								y_122_138 := (d_122_138 * d_122_138)
-								y2_122_138 := (y_122_138 * y_122_138)
-								y4_122_138 := (y2_122_138 * y2_122_138)
-								p0_122_138 := ((float64(sp1) + (float64(sp3) * y_122_138)) + ((float64(sp5) + (float64(sp7) * y_122_138)) * y2_122_138))
-								p1_122_138 := (((float64(sp9) + (float64(sp11) * y_122_138)) + ((float64(sp13) + (float64(sp15) * y_122_138)) * y2_122_138)) * y4_122_138)
-								p2_122_138 := (((float64(sp17) + (float64(sp19) * y_122_138)) + (float64(sp21) * y2_122_138)) * (y4_122_138 * y4_122_138))
-								r0_0_122_138 = (d_122_138 * ((p0_122_138 + p1_122_138) + p2_122_138))
+								d_131_147 := d_130_147
+								y_131_147 := (d_131_147 * d_131_147)
+								y2_131_147 := (y_131_147 * y_131_147)
+								y4_131_147 := (y2_131_147 * y2_131_147)
+								p0_131_147 := ((float64(sp1) + (float64(sp3) * y_131_147)) + ((float64(sp5) + (float64(sp7) * y_131_147)) * y2_131_147))
+								p1_131_147 := (((float64(sp9) + (float64(sp11) * y_131_147)) + ((float64(sp13) + (float64(sp15) * y_131_147)) * y2_131_147)) * y4_131_147)
+								p2_131_147 := (((float64(sp17) + (float64(sp19) * y_131_147)) + (float64(sp21) * y2_131_147)) * (y4_131_147 * y4_131_147))
+								r0_0_131_147 = (d_131_147 * ((p0_131_147 + p1_131_147) + p2_131_147))
 							}
-							s_121_138 := math.Float64frombits((math.Float64bits(r0_0_122_138) ^ flip_121_138))
-							two_121_138 := float64(2)
-							u0_121_138, u1_121_138, p0_121_138, p1_121_138 := float64(1), c2_121_138, float64(0), two_121_138
-							for j_121_138 := 2; j_121_138 < n_121_138; j_121_138++ {
-								u0_121_138, u1_121_138, p0_121_138, p1_121_138 = u1_121_138, ((c2_121_138 * u1_121_138) - u0_121_138), p1_121_138, (((two_121_138 * u1_121_138) + (c2_121_138 * p1_121_138)) - p0_121_138)
+							s_130_147 := math.Float64frombits((math.Float64bits(r0_0_131_147) ^ flip_130_147))
+							two_130_147 := float64(2)
+							u0_130_147, u1_130_147, p0_130_147, p1_130_147 := float64(1), c2_130_147, float64(0), two_130_147
+							for j_130_147 := 2; j_130_147 < n_130_147; j_130_147++ {
+								u0_130_147, u1_130_147, p0_130_147, p1_130_147 = u1_130_147, ((c2_130_147 * u1_130_147) - u0_130_147), p1_130_147, (((two_130_147 * u1_130_147) + (c2_130_147 * p1_130_147)) - p0_130_147)
 							}
-							dx_121_138 := ((float64(minusPi) * s_121_138) * p1_121_138)
-							peak_121_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_121_138) & math.Float64bits((&r_121_138.negZero)[0]))))
-							dn_121_138 := merge((((float64(piC) * d_121_138) * tn_121_138) / s_121_138), peak_121_138, (d_121_138 != float64(0)))
-							r0_0_121_138, r1_0_121_138 = dx_121_138, dn_121_138
+							dx_130_147 := ((float64(minusPi) * s_130_147) * p1_130_147)
+							peak_130_147 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_130_147) & math.Float64bits((&r_130_147.negZero)[0]))))
+							dn_130_147 := merge((((float64(piC) * d_130_147) * tn_130_147) / s_130_147), peak_130_147, (d_130_147 != float64(0)))
+							r0_0_130_147, r1_0_130_147 = dx_130_147, dn_130_147
 						}
-						px_119_138, pn_119_138 := r0_0_121_138, r1_0_121_138
-						dx_119_138, dn_119_138 = merge(px_119_138, dx_119_138, near_119_138), merge(pn_119_138, dn_119_138, near_119_138)
+						px_128_147, pn_128_147 := r0_0_130_147, r1_0_130_147
+						dx_128_147, dn_128_147 = merge(px_128_147, dx_128_147, near_128_147), merge(pn_128_147, dn_128_147, near_128_147)
 					}
-					r0_0_119_138, r1_0_119_138, r2_0_119_138 = u1_119_138, dx_119_138, dn_119_138
+					r0_0_128_147, r1_0_128_147, r2_0_128_147 = u1_128_147, dx_128_147, dn_128_147
 				}
-				sa_138, ha_138, na_138 := r0_0_119_138, r1_0_119_138, r2_0_119_138
+				sa_147, ha_147, na_147 := r0_0_128_147, r1_0_128_147, r2_0_128_147
 				var (
-					r0_0_123_138 float64
-					r1_0_123_138 float64
-					r2_0_123_138 float64
+					r0_0_132_147 float64
+					r1_0_132_147 float64
+					r2_0_132_147 float64
 				)
 				{
-					r_123_138, x_123_138, n_123_138, nf_123_138 := r_138, kk_138, n_138, &r_138.nv[0]
-					magic_123_138 := float64(roundMagic)
-					t_123_138 := (x_123_138 + magic_123_138)
-					d_123_138 := (x_123_138 - (t_123_138 - magic_123_138))
-					f_123_138 := (math.Float64bits(t_123_138) << 63)
-					var r0_0_124_138 float64
+					r_132_147, x_132_147, n_132_147, nf_132_147 := r_147, kk_147, n_147, &r_147.nv[0]
+					magic_132_147 := float64(roundMagic)
+					t_132_147 := (x_132_147 + magic_132_147)
+					d_132_147 := (x_132_147 - (t_132_147 - magic_132_147))
+					f_132_147 := (math.Float64bits(t_132_147) << 63)
+					var r0_0_133_147 float64
 					{
-						d_124_138 := d_123_138
-						y_124_138 := (d_124_138 * d_124_138)
-						y2_124_138 := (y_124_138 * y_124_138)
-						y4_124_138 := (y2_124_138 * y2_124_138)
-						p0_124_138 := ((float64(cp0) + (float64(cp2) * y_124_138)) + ((float64(cp4) + (float64(cp6) * y_124_138)) * y2_124_138))
-						p1_124_138 := (((float64(cp8) + (float64(cp10) * y_124_138)) + ((float64(cp12) + (float64(cp14) * y_124_138)) * y2_124_138)) * y4_124_138)
-						p2_124_138 := (float64(cp16) * (y4_124_138 * y4_124_138))
-						r0_0_124_138 = ((p0_124_138 + p1_124_138) + p2_124_138)
+						d_133_147 := d_132_147
+						y_133_147 := (d_133_147 * d_133_147)
+						y2_133_147 := (y_133_147 * y_133_147)
+						y4_133_147 := (y2_133_147 * y2_133_147)
+						p0_133_147 := ((float64(cp0) + (float64(cp2) * y_133_147)) + ((float64(cp4) + (float64(cp6) * y_133_147)) * y2_133_147))
+						p1_133_147 := (((float64(cp8) + (float64(cp10) * y_133_147)) + ((float64(cp12) + (float64(cp14) * y_133_147)) * y2_133_147)) * y4_133_147)
+						p2_133_147 := (float64(cp16) * (y4_133_147 * y4_133_147))
+						r0_0_133_147 = ((p0_133_147 + p1_133_147) + p2_133_147)
 					}
-					cr_123_138 := r0_0_124_138
-					sign_123_138, one_123_138, pi_123_138 := math.Float64bits((&r_123_138.negZero)[0]), float64(1), float64(piC)
-					rs_123_138 := (pi_123_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_123_138 - cr_123_138) * (one_123_138 + cr_123_138)))) | ((math.Float64bits(d_123_138) ^ f_123_138) & sign_123_138))))
-					c2_123_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_123_138) ^ f_123_138)))
-					u0_123_138, u1_123_138 := one_123_138, c2_123_138
-					j_123_138 := 2
-					for ; j_123_138+1 < n_123_138; j_123_138 += 2 {
-						u0_123_138 = ((c2_123_138 * u1_123_138) - u0_123_138)
-						u1_123_138 = ((c2_123_138 * u0_123_138) - u1_123_138)
+					cr_132_147 := r0_0_133_147
+					sign_132_147, one_132_147, pi_132_147 := math.Float64bits((&r_132_147.negZero)[0]), float64(1), float64(piC)
+					rs_132_147 := (pi_132_147 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_132_147 - cr_132_147) * (one_132_147 + cr_132_147)))) | ((math.Float64bits(d_132_147) ^ f_132_147) & sign_132_147))))
+					c2_132_147 := (float64(2) * math.Float64frombits((math.Float64bits(cr_132_147) ^ f_132_147)))
+					u0_132_147, u1_132_147 := one_132_147, c2_132_147
+					j_132_147 := 2
+					for ; j_132_147+1 < n_132_147; j_132_147 += 2 {
+						u0_132_147 = ((c2_132_147 * u1_132_147) - u0_132_147)
+						u1_132_147 = ((c2_132_147 * u0_132_147) - u1_132_147)
 					}
-					if j_123_138 < n_123_138 {
-						u0_123_138, u1_123_138 = u1_123_138, ((c2_123_138 * u1_123_138) - u0_123_138)
+					if j_132_147 < n_132_147 {
+						u0_132_147, u1_132_147 = u1_132_147, ((c2_132_147 * u1_132_147) - u0_132_147)
 					}
-					cu_123_138 := ((float64(0.5) * c2_123_138) * u1_123_138)
-					tn_123_138 := (cu_123_138 - u0_123_138)
-					dx_123_138 := (((nf_123_138[0] * tn_123_138) - cu_123_138) * rs_123_138)
-					dn_123_138 := ((d_123_138 * tn_123_138) * rs_123_138)
-					near_123_138 := ((d_123_138 * d_123_138) < float64(closedFormMin2))
-					if near_123_138 {
+					cu_132_147 := ((float64(0.5) * c2_132_147) * u1_132_147)
+					tn_132_147 := (cu_132_147 - u0_132_147)
+					dx_132_147 := (((nf_132_147[0] * tn_132_147) - cu_132_147) * rs_132_147)
+					dn_132_147 := ((d_132_147 * tn_132_147) * rs_132_147)
+					near_132_147 := ((d_132_147 * d_132_147) < float64(closedFormMin2))
+					if near_132_147 {
 						var (
-							r0_0_125_138 float64
-							r1_0_125_138 float64
+							r0_0_134_147 float64
+							r1_0_134_147 float64
 						)
 						{
-							r_125_138, d_125_138, c2_125_138, flip_125_138, tn_125_138, un_125_138, n_125_138 := r_123_138, d_123_138, c2_123_138, f_123_138, tn_123_138, u1_123_138, n_123_138
-							var r0_0_126_138 float64
+							r_134_147, d_134_147, c2_134_147, flip_134_147, tn_134_147, un_134_147, n_134_147 := r_132_147, d_132_147, c2_132_147, f_132_147, tn_132_147, u1_132_147, n_132_147
+							var r0_0_135_147 float64
 							{
-								d_126_138 := d_125_138
-								y_126_138 := (d_126_138 * d_126_138)
-								y2_126_138 := (y_126_138 * y_126_138)
-								y4_126_138 := (y2_126_138 * y2_126_138)
-								p0_126_138 := ((float64(sp1) + (float64(sp3) * y_126_138)) + ((float64(sp5) + (float64(sp7) * y_126_138)) * y2_126_138))
-								p1_126_138 := (((float64(sp9) + (float64(sp11) * y_126_138)) + ((float64(sp13) + (float64(sp15) * y_126_138)) * y2_126_138)) * y4_126_138)
-								p2_126_138 := (((float64(sp17) + (float64(sp19) * y_126_138)) + (float64(sp21) * y2_126_138)) * (y4_126_138 * y4_126_138))
-								r0_0_126_138 = (d_126_138 * ((p0_126_138 + p1_126_138) + p2_126_138))
+								d_135_147 := d_134_147
+								y_135_147 := (d_135_147 * d_135_147)
+								y2_135_147 := (y_135_147 * y_135_147)
+								y4_135_147 := (y2_135_147 * y2_135_147)
+								p0_135_147 := ((float64(sp1) + (float64(sp3) * y_135_147)) + ((float64(sp5) + (float64(sp7) * y_135_147)) * y2_135_147))
+								p1_135_147 := (((float64(sp9) + (float64(sp11) * y_135_147)) + ((float64(sp13) + (float64(sp15) * y_135_147)) * y2_135_147)) * y4_135_147)
+								p2_135_147 := (((float64(sp17) + (float64(sp19) * y_135_147)) + (float64(sp21) * y2_135_147)) * (y4_135_147 * y4_135_147))
+								r0_0_135_147 = (d_135_147 * ((p0_135_147 + p1_135_147) + p2_135_147))
 							}
-							s_125_138 := math.Float64frombits((math.Float64bits(r0_0_126_138) ^ flip_125_138))
-							two_125_138 := float64(2)
-							u0_125_138, u1_125_138, p0_125_138, p1_125_138 := float64(1), c2_125_138, float64(0), two_125_138
-							for j_125_138 := 2; j_125_138 < n_125_138; j_125_138++ {
-								u0_125_138, u1_125_138, p0_125_138, p1_125_138 = u1_125_138, ((c2_125_138 * u1_125_138) - u0_125_138), p1_125_138, (((two_125_138 * u1_125_138) + (c2_125_138 * p1_125_138)) - p0_125_138)
+							s_134_147 := math.Float64frombits((math.Float64bits(r0_0_135_147) ^ flip_134_147))
+							two_134_147 := float64(2)
+							u0_134_147, u1_134_147, p0_134_147, p1_134_147 := float64(1), c2_134_147, float64(0), two_134_147
+							for j_134_147 := 2; j_134_147 < n_134_147; j_134_147++ {
+								u0_134_147, u1_134_147, p0_134_147, p1_134_147 = u1_134_147, ((c2_134_147 * u1_134_147) - u0_134_147), p1_134_147, (((two_134_147 * u1_134_147) + (c2_134_147 * p1_134_147)) - p0_134_147)
 							}
-							dx_125_138 := ((float64(minusPi) * s_125_138) * p1_125_138)
-							peak_125_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_125_138) & math.Float64bits((&r_125_138.negZero)[0]))))
-							dn_125_138 := merge((((float64(piC) * d_125_138) * tn_125_138) / s_125_138), peak_125_138, (d_125_138 != float64(0)))
-							r0_0_125_138, r1_0_125_138 = dx_125_138, dn_125_138
+							dx_134_147 := ((float64(minusPi) * s_134_147) * p1_134_147)
+							peak_134_147 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_134_147) & math.Float64bits((&r_134_147.negZero)[0]))))
+							dn_134_147 := merge((((float64(piC) * d_134_147) * tn_134_147) / s_134_147), peak_134_147, (d_134_147 != float64(0)))
+							r0_0_134_147, r1_0_134_147 = dx_134_147, dn_134_147
 						}
-						px_123_138, pn_123_138 := r0_0_125_138, r1_0_125_138
-						dx_123_138, dn_123_138 = merge(px_123_138, dx_123_138, near_123_138), merge(pn_123_138, dn_123_138, near_123_138)
+						px_132_147, pn_132_147 := r0_0_134_147, r1_0_134_147
+						dx_132_147, dn_132_147 = merge(px_132_147, dx_132_147, near_132_147), merge(pn_132_147, dn_132_147, near_132_147)
 					}
-					r0_0_123_138, r1_0_123_138, r2_0_123_138 = u1_123_138, dx_123_138, dn_123_138
+					r0_0_132_147, r1_0_132_147, r2_0_132_147 = u1_132_147, dx_132_147, dn_132_147
 				}
-				sb_138, hb_138, nb_138 := r0_0_123_138, r1_0_123_138, r2_0_123_138
+				sb_147, hb_147, nb_147 := r0_0_132_147, r1_0_132_147, r2_0_132_147
 				var (
-					r0_0_127_138 float64
-					r1_0_127_138 float64
-					r2_0_127_138 float64
+					r0_0_136_147 float64
+					r1_0_136_147 float64
+					r2_0_136_147 float64
 				)
 				{
-					r_127_138, x_127_138, n_127_138, nf_127_138 := r_138, l_138, n_138, &r_138.nv[0]
-					magic_127_138 := float64(roundMagic)
-					t_127_138 := (x_127_138 + magic_127_138)
-					d_127_138 := (x_127_138 - (t_127_138 - magic_127_138))
-					f_127_138 := (math.Float64bits(t_127_138) << 63)
-					var r0_0_128_138 float64
+					r_136_147, x_136_147, n_136_147, nf_136_147 := r_147, l_147, n_147, &r_147.nv[0]
+					magic_136_147 := float64(roundMagic)
+					t_136_147 := (x_136_147 + magic_136_147)
+					d_136_147 := (x_136_147 - (t_136_147 - magic_136_147))
+					f_136_147 := (math.Float64bits(t_136_147) << 63)
+					var r0_0_137_147 float64
 					{
-						d_128_138 := d_127_138
-						y_128_138 := (d_128_138 * d_128_138)
-						y2_128_138 := (y_128_138 * y_128_138)
-						y4_128_138 := (y2_128_138 * y2_128_138)
-						p0_128_138 := ((float64(cp0) + (float64(cp2) * y_128_138)) + ((float64(cp4) + (float64(cp6) * y_128_138)) * y2_128_138))
-						p1_128_138 := (((float64(cp8) + (float64(cp10) * y_128_138)) + ((float64(cp12) + (float64(cp14) * y_128_138)) * y2_128_138)) * y4_128_138)
-						p2_128_138 := (float64(cp16) * (y4_128_138 * y4_128_138))
-						r0_0_128_138 = ((p0_128_138 + p1_128_138) + p2_128_138)
+						d_137_147 := d_136_147
+						y_137_147 := (d_137_147 * d_137_147)
+						y2_137_147 := (y_137_147 * y_137_147)
+						y4_137_147 := (y2_137_147 * y2_137_147)
+						p0_137_147 := ((float64(cp0) + (float64(cp2) * y_137_147)) + ((float64(cp4) + (float64(cp6) * y_137_147)) * y2_137_147))
+						p1_137_147 := (((float64(cp8) + (float64(cp10) * y_137_147)) + ((float64(cp12) + (float64(cp14) * y_137_147)) * y2_137_147)) * y4_137_147)
+						p2_137_147 := (float64(cp16) * (y4_137_147 * y4_137_147))
+						r0_0_137_147 = ((p0_137_147 + p1_137_147) + p2_137_147)
 					}
-					cr_127_138 := r0_0_128_138
-					sign_127_138, one_127_138, pi_127_138 := math.Float64bits((&r_127_138.negZero)[0]), float64(1), float64(piC)
-					rs_127_138 := (pi_127_138 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_127_138 - cr_127_138) * (one_127_138 + cr_127_138)))) | ((math.Float64bits(d_127_138) ^ f_127_138) & sign_127_138))))
-					c2_127_138 := (float64(2) * math.Float64frombits((math.Float64bits(cr_127_138) ^ f_127_138)))
-					u0_127_138, u1_127_138 := one_127_138, c2_127_138
-					j_127_138 := 2
-					for ; j_127_138+1 < n_127_138; j_127_138 += 2 {
-						u0_127_138 = ((c2_127_138 * u1_127_138) - u0_127_138)
-						u1_127_138 = ((c2_127_138 * u0_127_138) - u1_127_138)
+					cr_136_147 := r0_0_137_147
+					sign_136_147, one_136_147, pi_136_147 := math.Float64bits((&r_136_147.negZero)[0]), float64(1), float64(piC)
+					rs_136_147 := (pi_136_147 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_136_147 - cr_136_147) * (one_136_147 + cr_136_147)))) | ((math.Float64bits(d_136_147) ^ f_136_147) & sign_136_147))))
+					c2_136_147 := (float64(2) * math.Float64frombits((math.Float64bits(cr_136_147) ^ f_136_147)))
+					u0_136_147, u1_136_147 := one_136_147, c2_136_147
+					j_136_147 := 2
+					for ; j_136_147+1 < n_136_147; j_136_147 += 2 {
+						u0_136_147 = ((c2_136_147 * u1_136_147) - u0_136_147)
+						u1_136_147 = ((c2_136_147 * u0_136_147) - u1_136_147)
 					}
-					if j_127_138 < n_127_138 {
-						u0_127_138, u1_127_138 = u1_127_138, ((c2_127_138 * u1_127_138) - u0_127_138)
+					if j_136_147 < n_136_147 {
+						u0_136_147, u1_136_147 = u1_136_147, ((c2_136_147 * u1_136_147) - u0_136_147)
 					}
-					cu_127_138 := ((float64(0.5) * c2_127_138) * u1_127_138)
-					tn_127_138 := (cu_127_138 - u0_127_138)
-					dx_127_138 := (((nf_127_138[0] * tn_127_138) - cu_127_138) * rs_127_138)
-					dn_127_138 := ((d_127_138 * tn_127_138) * rs_127_138)
-					near_127_138 := ((d_127_138 * d_127_138) < float64(closedFormMin2))
-					if near_127_138 {
+					cu_136_147 := ((float64(0.5) * c2_136_147) * u1_136_147)
+					tn_136_147 := (cu_136_147 - u0_136_147)
+					dx_136_147 := (((nf_136_147[0] * tn_136_147) - cu_136_147) * rs_136_147)
+					dn_136_147 := ((d_136_147 * tn_136_147) * rs_136_147)
+					near_136_147 := ((d_136_147 * d_136_147) < float64(closedFormMin2))
+					if near_136_147 {
 						var (
-							r0_0_129_138 float64
-							r1_0_129_138 float64
+							r0_0_138_147 float64
+							r1_0_138_147 float64
 						)
 						{
-							r_129_138, d_129_138, c2_129_138, flip_129_138, tn_129_138, un_129_138, n_129_138 := r_127_138, d_127_138, c2_127_138, f_127_138, tn_127_138, u1_127_138, n_127_138
-							var r0_0_130_138 float64
+							r_138_147, d_138_147, c2_138_147, flip_138_147, tn_138_147, un_138_147, n_138_147 := r_136_147, d_136_147, c2_136_147, f_136_147, tn_136_147, u1_136_147, n_136_147
+							var r0_0_139_147 float64
 							{
-								d_130_138 := d_129_138
-								y_130_138 := (d_130_138 * d_130_138)
-								y2_130_138 := (y_130_138 * y_130_138)
-								y4_130_138 := (y2_130_138 * y2_130_138)
-								p0_130_138 := ((float64(sp1) + (float64(sp3) * y_130_138)) + ((float64(sp5) + (float64(sp7) * y_130_138)) * y2_130_138))
-								p1_130_138 := (((float64(sp9) + (float64(sp11) * y_130_138)) + ((float64(sp13) + (float64(sp15) * y_130_138)) * y2_130_138)) * y4_130_138)
-								p2_130_138 := (((float64(sp17) + (float64(sp19) * y_130_138)) + (float64(sp21) * y2_130_138)) * (y4_130_138 * y4_130_138))
-								r0_0_130_138 = (d_130_138 * ((p0_130_138 + p1_130_138) + p2_130_138))
+								d_139_147 := d_138_147
+								y_139_147 := (d_139_147 * d_139_147)
+								y2_139_147 := (y_139_147 * y_139_147)
+								y4_139_147 := (y2_139_147 * y2_139_147)
+								p0_139_147 := ((float64(sp1) + (float64(sp3) * y_139_147)) + ((float64(sp5) + (float64(sp7) * y_139_147)) * y2_139_147))
+								p1_139_147 := (((float64(sp9) + (float64(sp11) * y_139_147)) + ((float64(sp13) + (float64(sp15) * y_139_147)) * y2_139_147)) * y4_139_147)
+								p2_139_147 := (((float64(sp17) + (float64(sp19) * y_139_147)) + (float64(sp21) * y2_139_147)) * (y4_139_147 * y4_139_147))
+								r0_0_139_147 = (d_139_147 * ((p0_139_147 + p1_139_147) + p2_139_147))
 							}
-							s_129_138 := math.Float64frombits((math.Float64bits(r0_0_130_138) ^ flip_129_138))
-							two_129_138 := float64(2)
-							u0_129_138, u1_129_138, p0_129_138, p1_129_138 := float64(1), c2_129_138, float64(0), two_129_138
-							for j_129_138 := 2; j_129_138 < n_129_138; j_129_138++ {
-								u0_129_138, u1_129_138, p0_129_138, p1_129_138 = u1_129_138, ((c2_129_138 * u1_129_138) - u0_129_138), p1_129_138, (((two_129_138 * u1_129_138) + (c2_129_138 * p1_129_138)) - p0_129_138)
+							s_138_147 := math.Float64frombits((math.Float64bits(r0_0_139_147) ^ flip_138_147))
+							two_138_147 := float64(2)
+							u0_138_147, u1_138_147, p0_138_147, p1_138_147 := float64(1), c2_138_147, float64(0), two_138_147
+							for j_138_147 := 2; j_138_147 < n_138_147; j_138_147++ {
+								u0_138_147, u1_138_147, p0_138_147, p1_138_147 = u1_138_147, ((c2_138_147 * u1_138_147) - u0_138_147), p1_138_147, (((two_138_147 * u1_138_147) + (c2_138_147 * p1_138_147)) - p0_138_147)
 							}
-							dx_129_138 := ((float64(minusPi) * s_129_138) * p1_129_138)
-							peak_129_138 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_129_138) & math.Float64bits((&r_129_138.negZero)[0]))))
-							dn_129_138 := merge((((float64(piC) * d_129_138) * tn_129_138) / s_129_138), peak_129_138, (d_129_138 != float64(0)))
-							r0_0_129_138, r1_0_129_138 = dx_129_138, dn_129_138
+							dx_138_147 := ((float64(minusPi) * s_138_147) * p1_138_147)
+							peak_138_147 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_138_147) & math.Float64bits((&r_138_147.negZero)[0]))))
+							dn_138_147 := merge((((float64(piC) * d_138_147) * tn_138_147) / s_138_147), peak_138_147, (d_138_147 != float64(0)))
+							r0_0_138_147, r1_0_138_147 = dx_138_147, dn_138_147
 						}
-						px_127_138, pn_127_138 := r0_0_129_138, r1_0_129_138
-						dx_127_138, dn_127_138 = merge(px_127_138, dx_127_138, near_127_138), merge(pn_127_138, dn_127_138, near_127_138)
+						px_136_147, pn_136_147 := r0_0_138_147, r1_0_138_147
+						dx_136_147, dn_136_147 = merge(px_136_147, dx_136_147, near_136_147), merge(pn_136_147, dn_136_147, near_136_147)
 					}
-					r0_0_127_138, r1_0_127_138, r2_0_127_138 = u1_127_138, dx_127_138, dn_127_138
+					r0_0_136_147, r1_0_136_147, r2_0_136_147 = u1_136_147, dx_136_147, dn_136_147
 				}
-				sc_138, hc_138, nc_138 := r0_0_127_138, r1_0_127_138, r2_0_127_138
-				r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138 = sa_138, sb_138, sc_138, ha_138, hb_138, hc_138, na_138, nb_138, nc_138
+				sc_147, hc_147, nc_147 := r0_0_136_147, r1_0_136_147, r2_0_136_147
+				r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147, r6_0_147, r7_0_147, r8_0_147 = sa_147, sb_147, sc_147, ha_147, hb_147, hc_147, na_147, nb_147, nc_147
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_138, r1_0_138, r2_0_138, r3_0_138, r4_0_138, r5_0_138, r6_0_138, r7_0_138, r8_0_138
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_147, r1_0_147, r2_0_147, r3_0_147, r4_0_147, r5_0_147, r6_0_147, r7_0_147, r8_0_147
 			var (
-				r0_0_139 float64
-				r1_0_139 float64
-				r2_0_139 float64
-				r3_0_139 float64
-				r4_0_139 float64
-				r5_0_139 float64
+				r0_0_148 float64
+				r1_0_148 float64
+				r2_0_148 float64
+				r3_0_148 float64
+				r4_0_148 float64
+				r5_0_148 float64
 			)
 			{
-				k_139, ia_139, e_139, h_139, kk_139, l_139, sa_139, sb_139, sc_139, ha_139, hb_139, hc_139, nda_139, ndb_139, ndc_139, s_139, def_139, sig_139, sna_139, snb_139, snc_139, hkl_139, at_139, stride_139 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_139 := k_139.c
-				r_139 := k_139.lr
-				two_139 := float64(2)
-				fl_139 := ((sa_139 * sb_139) * sc_139)
-				fc_139, fd_139 := (&r_139.defaultF)[0], float64(1)
-				if c_139.HasHKL {
+				k_148, ia_148, e_148, h_148, kk_148, l_148, sa_148, sb_148, sc_148, ha_148, hb_148, hc_148, nda_148, ndb_148, ndc_148, s_148, def_148, sig_148, sna_148, snb_148, snc_148, hkl_148, at_148, stride_148 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_148 := k_148.c
+				r_148 := k_148.lr
+				two_148 := float64(2)
+				fl_148 := ((sa_148 * sb_148) * sc_148)
+				fc_148, fd_148 := (&r_148.defaultF)[0], float64(1)
+				if c_148.HasHKL {
 					var (
-						r0_0_135_139 float64
-						r1_0_135_139 float64
+						r0_0_144_148 float64
+						r1_0_144_148 float64
 					)
 					{
-						r_135_139, bits_135_139, miss_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139 := r_139, k_139.fhklBits, k_139.missBits, ia_139, h_139, kk_139, l_139
-						var r0_0_9_135_139 bool
+						r_144_148, bits_144_148, miss_144_148, ia_144_148, h_144_148, kk_144_148, l_144_148 := r_148, k_148.fhklBits, k_148.missBits, ia_148, h_148, kk_148, l_148
+						var r0_0_18_144_148 bool
 						{
-							r_9_135_139, ia_9_135_139, h_9_135_139, kk_9_135_139, l_9_135_139 := r_135_139, ia_135_139, h_135_139, kk_135_139, l_135_139
-							half_9_135_139 := float64(0.5)
-							hc_9_135_139, kc_9_135_139, lc_9_135_139 := math.Ceil((h_9_135_139 - half_9_135_139)), math.Ceil((kk_9_135_139 - half_9_135_139)), math.Ceil((l_9_135_139 - half_9_135_139))
-							hmin_9_135_139, kmin_9_135_139, lmin_9_135_139 := (&r_9_135_139.hmin)[0], (&r_9_135_139.kmin)[0], (&r_9_135_139.lmin)[0]
-							in_9_135_139 := ((((((hc_9_135_139 >= hmin_9_135_139) && (hc_9_135_139 <= (&r_9_135_139.hmax)[0])) && (kc_9_135_139 >= kmin_9_135_139)) && (kc_9_135_139 <= (&r_9_135_139.kmax)[0])) && (lc_9_135_139 >= lmin_9_135_139)) && (lc_9_135_139 <= (&r_9_135_139.lmax)[0]))
-							idx_9_135_139 := ((((hc_9_135_139 - hmin_9_135_139) * (&r_9_135_139.hstride)[0]) + ((kc_9_135_139 - kmin_9_135_139) * (&r_9_135_139.kstride)[0])) + (lc_9_135_139 - lmin_9_135_139))
-							storeInt32(merge(idx_9_135_139, float64(0), in_9_135_139), ia_9_135_139)
-							r0_0_9_135_139 = in_9_135_139
+							r_18_144_148, ia_18_144_148, h_18_144_148, kk_18_144_148, l_18_144_148 := r_144_148, ia_144_148, h_144_148, kk_144_148, l_144_148
+							half_18_144_148 := float64(0.5)
+							hc_18_144_148, kc_18_144_148, lc_18_144_148 := math.Ceil((h_18_144_148 - half_18_144_148)), math.Ceil((kk_18_144_148 - half_18_144_148)), math.Ceil((l_18_144_148 - half_18_144_148))
+							hmin_18_144_148, kmin_18_144_148, lmin_18_144_148 := (&r_18_144_148.hmin)[0], (&r_18_144_148.kmin)[0], (&r_18_144_148.lmin)[0]
+							in_18_144_148 := ((((((hc_18_144_148 >= hmin_18_144_148) && (hc_18_144_148 <= (&r_18_144_148.hmax)[0])) && (kc_18_144_148 >= kmin_18_144_148)) && (kc_18_144_148 <= (&r_18_144_148.kmax)[0])) && (lc_18_144_148 >= lmin_18_144_148)) && (lc_18_144_148 <= (&r_18_144_148.lmax)[0]))
+							idx_18_144_148 := ((((hc_18_144_148 - hmin_18_144_148) * (&r_18_144_148.hstride)[0]) + ((kc_18_144_148 - kmin_18_144_148) * (&r_18_144_148.kstride)[0])) + (lc_18_144_148 - lmin_18_144_148))
+							storeInt32(merge(idx_18_144_148, float64(0), in_18_144_148), ia_18_144_148)
+							r0_0_18_144_148 = in_18_144_148
 						}
-						in_135_139 := r0_0_9_135_139
-						f_135_139 := merge(math.Float64frombits(bits_135_139[ia_135_139[0]]), (&r_135_139.defaultF)[0], in_135_139)
-						fd_135_139 := float64(0)
-						if miss_135_139 != nil {
-							fd_135_139 = math.Float64frombits(miss_135_139[ia_135_139[0]])
+						in_144_148 := r0_0_18_144_148
+						f_144_148 := merge(math.Float64frombits(bits_144_148[ia_144_148[0]]), (&r_144_148.defaultF)[0], in_144_148)
+						fd_144_148 := float64(0)
+						if miss_144_148 != nil {
+							fd_144_148 = math.Float64frombits(miss_144_148[ia_144_148[0]])
 						}
-						r0_0_135_139, r1_0_135_139 = f_135_139, merge(fd_135_139, float64(1), in_135_139)
+						r0_0_144_148, r1_0_144_148 = f_144_148, merge(fd_144_148, float64(1), in_144_148)
 					}
-					fc_139, fd_139 = r0_0_135_139, r1_0_135_139
+					fc_148, fd_148 = r0_0_144_148, r1_0_144_148
 				}
-				ffl_139 := ((fc_139 * fc_139) * fl_139)
-				s1_139 := (s_139 + (ffl_139 * fl_139))
-				def1_139 := def_139
-				if k_139.perDef {
-					def1_139 = (def_139 + ((((two_139 * fc_139) * fl_139) * fl_139) * fd_139))
+				ffl_148 := ((fc_148 * fc_148) * fl_148)
+				s1_148 := (s_148 + (ffl_148 * fl_148))
+				def1_148 := def_148
+				if k_148.perDef {
+					def1_148 = (def_148 + ((((two_148 * fc_148) * fl_148) * fl_148) * fd_148))
 				}
-				tfl_139 := (two_139 * ffl_139)
-				xa_139, xb_139, xc_139 := (tfl_139 * (sb_139 * sc_139)), (tfl_139 * (sa_139 * sc_139)), (tfl_139 * (sa_139 * sb_139))
-				hbar_139, kbar_139, lbar_139 := (xa_139 * ha_139), (xb_139 * hb_139), (xc_139 * hc_139)
-				sig1_139 := (sig_139 + (((hbar_139 * (h_139 + (&e_139[0])[0])) + (kbar_139 * (kk_139 + (&e_139[1])[0]))) + (lbar_139 * (l_139 + (&e_139[2])[0]))))
-				na1_139, nb1_139, nc1_139 := (sna_139 + (xa_139 * nda_139)), (snb_139 + (xb_139 * ndb_139)), (snc_139 + (xc_139 * ndc_139))
-				if !c_139.Water {
-					s1_139 = merge(s_139, s1_139, (fl_139 == float64(0)))
+				tfl_148 := (two_148 * ffl_148)
+				xa_148, xb_148, xc_148 := (tfl_148 * (sb_148 * sc_148)), (tfl_148 * (sa_148 * sc_148)), (tfl_148 * (sa_148 * sb_148))
+				hbar_148, kbar_148, lbar_148 := (xa_148 * ha_148), (xb_148 * hb_148), (xc_148 * hc_148)
+				sig1_148 := (sig_148 + (((hbar_148 * (h_148 + (&e_148[0])[0])) + (kbar_148 * (kk_148 + (&e_148[1])[0]))) + (lbar_148 * (l_148 + (&e_148[2])[0]))))
+				na1_148, nb1_148, nc1_148 := (sna_148 + (xa_148 * nda_148)), (snb_148 + (xb_148 * ndb_148)), (snc_148 + (xc_148 * ndc_148))
+				if !c_148.Water {
+					s1_148 = merge(s_148, s1_148, (fl_148 == float64(0)))
 				}
-				hkl_139[at_139] = hbar_139
-				hkl_139[at_139+stride_139] = kbar_139
-				hkl_139[at_139+2*stride_139] = lbar_139
-				r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139 = s1_139, def1_139, sig1_139, na1_139, nb1_139, nc1_139
+				hkl_148[at_148] = hbar_148
+				hkl_148[at_148+stride_148] = kbar_148
+				hkl_148[at_148+2*stride_148] = lbar_148
+				r0_0_148, r1_0_148, r2_0_148, r3_0_148, r4_0_148, r5_0_148 = s1_148, def1_148, sig1_148, na1_148, nb1_148, nc1_148
 			}
-			s, def, sig, sna, snb, snc = r0_0_139, r1_0_139, r2_0_139, r3_0_139, r4_0_139, r5_0_139
+			s, def, sig, sna, snb, snc = r0_0_148, r1_0_148, r2_0_148, r3_0_148, r4_0_148, r5_0_148
 		}
 		t.s[p0] = s
 		t.def[p0] = def
@@ -3232,18 +3325,18 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 	for oi := range r.orient {
 		e := &oinc[oi]
 		var (
-			r0_0_140 float64
-			r1_0_140 float64
-			r2_0_140 float64
+			r0_0_149 float64
+			r1_0_149 float64
+			r2_0_149 float64
 		)
 		{
-			o_140, qx_140, qy_140, qz_140 := &r.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
-			h_140 := ((((&o_140[0])[0] * qx_140) + ((&o_140[1])[0] * qy_140)) + ((&o_140[2])[0] * qz_140))
-			kk_140 := ((((&o_140[3])[0] * qx_140) + ((&o_140[4])[0] * qy_140)) + ((&o_140[5])[0] * qz_140))
-			l_140 := ((((&o_140[6])[0] * qx_140) + ((&o_140[7])[0] * qy_140)) + ((&o_140[8])[0] * qz_140))
-			r0_0_140, r1_0_140, r2_0_140 = h_140, kk_140, l_140
+			o_149, qx_149, qy_149, qz_149 := &r.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
+			h_149 := ((((&o_149[0])[0] * qx_149) + ((&o_149[1])[0] * qy_149)) + ((&o_149[2])[0] * qz_149))
+			kk_149 := ((((&o_149[3])[0] * qx_149) + ((&o_149[4])[0] * qy_149)) + ((&o_149[5])[0] * qz_149))
+			l_149 := ((((&o_149[6])[0] * qx_149) + ((&o_149[7])[0] * qy_149)) + ((&o_149[8])[0] * qz_149))
+			r0_0_149, r1_0_149, r2_0_149 = h_149, kk_149, l_149
 		}
-		a, b, c := r0_0_140, r1_0_140, r2_0_140
+		a, b, c := r0_0_149, r1_0_149, r2_0_149
 		store((a * il), (e[0][:]))
 		store((b * il), (e[1][:]))
 		store((c * il), (e[2][:]))
@@ -3265,24 +3358,24 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 ) {
 	r := k.lr
 	fdet := (((&r.sub)[0] * fr.f[p0]) + (&r.half)[0])
-	var r0_0_141 float64
+	var r0_0_150 float64
 	{
-		fdet_141, f_141, s_141, o_141, p_141 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_141 = ((((fdet_141 * f_141) + s_141) + o_141) + p_141)
+		fdet_150, f_150, s_150, o_150, p_150 := fdet, (&r.fd[0])[0], (&sdet[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_150 = ((((fdet_150 * f_150) + s_150) + o_150) + p_150)
 	}
-	x := r0_0_141
-	var r0_0_142 float64
+	x := r0_0_150
+	var r0_0_151 float64
 	{
-		fdet_142, f_142, s_142, o_142, p_142 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_142 = ((((fdet_142 * f_142) + s_142) + o_142) + p_142)
+		fdet_151, f_151, s_151, o_151, p_151 := fdet, (&r.fd[1])[0], (&sdet[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_151 = ((((fdet_151 * f_151) + s_151) + o_151) + p_151)
 	}
-	y := r0_0_142
-	var r0_0_143 float64
+	y := r0_0_151
+	var r0_0_152 float64
 	{
-		fdet_143, f_143, s_143, o_143, p_143 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_143 = ((((fdet_143 * f_143) + s_143) + o_143) + p_143)
+		fdet_152, f_152, s_152, o_152, p_152 := fdet, (&r.fd[2])[0], (&sdet[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_152 = ((((fdet_152 * f_152) + s_152) + o_152) + p_152)
 	}
-	z := r0_0_143
+	z := r0_0_152
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	fr.fdet[p0] = fdet
@@ -3303,56 +3396,56 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_144 float64
-			r1_0_144 float64
-			r2_0_144 float64
-			r3_0_144 float64
+			r0_0_153 float64
+			r1_0_153 float64
+			r2_0_153 float64
+			r3_0_153 float64
 		)
 		{
-			k_144, sdet_144, o_144, fr_144, t_144, p0_144 := k, sdet, o, fr, t, p0
-			r_144 := k_144.lr
-			fdet_144 := (((&r_144.sub)[0] * fr_144.f[p0_144]) + (&r_144.half)[0])
-			var r0_0_141_144 float64
+			k_153, sdet_153, o_153, fr_153, t_153, p0_153 := k, sdet, o, fr, t, p0
+			r_153 := k_153.lr
+			fdet_153 := (((&r_153.sub)[0] * fr_153.f[p0_153]) + (&r_153.half)[0])
+			var r0_0_150_153 float64
 			{
-				fdet_141_144, f_141_144, s_141_144, o_141_144, p_141_144 := fdet_144, (&r_144.fd[0])[0], (&sdet_144[0])[0], (&o_144[0])[0], (&r_144.pix0[0])[0]
-				r0_0_141_144 = ((((fdet_141_144 * f_141_144) + s_141_144) + o_141_144) + p_141_144)
+				fdet_150_153, f_150_153, s_150_153, o_150_153, p_150_153 := fdet_153, (&r_153.fd[0])[0], (&sdet_153[0])[0], (&o_153[0])[0], (&r_153.pix0[0])[0]
+				r0_0_150_153 = ((((fdet_150_153 * f_150_153) + s_150_153) + o_150_153) + p_150_153)
 			}
-			x_144 := r0_0_141_144
-			var r0_0_142_144 float64
+			x_153 := r0_0_150_153
+			var r0_0_151_153 float64
 			{
-				fdet_142_144, f_142_144, s_142_144, o_142_144, p_142_144 := fdet_144, (&r_144.fd[1])[0], (&sdet_144[1])[0], (&o_144[1])[0], (&r_144.pix0[1])[0]
-				r0_0_142_144 = ((((fdet_142_144 * f_142_144) + s_142_144) + o_142_144) + p_142_144)
+				fdet_151_153, f_151_153, s_151_153, o_151_153, p_151_153 := fdet_153, (&r_153.fd[1])[0], (&sdet_153[1])[0], (&o_153[1])[0], (&r_153.pix0[1])[0]
+				r0_0_151_153 = ((((fdet_151_153 * f_151_153) + s_151_153) + o_151_153) + p_151_153)
 			}
-			y_144 := r0_0_142_144
-			var r0_0_143_144 float64
+			y_153 := r0_0_151_153
+			var r0_0_152_153 float64
 			{
-				fdet_143_144, f_143_144, s_143_144, o_143_144, p_143_144 := fdet_144, (&r_144.fd[2])[0], (&sdet_144[2])[0], (&o_144[2])[0], (&r_144.pix0[2])[0]
-				r0_0_143_144 = ((((fdet_143_144 * f_143_144) + s_143_144) + o_143_144) + p_143_144)
+				fdet_152_153, f_152_153, s_152_153, o_152_153, p_152_153 := fdet_153, (&r_153.fd[2])[0], (&sdet_153[2])[0], (&o_153[2])[0], (&r_153.pix0[2])[0]
+				r0_0_152_153 = ((((fdet_152_153 * f_152_153) + s_152_153) + o_152_153) + p_152_153)
 			}
-			z_144 := r0_0_143_144
-			invR_144 := (float64(1) / math.Sqrt((((x_144 * x_144) + (y_144 * y_144)) + (z_144 * z_144))))
-			dx_144, dy_144, dz_144 := (x_144 * invR_144), (y_144 * invR_144), (z_144 * invR_144)
-			fr_144.fdet[p0_144] = fdet_144
-			fr_144.invR[p0_144] = invR_144
-			t_144.d[0][p0_144] = dx_144
-			t_144.d[1][p0_144] = dy_144
-			t_144.d[2][p0_144] = dz_144
-			if k_144.c.Thick {
-				fr_144.par[p0_144] = (((dx_144 * (&r_144.od[0])[0]) + (dy_144 * (&r_144.od[1])[0])) + (dz_144 * (&r_144.od[2])[0]))
+			z_153 := r0_0_152_153
+			invR_153 := (float64(1) / math.Sqrt((((x_153 * x_153) + (y_153 * y_153)) + (z_153 * z_153))))
+			dx_153, dy_153, dz_153 := (x_153 * invR_153), (y_153 * invR_153), (z_153 * invR_153)
+			fr_153.fdet[p0_153] = fdet_153
+			fr_153.invR[p0_153] = invR_153
+			t_153.d[0][p0_153] = dx_153
+			t_153.d[1][p0_153] = dy_153
+			t_153.d[2][p0_153] = dz_153
+			if k_153.c.Thick {
+				fr_153.par[p0_153] = (((dx_153 * (&r_153.od[0])[0]) + (dy_153 * (&r_153.od[1])[0])) + (dz_153 * (&r_153.od[2])[0]))
 			}
-			r0_0_144, r1_0_144, r2_0_144, r3_0_144 = dx_144, dy_144, dz_144, invR_144
+			r0_0_153, r1_0_153, r2_0_153, r3_0_153 = dx_153, dy_153, dz_153, invR_153
 		}
-		dx, dy, dz, invR := r0_0_144, r1_0_144, r2_0_144, r3_0_144
-		var r0_0_145 float64
+		dx, dy, dz, invR := r0_0_153, r1_0_153, r2_0_153, r3_0_153
+		var r0_0_154 float64
 		{
-			invR_145, num_145, point_145 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_145 := (invR_145 * invR_145)
-			if !point_145 {
-				w_145 = (num_145 * (w_145 * invR_145))
+			invR_154, num_154, point_154 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_154 := (invR_154 * invR_154)
+			if !point_154 {
+				w_154 = (num_154 * (w_154 * invR_154))
 			}
-			r0_0_145 = w_145
+			r0_0_154 = w_154
 		}
-		fr.omega[p0] = r0_0_145
+		fr.omega[p0] = r0_0_154
 		switch pol {
 		case 0:
 			fr.p[p0] = one
@@ -3369,38 +3462,38 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			fr.dd[p0] = c2sq
 		default:
 			var (
-				r0_0_146 float64
-				r1_0_146 float64
-				r2_0_146 float64
-				r3_0_146 float64
-				r4_0_146 float64
-				r5_0_146 float64
+				r0_0_155 float64
+				r1_0_155 float64
+				r2_0_155 float64
+				r3_0_155 float64
+				r4_0_155 float64
+				r5_0_155 float64
 			)
 			{
-				r_146, s_146, dx_146, dy_146, dz_146 := r, sr, dx, dy, dz
-				one_146, zero_146, kahn_146 := float64(1), float64(0), (&r_146.kahn)[0]
-				c2_146 := ((((&s_146.inc[0])[0] * dx_146) + ((&s_146.inc[1])[0] * dy_146)) + ((&s_146.inc[2])[0] * dz_146))
-				c2sq_146 := (c2_146 * c2_146)
-				s2sq_146 := (one_146 - c2sq_146)
-				e_146 := (((dx_146 * (&s_146.ein[0])[0]) + (dy_146 * (&s_146.ein[1])[0])) + (dz_146 * (&s_146.ein[2])[0]))
-				b_146 := (((dx_146 * (&s_146.bin[0])[0]) + (dy_146 * (&s_146.bin[1])[0])) + (dz_146 * (&s_146.bin[2])[0]))
-				ee_146, bb_146 := (e_146 * e_146), (b_146 * b_146)
-				den_146 := (ee_146 + bb_146)
-				plane_146 := (den_146 > zero_146)
-				inv_146 := (one_146 / den_146)
-				cos2psi_146 := merge(((ee_146 - bb_146) * inv_146), one_146, plane_146)
-				de_146, db_146 := zero_146, zero_146
-				if !r_146.kahnZero {
-					de_146 = merge((((((float64(4) * e_146) * b_146) * b_146) * inv_146) * inv_146), zero_146, plane_146)
-					db_146 = merge((((((float64((-4)) * b_146) * e_146) * e_146) * inv_146) * inv_146), zero_146, plane_146)
+				r_155, s_155, dx_155, dy_155, dz_155 := r, sr, dx, dy, dz
+				one_155, zero_155, kahn_155 := float64(1), float64(0), (&r_155.kahn)[0]
+				c2_155 := ((((&s_155.inc[0])[0] * dx_155) + ((&s_155.inc[1])[0] * dy_155)) + ((&s_155.inc[2])[0] * dz_155))
+				c2sq_155 := (c2_155 * c2_155)
+				s2sq_155 := (one_155 - c2sq_155)
+				e_155 := (((dx_155 * (&s_155.ein[0])[0]) + (dy_155 * (&s_155.ein[1])[0])) + (dz_155 * (&s_155.ein[2])[0]))
+				b_155 := (((dx_155 * (&s_155.bin[0])[0]) + (dy_155 * (&s_155.bin[1])[0])) + (dz_155 * (&s_155.bin[2])[0]))
+				ee_155, bb_155 := (e_155 * e_155), (b_155 * b_155)
+				den_155 := (ee_155 + bb_155)
+				plane_155 := (den_155 > zero_155)
+				inv_155 := (one_155 / den_155)
+				cos2psi_155 := merge(((ee_155 - bb_155) * inv_155), one_155, plane_155)
+				de_155, db_155 := zero_155, zero_155
+				if !r_155.kahnZero {
+					de_155 = merge((((((float64(4) * e_155) * b_155) * b_155) * inv_155) * inv_155), zero_155, plane_155)
+					db_155 = merge((((((float64((-4)) * b_155) * e_155) * e_155) * inv_155) * inv_155), zero_155, plane_155)
 				}
-				p_146 := (float64(0.5) * ((one_146 + c2sq_146) - ((kahn_146 * cos2psi_146) * s2sq_146)))
-				dkahn_146 := ((float64((-0.5)) * cos2psi_146) * s2sq_146)
-				dcos_146 := ((float64((-0.5)) * kahn_146) * s2sq_146)
-				alpha_146, beta_146, gamma_146 := (c2_146 * (one_146 + (kahn_146 * cos2psi_146))), (dcos_146 * de_146), (dcos_146 * db_146)
-				r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146 = p_146, dkahn_146, alpha_146, beta_146, gamma_146, (((alpha_146 * c2_146) + (beta_146 * e_146)) + (gamma_146 * b_146))
+				p_155 := (float64(0.5) * ((one_155 + c2sq_155) - ((kahn_155 * cos2psi_155) * s2sq_155)))
+				dkahn_155 := ((float64((-0.5)) * cos2psi_155) * s2sq_155)
+				dcos_155 := ((float64((-0.5)) * kahn_155) * s2sq_155)
+				alpha_155, beta_155, gamma_155 := (c2_155 * (one_155 + (kahn_155 * cos2psi_155))), (dcos_155 * de_155), (dcos_155 * db_155)
+				r0_0_155, r1_0_155, r2_0_155, r3_0_155, r4_0_155, r5_0_155 = p_155, dkahn_155, alpha_155, beta_155, gamma_155, (((alpha_155 * c2_155) + (beta_155 * e_155)) + (gamma_155 * b_155))
 			}
-			p, dkahn, alpha, beta, gamma, dd := r0_0_146, r1_0_146, r2_0_146, r3_0_146, r4_0_146, r5_0_146
+			p, dkahn, alpha, beta, gamma, dd := r0_0_155, r1_0_155, r2_0_155, r3_0_155, r4_0_155, r5_0_155
 			fr.p[p0] = p
 			fr.dkahn[p0] = dkahn
 			fr.alpha[p0] = alpha
@@ -3422,46 +3515,46 @@ func (k *kernel) lossFrontSubLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLa
 	zero := float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_147 float64
-			r1_0_147 float64
-			r2_0_147 float64
-			r3_0_147 float64
+			r0_0_156 float64
+			r1_0_156 float64
+			r2_0_156 float64
+			r3_0_156 float64
 		)
 		{
-			k_147, sdet_147, o_147, fr_147, t_147, p0_147 := k, sdet, o, fr, t, p0
-			r_147 := k_147.lr
-			fdet_147 := (((&r_147.sub)[0] * fr_147.f[p0_147]) + (&r_147.half)[0])
-			var r0_0_141_147 float64
+			k_156, sdet_156, o_156, fr_156, t_156, p0_156 := k, sdet, o, fr, t, p0
+			r_156 := k_156.lr
+			fdet_156 := (((&r_156.sub)[0] * fr_156.f[p0_156]) + (&r_156.half)[0])
+			var r0_0_150_156 float64
 			{
-				fdet_141_147, f_141_147, s_141_147, o_141_147, p_141_147 := fdet_147, (&r_147.fd[0])[0], (&sdet_147[0])[0], (&o_147[0])[0], (&r_147.pix0[0])[0]
-				r0_0_141_147 = ((((fdet_141_147 * f_141_147) + s_141_147) + o_141_147) + p_141_147)
+				fdet_150_156, f_150_156, s_150_156, o_150_156, p_150_156 := fdet_156, (&r_156.fd[0])[0], (&sdet_156[0])[0], (&o_156[0])[0], (&r_156.pix0[0])[0]
+				r0_0_150_156 = ((((fdet_150_156 * f_150_156) + s_150_156) + o_150_156) + p_150_156)
 			}
-			x_147 := r0_0_141_147
-			var r0_0_142_147 float64
+			x_156 := r0_0_150_156
+			var r0_0_151_156 float64
 			{
-				fdet_142_147, f_142_147, s_142_147, o_142_147, p_142_147 := fdet_147, (&r_147.fd[1])[0], (&sdet_147[1])[0], (&o_147[1])[0], (&r_147.pix0[1])[0]
-				r0_0_142_147 = ((((fdet_142_147 * f_142_147) + s_142_147) + o_142_147) + p_142_147)
+				fdet_151_156, f_151_156, s_151_156, o_151_156, p_151_156 := fdet_156, (&r_156.fd[1])[0], (&sdet_156[1])[0], (&o_156[1])[0], (&r_156.pix0[1])[0]
+				r0_0_151_156 = ((((fdet_151_156 * f_151_156) + s_151_156) + o_151_156) + p_151_156)
 			}
-			y_147 := r0_0_142_147
-			var r0_0_143_147 float64
+			y_156 := r0_0_151_156
+			var r0_0_152_156 float64
 			{
-				fdet_143_147, f_143_147, s_143_147, o_143_147, p_143_147 := fdet_147, (&r_147.fd[2])[0], (&sdet_147[2])[0], (&o_147[2])[0], (&r_147.pix0[2])[0]
-				r0_0_143_147 = ((((fdet_143_147 * f_143_147) + s_143_147) + o_143_147) + p_143_147)
+				fdet_152_156, f_152_156, s_152_156, o_152_156, p_152_156 := fdet_156, (&r_156.fd[2])[0], (&sdet_156[2])[0], (&o_156[2])[0], (&r_156.pix0[2])[0]
+				r0_0_152_156 = ((((fdet_152_156 * f_152_156) + s_152_156) + o_152_156) + p_152_156)
 			}
-			z_147 := r0_0_143_147
-			invR_147 := (float64(1) / math.Sqrt((((x_147 * x_147) + (y_147 * y_147)) + (z_147 * z_147))))
-			dx_147, dy_147, dz_147 := (x_147 * invR_147), (y_147 * invR_147), (z_147 * invR_147)
-			fr_147.fdet[p0_147] = fdet_147
-			fr_147.invR[p0_147] = invR_147
-			t_147.d[0][p0_147] = dx_147
-			t_147.d[1][p0_147] = dy_147
-			t_147.d[2][p0_147] = dz_147
-			if k_147.c.Thick {
-				fr_147.par[p0_147] = (((dx_147 * (&r_147.od[0])[0]) + (dy_147 * (&r_147.od[1])[0])) + (dz_147 * (&r_147.od[2])[0]))
+			z_156 := r0_0_152_156
+			invR_156 := (float64(1) / math.Sqrt((((x_156 * x_156) + (y_156 * y_156)) + (z_156 * z_156))))
+			dx_156, dy_156, dz_156 := (x_156 * invR_156), (y_156 * invR_156), (z_156 * invR_156)
+			fr_156.fdet[p0_156] = fdet_156
+			fr_156.invR[p0_156] = invR_156
+			t_156.d[0][p0_156] = dx_156
+			t_156.d[1][p0_156] = dy_156
+			t_156.d[2][p0_156] = dz_156
+			if k_156.c.Thick {
+				fr_156.par[p0_156] = (((dx_156 * (&r_156.od[0])[0]) + (dy_156 * (&r_156.od[1])[0])) + (dz_156 * (&r_156.od[2])[0]))
 			}
-			r0_0_147, r1_0_147, r2_0_147, r3_0_147 = dx_147, dy_147, dz_147, invR_147
+			r0_0_156, r1_0_156, r2_0_156, r3_0_156 = dx_156, dy_156, dz_156, invR_156
 		}
-		dx, dy, dz, invR := r0_0_147, r1_0_147, r2_0_147, r3_0_147
+		dx, dy, dz, invR := r0_0_156, r1_0_156, r2_0_156, r3_0_156
 		_, _, _, _ = dx, dy, dz, invR
 		t.sig[p0] = zero
 	}
@@ -3504,41 +3597,41 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_148, fr_148, g_148, dsq_148, hkl_148, stride_148, np_148, out_148 := r, fr, g, dsq, hkl, stride, np, out
-		scale_148 := (&r_148.scale)[0]
-		const sl_148 = min(1, slots)
-		const m_148 = slots / sl_148
-		const step_148 = max(1, slots)
-		M_148 := len(r_148.orient)
-		SM_148 := len(r_148.src) * M_148
-		for j_148 := 0; j_148 < SM_148; j_148++ {
-			ds_148 := dsq_148[j_148/M_148*rowChunk:]
-			hj_148, kj_148, lj_148 := hkl_148[3*j_148*stride_148:], hkl_148[(3*j_148+1)*stride_148:], hkl_148[(3*j_148+2)*stride_148:]
-			var w0_148, w1_148, w2_148, v0_148, v1_148, v2_148, fv0_148, fv1_148, fv2_148 [m_148]float64
-			for p0_148 := 0; p0_148 < np_148; p0_148 += step_148 {
-				for q_148 := 0; q_148 < m_148; q_148++ {
-					p_148 := p0_148 + q_148*1
-					gp_148 := g_148[p_148]
-					sb_148 := (((gp_148 * scale_148) * fr_148.p[p_148]) * fr_148.omega[p_148])
-					invR_148, fdet_148, dsp_148 := fr_148.invR[p_148], fr_148.fdet[p_148], ds_148[p_148]
-					x0_148, x1_148, x2_148 := (sb_148 * hj_148[p_148]), (sb_148 * kj_148[p_148]), (sb_148 * lj_148[p_148])
-					w0_148[q_148], w1_148[q_148], w2_148[q_148] = (w0_148[q_148] + (dsp_148 * x0_148)), (w1_148[q_148] + (dsp_148 * x1_148)), (w2_148[q_148] + (dsp_148 * x2_148))
-					x0_148, x1_148, x2_148 = (x0_148 * invR_148), (x1_148 * invR_148), (x2_148 * invR_148)
-					v0_148[q_148], v1_148[q_148], v2_148[q_148] = (v0_148[q_148] + x0_148), (v1_148[q_148] + x1_148), (v2_148[q_148] + x2_148)
-					fv0_148[q_148], fv1_148[q_148], fv2_148[q_148] = (fv0_148[q_148] + (fdet_148 * x0_148)), (fv1_148[q_148] + (fdet_148 * x1_148)), (fv2_148[q_148] + (fdet_148 * x2_148))
+		r_157, fr_157, g_157, dsq_157, hkl_157, stride_157, np_157, out_157 := r, fr, g, dsq, hkl, stride, np, out
+		scale_157 := (&r_157.scale)[0]
+		const sl_157 = min(1, slots)
+		const m_157 = slots / sl_157
+		const step_157 = max(1, slots)
+		M_157 := len(r_157.orient)
+		SM_157 := len(r_157.src) * M_157
+		for j_157 := 0; j_157 < SM_157; j_157++ {
+			ds_157 := dsq_157[j_157/M_157*rowChunk:]
+			hj_157, kj_157, lj_157 := hkl_157[3*j_157*stride_157:], hkl_157[(3*j_157+1)*stride_157:], hkl_157[(3*j_157+2)*stride_157:]
+			var w0_157, w1_157, w2_157, v0_157, v1_157, v2_157, fv0_157, fv1_157, fv2_157 [m_157]float64
+			for p0_157 := 0; p0_157 < np_157; p0_157 += step_157 {
+				for q_157 := 0; q_157 < m_157; q_157++ {
+					p_157 := p0_157 + q_157*1
+					gp_157 := g_157[p_157]
+					sb_157 := (((gp_157 * scale_157) * fr_157.p[p_157]) * fr_157.omega[p_157])
+					invR_157, fdet_157, dsp_157 := fr_157.invR[p_157], fr_157.fdet[p_157], ds_157[p_157]
+					x0_157, x1_157, x2_157 := (sb_157 * hj_157[p_157]), (sb_157 * kj_157[p_157]), (sb_157 * lj_157[p_157])
+					w0_157[q_157], w1_157[q_157], w2_157[q_157] = (w0_157[q_157] + (dsp_157 * x0_157)), (w1_157[q_157] + (dsp_157 * x1_157)), (w2_157[q_157] + (dsp_157 * x2_157))
+					x0_157, x1_157, x2_157 = (x0_157 * invR_157), (x1_157 * invR_157), (x2_157 * invR_157)
+					v0_157[q_157], v1_157[q_157], v2_157[q_157] = (v0_157[q_157] + x0_157), (v1_157[q_157] + x1_157), (v2_157[q_157] + x2_157)
+					fv0_157[q_157], fv1_157[q_157], fv2_157[q_157] = (fv0_157[q_157] + (fdet_157 * x0_157)), (fv1_157[q_157] + (fdet_157 * x1_157)), (fv2_157[q_157] + (fdet_157 * x2_157))
 				}
 			}
-			o_148 := out_148[slots*(lossBackSums+9*j_148):]
-			for q_148 := 0; q_148 < m_148; q_148++ {
-				o_148[q_148*sl_148] = w0_148[q_148]
-				o_148[slots+q_148*sl_148] = w1_148[q_148]
-				o_148[2*slots+q_148*sl_148] = w2_148[q_148]
-				o_148[3*slots+q_148*sl_148] = v0_148[q_148]
-				o_148[4*slots+q_148*sl_148] = v1_148[q_148]
-				o_148[5*slots+q_148*sl_148] = v2_148[q_148]
-				o_148[6*slots+q_148*sl_148] = fv0_148[q_148]
-				o_148[7*slots+q_148*sl_148] = fv1_148[q_148]
-				o_148[8*slots+q_148*sl_148] = fv2_148[q_148]
+			o_157 := out_157[slots*(lossBackSums+9*j_157):]
+			for q_157 := 0; q_157 < m_157; q_157++ {
+				o_157[q_157*sl_157] = w0_157[q_157]
+				o_157[slots+q_157*sl_157] = w1_157[q_157]
+				o_157[2*slots+q_157*sl_157] = w2_157[q_157]
+				o_157[3*slots+q_157*sl_157] = v0_157[q_157]
+				o_157[4*slots+q_157*sl_157] = v1_157[q_157]
+				o_157[5*slots+q_157*sl_157] = v2_157[q_157]
+				o_157[6*slots+q_157*sl_157] = fv0_157[q_157]
+				o_157[7*slots+q_157*sl_157] = fv1_157[q_157]
+				o_157[8*slots+q_157*sl_157] = fv2_157[q_157]
 			}
 		}
 	}
@@ -3662,41 +3755,41 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_149, fr_149, g_149, dsq_149, hkl_149, stride_149, np_149, out_149 := r, fr, g, dsq, hkl, stride, np, out
-		scale_149 := (&r_149.scale)[0]
-		const sl_149 = min(1, slots)
-		const m_149 = slots / sl_149
-		const step_149 = max(1, slots)
-		M_149 := len(r_149.orient)
-		SM_149 := len(r_149.src) * M_149
-		for j_149 := 0; j_149 < SM_149; j_149++ {
-			ds_149 := dsq_149[j_149/M_149*rowChunk:]
-			hj_149, kj_149, lj_149 := hkl_149[3*j_149*stride_149:], hkl_149[(3*j_149+1)*stride_149:], hkl_149[(3*j_149+2)*stride_149:]
-			var w0_149, w1_149, w2_149, v0_149, v1_149, v2_149, fv0_149, fv1_149, fv2_149 [m_149]float64
-			for p0_149 := 0; p0_149 < np_149; p0_149 += step_149 {
-				for q_149 := 0; q_149 < m_149; q_149++ {
-					p_149 := p0_149 + q_149*1
-					gp_149 := g_149[p_149]
-					sb_149 := (((gp_149 * scale_149) * fr_149.p[p_149]) * fr_149.omega[p_149])
-					invR_149, fdet_149, dsp_149 := fr_149.invR[p_149], fr_149.fdet[p_149], ds_149[p_149]
-					x0_149, x1_149, x2_149 := (sb_149 * hj_149[p_149]), (sb_149 * kj_149[p_149]), (sb_149 * lj_149[p_149])
-					w0_149[q_149], w1_149[q_149], w2_149[q_149] = (w0_149[q_149] + (dsp_149 * x0_149)), (w1_149[q_149] + (dsp_149 * x1_149)), (w2_149[q_149] + (dsp_149 * x2_149))
-					x0_149, x1_149, x2_149 = (x0_149 * invR_149), (x1_149 * invR_149), (x2_149 * invR_149)
-					v0_149[q_149], v1_149[q_149], v2_149[q_149] = (v0_149[q_149] + x0_149), (v1_149[q_149] + x1_149), (v2_149[q_149] + x2_149)
-					fv0_149[q_149], fv1_149[q_149], fv2_149[q_149] = (fv0_149[q_149] + (fdet_149 * x0_149)), (fv1_149[q_149] + (fdet_149 * x1_149)), (fv2_149[q_149] + (fdet_149 * x2_149))
+		r_158, fr_158, g_158, dsq_158, hkl_158, stride_158, np_158, out_158 := r, fr, g, dsq, hkl, stride, np, out
+		scale_158 := (&r_158.scale)[0]
+		const sl_158 = min(1, slots)
+		const m_158 = slots / sl_158
+		const step_158 = max(1, slots)
+		M_158 := len(r_158.orient)
+		SM_158 := len(r_158.src) * M_158
+		for j_158 := 0; j_158 < SM_158; j_158++ {
+			ds_158 := dsq_158[j_158/M_158*rowChunk:]
+			hj_158, kj_158, lj_158 := hkl_158[3*j_158*stride_158:], hkl_158[(3*j_158+1)*stride_158:], hkl_158[(3*j_158+2)*stride_158:]
+			var w0_158, w1_158, w2_158, v0_158, v1_158, v2_158, fv0_158, fv1_158, fv2_158 [m_158]float64
+			for p0_158 := 0; p0_158 < np_158; p0_158 += step_158 {
+				for q_158 := 0; q_158 < m_158; q_158++ {
+					p_158 := p0_158 + q_158*1
+					gp_158 := g_158[p_158]
+					sb_158 := (((gp_158 * scale_158) * fr_158.p[p_158]) * fr_158.omega[p_158])
+					invR_158, fdet_158, dsp_158 := fr_158.invR[p_158], fr_158.fdet[p_158], ds_158[p_158]
+					x0_158, x1_158, x2_158 := (sb_158 * hj_158[p_158]), (sb_158 * kj_158[p_158]), (sb_158 * lj_158[p_158])
+					w0_158[q_158], w1_158[q_158], w2_158[q_158] = (w0_158[q_158] + (dsp_158 * x0_158)), (w1_158[q_158] + (dsp_158 * x1_158)), (w2_158[q_158] + (dsp_158 * x2_158))
+					x0_158, x1_158, x2_158 = (x0_158 * invR_158), (x1_158 * invR_158), (x2_158 * invR_158)
+					v0_158[q_158], v1_158[q_158], v2_158[q_158] = (v0_158[q_158] + x0_158), (v1_158[q_158] + x1_158), (v2_158[q_158] + x2_158)
+					fv0_158[q_158], fv1_158[q_158], fv2_158[q_158] = (fv0_158[q_158] + (fdet_158 * x0_158)), (fv1_158[q_158] + (fdet_158 * x1_158)), (fv2_158[q_158] + (fdet_158 * x2_158))
 				}
 			}
-			o_149 := out_149[slots*(lossBackSums+9*j_149):]
-			for q_149 := 0; q_149 < m_149; q_149++ {
-				o_149[q_149*sl_149] = w0_149[q_149]
-				o_149[slots+q_149*sl_149] = w1_149[q_149]
-				o_149[2*slots+q_149*sl_149] = w2_149[q_149]
-				o_149[3*slots+q_149*sl_149] = v0_149[q_149]
-				o_149[4*slots+q_149*sl_149] = v1_149[q_149]
-				o_149[5*slots+q_149*sl_149] = v2_149[q_149]
-				o_149[6*slots+q_149*sl_149] = fv0_149[q_149]
-				o_149[7*slots+q_149*sl_149] = fv1_149[q_149]
-				o_149[8*slots+q_149*sl_149] = fv2_149[q_149]
+			o_158 := out_158[slots*(lossBackSums+9*j_158):]
+			for q_158 := 0; q_158 < m_158; q_158++ {
+				o_158[q_158*sl_158] = w0_158[q_158]
+				o_158[slots+q_158*sl_158] = w1_158[q_158]
+				o_158[2*slots+q_158*sl_158] = w2_158[q_158]
+				o_158[3*slots+q_158*sl_158] = v0_158[q_158]
+				o_158[4*slots+q_158*sl_158] = v1_158[q_158]
+				o_158[5*slots+q_158*sl_158] = v2_158[q_158]
+				o_158[6*slots+q_158*sl_158] = fv0_158[q_158]
+				o_158[7*slots+q_158*sl_158] = fv1_158[q_158]
+				o_158[8*slots+q_158*sl_158] = fv2_158[q_158]
 			}
 		}
 	}
@@ -3787,23 +3880,23 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pola
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_150 float64
+				var r0_0_159 float64
 				{
-					zero_150, kahn_150, s_150, dx_150, dy_150, dz_150 := false, &r.kahn, sr, dx, dy, dz
-					c2_150 := ((((&s_150.inc[0])[0] * dx_150) + ((&s_150.inc[1])[0] * dy_150)) + ((&s_150.inc[2])[0] * dz_150))
-					c2sq_150 := (c2_150 * c2_150)
-					cos2psi_150 := float64(0)
-					if !zero_150 {
-						e_150 := (((dx_150 * (&s_150.ein[0])[0]) + (dy_150 * (&s_150.ein[1])[0])) + (dz_150 * (&s_150.ein[2])[0]))
-						b_150 := (((dx_150 * (&s_150.bin[0])[0]) + (dy_150 * (&s_150.bin[1])[0])) + (dz_150 * (&s_150.bin[2])[0]))
-						ee_150, bb_150 := (e_150 * e_150), (b_150 * b_150)
-						den_150 := (ee_150 + bb_150)
-						cos2psi_150 = merge(((ee_150 - bb_150) / den_150), float64(1), (den_150 > float64(0)))
+					zero_159, kahn_159, s_159, dx_159, dy_159, dz_159 := false, &r.kahn, sr, dx, dy, dz
+					c2_159 := ((((&s_159.inc[0])[0] * dx_159) + ((&s_159.inc[1])[0] * dy_159)) + ((&s_159.inc[2])[0] * dz_159))
+					c2sq_159 := (c2_159 * c2_159)
+					cos2psi_159 := float64(0)
+					if !zero_159 {
+						e_159 := (((dx_159 * (&s_159.ein[0])[0]) + (dy_159 * (&s_159.ein[1])[0])) + (dz_159 * (&s_159.ein[2])[0]))
+						b_159 := (((dx_159 * (&s_159.bin[0])[0]) + (dy_159 * (&s_159.bin[1])[0])) + (dz_159 * (&s_159.bin[2])[0]))
+						ee_159, bb_159 := (e_159 * e_159), (b_159 * b_159)
+						den_159 := (ee_159 + bb_159)
+						cos2psi_159 = merge(((ee_159 - bb_159) / den_159), float64(1), (den_159 > float64(0)))
 					}
-					one_150 := float64(1)
-					r0_0_150 = (float64(0.5) * ((one_150 + c2sq_150) - ((kahn_150[0] * cos2psi_150) * (one_150 - c2sq_150))))
+					one_159 := float64(1)
+					r0_0_159 = (float64(0.5) * ((one_159 + c2sq_159) - ((kahn_159[0] * cos2psi_159) * (one_159 - c2sq_159))))
 				}
-				p = r0_0_150
+				p = r0_0_159
 			}
 			polar = merge(p, polar, m)
 		}
@@ -3812,282 +3905,282 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pola
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_151 float64
+			var r0_0_160 float64
 			{
-				r_151, h_151, kk_151, l_151, n_151 := r, h, kk, l, n
-				_ = n_151
-				var r0_0_25_151 float64
+				r_160, h_160, kk_160, l_160, n_160 := r, h, kk, l, n
+				_ = n_160
+				var r0_0_34_160 float64
 				{
-					r_25_151, i_25_151, x_25_151 := r_151, 0, h_151
-					s_25_151 := float64(1)
-					if r_25_151.nmode[i_25_151] == nChebyshev {
-						var r0_0_26_151 float64
+					r_34_160, i_34_160, x_34_160 := r_160, 0, h_160
+					s_34_160 := float64(1)
+					if r_34_160.nmode[i_34_160] == nChebyshev {
+						var r0_0_35_160 float64
 						{
-							x_26_151, n_26_151 := x_25_151, r_25_151.nn[i_25_151]
-							magic_26_151 := float64(roundMagic)
-							t_26_151 := (x_26_151 + magic_26_151)
-							var r0_0_27_151 float64
+							x_35_160, n_35_160 := x_34_160, r_34_160.nn[i_34_160]
+							magic_35_160 := float64(roundMagic)
+							t_35_160 := (x_35_160 + magic_35_160)
+							var r0_0_36_160 float64
 							{
-								d_27_151 := (x_26_151 - (t_26_151 - magic_26_151))
-								y_27_151 := (d_27_151 * d_27_151)
-								y2_27_151 := (y_27_151 * y_27_151)
-								y4_27_151 := (y2_27_151 * y2_27_151)
-								p0_27_151 := ((float64(cp0) + (float64(cp2) * y_27_151)) + ((float64(cp4) + (float64(cp6) * y_27_151)) * y2_27_151))
-								p1_27_151 := (((float64(cp8) + (float64(cp10) * y_27_151)) + ((float64(cp12) + (float64(cp14) * y_27_151)) * y2_27_151)) * y4_27_151)
-								p2_27_151 := (float64(cp16) * (y4_27_151 * y4_27_151))
-								r0_0_27_151 = ((p0_27_151 + p1_27_151) + p2_27_151)
+								d_36_160 := (x_35_160 - (t_35_160 - magic_35_160))
+								y_36_160 := (d_36_160 * d_36_160)
+								y2_36_160 := (y_36_160 * y_36_160)
+								y4_36_160 := (y2_36_160 * y2_36_160)
+								p0_36_160 := ((float64(cp0) + (float64(cp2) * y_36_160)) + ((float64(cp4) + (float64(cp6) * y_36_160)) * y2_36_160))
+								p1_36_160 := (((float64(cp8) + (float64(cp10) * y_36_160)) + ((float64(cp12) + (float64(cp14) * y_36_160)) * y2_36_160)) * y4_36_160)
+								p2_36_160 := (float64(cp16) * (y4_36_160 * y4_36_160))
+								r0_0_36_160 = ((p0_36_160 + p1_36_160) + p2_36_160)
 							}
-							var r0_0_28_151 float64
+							var r0_0_37_160 float64
 							{
-								c_28_151, t_28_151 := r0_0_27_151, t_26_151
-								r0_0_28_151 = math.Float64frombits((math.Float64bits(c_28_151) ^ (math.Float64bits(t_28_151) << 63)))
+								c_37_160, t_37_160 := r0_0_36_160, t_35_160
+								r0_0_37_160 = math.Float64frombits((math.Float64bits(c_37_160) ^ (math.Float64bits(t_37_160) << 63)))
 							}
-							c2_26_151 := (float64(2) * r0_0_28_151)
-							u0_26_151, u1_26_151 := float64(1), c2_26_151
-							j_26_151 := 2
-							for ; j_26_151+1 < n_26_151; j_26_151 += 2 {
-								u0_26_151 = ((c2_26_151 * u1_26_151) - u0_26_151)
-								u1_26_151 = ((c2_26_151 * u0_26_151) - u1_26_151)
+							c2_35_160 := (float64(2) * r0_0_37_160)
+							u0_35_160, u1_35_160 := float64(1), c2_35_160
+							j_35_160 := 2
+							for ; j_35_160+1 < n_35_160; j_35_160 += 2 {
+								u0_35_160 = ((c2_35_160 * u1_35_160) - u0_35_160)
+								u1_35_160 = ((c2_35_160 * u0_35_160) - u1_35_160)
 							}
-							if j_26_151 < n_26_151 {
-								u1_26_151 = ((c2_26_151 * u1_26_151) - u0_26_151)
+							if j_35_160 < n_35_160 {
+								u1_35_160 = ((c2_35_160 * u1_35_160) - u0_35_160)
 							}
-							r0_0_26_151 = u1_26_151
+							r0_0_35_160 = u1_35_160
 						}
-						s_25_151 = r0_0_26_151
-					} else if r_25_151.nmode[i_25_151] == nRatio {
-						var r0_0_29_151 float64
+						s_34_160 = r0_0_35_160
+					} else if r_34_160.nmode[i_34_160] == nRatio {
+						var r0_0_38_160 float64
 						{
-							x_29_151, nv_29_151 := x_25_151, (&r_25_151.nv[i_25_151])[0]
-							magic_29_151 := float64(roundMagic)
-							t_29_151 := (x_29_151 + magic_29_151)
-							d_29_151 := (x_29_151 - (t_29_151 - magic_29_151))
-							y_29_151 := (nv_29_151 * d_29_151)
-							u_29_151 := (y_29_151 + magic_29_151)
-							var r0_0_30_151 float64
+							x_38_160, nv_38_160 := x_34_160, (&r_34_160.nv[i_34_160])[0]
+							magic_38_160 := float64(roundMagic)
+							t_38_160 := (x_38_160 + magic_38_160)
+							d_38_160 := (x_38_160 - (t_38_160 - magic_38_160))
+							y_38_160 := (nv_38_160 * d_38_160)
+							u_38_160 := (y_38_160 + magic_38_160)
+							var r0_0_39_160 float64
 							{
-								d_30_151 := (y_29_151 - (u_29_151 - magic_29_151))
-								y_30_151 := (d_30_151 * d_30_151)
-								y2_30_151 := (y_30_151 * y_30_151)
-								y4_30_151 := (y2_30_151 * y2_30_151)
-								p0_30_151 := ((float64(sp1) + (float64(sp3) * y_30_151)) + ((float64(sp5) + (float64(sp7) * y_30_151)) * y2_30_151))
-								p1_30_151 := (((float64(sp9) + (float64(sp11) * y_30_151)) + ((float64(sp13) + (float64(sp15) * y_30_151)) * y2_30_151)) * y4_30_151)
-								p2_30_151 := (((float64(sp17) + (float64(sp19) * y_30_151)) + (float64(sp21) * y2_30_151)) * (y4_30_151 * y4_30_151))
-								r0_0_30_151 = (d_30_151 * ((p0_30_151 + p1_30_151) + p2_30_151))
+								d_39_160 := (y_38_160 - (u_38_160 - magic_38_160))
+								y_39_160 := (d_39_160 * d_39_160)
+								y2_39_160 := (y_39_160 * y_39_160)
+								y4_39_160 := (y2_39_160 * y2_39_160)
+								p0_39_160 := ((float64(sp1) + (float64(sp3) * y_39_160)) + ((float64(sp5) + (float64(sp7) * y_39_160)) * y2_39_160))
+								p1_39_160 := (((float64(sp9) + (float64(sp11) * y_39_160)) + ((float64(sp13) + (float64(sp15) * y_39_160)) * y2_39_160)) * y4_39_160)
+								p2_39_160 := (((float64(sp17) + (float64(sp19) * y_39_160)) + (float64(sp21) * y2_39_160)) * (y4_39_160 * y4_39_160))
+								r0_0_39_160 = (d_39_160 * ((p0_39_160 + p1_39_160) + p2_39_160))
 							}
-							var r0_0_31_151 float64
+							var r0_0_40_160 float64
 							{
-								c_31_151, t_31_151 := r0_0_30_151, u_29_151
-								r0_0_31_151 = math.Float64frombits((math.Float64bits(c_31_151) ^ (math.Float64bits(t_31_151) << 63)))
+								c_40_160, t_40_160 := r0_0_39_160, u_38_160
+								r0_0_40_160 = math.Float64frombits((math.Float64bits(c_40_160) ^ (math.Float64bits(t_40_160) << 63)))
 							}
-							sn_29_151 := r0_0_31_151
-							var r0_0_32_151 float64
+							sn_38_160 := r0_0_40_160
+							var r0_0_41_160 float64
 							{
-								d_32_151 := d_29_151
-								y_32_151 := (d_32_151 * d_32_151)
-								y2_32_151 := (y_32_151 * y_32_151)
-								y4_32_151 := (y2_32_151 * y2_32_151)
-								p0_32_151 := ((float64(sp1) + (float64(sp3) * y_32_151)) + ((float64(sp5) + (float64(sp7) * y_32_151)) * y2_32_151))
-								p1_32_151 := (((float64(sp9) + (float64(sp11) * y_32_151)) + ((float64(sp13) + (float64(sp15) * y_32_151)) * y2_32_151)) * y4_32_151)
-								p2_32_151 := (((float64(sp17) + (float64(sp19) * y_32_151)) + (float64(sp21) * y2_32_151)) * (y4_32_151 * y4_32_151))
-								r0_0_32_151 = (d_32_151 * ((p0_32_151 + p1_32_151) + p2_32_151))
+								d_41_160 := d_38_160
+								y_41_160 := (d_41_160 * d_41_160)
+								y2_41_160 := (y_41_160 * y_41_160)
+								y4_41_160 := (y2_41_160 * y2_41_160)
+								p0_41_160 := ((float64(sp1) + (float64(sp3) * y_41_160)) + ((float64(sp5) + (float64(sp7) * y_41_160)) * y2_41_160))
+								p1_41_160 := (((float64(sp9) + (float64(sp11) * y_41_160)) + ((float64(sp13) + (float64(sp15) * y_41_160)) * y2_41_160)) * y4_41_160)
+								p2_41_160 := (((float64(sp17) + (float64(sp19) * y_41_160)) + (float64(sp21) * y2_41_160)) * (y4_41_160 * y4_41_160))
+								r0_0_41_160 = (d_41_160 * ((p0_41_160 + p1_41_160) + p2_41_160))
 							}
-							r0_0_29_151 = merge(nv_29_151, (sn_29_151 / r0_0_32_151), (d_29_151 == float64(0)))
+							r0_0_38_160 = merge(nv_38_160, (sn_38_160 / r0_0_41_160), (d_38_160 == float64(0)))
 						}
-						s_25_151 = r0_0_29_151
+						s_34_160 = r0_0_38_160
 					}
-					r0_0_25_151 = s_25_151
+					r0_0_34_160 = s_34_160
 				}
-				sa_151 := r0_0_25_151
-				var r0_0_33_151 float64
+				sa_160 := r0_0_34_160
+				var r0_0_42_160 float64
 				{
-					r_33_151, i_33_151, x_33_151 := r_151, 1, kk_151
-					s_33_151 := float64(1)
-					if r_33_151.nmode[i_33_151] == nChebyshev {
-						var r0_0_34_151 float64
+					r_42_160, i_42_160, x_42_160 := r_160, 1, kk_160
+					s_42_160 := float64(1)
+					if r_42_160.nmode[i_42_160] == nChebyshev {
+						var r0_0_43_160 float64
 						{
-							x_34_151, n_34_151 := x_33_151, r_33_151.nn[i_33_151]
-							magic_34_151 := float64(roundMagic)
-							t_34_151 := (x_34_151 + magic_34_151)
-							var r0_0_35_151 float64
+							x_43_160, n_43_160 := x_42_160, r_42_160.nn[i_42_160]
+							magic_43_160 := float64(roundMagic)
+							t_43_160 := (x_43_160 + magic_43_160)
+							var r0_0_44_160 float64
 							{
-								d_35_151 := (x_34_151 - (t_34_151 - magic_34_151))
-								y_35_151 := (d_35_151 * d_35_151)
-								y2_35_151 := (y_35_151 * y_35_151)
-								y4_35_151 := (y2_35_151 * y2_35_151)
-								p0_35_151 := ((float64(cp0) + (float64(cp2) * y_35_151)) + ((float64(cp4) + (float64(cp6) * y_35_151)) * y2_35_151))
-								p1_35_151 := (((float64(cp8) + (float64(cp10) * y_35_151)) + ((float64(cp12) + (float64(cp14) * y_35_151)) * y2_35_151)) * y4_35_151)
-								p2_35_151 := (float64(cp16) * (y4_35_151 * y4_35_151))
-								r0_0_35_151 = ((p0_35_151 + p1_35_151) + p2_35_151)
+								d_44_160 := (x_43_160 - (t_43_160 - magic_43_160))
+								y_44_160 := (d_44_160 * d_44_160)
+								y2_44_160 := (y_44_160 * y_44_160)
+								y4_44_160 := (y2_44_160 * y2_44_160)
+								p0_44_160 := ((float64(cp0) + (float64(cp2) * y_44_160)) + ((float64(cp4) + (float64(cp6) * y_44_160)) * y2_44_160))
+								p1_44_160 := (((float64(cp8) + (float64(cp10) * y_44_160)) + ((float64(cp12) + (float64(cp14) * y_44_160)) * y2_44_160)) * y4_44_160)
+								p2_44_160 := (float64(cp16) * (y4_44_160 * y4_44_160))
+								r0_0_44_160 = ((p0_44_160 + p1_44_160) + p2_44_160)
 							}
-							var r0_0_36_151 float64
+							var r0_0_45_160 float64
 							{
-								c_36_151, t_36_151 := r0_0_35_151, t_34_151
-								r0_0_36_151 = math.Float64frombits((math.Float64bits(c_36_151) ^ (math.Float64bits(t_36_151) << 63)))
+								c_45_160, t_45_160 := r0_0_44_160, t_43_160
+								r0_0_45_160 = math.Float64frombits((math.Float64bits(c_45_160) ^ (math.Float64bits(t_45_160) << 63)))
 							}
-							c2_34_151 := (float64(2) * r0_0_36_151)
-							u0_34_151, u1_34_151 := float64(1), c2_34_151
-							j_34_151 := 2
-							for ; j_34_151+1 < n_34_151; j_34_151 += 2 {
-								u0_34_151 = ((c2_34_151 * u1_34_151) - u0_34_151)
-								u1_34_151 = ((c2_34_151 * u0_34_151) - u1_34_151)
+							c2_43_160 := (float64(2) * r0_0_45_160)
+							u0_43_160, u1_43_160 := float64(1), c2_43_160
+							j_43_160 := 2
+							for ; j_43_160+1 < n_43_160; j_43_160 += 2 {
+								u0_43_160 = ((c2_43_160 * u1_43_160) - u0_43_160)
+								u1_43_160 = ((c2_43_160 * u0_43_160) - u1_43_160)
 							}
-							if j_34_151 < n_34_151 {
-								u1_34_151 = ((c2_34_151 * u1_34_151) - u0_34_151)
+							if j_43_160 < n_43_160 {
+								u1_43_160 = ((c2_43_160 * u1_43_160) - u0_43_160)
 							}
-							r0_0_34_151 = u1_34_151
+							r0_0_43_160 = u1_43_160
 						}
-						s_33_151 = r0_0_34_151
-					} else if r_33_151.nmode[i_33_151] == nRatio {
-						var r0_0_37_151 float64
+						s_42_160 = r0_0_43_160
+					} else if r_42_160.nmode[i_42_160] == nRatio {
+						var r0_0_46_160 float64
 						{
-							x_37_151, nv_37_151 := x_33_151, (&r_33_151.nv[i_33_151])[0]
-							magic_37_151 := float64(roundMagic)
-							t_37_151 := (x_37_151 + magic_37_151)
-							d_37_151 := (x_37_151 - (t_37_151 - magic_37_151))
-							y_37_151 := (nv_37_151 * d_37_151)
-							u_37_151 := (y_37_151 + magic_37_151)
-							var r0_0_38_151 float64
+							x_46_160, nv_46_160 := x_42_160, (&r_42_160.nv[i_42_160])[0]
+							magic_46_160 := float64(roundMagic)
+							t_46_160 := (x_46_160 + magic_46_160)
+							d_46_160 := (x_46_160 - (t_46_160 - magic_46_160))
+							y_46_160 := (nv_46_160 * d_46_160)
+							u_46_160 := (y_46_160 + magic_46_160)
+							var r0_0_47_160 float64
 							{
-								d_38_151 := (y_37_151 - (u_37_151 - magic_37_151))
-								y_38_151 := (d_38_151 * d_38_151)
-								y2_38_151 := (y_38_151 * y_38_151)
-								y4_38_151 := (y2_38_151 * y2_38_151)
-								p0_38_151 := ((float64(sp1) + (float64(sp3) * y_38_151)) + ((float64(sp5) + (float64(sp7) * y_38_151)) * y2_38_151))
-								p1_38_151 := (((float64(sp9) + (float64(sp11) * y_38_151)) + ((float64(sp13) + (float64(sp15) * y_38_151)) * y2_38_151)) * y4_38_151)
-								p2_38_151 := (((float64(sp17) + (float64(sp19) * y_38_151)) + (float64(sp21) * y2_38_151)) * (y4_38_151 * y4_38_151))
-								r0_0_38_151 = (d_38_151 * ((p0_38_151 + p1_38_151) + p2_38_151))
+								d_47_160 := (y_46_160 - (u_46_160 - magic_46_160))
+								y_47_160 := (d_47_160 * d_47_160)
+								y2_47_160 := (y_47_160 * y_47_160)
+								y4_47_160 := (y2_47_160 * y2_47_160)
+								p0_47_160 := ((float64(sp1) + (float64(sp3) * y_47_160)) + ((float64(sp5) + (float64(sp7) * y_47_160)) * y2_47_160))
+								p1_47_160 := (((float64(sp9) + (float64(sp11) * y_47_160)) + ((float64(sp13) + (float64(sp15) * y_47_160)) * y2_47_160)) * y4_47_160)
+								p2_47_160 := (((float64(sp17) + (float64(sp19) * y_47_160)) + (float64(sp21) * y2_47_160)) * (y4_47_160 * y4_47_160))
+								r0_0_47_160 = (d_47_160 * ((p0_47_160 + p1_47_160) + p2_47_160))
 							}
-							var r0_0_39_151 float64
+							var r0_0_48_160 float64
 							{
-								c_39_151, t_39_151 := r0_0_38_151, u_37_151
-								r0_0_39_151 = math.Float64frombits((math.Float64bits(c_39_151) ^ (math.Float64bits(t_39_151) << 63)))
+								c_48_160, t_48_160 := r0_0_47_160, u_46_160
+								r0_0_48_160 = math.Float64frombits((math.Float64bits(c_48_160) ^ (math.Float64bits(t_48_160) << 63)))
 							}
-							sn_37_151 := r0_0_39_151
-							var r0_0_40_151 float64
+							sn_46_160 := r0_0_48_160
+							var r0_0_49_160 float64
 							{
-								d_40_151 := d_37_151
-								y_40_151 := (d_40_151 * d_40_151)
-								y2_40_151 := (y_40_151 * y_40_151)
-								y4_40_151 := (y2_40_151 * y2_40_151)
-								p0_40_151 := ((float64(sp1) + (float64(sp3) * y_40_151)) + ((float64(sp5) + (float64(sp7) * y_40_151)) * y2_40_151))
-								p1_40_151 := (((float64(sp9) + (float64(sp11) * y_40_151)) + ((float64(sp13) + (float64(sp15) * y_40_151)) * y2_40_151)) * y4_40_151)
-								p2_40_151 := (((float64(sp17) + (float64(sp19) * y_40_151)) + (float64(sp21) * y2_40_151)) * (y4_40_151 * y4_40_151))
-								r0_0_40_151 = (d_40_151 * ((p0_40_151 + p1_40_151) + p2_40_151))
+								d_49_160 := d_46_160
+								y_49_160 := (d_49_160 * d_49_160)
+								y2_49_160 := (y_49_160 * y_49_160)
+								y4_49_160 := (y2_49_160 * y2_49_160)
+								p0_49_160 := ((float64(sp1) + (float64(sp3) * y_49_160)) + ((float64(sp5) + (float64(sp7) * y_49_160)) * y2_49_160))
+								p1_49_160 := (((float64(sp9) + (float64(sp11) * y_49_160)) + ((float64(sp13) + (float64(sp15) * y_49_160)) * y2_49_160)) * y4_49_160)
+								p2_49_160 := (((float64(sp17) + (float64(sp19) * y_49_160)) + (float64(sp21) * y2_49_160)) * (y4_49_160 * y4_49_160))
+								r0_0_49_160 = (d_49_160 * ((p0_49_160 + p1_49_160) + p2_49_160))
 							}
-							r0_0_37_151 = merge(nv_37_151, (sn_37_151 / r0_0_40_151), (d_37_151 == float64(0)))
+							r0_0_46_160 = merge(nv_46_160, (sn_46_160 / r0_0_49_160), (d_46_160 == float64(0)))
 						}
-						s_33_151 = r0_0_37_151
+						s_42_160 = r0_0_46_160
 					}
-					r0_0_33_151 = s_33_151
+					r0_0_42_160 = s_42_160
 				}
-				sb_151 := r0_0_33_151
-				var r0_0_41_151 float64
+				sb_160 := r0_0_42_160
+				var r0_0_50_160 float64
 				{
-					r_41_151, i_41_151, x_41_151 := r_151, 2, l_151
-					s_41_151 := float64(1)
-					if r_41_151.nmode[i_41_151] == nChebyshev {
-						var r0_0_42_151 float64
+					r_50_160, i_50_160, x_50_160 := r_160, 2, l_160
+					s_50_160 := float64(1)
+					if r_50_160.nmode[i_50_160] == nChebyshev {
+						var r0_0_51_160 float64
 						{
-							x_42_151, n_42_151 := x_41_151, r_41_151.nn[i_41_151]
-							magic_42_151 := float64(roundMagic)
-							t_42_151 := (x_42_151 + magic_42_151)
-							var r0_0_43_151 float64
+							x_51_160, n_51_160 := x_50_160, r_50_160.nn[i_50_160]
+							magic_51_160 := float64(roundMagic)
+							t_51_160 := (x_51_160 + magic_51_160)
+							var r0_0_52_160 float64
 							{
-								d_43_151 := (x_42_151 - (t_42_151 - magic_42_151))
-								y_43_151 := (d_43_151 * d_43_151)
-								y2_43_151 := (y_43_151 * y_43_151)
-								y4_43_151 := (y2_43_151 * y2_43_151)
-								p0_43_151 := ((float64(cp0) + (float64(cp2) * y_43_151)) + ((float64(cp4) + (float64(cp6) * y_43_151)) * y2_43_151))
-								p1_43_151 := (((float64(cp8) + (float64(cp10) * y_43_151)) + ((float64(cp12) + (float64(cp14) * y_43_151)) * y2_43_151)) * y4_43_151)
-								p2_43_151 := (float64(cp16) * (y4_43_151 * y4_43_151))
-								r0_0_43_151 = ((p0_43_151 + p1_43_151) + p2_43_151)
+								d_52_160 := (x_51_160 - (t_51_160 - magic_51_160))
+								y_52_160 := (d_52_160 * d_52_160)
+								y2_52_160 := (y_52_160 * y_52_160)
+								y4_52_160 := (y2_52_160 * y2_52_160)
+								p0_52_160 := ((float64(cp0) + (float64(cp2) * y_52_160)) + ((float64(cp4) + (float64(cp6) * y_52_160)) * y2_52_160))
+								p1_52_160 := (((float64(cp8) + (float64(cp10) * y_52_160)) + ((float64(cp12) + (float64(cp14) * y_52_160)) * y2_52_160)) * y4_52_160)
+								p2_52_160 := (float64(cp16) * (y4_52_160 * y4_52_160))
+								r0_0_52_160 = ((p0_52_160 + p1_52_160) + p2_52_160)
 							}
-							var r0_0_44_151 float64
+							var r0_0_53_160 float64
 							{
-								c_44_151, t_44_151 := r0_0_43_151, t_42_151
-								r0_0_44_151 = math.Float64frombits((math.Float64bits(c_44_151) ^ (math.Float64bits(t_44_151) << 63)))
+								c_53_160, t_53_160 := r0_0_52_160, t_51_160
+								r0_0_53_160 = math.Float64frombits((math.Float64bits(c_53_160) ^ (math.Float64bits(t_53_160) << 63)))
 							}
-							c2_42_151 := (float64(2) * r0_0_44_151)
-							u0_42_151, u1_42_151 := float64(1), c2_42_151
-							j_42_151 := 2
-							for ; j_42_151+1 < n_42_151; j_42_151 += 2 {
-								u0_42_151 = ((c2_42_151 * u1_42_151) - u0_42_151)
-								u1_42_151 = ((c2_42_151 * u0_42_151) - u1_42_151)
+							c2_51_160 := (float64(2) * r0_0_53_160)
+							u0_51_160, u1_51_160 := float64(1), c2_51_160
+							j_51_160 := 2
+							for ; j_51_160+1 < n_51_160; j_51_160 += 2 {
+								u0_51_160 = ((c2_51_160 * u1_51_160) - u0_51_160)
+								u1_51_160 = ((c2_51_160 * u0_51_160) - u1_51_160)
 							}
-							if j_42_151 < n_42_151 {
-								u1_42_151 = ((c2_42_151 * u1_42_151) - u0_42_151)
+							if j_51_160 < n_51_160 {
+								u1_51_160 = ((c2_51_160 * u1_51_160) - u0_51_160)
 							}
-							r0_0_42_151 = u1_42_151
+							r0_0_51_160 = u1_51_160
 						}
-						s_41_151 = r0_0_42_151
-					} else if r_41_151.nmode[i_41_151] == nRatio {
-						var r0_0_45_151 float64
+						s_50_160 = r0_0_51_160
+					} else if r_50_160.nmode[i_50_160] == nRatio {
+						var r0_0_54_160 float64
 						{
-							x_45_151, nv_45_151 := x_41_151, (&r_41_151.nv[i_41_151])[0]
-							magic_45_151 := float64(roundMagic)
-							t_45_151 := (x_45_151 + magic_45_151)
-							d_45_151 := (x_45_151 - (t_45_151 - magic_45_151))
-							y_45_151 := (nv_45_151 * d_45_151)
-							u_45_151 := (y_45_151 + magic_45_151)
-							var r0_0_46_151 float64
+							x_54_160, nv_54_160 := x_50_160, (&r_50_160.nv[i_50_160])[0]
+							magic_54_160 := float64(roundMagic)
+							t_54_160 := (x_54_160 + magic_54_160)
+							d_54_160 := (x_54_160 - (t_54_160 - magic_54_160))
+							y_54_160 := (nv_54_160 * d_54_160)
+							u_54_160 := (y_54_160 + magic_54_160)
+							var r0_0_55_160 float64
 							{
-								d_46_151 := (y_45_151 - (u_45_151 - magic_45_151))
-								y_46_151 := (d_46_151 * d_46_151)
-								y2_46_151 := (y_46_151 * y_46_151)
-								y4_46_151 := (y2_46_151 * y2_46_151)
-								p0_46_151 := ((float64(sp1) + (float64(sp3) * y_46_151)) + ((float64(sp5) + (float64(sp7) * y_46_151)) * y2_46_151))
-								p1_46_151 := (((float64(sp9) + (float64(sp11) * y_46_151)) + ((float64(sp13) + (float64(sp15) * y_46_151)) * y2_46_151)) * y4_46_151)
-								p2_46_151 := (((float64(sp17) + (float64(sp19) * y_46_151)) + (float64(sp21) * y2_46_151)) * (y4_46_151 * y4_46_151))
-								r0_0_46_151 = (d_46_151 * ((p0_46_151 + p1_46_151) + p2_46_151))
+								d_55_160 := (y_54_160 - (u_54_160 - magic_54_160))
+								y_55_160 := (d_55_160 * d_55_160)
+								y2_55_160 := (y_55_160 * y_55_160)
+								y4_55_160 := (y2_55_160 * y2_55_160)
+								p0_55_160 := ((float64(sp1) + (float64(sp3) * y_55_160)) + ((float64(sp5) + (float64(sp7) * y_55_160)) * y2_55_160))
+								p1_55_160 := (((float64(sp9) + (float64(sp11) * y_55_160)) + ((float64(sp13) + (float64(sp15) * y_55_160)) * y2_55_160)) * y4_55_160)
+								p2_55_160 := (((float64(sp17) + (float64(sp19) * y_55_160)) + (float64(sp21) * y2_55_160)) * (y4_55_160 * y4_55_160))
+								r0_0_55_160 = (d_55_160 * ((p0_55_160 + p1_55_160) + p2_55_160))
 							}
-							var r0_0_47_151 float64
+							var r0_0_56_160 float64
 							{
-								c_47_151, t_47_151 := r0_0_46_151, u_45_151
-								r0_0_47_151 = math.Float64frombits((math.Float64bits(c_47_151) ^ (math.Float64bits(t_47_151) << 63)))
+								c_56_160, t_56_160 := r0_0_55_160, u_54_160
+								r0_0_56_160 = math.Float64frombits((math.Float64bits(c_56_160) ^ (math.Float64bits(t_56_160) << 63)))
 							}
-							sn_45_151 := r0_0_47_151
-							var r0_0_48_151 float64
+							sn_54_160 := r0_0_56_160
+							var r0_0_57_160 float64
 							{
-								d_48_151 := d_45_151
-								y_48_151 := (d_48_151 * d_48_151)
-								y2_48_151 := (y_48_151 * y_48_151)
-								y4_48_151 := (y2_48_151 * y2_48_151)
-								p0_48_151 := ((float64(sp1) + (float64(sp3) * y_48_151)) + ((float64(sp5) + (float64(sp7) * y_48_151)) * y2_48_151))
-								p1_48_151 := (((float64(sp9) + (float64(sp11) * y_48_151)) + ((float64(sp13) + (float64(sp15) * y_48_151)) * y2_48_151)) * y4_48_151)
-								p2_48_151 := (((float64(sp17) + (float64(sp19) * y_48_151)) + (float64(sp21) * y2_48_151)) * (y4_48_151 * y4_48_151))
-								r0_0_48_151 = (d_48_151 * ((p0_48_151 + p1_48_151) + p2_48_151))
+								d_57_160 := d_54_160
+								y_57_160 := (d_57_160 * d_57_160)
+								y2_57_160 := (y_57_160 * y_57_160)
+								y4_57_160 := (y2_57_160 * y2_57_160)
+								p0_57_160 := ((float64(sp1) + (float64(sp3) * y_57_160)) + ((float64(sp5) + (float64(sp7) * y_57_160)) * y2_57_160))
+								p1_57_160 := (((float64(sp9) + (float64(sp11) * y_57_160)) + ((float64(sp13) + (float64(sp15) * y_57_160)) * y2_57_160)) * y4_57_160)
+								p2_57_160 := (((float64(sp17) + (float64(sp19) * y_57_160)) + (float64(sp21) * y2_57_160)) * (y4_57_160 * y4_57_160))
+								r0_0_57_160 = (d_57_160 * ((p0_57_160 + p1_57_160) + p2_57_160))
 							}
-							r0_0_45_151 = merge(nv_45_151, (sn_45_151 / r0_0_48_151), (d_45_151 == float64(0)))
+							r0_0_54_160 = merge(nv_54_160, (sn_54_160 / r0_0_57_160), (d_54_160 == float64(0)))
 						}
-						s_41_151 = r0_0_45_151
+						s_50_160 = r0_0_54_160
 					}
-					r0_0_41_151 = s_41_151
+					r0_0_50_160 = s_50_160
 				}
-				sc_151 := r0_0_41_151
-				r0_0_151 = ((sa_151 * sb_151) * sc_151)
+				sc_160 := r0_0_50_160
+				r0_0_160 = ((sa_160 * sb_160) * sc_160)
 			}
-			fl := r0_0_151
+			fl := r0_0_160
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_152 float64
+				var r0_0_161 float64
 				{
-					r_152, bits_152, ia_152, h_152, kk_152, l_152 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_152 bool
+					r_161, bits_161, ia_161, h_161, kk_161, l_161 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_161 bool
 					{
-						r_8_152, ia_8_152, h_8_152, kk_8_152, l_8_152 := r_152, ia_152, h_152, kk_152, l_152
-						half_8_152 := float64(0.5)
-						hc_8_152, kc_8_152, lc_8_152 := math.Ceil((h_8_152 - half_8_152)), math.Ceil((kk_8_152 - half_8_152)), math.Ceil((l_8_152 - half_8_152))
-						hmin_8_152, kmin_8_152, lmin_8_152 := (&r_8_152.hmin)[0], (&r_8_152.kmin)[0], (&r_8_152.lmin)[0]
-						in_8_152 := ((((((hc_8_152 >= hmin_8_152) && (hc_8_152 <= (&r_8_152.hmax)[0])) && (kc_8_152 >= kmin_8_152)) && (kc_8_152 <= (&r_8_152.kmax)[0])) && (lc_8_152 >= lmin_8_152)) && (lc_8_152 <= (&r_8_152.lmax)[0]))
-						idx_8_152 := ((((hc_8_152 - hmin_8_152) * (&r_8_152.hstride)[0]) + ((kc_8_152 - kmin_8_152) * (&r_8_152.kstride)[0])) + (lc_8_152 - lmin_8_152))
-						storeInt32(merge(idx_8_152, float64(0), in_8_152), ia_8_152)
-						r0_0_8_152 = in_8_152
+						r_17_161, ia_17_161, h_17_161, kk_17_161, l_17_161 := r_161, ia_161, h_161, kk_161, l_161
+						half_17_161 := float64(0.5)
+						hc_17_161, kc_17_161, lc_17_161 := math.Ceil((h_17_161 - half_17_161)), math.Ceil((kk_17_161 - half_17_161)), math.Ceil((l_17_161 - half_17_161))
+						hmin_17_161, kmin_17_161, lmin_17_161 := (&r_17_161.hmin)[0], (&r_17_161.kmin)[0], (&r_17_161.lmin)[0]
+						in_17_161 := ((((((hc_17_161 >= hmin_17_161) && (hc_17_161 <= (&r_17_161.hmax)[0])) && (kc_17_161 >= kmin_17_161)) && (kc_17_161 <= (&r_17_161.kmax)[0])) && (lc_17_161 >= lmin_17_161)) && (lc_17_161 <= (&r_17_161.lmax)[0]))
+						idx_17_161 := ((((hc_17_161 - hmin_17_161) * (&r_17_161.hstride)[0]) + ((kc_17_161 - kmin_17_161) * (&r_17_161.kstride)[0])) + (lc_17_161 - lmin_17_161))
+						storeInt32(merge(idx_17_161, float64(0), in_17_161), ia_17_161)
+						r0_0_17_161 = in_17_161
 					}
-					in_152 := r0_0_8_152
-					r0_0_152 = merge(math.Float64frombits(bits_152[ia_152[0]]), (&r_152.defaultF)[0], in_152)
+					in_161 := r0_0_17_161
+					r0_0_161 = merge(math.Float64frombits(bits_161[ia_161[0]]), (&r_161.defaultF)[0], in_161)
 				}
-				fc = r0_0_152
+				fc = r0_0_161
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -4112,23 +4205,23 @@ func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pol
 				c2 := ((((&sr.inc[0])[0] * dx) + ((&sr.inc[1])[0] * dy)) + ((&sr.inc[2])[0] * dz))
 				p = (float64(0.5) * (float64(1) + (c2 * c2)))
 			} else {
-				var r0_0_153 float64
+				var r0_0_162 float64
 				{
-					zero_153, kahn_153, s_153, dx_153, dy_153, dz_153 := false, &r.kahn, sr, dx, dy, dz
-					c2_153 := ((((&s_153.inc[0])[0] * dx_153) + ((&s_153.inc[1])[0] * dy_153)) + ((&s_153.inc[2])[0] * dz_153))
-					c2sq_153 := (c2_153 * c2_153)
-					cos2psi_153 := float64(0)
-					if !zero_153 {
-						e_153 := (((dx_153 * (&s_153.ein[0])[0]) + (dy_153 * (&s_153.ein[1])[0])) + (dz_153 * (&s_153.ein[2])[0]))
-						b_153 := (((dx_153 * (&s_153.bin[0])[0]) + (dy_153 * (&s_153.bin[1])[0])) + (dz_153 * (&s_153.bin[2])[0]))
-						ee_153, bb_153 := (e_153 * e_153), (b_153 * b_153)
-						den_153 := (ee_153 + bb_153)
-						cos2psi_153 = merge(((ee_153 - bb_153) / den_153), float64(1), (den_153 > float64(0)))
+					zero_162, kahn_162, s_162, dx_162, dy_162, dz_162 := false, &r.kahn, sr, dx, dy, dz
+					c2_162 := ((((&s_162.inc[0])[0] * dx_162) + ((&s_162.inc[1])[0] * dy_162)) + ((&s_162.inc[2])[0] * dz_162))
+					c2sq_162 := (c2_162 * c2_162)
+					cos2psi_162 := float64(0)
+					if !zero_162 {
+						e_162 := (((dx_162 * (&s_162.ein[0])[0]) + (dy_162 * (&s_162.ein[1])[0])) + (dz_162 * (&s_162.ein[2])[0]))
+						b_162 := (((dx_162 * (&s_162.bin[0])[0]) + (dy_162 * (&s_162.bin[1])[0])) + (dz_162 * (&s_162.bin[2])[0]))
+						ee_162, bb_162 := (e_162 * e_162), (b_162 * b_162)
+						den_162 := (ee_162 + bb_162)
+						cos2psi_162 = merge(((ee_162 - bb_162) / den_162), float64(1), (den_162 > float64(0)))
 					}
-					one_153 := float64(1)
-					r0_0_153 = (float64(0.5) * ((one_153 + c2sq_153) - ((kahn_153[0] * cos2psi_153) * (one_153 - c2sq_153))))
+					one_162 := float64(1)
+					r0_0_162 = (float64(0.5) * ((one_162 + c2sq_162) - ((kahn_162[0] * cos2psi_162) * (one_162 - c2sq_162))))
 				}
-				p = r0_0_153
+				p = r0_0_162
 			}
 			polar = merge(p, polar, m)
 		}
@@ -4137,68 +4230,117 @@ func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pol
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
-			var r0_0_154 float64
+			var r0_0_163 float64
 			{
-				r_154, h_154, kk_154, l_154, n_154 := r, h, kk, l, n
-				_ = n_154
-				half_154 := float64(0.5)
-				dh_154, dk_154, dl_154 := (h_154 - math.Ceil((h_154 - half_154))), (kk_154 - math.Ceil((kk_154 - half_154))), (l_154 - math.Ceil((l_154 - half_154)))
-				v0_154 := (((dh_154 * (&r_154.astar[0])[0]) + (dk_154 * (&r_154.bstar[0])[0])) + (dl_154 * (&r_154.cstar[0])[0]))
-				v1_154 := (((dh_154 * (&r_154.astar[1])[0]) + (dk_154 * (&r_154.bstar[1])[0])) + (dl_154 * (&r_154.cstar[1])[0]))
-				v2_154 := (((dh_154 * (&r_154.astar[2])[0]) + (dk_154 * (&r_154.bstar[2])[0])) + (dl_154 * (&r_154.cstar[2])[0]))
-				nabc_154 := (&r_154.nabc)[0]
-				r2_154 := (((((v0_154 * v0_154) + (v1_154 * v1_154)) + (v2_154 * v2_154)) * nabc_154) * nabc_154)
-				var fl_154 float64
-				if r_154.shape == Gauss {
-					e_154 := math.Float64frombits((math.Float64bits(((r2_154 / float64(gaussWidth)) * (&r_154.fudge)[0])) ^ math.Float64bits((&r_154.negZero)[0])))
-					var r0_0_7_154 float64
+				r_163, h_163, kk_163, l_163, n_163 := r, h, kk, l, n
+				_ = n_163
+				half_163 := float64(0.5)
+				dh_163, dk_163, dl_163 := (h_163 - math.Ceil((h_163 - half_163))), (kk_163 - math.Ceil((kk_163 - half_163))), (l_163 - math.Ceil((l_163 - half_163)))
+				nabc_163 := (&r_163.nabc)[0]
+				var fl_163 float64
+				if r_163.shape == Round {
+					na_163, nb_163, nc_163 := (&r_163.nv[0])[0], (&r_163.nv[1])[0], (&r_163.nv[2])[0]
+					hr_163 := (((((dh_163 * dh_163) * na_163) * na_163) + (((dk_163 * dk_163) * nb_163) * nb_163)) + (((dl_163 * dl_163) * nc_163) * nc_163))
+					var r0_0_7_163 float64
 					{
-						x_7_154 := e_154
-						x_7_154 = merge(float64(expMax), x_7_154, (x_7_154 > float64(expMax)))
-						x_7_154 = merge(float64(expMin), x_7_154, (x_7_154 < float64(expMin)))
-						t_7_154 := ((x_7_154 * float64(log2E)) + float64(expMagic))
-						kf_7_154 := (t_7_154 - float64(expMagic))
-						r_7_154 := ((x_7_154 - (kf_7_154 * float64(ln2Hi))) - (kf_7_154 * float64(ln2Lo)))
-						r2_7_154 := (r_7_154 * r_7_154)
-						r4_7_154 := (r2_7_154 * r2_7_154)
-						q0_7_154 := ((float64(ec2) + (float64(ec3) * r_7_154)) + ((float64(ec4) + (float64(ec5) * r_7_154)) * r2_7_154))
-						q1_7_154 := (((float64(ec6) + (float64(ec7) * r_7_154)) + ((float64(ec8) + (float64(ec9) * r_7_154)) * r2_7_154)) * r4_7_154)
-						q2_7_154 := (((float64(ec10) + (float64(ec11) * r_7_154)) + ((float64(ec12) + (float64(ec13) * r_7_154)) * r2_7_154)) * (r4_7_154 * r4_7_154))
-						p_7_154 := (float64(1) + (r_7_154 + (r2_7_154 * ((q0_7_154 + q1_7_154) + q2_7_154))))
-						small_7_154, big_7_154 := (kf_7_154 < float64((-1000))), (kf_7_154 > float64(1000))
-						off_7_154 := merge(float64(600), float64(0), small_7_154)
-						off_7_154 = merge(float64((-600)), off_7_154, big_7_154)
-						c_7_154 := merge(float64(twoM600), float64(1), small_7_154)
-						c_7_154 = merge(float64(twoP600), c_7_154, big_7_154)
-						r0_0_7_154 = ((p_7_154 * math.Float64frombits((math.Float64bits((t_7_154 + off_7_154)) << 52))) * c_7_154)
+						u_7_163 := (hr_163 * (&r_163.fudge)[0])
+						y_7_163 := math.Sqrt(u_7_163)
+						magic_7_163 := float64(roundMagic)
+						t_7_163 := (y_7_163 + magic_7_163)
+						d_7_163 := (y_7_163 - (t_7_163 - magic_7_163))
+						var r0_0_8_163 float64
+						{
+							d_8_163 := d_7_163
+							y_8_163 := (d_8_163 * d_8_163)
+							y2_8_163 := (y_8_163 * y_8_163)
+							y4_8_163 := (y2_8_163 * y2_8_163)
+							p0_8_163 := ((float64(sp1) + (float64(sp3) * y_8_163)) + ((float64(sp5) + (float64(sp7) * y_8_163)) * y2_8_163))
+							p1_8_163 := (((float64(sp9) + (float64(sp11) * y_8_163)) + ((float64(sp13) + (float64(sp15) * y_8_163)) * y2_8_163)) * y4_8_163)
+							p2_8_163 := (((float64(sp17) + (float64(sp19) * y_8_163)) + (float64(sp21) * y2_8_163)) * (y4_8_163 * y4_8_163))
+							r0_0_8_163 = (d_8_163 * ((p0_8_163 + p1_8_163) + p2_8_163))
+						}
+						var r0_0_9_163 float64
+						{
+							c_9_163, t_9_163 := r0_0_8_163, t_7_163
+							r0_0_9_163 = math.Float64frombits((math.Float64bits(c_9_163) ^ (math.Float64bits(t_9_163) << 63)))
+						}
+						var r0_0_10_163 float64
+						{
+							d_10_163 := d_7_163
+							y_10_163 := (d_10_163 * d_10_163)
+							y2_10_163 := (y_10_163 * y_10_163)
+							y4_10_163 := (y2_10_163 * y2_10_163)
+							p0_10_163 := ((float64(cp0) + (float64(cp2) * y_10_163)) + ((float64(cp4) + (float64(cp6) * y_10_163)) * y2_10_163))
+							p1_10_163 := (((float64(cp8) + (float64(cp10) * y_10_163)) + ((float64(cp12) + (float64(cp14) * y_10_163)) * y2_10_163)) * y4_10_163)
+							p2_10_163 := (float64(cp16) * (y4_10_163 * y4_10_163))
+							r0_0_10_163 = ((p0_10_163 + p1_10_163) + p2_10_163)
+						}
+						var r0_0_11_163 float64
+						{
+							c_11_163, t_11_163 := r0_0_10_163, t_7_163
+							r0_0_11_163 = math.Float64frombits((math.Float64bits(c_11_163) ^ (math.Float64bits(t_11_163) << 63)))
+						}
+						s_7_163, c_7_163 := r0_0_9_163, r0_0_11_163
+						x_7_163 := (float64(piC) * y_7_163)
+						r0_0_7_163 = merge(float64(1), ((float64(3) * ((s_7_163 / x_7_163) - c_7_163)) / (x_7_163 * x_7_163)), (x_7_163 == float64(0)))
 					}
-					fl_154 = (nabc_154 * r0_0_7_154)
+					fl_163 = ((nabc_163 * float64(roundScale)) * r0_0_7_163)
 				} else {
-					fl_154 = merge(nabc_154, float64(0), ((r2_154 * (&r_154.fudge)[0]) < float64(tophatR2)))
+					v0_163 := (((dh_163 * (&r_163.astar[0])[0]) + (dk_163 * (&r_163.bstar[0])[0])) + (dl_163 * (&r_163.cstar[0])[0]))
+					v1_163 := (((dh_163 * (&r_163.astar[1])[0]) + (dk_163 * (&r_163.bstar[1])[0])) + (dl_163 * (&r_163.cstar[1])[0]))
+					v2_163 := (((dh_163 * (&r_163.astar[2])[0]) + (dk_163 * (&r_163.bstar[2])[0])) + (dl_163 * (&r_163.cstar[2])[0]))
+					r2_163 := (((((v0_163 * v0_163) + (v1_163 * v1_163)) + (v2_163 * v2_163)) * nabc_163) * nabc_163)
+					if r_163.shape == Gauss {
+						e_163 := math.Float64frombits((math.Float64bits(((r2_163 / float64(gaussWidth)) * (&r_163.fudge)[0])) ^ math.Float64bits((&r_163.negZero)[0])))
+						var r0_0_12_163 float64
+						{
+							x_12_163 := e_163
+							x_12_163 = merge(float64(expMax), x_12_163, (x_12_163 > float64(expMax)))
+							x_12_163 = merge(float64(expMin), x_12_163, (x_12_163 < float64(expMin)))
+							t_12_163 := ((x_12_163 * float64(log2E)) + float64(expMagic))
+							kf_12_163 := (t_12_163 - float64(expMagic))
+							r_12_163 := ((x_12_163 - (kf_12_163 * float64(ln2Hi))) - (kf_12_163 * float64(ln2Lo)))
+							r2_12_163 := (r_12_163 * r_12_163)
+							r4_12_163 := (r2_12_163 * r2_12_163)
+							q0_12_163 := ((float64(ec2) + (float64(ec3) * r_12_163)) + ((float64(ec4) + (float64(ec5) * r_12_163)) * r2_12_163))
+							q1_12_163 := (((float64(ec6) + (float64(ec7) * r_12_163)) + ((float64(ec8) + (float64(ec9) * r_12_163)) * r2_12_163)) * r4_12_163)
+							q2_12_163 := (((float64(ec10) + (float64(ec11) * r_12_163)) + ((float64(ec12) + (float64(ec13) * r_12_163)) * r2_12_163)) * (r4_12_163 * r4_12_163))
+							p_12_163 := (float64(1) + (r_12_163 + (r2_12_163 * ((q0_12_163 + q1_12_163) + q2_12_163))))
+							small_12_163, big_12_163 := (kf_12_163 < float64((-1000))), (kf_12_163 > float64(1000))
+							off_12_163 := merge(float64(600), float64(0), small_12_163)
+							off_12_163 = merge(float64((-600)), off_12_163, big_12_163)
+							c_12_163 := merge(float64(twoM600), float64(1), small_12_163)
+							c_12_163 = merge(float64(twoP600), c_12_163, big_12_163)
+							r0_0_12_163 = ((p_12_163 * math.Float64frombits((math.Float64bits((t_12_163 + off_12_163)) << 52))) * c_12_163)
+						}
+						fl_163 = (nabc_163 * r0_0_12_163)
+					} else {
+						fl_163 = merge(nabc_163, float64(0), ((r2_163 * (&r_163.fudge)[0]) < float64(tophatR2)))
+					}
 				}
-				r0_0_154 = fl_154
+				r0_0_163 = fl_163
 			}
-			fl := r0_0_154
+			fl := r0_0_163
 			fc := (&r.defaultF)[0]
 			if c.HasHKL {
-				var r0_0_155 float64
+				var r0_0_164 float64
 				{
-					r_155, bits_155, ia_155, h_155, kk_155, l_155 := r, k.fhklBits, ia, h, kk, l
-					var r0_0_8_155 bool
+					r_164, bits_164, ia_164, h_164, kk_164, l_164 := r, k.fhklBits, ia, h, kk, l
+					var r0_0_17_164 bool
 					{
-						r_8_155, ia_8_155, h_8_155, kk_8_155, l_8_155 := r_155, ia_155, h_155, kk_155, l_155
-						half_8_155 := float64(0.5)
-						hc_8_155, kc_8_155, lc_8_155 := math.Ceil((h_8_155 - half_8_155)), math.Ceil((kk_8_155 - half_8_155)), math.Ceil((l_8_155 - half_8_155))
-						hmin_8_155, kmin_8_155, lmin_8_155 := (&r_8_155.hmin)[0], (&r_8_155.kmin)[0], (&r_8_155.lmin)[0]
-						in_8_155 := ((((((hc_8_155 >= hmin_8_155) && (hc_8_155 <= (&r_8_155.hmax)[0])) && (kc_8_155 >= kmin_8_155)) && (kc_8_155 <= (&r_8_155.kmax)[0])) && (lc_8_155 >= lmin_8_155)) && (lc_8_155 <= (&r_8_155.lmax)[0]))
-						idx_8_155 := ((((hc_8_155 - hmin_8_155) * (&r_8_155.hstride)[0]) + ((kc_8_155 - kmin_8_155) * (&r_8_155.kstride)[0])) + (lc_8_155 - lmin_8_155))
-						storeInt32(merge(idx_8_155, float64(0), in_8_155), ia_8_155)
-						r0_0_8_155 = in_8_155
+						r_17_164, ia_17_164, h_17_164, kk_17_164, l_17_164 := r_164, ia_164, h_164, kk_164, l_164
+						half_17_164 := float64(0.5)
+						hc_17_164, kc_17_164, lc_17_164 := math.Ceil((h_17_164 - half_17_164)), math.Ceil((kk_17_164 - half_17_164)), math.Ceil((l_17_164 - half_17_164))
+						hmin_17_164, kmin_17_164, lmin_17_164 := (&r_17_164.hmin)[0], (&r_17_164.kmin)[0], (&r_17_164.lmin)[0]
+						in_17_164 := ((((((hc_17_164 >= hmin_17_164) && (hc_17_164 <= (&r_17_164.hmax)[0])) && (kc_17_164 >= kmin_17_164)) && (kc_17_164 <= (&r_17_164.kmax)[0])) && (lc_17_164 >= lmin_17_164)) && (lc_17_164 <= (&r_17_164.lmax)[0]))
+						idx_17_164 := ((((hc_17_164 - hmin_17_164) * (&r_17_164.hstride)[0]) + ((kc_17_164 - kmin_17_164) * (&r_17_164.kstride)[0])) + (lc_17_164 - lmin_17_164))
+						storeInt32(merge(idx_17_164, float64(0), in_17_164), ia_17_164)
+						r0_0_17_164 = in_17_164
 					}
-					in_155 := r0_0_8_155
-					r0_0_155 = merge(math.Float64frombits(bits_155[ia_155[0]]), (&r_155.defaultF)[0], in_155)
+					in_164 := r0_0_17_164
+					r0_0_164 = merge(math.Float64frombits(bits_164[ia_164[0]]), (&r_164.defaultF)[0], in_164)
 				}
-				fc = r0_0_155
+				fc = r0_0_164
 			}
 			s := (sum + (((fc * fc) * fl) * fl))
 			if !c.Water {
@@ -4211,528 +4353,577 @@ func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, sum, dx, dy, dz, pol
 }
 func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
 	c := k.c
-	var r0_0_156 float64
+	var r0_0_165 float64
 	{
-		fdet_156, f_156, s_156, o_156, p_156 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_156 = ((((fdet_156 * f_156) + s_156) + o_156) + p_156)
+		fdet_165, f_165, s_165, o_165, p_165 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_165 = ((((fdet_165 * f_165) + s_165) + o_165) + p_165)
 	}
-	x := r0_0_156
-	var r0_0_157 float64
+	x := r0_0_165
+	var r0_0_166 float64
 	{
-		fdet_157, f_157, s_157, o_157, p_157 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_157 = ((((fdet_157 * f_157) + s_157) + o_157) + p_157)
+		fdet_166, f_166, s_166, o_166, p_166 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_166 = ((((fdet_166 * f_166) + s_166) + o_166) + p_166)
 	}
-	y := r0_0_157
-	var r0_0_158 float64
+	y := r0_0_166
+	var r0_0_167 float64
 	{
-		fdet_158, f_158, s_158, o_158, p_158 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_158 = ((((fdet_158 * f_158) + s_158) + o_158) + p_158)
+		fdet_167, f_167, s_167, o_167, p_167 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_167 = ((((fdet_167 * f_167) + s_167) + o_167) + p_167)
 	}
-	z := r0_0_158
+	z := r0_0_167
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_159 float64
+		var r0_0_168 float64
 		{
-			invR_159, num_159, point_159 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_159 := (invR_159 * invR_159)
-			if !point_159 {
-				w_159 = (num_159 * (w_159 * invR_159))
+			invR_168, num_168, point_168 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_168 := (invR_168 * invR_168)
+			if !point_168 {
+				w_168 = (num_168 * (w_168 * invR_168))
 			}
-			r0_0_159 = w_159
+			r0_0_168 = w_168
 		}
-		omega = merge(r0_0_159, omega, m)
+		omega = merge(r0_0_168, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_160 float64
-		r1_0_160 float64
+		r0_0_169 float64
+		r1_0_169 float64
 	)
 	{
-		k_160, r_160, ia_160, sum_160, dx_160, dy_160, dz_160, polar_160 := k, r, ia, sum, dx, dy, dz, polar
-		c_160 := k_160.c
-		n_160 := k_160.nn[0]
-		zero_160 := float64(0)
-		for si_160 := range r_160.src {
-			sr_160 := &r_160.src[si_160]
-			il_160 := (&sr_160.il)[0]
-			qx_160, qy_160, qz_160 := ((dx_160 - (&sr_160.inc[0])[0]) * il_160), ((dy_160 - (&sr_160.inc[1])[0]) * il_160), ((dz_160 - (&sr_160.inc[2])[0]) * il_160)
-			if m_160 := (polar_160 == zero_160); m_160 {
-				var p_160 float64
-				if r_160.kahnZero {
-					c2_160 := ((((&sr_160.inc[0])[0] * dx_160) + ((&sr_160.inc[1])[0] * dy_160)) + ((&sr_160.inc[2])[0] * dz_160))
-					p_160 = (float64(0.5) * (float64(1) + (c2_160 * c2_160)))
+		k_169, r_169, ia_169, sum_169, dx_169, dy_169, dz_169, polar_169 := k, r, ia, sum, dx, dy, dz, polar
+		c_169 := k_169.c
+		n_169 := k_169.nn[0]
+		zero_169 := float64(0)
+		for si_169 := range r_169.src {
+			sr_169 := &r_169.src[si_169]
+			il_169 := (&sr_169.il)[0]
+			qx_169, qy_169, qz_169 := ((dx_169 - (&sr_169.inc[0])[0]) * il_169), ((dy_169 - (&sr_169.inc[1])[0]) * il_169), ((dz_169 - (&sr_169.inc[2])[0]) * il_169)
+			if m_169 := (polar_169 == zero_169); m_169 {
+				var p_169 float64
+				if r_169.kahnZero {
+					c2_169 := ((((&sr_169.inc[0])[0] * dx_169) + ((&sr_169.inc[1])[0] * dy_169)) + ((&sr_169.inc[2])[0] * dz_169))
+					p_169 = (float64(0.5) * (float64(1) + (c2_169 * c2_169)))
 				} else {
-					var r0_0_150_160 float64
+					var r0_0_159_169 float64
 					{
-						zero_150_160, kahn_150_160, s_150_160, dx_150_160, dy_150_160, dz_150_160 := false, &r_160.kahn, sr_160, dx_160, dy_160, dz_160
-						c2_150_160 := ((((&s_150_160.inc[0])[0] * dx_150_160) + ((&s_150_160.inc[1])[0] * dy_150_160)) + ((&s_150_160.inc[2])[0] * dz_150_160))
-						c2sq_150_160 := (c2_150_160 * c2_150_160)
-						cos2psi_150_160 := float64(0)
-						if !zero_150_160 {
-							e_150_160 := (((dx_150_160 * (&s_150_160.ein[0])[0]) + (dy_150_160 * (&s_150_160.ein[1])[0])) + (dz_150_160 * (&s_150_160.ein[2])[0]))
-							b_150_160 := (((dx_150_160 * (&s_150_160.bin[0])[0]) + (dy_150_160 * (&s_150_160.bin[1])[0])) + (dz_150_160 * (&s_150_160.bin[2])[0]))
-							ee_150_160, bb_150_160 := (e_150_160 * e_150_160), (b_150_160 * b_150_160)
-							den_150_160 := (ee_150_160 + bb_150_160)
-							cos2psi_150_160 = merge(((ee_150_160 - bb_150_160) / den_150_160), float64(1), (den_150_160 > float64(0)))
+						zero_159_169, kahn_159_169, s_159_169, dx_159_169, dy_159_169, dz_159_169 := false, &r_169.kahn, sr_169, dx_169, dy_169, dz_169
+						c2_159_169 := ((((&s_159_169.inc[0])[0] * dx_159_169) + ((&s_159_169.inc[1])[0] * dy_159_169)) + ((&s_159_169.inc[2])[0] * dz_159_169))
+						c2sq_159_169 := (c2_159_169 * c2_159_169)
+						cos2psi_159_169 := float64(0)
+						if !zero_159_169 {
+							e_159_169 := (((dx_159_169 * (&s_159_169.ein[0])[0]) + (dy_159_169 * (&s_159_169.ein[1])[0])) + (dz_159_169 * (&s_159_169.ein[2])[0]))
+							b_159_169 := (((dx_159_169 * (&s_159_169.bin[0])[0]) + (dy_159_169 * (&s_159_169.bin[1])[0])) + (dz_159_169 * (&s_159_169.bin[2])[0]))
+							ee_159_169, bb_159_169 := (e_159_169 * e_159_169), (b_159_169 * b_159_169)
+							den_159_169 := (ee_159_169 + bb_159_169)
+							cos2psi_159_169 = merge(((ee_159_169 - bb_159_169) / den_159_169), float64(1), (den_159_169 > float64(0)))
 						}
-						one_150_160 := float64(1)
-						r0_0_150_160 = (float64(0.5) * ((one_150_160 + c2sq_150_160) - ((kahn_150_160[0] * cos2psi_150_160) * (one_150_160 - c2sq_150_160))))
+						one_159_169 := float64(1)
+						r0_0_159_169 = (float64(0.5) * ((one_159_169 + c2sq_159_169) - ((kahn_159_169[0] * cos2psi_159_169) * (one_159_169 - c2sq_159_169))))
 					}
-					p_160 = r0_0_150_160
+					p_169 = r0_0_159_169
 				}
-				polar_160 = merge(p_160, polar_160, m_160)
+				polar_169 = merge(p_169, polar_169, m_169)
 			}
-			for oi_160 := range r_160.orient {
-				o_160 := &r_160.orient[oi_160]
-				h_160 := ((((&o_160[0])[0] * qx_160) + ((&o_160[1])[0] * qy_160)) + ((&o_160[2])[0] * qz_160))
-				kk_160 := ((((&o_160[3])[0] * qx_160) + ((&o_160[4])[0] * qy_160)) + ((&o_160[5])[0] * qz_160))
-				l_160 := ((((&o_160[6])[0] * qx_160) + ((&o_160[7])[0] * qy_160)) + ((&o_160[8])[0] * qz_160))
-				var r0_0_151_160 float64
+			for oi_169 := range r_169.orient {
+				o_169 := &r_169.orient[oi_169]
+				h_169 := ((((&o_169[0])[0] * qx_169) + ((&o_169[1])[0] * qy_169)) + ((&o_169[2])[0] * qz_169))
+				kk_169 := ((((&o_169[3])[0] * qx_169) + ((&o_169[4])[0] * qy_169)) + ((&o_169[5])[0] * qz_169))
+				l_169 := ((((&o_169[6])[0] * qx_169) + ((&o_169[7])[0] * qy_169)) + ((&o_169[8])[0] * qz_169))
+				var r0_0_160_169 float64
 				{
-					r_151_160, h_151_160, kk_151_160, l_151_160, n_151_160 := r_160, h_160, kk_160, l_160, n_160
-					_ = n_151_160
-					var r0_0_25_151_160 float64
+					r_160_169, h_160_169, kk_160_169, l_160_169, n_160_169 := r_169, h_169, kk_169, l_169, n_169
+					_ = n_160_169
+					var r0_0_34_160_169 float64
 					{
-						r_25_151_160, i_25_151_160, x_25_151_160 := r_151_160, 0, h_151_160
-						s_25_151_160 := float64(1)
-						if r_25_151_160.nmode[i_25_151_160] == nChebyshev {
-							var r0_0_26_151_160 float64
+						r_34_160_169, i_34_160_169, x_34_160_169 := r_160_169, 0, h_160_169
+						s_34_160_169 := float64(1)
+						if r_34_160_169.nmode[i_34_160_169] == nChebyshev {
+							var r0_0_35_160_169 float64
 							{
-								x_26_151_160, n_26_151_160 := x_25_151_160, r_25_151_160.nn[i_25_151_160]
-								magic_26_151_160 := float64(roundMagic)
-								t_26_151_160 := (x_26_151_160 + magic_26_151_160)
-								var r0_0_27_151_160 float64
+								x_35_160_169, n_35_160_169 := x_34_160_169, r_34_160_169.nn[i_34_160_169]
+								magic_35_160_169 := float64(roundMagic)
+								t_35_160_169 := (x_35_160_169 + magic_35_160_169)
+								var r0_0_36_160_169 float64
 								{
-									d_27_151_160 := (x_26_151_160 - (t_26_151_160 - magic_26_151_160))
-									y_27_151_160 := (d_27_151_160 * d_27_151_160)
-									y2_27_151_160 := (y_27_151_160 * y_27_151_160)
-									y4_27_151_160 := (y2_27_151_160 * y2_27_151_160)
-									p0_27_151_160 := ((float64(cp0) + (float64(cp2) * y_27_151_160)) + ((float64(cp4) + (float64(cp6) * y_27_151_160)) * y2_27_151_160))
-									p1_27_151_160 := (((float64(cp8) + (float64(cp10) * y_27_151_160)) + ((float64(cp12) + (float64(cp14) * y_27_151_160)) * y2_27_151_160)) * y4_27_151_160)
-									p2_27_151_160 := (float64(cp16) * (y4_27_151_160 * y4_27_151_160))
-									r0_0_27_151_160 = ((p0_27_151_160 + p1_27_151_160) + p2_27_151_160)
+									d_36_160_169 := (x_35_160_169 - (t_35_160_169 - magic_35_160_169))
+									y_36_160_169 := (d_36_160_169 * d_36_160_169)
+									y2_36_160_169 := (y_36_160_169 * y_36_160_169)
+									y4_36_160_169 := (y2_36_160_169 * y2_36_160_169)
+									p0_36_160_169 := ((float64(cp0) + (float64(cp2) * y_36_160_169)) + ((float64(cp4) + (float64(cp6) * y_36_160_169)) * y2_36_160_169))
+									p1_36_160_169 := (((float64(cp8) + (float64(cp10) * y_36_160_169)) + ((float64(cp12) + (float64(cp14) * y_36_160_169)) * y2_36_160_169)) * y4_36_160_169)
+									p2_36_160_169 := (float64(cp16) * (y4_36_160_169 * y4_36_160_169))
+									r0_0_36_160_169 = ((p0_36_160_169 + p1_36_160_169) + p2_36_160_169)
 								}
-								var r0_0_28_151_160 float64
+								var r0_0_37_160_169 float64
 								{
-									c_28_151_160, t_28_151_160 := r0_0_27_151_160, t_26_151_160
-									r0_0_28_151_160 = math.Float64frombits((math.Float64bits(c_28_151_160) ^ (math.Float64bits(t_28_151_160) << 63)))
+									c_37_160_169, t_37_160_169 := r0_0_36_160_169, t_35_160_169
+									r0_0_37_160_169 = math.Float64frombits((math.Float64bits(c_37_160_169) ^ (math.Float64bits(t_37_160_169) << 63)))
 								}
-								c2_26_151_160 := (float64(2) * r0_0_28_151_160)
-								u0_26_151_160, u1_26_151_160 := float64(1), c2_26_151_160
-								j_26_151_160 := 2
-								for ; j_26_151_160+1 < n_26_151_160; j_26_151_160 += 2 {
-									u0_26_151_160 = ((c2_26_151_160 * u1_26_151_160) - u0_26_151_160)
-									u1_26_151_160 = ((c2_26_151_160 * u0_26_151_160) - u1_26_151_160)
+								c2_35_160_169 := (float64(2) * r0_0_37_160_169)
+								u0_35_160_169, u1_35_160_169 := float64(1), c2_35_160_169
+								j_35_160_169 := 2
+								for ; j_35_160_169+1 < n_35_160_169; j_35_160_169 += 2 {
+									u0_35_160_169 = ((c2_35_160_169 * u1_35_160_169) - u0_35_160_169)
+									u1_35_160_169 = ((c2_35_160_169 * u0_35_160_169) - u1_35_160_169)
 								}
-								if j_26_151_160 < n_26_151_160 {
-									u1_26_151_160 = ((c2_26_151_160 * u1_26_151_160) - u0_26_151_160)
+								if j_35_160_169 < n_35_160_169 {
+									u1_35_160_169 = ((c2_35_160_169 * u1_35_160_169) - u0_35_160_169)
 								}
-								r0_0_26_151_160 = u1_26_151_160
+								r0_0_35_160_169 = u1_35_160_169
 							}
-							s_25_151_160 = r0_0_26_151_160
-						} else if r_25_151_160.nmode[i_25_151_160] == nRatio {
-							var r0_0_29_151_160 float64
+							s_34_160_169 = r0_0_35_160_169
+						} else if r_34_160_169.nmode[i_34_160_169] == nRatio {
+							var r0_0_38_160_169 float64
 							{
-								x_29_151_160, nv_29_151_160 := x_25_151_160, (&r_25_151_160.nv[i_25_151_160])[0]
-								magic_29_151_160 := float64(roundMagic)
-								t_29_151_160 := (x_29_151_160 + magic_29_151_160)
-								d_29_151_160 := (x_29_151_160 - (t_29_151_160 - magic_29_151_160))
-								y_29_151_160 := (nv_29_151_160 * d_29_151_160)
-								u_29_151_160 := (y_29_151_160 + magic_29_151_160)
-								var r0_0_30_151_160 float64
+								x_38_160_169, nv_38_160_169 := x_34_160_169, (&r_34_160_169.nv[i_34_160_169])[0]
+								magic_38_160_169 := float64(roundMagic)
+								t_38_160_169 := (x_38_160_169 + magic_38_160_169)
+								d_38_160_169 := (x_38_160_169 - (t_38_160_169 - magic_38_160_169))
+								y_38_160_169 := (nv_38_160_169 * d_38_160_169)
+								u_38_160_169 := (y_38_160_169 + magic_38_160_169)
+								var r0_0_39_160_169 float64
 								{
-									d_30_151_160 := (y_29_151_160 - (u_29_151_160 - magic_29_151_160))
-									y_30_151_160 := (d_30_151_160 * d_30_151_160)
-									y2_30_151_160 := (y_30_151_160 * y_30_151_160)
-									y4_30_151_160 := (y2_30_151_160 * y2_30_151_160)
-									p0_30_151_160 := ((float64(sp1) + (float64(sp3) * y_30_151_160)) + ((float64(sp5) + (float64(sp7) * y_30_151_160)) * y2_30_151_160))
-									p1_30_151_160 := (((float64(sp9) + (float64(sp11) * y_30_151_160)) + ((float64(sp13) + (float64(sp15) * y_30_151_160)) * y2_30_151_160)) * y4_30_151_160)
-									p2_30_151_160 := (((float64(sp17) + (float64(sp19) * y_30_151_160)) + (float64(sp21) * y2_30_151_160)) * (y4_30_151_160 * y4_30_151_160))
-									r0_0_30_151_160 = (d_30_151_160 * ((p0_30_151_160 + p1_30_151_160) + p2_30_151_160))
+									d_39_160_169 := (y_38_160_169 - (u_38_160_169 - magic_38_160_169))
+									y_39_160_169 := (d_39_160_169 * d_39_160_169)
+									y2_39_160_169 := (y_39_160_169 * y_39_160_169)
+									y4_39_160_169 := (y2_39_160_169 * y2_39_160_169)
+									p0_39_160_169 := ((float64(sp1) + (float64(sp3) * y_39_160_169)) + ((float64(sp5) + (float64(sp7) * y_39_160_169)) * y2_39_160_169))
+									p1_39_160_169 := (((float64(sp9) + (float64(sp11) * y_39_160_169)) + ((float64(sp13) + (float64(sp15) * y_39_160_169)) * y2_39_160_169)) * y4_39_160_169)
+									p2_39_160_169 := (((float64(sp17) + (float64(sp19) * y_39_160_169)) + (float64(sp21) * y2_39_160_169)) * (y4_39_160_169 * y4_39_160_169))
+									r0_0_39_160_169 = (d_39_160_169 * ((p0_39_160_169 + p1_39_160_169) + p2_39_160_169))
 								}
-								var r0_0_31_151_160 float64
+								var r0_0_40_160_169 float64
 								{
-									c_31_151_160, t_31_151_160 := r0_0_30_151_160, u_29_151_160
-									r0_0_31_151_160 = math.Float64frombits((math.Float64bits(c_31_151_160) ^ (math.Float64bits(t_31_151_160) << 63)))
+									c_40_160_169, t_40_160_169 := r0_0_39_160_169, u_38_160_169
+									r0_0_40_160_169 = math.Float64frombits((math.Float64bits(c_40_160_169) ^ (math.Float64bits(t_40_160_169) << 63)))
 								}
-								sn_29_151_160 := r0_0_31_151_160
-								var r0_0_32_151_160 float64
+								sn_38_160_169 := r0_0_40_160_169
+								var r0_0_41_160_169 float64
 								{
-									d_32_151_160 := d_29_151_160
-									y_32_151_160 := (d_32_151_160 * d_32_151_160)
-									y2_32_151_160 := (y_32_151_160 * y_32_151_160)
-									y4_32_151_160 := (y2_32_151_160 * y2_32_151_160)
-									p0_32_151_160 := ((float64(sp1) + (float64(sp3) * y_32_151_160)) + ((float64(sp5) + (float64(sp7) * y_32_151_160)) * y2_32_151_160))
-									p1_32_151_160 := (((float64(sp9) + (float64(sp11) * y_32_151_160)) + ((float64(sp13) + (float64(sp15) * y_32_151_160)) * y2_32_151_160)) * y4_32_151_160)
-									p2_32_151_160 := (((float64(sp17) + (float64(sp19) * y_32_151_160)) + (float64(sp21) * y2_32_151_160)) * (y4_32_151_160 * y4_32_151_160))
-									r0_0_32_151_160 = (d_32_151_160 * ((p0_32_151_160 + p1_32_151_160) + p2_32_151_160))
+									d_41_160_169 := d_38_160_169
+									y_41_160_169 := (d_41_160_169 * d_41_160_169)
+									y2_41_160_169 := (y_41_160_169 * y_41_160_169)
+									y4_41_160_169 := (y2_41_160_169 * y2_41_160_169)
+									p0_41_160_169 := ((float64(sp1) + (float64(sp3) * y_41_160_169)) + ((float64(sp5) + (float64(sp7) * y_41_160_169)) * y2_41_160_169))
+									p1_41_160_169 := (((float64(sp9) + (float64(sp11) * y_41_160_169)) + ((float64(sp13) + (float64(sp15) * y_41_160_169)) * y2_41_160_169)) * y4_41_160_169)
+									p2_41_160_169 := (((float64(sp17) + (float64(sp19) * y_41_160_169)) + (float64(sp21) * y2_41_160_169)) * (y4_41_160_169 * y4_41_160_169))
+									r0_0_41_160_169 = (d_41_160_169 * ((p0_41_160_169 + p1_41_160_169) + p2_41_160_169))
 								}
-								r0_0_29_151_160 = merge(nv_29_151_160, (sn_29_151_160 / r0_0_32_151_160), (d_29_151_160 == float64(0)))
+								r0_0_38_160_169 = merge(nv_38_160_169, (sn_38_160_169 / r0_0_41_160_169), (d_38_160_169 == float64(0)))
 							}
-							s_25_151_160 = r0_0_29_151_160
+							s_34_160_169 = r0_0_38_160_169
 						}
-						r0_0_25_151_160 = s_25_151_160
+						r0_0_34_160_169 = s_34_160_169
 					}
-					sa_151_160 := r0_0_25_151_160
-					var r0_0_33_151_160 float64
+					sa_160_169 := r0_0_34_160_169
+					var r0_0_42_160_169 float64
 					{
-						r_33_151_160, i_33_151_160, x_33_151_160 := r_151_160, 1, kk_151_160
-						s_33_151_160 := float64(1)
-						if r_33_151_160.nmode[i_33_151_160] == nChebyshev {
-							var r0_0_34_151_160 float64
+						r_42_160_169, i_42_160_169, x_42_160_169 := r_160_169, 1, kk_160_169
+						s_42_160_169 := float64(1)
+						if r_42_160_169.nmode[i_42_160_169] == nChebyshev {
+							var r0_0_43_160_169 float64
 							{
-								x_34_151_160, n_34_151_160 := x_33_151_160, r_33_151_160.nn[i_33_151_160]
-								magic_34_151_160 := float64(roundMagic)
-								t_34_151_160 := (x_34_151_160 + magic_34_151_160)
-								var r0_0_35_151_160 float64
+								x_43_160_169, n_43_160_169 := x_42_160_169, r_42_160_169.nn[i_42_160_169]
+								magic_43_160_169 := float64(roundMagic)
+								t_43_160_169 := (x_43_160_169 + magic_43_160_169)
+								var r0_0_44_160_169 float64
 								{
-									d_35_151_160 := (x_34_151_160 - (t_34_151_160 - magic_34_151_160))
-									y_35_151_160 := (d_35_151_160 * d_35_151_160)
-									y2_35_151_160 := (y_35_151_160 * y_35_151_160)
-									y4_35_151_160 := (y2_35_151_160 * y2_35_151_160)
-									p0_35_151_160 := ((float64(cp0) + (float64(cp2) * y_35_151_160)) + ((float64(cp4) + (float64(cp6) * y_35_151_160)) * y2_35_151_160))
-									p1_35_151_160 := (((float64(cp8) + (float64(cp10) * y_35_151_160)) + ((float64(cp12) + (float64(cp14) * y_35_151_160)) * y2_35_151_160)) * y4_35_151_160)
-									p2_35_151_160 := (float64(cp16) * (y4_35_151_160 * y4_35_151_160))
-									r0_0_35_151_160 = ((p0_35_151_160 + p1_35_151_160) + p2_35_151_160)
+									d_44_160_169 := (x_43_160_169 - (t_43_160_169 - magic_43_160_169))
+									y_44_160_169 := (d_44_160_169 * d_44_160_169)
+									y2_44_160_169 := (y_44_160_169 * y_44_160_169)
+									y4_44_160_169 := (y2_44_160_169 * y2_44_160_169)
+									p0_44_160_169 := ((float64(cp0) + (float64(cp2) * y_44_160_169)) + ((float64(cp4) + (float64(cp6) * y_44_160_169)) * y2_44_160_169))
+									p1_44_160_169 := (((float64(cp8) + (float64(cp10) * y_44_160_169)) + ((float64(cp12) + (float64(cp14) * y_44_160_169)) * y2_44_160_169)) * y4_44_160_169)
+									p2_44_160_169 := (float64(cp16) * (y4_44_160_169 * y4_44_160_169))
+									r0_0_44_160_169 = ((p0_44_160_169 + p1_44_160_169) + p2_44_160_169)
 								}
-								var r0_0_36_151_160 float64
+								var r0_0_45_160_169 float64
 								{
-									c_36_151_160, t_36_151_160 := r0_0_35_151_160, t_34_151_160
-									r0_0_36_151_160 = math.Float64frombits((math.Float64bits(c_36_151_160) ^ (math.Float64bits(t_36_151_160) << 63)))
+									c_45_160_169, t_45_160_169 := r0_0_44_160_169, t_43_160_169
+									r0_0_45_160_169 = math.Float64frombits((math.Float64bits(c_45_160_169) ^ (math.Float64bits(t_45_160_169) << 63)))
 								}
-								c2_34_151_160 := (float64(2) * r0_0_36_151_160)
-								u0_34_151_160, u1_34_151_160 := float64(1), c2_34_151_160
-								j_34_151_160 := 2
-								for ; j_34_151_160+1 < n_34_151_160; j_34_151_160 += 2 {
-									u0_34_151_160 = ((c2_34_151_160 * u1_34_151_160) - u0_34_151_160)
-									u1_34_151_160 = ((c2_34_151_160 * u0_34_151_160) - u1_34_151_160)
+								c2_43_160_169 := (float64(2) * r0_0_45_160_169)
+								u0_43_160_169, u1_43_160_169 := float64(1), c2_43_160_169
+								j_43_160_169 := 2
+								for ; j_43_160_169+1 < n_43_160_169; j_43_160_169 += 2 {
+									u0_43_160_169 = ((c2_43_160_169 * u1_43_160_169) - u0_43_160_169)
+									u1_43_160_169 = ((c2_43_160_169 * u0_43_160_169) - u1_43_160_169)
 								}
-								if j_34_151_160 < n_34_151_160 {
-									u1_34_151_160 = ((c2_34_151_160 * u1_34_151_160) - u0_34_151_160)
+								if j_43_160_169 < n_43_160_169 {
+									u1_43_160_169 = ((c2_43_160_169 * u1_43_160_169) - u0_43_160_169)
 								}
-								r0_0_34_151_160 = u1_34_151_160
+								r0_0_43_160_169 = u1_43_160_169
 							}
-							s_33_151_160 = r0_0_34_151_160
-						} else if r_33_151_160.nmode[i_33_151_160] == nRatio {
-							var r0_0_37_151_160 float64
+							s_42_160_169 = r0_0_43_160_169
+						} else if r_42_160_169.nmode[i_42_160_169] == nRatio {
+							var r0_0_46_160_169 float64
 							{
-								x_37_151_160, nv_37_151_160 := x_33_151_160, (&r_33_151_160.nv[i_33_151_160])[0]
-								magic_37_151_160 := float64(roundMagic)
-								t_37_151_160 := (x_37_151_160 + magic_37_151_160)
-								d_37_151_160 := (x_37_151_160 - (t_37_151_160 - magic_37_151_160))
-								y_37_151_160 := (nv_37_151_160 * d_37_151_160)
-								u_37_151_160 := (y_37_151_160 + magic_37_151_160)
-								var r0_0_38_151_160 float64
+								x_46_160_169, nv_46_160_169 := x_42_160_169, (&r_42_160_169.nv[i_42_160_169])[0]
+								magic_46_160_169 := float64(roundMagic)
+								t_46_160_169 := (x_46_160_169 + magic_46_160_169)
+								d_46_160_169 := (x_46_160_169 - (t_46_160_169 - magic_46_160_169))
+								y_46_160_169 := (nv_46_160_169 * d_46_160_169)
+								u_46_160_169 := (y_46_160_169 + magic_46_160_169)
+								var r0_0_47_160_169 float64
 								{
-									d_38_151_160 := (y_37_151_160 - (u_37_151_160 - magic_37_151_160))
-									y_38_151_160 := (d_38_151_160 * d_38_151_160)
-									y2_38_151_160 := (y_38_151_160 * y_38_151_160)
-									y4_38_151_160 := (y2_38_151_160 * y2_38_151_160)
-									p0_38_151_160 := ((float64(sp1) + (float64(sp3) * y_38_151_160)) + ((float64(sp5) + (float64(sp7) * y_38_151_160)) * y2_38_151_160))
-									p1_38_151_160 := (((float64(sp9) + (float64(sp11) * y_38_151_160)) + ((float64(sp13) + (float64(sp15) * y_38_151_160)) * y2_38_151_160)) * y4_38_151_160)
-									p2_38_151_160 := (((float64(sp17) + (float64(sp19) * y_38_151_160)) + (float64(sp21) * y2_38_151_160)) * (y4_38_151_160 * y4_38_151_160))
-									r0_0_38_151_160 = (d_38_151_160 * ((p0_38_151_160 + p1_38_151_160) + p2_38_151_160))
+									d_47_160_169 := (y_46_160_169 - (u_46_160_169 - magic_46_160_169))
+									y_47_160_169 := (d_47_160_169 * d_47_160_169)
+									y2_47_160_169 := (y_47_160_169 * y_47_160_169)
+									y4_47_160_169 := (y2_47_160_169 * y2_47_160_169)
+									p0_47_160_169 := ((float64(sp1) + (float64(sp3) * y_47_160_169)) + ((float64(sp5) + (float64(sp7) * y_47_160_169)) * y2_47_160_169))
+									p1_47_160_169 := (((float64(sp9) + (float64(sp11) * y_47_160_169)) + ((float64(sp13) + (float64(sp15) * y_47_160_169)) * y2_47_160_169)) * y4_47_160_169)
+									p2_47_160_169 := (((float64(sp17) + (float64(sp19) * y_47_160_169)) + (float64(sp21) * y2_47_160_169)) * (y4_47_160_169 * y4_47_160_169))
+									r0_0_47_160_169 = (d_47_160_169 * ((p0_47_160_169 + p1_47_160_169) + p2_47_160_169))
 								}
-								var r0_0_39_151_160 float64
+								var r0_0_48_160_169 float64
 								{
-									c_39_151_160, t_39_151_160 := r0_0_38_151_160, u_37_151_160
-									r0_0_39_151_160 = math.Float64frombits((math.Float64bits(c_39_151_160) ^ (math.Float64bits(t_39_151_160) << 63)))
+									c_48_160_169, t_48_160_169 := r0_0_47_160_169, u_46_160_169
+									r0_0_48_160_169 = math.Float64frombits((math.Float64bits(c_48_160_169) ^ (math.Float64bits(t_48_160_169) << 63)))
 								}
-								sn_37_151_160 := r0_0_39_151_160
-								var r0_0_40_151_160 float64
+								sn_46_160_169 := r0_0_48_160_169
+								var r0_0_49_160_169 float64
 								{
-									d_40_151_160 := d_37_151_160
-									y_40_151_160 := (d_40_151_160 * d_40_151_160)
-									y2_40_151_160 := (y_40_151_160 * y_40_151_160)
-									y4_40_151_160 := (y2_40_151_160 * y2_40_151_160)
-									p0_40_151_160 := ((float64(sp1) + (float64(sp3) * y_40_151_160)) + ((float64(sp5) + (float64(sp7) * y_40_151_160)) * y2_40_151_160))
-									p1_40_151_160 := (((float64(sp9) + (float64(sp11) * y_40_151_160)) + ((float64(sp13) + (float64(sp15) * y_40_151_160)) * y2_40_151_160)) * y4_40_151_160)
-									p2_40_151_160 := (((float64(sp17) + (float64(sp19) * y_40_151_160)) + (float64(sp21) * y2_40_151_160)) * (y4_40_151_160 * y4_40_151_160))
-									r0_0_40_151_160 = (d_40_151_160 * ((p0_40_151_160 + p1_40_151_160) + p2_40_151_160))
+									d_49_160_169 := d_46_160_169
+									y_49_160_169 := (d_49_160_169 * d_49_160_169)
+									y2_49_160_169 := (y_49_160_169 * y_49_160_169)
+									y4_49_160_169 := (y2_49_160_169 * y2_49_160_169)
+									p0_49_160_169 := ((float64(sp1) + (float64(sp3) * y_49_160_169)) + ((float64(sp5) + (float64(sp7) * y_49_160_169)) * y2_49_160_169))
+									p1_49_160_169 := (((float64(sp9) + (float64(sp11) * y_49_160_169)) + ((float64(sp13) + (float64(sp15) * y_49_160_169)) * y2_49_160_169)) * y4_49_160_169)
+									p2_49_160_169 := (((float64(sp17) + (float64(sp19) * y_49_160_169)) + (float64(sp21) * y2_49_160_169)) * (y4_49_160_169 * y4_49_160_169))
+									r0_0_49_160_169 = (d_49_160_169 * ((p0_49_160_169 + p1_49_160_169) + p2_49_160_169))
 								}
-								r0_0_37_151_160 = merge(nv_37_151_160, (sn_37_151_160 / r0_0_40_151_160), (d_37_151_160 == float64(0)))
+								r0_0_46_160_169 = merge(nv_46_160_169, (sn_46_160_169 / r0_0_49_160_169), (d_46_160_169 == float64(0)))
 							}
-							s_33_151_160 = r0_0_37_151_160
+							s_42_160_169 = r0_0_46_160_169
 						}
-						r0_0_33_151_160 = s_33_151_160
+						r0_0_42_160_169 = s_42_160_169
 					}
-					sb_151_160 := r0_0_33_151_160
-					var r0_0_41_151_160 float64
+					sb_160_169 := r0_0_42_160_169
+					var r0_0_50_160_169 float64
 					{
-						r_41_151_160, i_41_151_160, x_41_151_160 := r_151_160, 2, l_151_160
-						s_41_151_160 := float64(1)
-						if r_41_151_160.nmode[i_41_151_160] == nChebyshev {
-							var r0_0_42_151_160 float64
+						r_50_160_169, i_50_160_169, x_50_160_169 := r_160_169, 2, l_160_169
+						s_50_160_169 := float64(1)
+						if r_50_160_169.nmode[i_50_160_169] == nChebyshev {
+							var r0_0_51_160_169 float64
 							{
-								x_42_151_160, n_42_151_160 := x_41_151_160, r_41_151_160.nn[i_41_151_160]
-								magic_42_151_160 := float64(roundMagic)
-								t_42_151_160 := (x_42_151_160 + magic_42_151_160)
-								var r0_0_43_151_160 float64
+								x_51_160_169, n_51_160_169 := x_50_160_169, r_50_160_169.nn[i_50_160_169]
+								magic_51_160_169 := float64(roundMagic)
+								t_51_160_169 := (x_51_160_169 + magic_51_160_169)
+								var r0_0_52_160_169 float64
 								{
-									d_43_151_160 := (x_42_151_160 - (t_42_151_160 - magic_42_151_160))
-									y_43_151_160 := (d_43_151_160 * d_43_151_160)
-									y2_43_151_160 := (y_43_151_160 * y_43_151_160)
-									y4_43_151_160 := (y2_43_151_160 * y2_43_151_160)
-									p0_43_151_160 := ((float64(cp0) + (float64(cp2) * y_43_151_160)) + ((float64(cp4) + (float64(cp6) * y_43_151_160)) * y2_43_151_160))
-									p1_43_151_160 := (((float64(cp8) + (float64(cp10) * y_43_151_160)) + ((float64(cp12) + (float64(cp14) * y_43_151_160)) * y2_43_151_160)) * y4_43_151_160)
-									p2_43_151_160 := (float64(cp16) * (y4_43_151_160 * y4_43_151_160))
-									r0_0_43_151_160 = ((p0_43_151_160 + p1_43_151_160) + p2_43_151_160)
+									d_52_160_169 := (x_51_160_169 - (t_51_160_169 - magic_51_160_169))
+									y_52_160_169 := (d_52_160_169 * d_52_160_169)
+									y2_52_160_169 := (y_52_160_169 * y_52_160_169)
+									y4_52_160_169 := (y2_52_160_169 * y2_52_160_169)
+									p0_52_160_169 := ((float64(cp0) + (float64(cp2) * y_52_160_169)) + ((float64(cp4) + (float64(cp6) * y_52_160_169)) * y2_52_160_169))
+									p1_52_160_169 := (((float64(cp8) + (float64(cp10) * y_52_160_169)) + ((float64(cp12) + (float64(cp14) * y_52_160_169)) * y2_52_160_169)) * y4_52_160_169)
+									p2_52_160_169 := (float64(cp16) * (y4_52_160_169 * y4_52_160_169))
+									r0_0_52_160_169 = ((p0_52_160_169 + p1_52_160_169) + p2_52_160_169)
 								}
-								var r0_0_44_151_160 float64
+								var r0_0_53_160_169 float64
 								{
-									c_44_151_160, t_44_151_160 := r0_0_43_151_160, t_42_151_160
-									r0_0_44_151_160 = math.Float64frombits((math.Float64bits(c_44_151_160) ^ (math.Float64bits(t_44_151_160) << 63)))
+									c_53_160_169, t_53_160_169 := r0_0_52_160_169, t_51_160_169
+									r0_0_53_160_169 = math.Float64frombits((math.Float64bits(c_53_160_169) ^ (math.Float64bits(t_53_160_169) << 63)))
 								}
-								c2_42_151_160 := (float64(2) * r0_0_44_151_160)
-								u0_42_151_160, u1_42_151_160 := float64(1), c2_42_151_160
-								j_42_151_160 := 2
-								for ; j_42_151_160+1 < n_42_151_160; j_42_151_160 += 2 {
-									u0_42_151_160 = ((c2_42_151_160 * u1_42_151_160) - u0_42_151_160)
-									u1_42_151_160 = ((c2_42_151_160 * u0_42_151_160) - u1_42_151_160)
+								c2_51_160_169 := (float64(2) * r0_0_53_160_169)
+								u0_51_160_169, u1_51_160_169 := float64(1), c2_51_160_169
+								j_51_160_169 := 2
+								for ; j_51_160_169+1 < n_51_160_169; j_51_160_169 += 2 {
+									u0_51_160_169 = ((c2_51_160_169 * u1_51_160_169) - u0_51_160_169)
+									u1_51_160_169 = ((c2_51_160_169 * u0_51_160_169) - u1_51_160_169)
 								}
-								if j_42_151_160 < n_42_151_160 {
-									u1_42_151_160 = ((c2_42_151_160 * u1_42_151_160) - u0_42_151_160)
+								if j_51_160_169 < n_51_160_169 {
+									u1_51_160_169 = ((c2_51_160_169 * u1_51_160_169) - u0_51_160_169)
 								}
-								r0_0_42_151_160 = u1_42_151_160
+								r0_0_51_160_169 = u1_51_160_169
 							}
-							s_41_151_160 = r0_0_42_151_160
-						} else if r_41_151_160.nmode[i_41_151_160] == nRatio {
-							var r0_0_45_151_160 float64
+							s_50_160_169 = r0_0_51_160_169
+						} else if r_50_160_169.nmode[i_50_160_169] == nRatio {
+							var r0_0_54_160_169 float64
 							{
-								x_45_151_160, nv_45_151_160 := x_41_151_160, (&r_41_151_160.nv[i_41_151_160])[0]
-								magic_45_151_160 := float64(roundMagic)
-								t_45_151_160 := (x_45_151_160 + magic_45_151_160)
-								d_45_151_160 := (x_45_151_160 - (t_45_151_160 - magic_45_151_160))
-								y_45_151_160 := (nv_45_151_160 * d_45_151_160)
-								u_45_151_160 := (y_45_151_160 + magic_45_151_160)
-								var r0_0_46_151_160 float64
+								x_54_160_169, nv_54_160_169 := x_50_160_169, (&r_50_160_169.nv[i_50_160_169])[0]
+								magic_54_160_169 := float64(roundMagic)
+								t_54_160_169 := (x_54_160_169 + magic_54_160_169)
+								d_54_160_169 := (x_54_160_169 - (t_54_160_169 - magic_54_160_169))
+								y_54_160_169 := (nv_54_160_169 * d_54_160_169)
+								u_54_160_169 := (y_54_160_169 + magic_54_160_169)
+								var r0_0_55_160_169 float64
 								{
-									d_46_151_160 := (y_45_151_160 - (u_45_151_160 - magic_45_151_160))
-									y_46_151_160 := (d_46_151_160 * d_46_151_160)
-									y2_46_151_160 := (y_46_151_160 * y_46_151_160)
-									y4_46_151_160 := (y2_46_151_160 * y2_46_151_160)
-									p0_46_151_160 := ((float64(sp1) + (float64(sp3) * y_46_151_160)) + ((float64(sp5) + (float64(sp7) * y_46_151_160)) * y2_46_151_160))
-									p1_46_151_160 := (((float64(sp9) + (float64(sp11) * y_46_151_160)) + ((float64(sp13) + (float64(sp15) * y_46_151_160)) * y2_46_151_160)) * y4_46_151_160)
-									p2_46_151_160 := (((float64(sp17) + (float64(sp19) * y_46_151_160)) + (float64(sp21) * y2_46_151_160)) * (y4_46_151_160 * y4_46_151_160))
-									r0_0_46_151_160 = (d_46_151_160 * ((p0_46_151_160 + p1_46_151_160) + p2_46_151_160))
+									d_55_160_169 := (y_54_160_169 - (u_54_160_169 - magic_54_160_169))
+									y_55_160_169 := (d_55_160_169 * d_55_160_169)
+									y2_55_160_169 := (y_55_160_169 * y_55_160_169)
+									y4_55_160_169 := (y2_55_160_169 * y2_55_160_169)
+									p0_55_160_169 := ((float64(sp1) + (float64(sp3) * y_55_160_169)) + ((float64(sp5) + (float64(sp7) * y_55_160_169)) * y2_55_160_169))
+									p1_55_160_169 := (((float64(sp9) + (float64(sp11) * y_55_160_169)) + ((float64(sp13) + (float64(sp15) * y_55_160_169)) * y2_55_160_169)) * y4_55_160_169)
+									p2_55_160_169 := (((float64(sp17) + (float64(sp19) * y_55_160_169)) + (float64(sp21) * y2_55_160_169)) * (y4_55_160_169 * y4_55_160_169))
+									r0_0_55_160_169 = (d_55_160_169 * ((p0_55_160_169 + p1_55_160_169) + p2_55_160_169))
 								}
-								var r0_0_47_151_160 float64
+								var r0_0_56_160_169 float64
 								{
-									c_47_151_160, t_47_151_160 := r0_0_46_151_160, u_45_151_160
-									r0_0_47_151_160 = math.Float64frombits((math.Float64bits(c_47_151_160) ^ (math.Float64bits(t_47_151_160) << 63)))
+									c_56_160_169, t_56_160_169 := r0_0_55_160_169, u_54_160_169
+									r0_0_56_160_169 = math.Float64frombits((math.Float64bits(c_56_160_169) ^ (math.Float64bits(t_56_160_169) << 63)))
 								}
-								sn_45_151_160 := r0_0_47_151_160
-								var r0_0_48_151_160 float64
+								sn_54_160_169 := r0_0_56_160_169
+								var r0_0_57_160_169 float64
 								{
-									d_48_151_160 := d_45_151_160
-									y_48_151_160 := (d_48_151_160 * d_48_151_160)
-									y2_48_151_160 := (y_48_151_160 * y_48_151_160)
-									y4_48_151_160 := (y2_48_151_160 * y2_48_151_160)
-									p0_48_151_160 := ((float64(sp1) + (float64(sp3) * y_48_151_160)) + ((float64(sp5) + (float64(sp7) * y_48_151_160)) * y2_48_151_160))
-									p1_48_151_160 := (((float64(sp9) + (float64(sp11) * y_48_151_160)) + ((float64(sp13) + (float64(sp15) * y_48_151_160)) * y2_48_151_160)) * y4_48_151_160)
-									p2_48_151_160 := (((float64(sp17) + (float64(sp19) * y_48_151_160)) + (float64(sp21) * y2_48_151_160)) * (y4_48_151_160 * y4_48_151_160))
-									r0_0_48_151_160 = (d_48_151_160 * ((p0_48_151_160 + p1_48_151_160) + p2_48_151_160))
+									d_57_160_169 := d_54_160_169
+									y_57_160_169 := (d_57_160_169 * d_57_160_169)
+									y2_57_160_169 := (y_57_160_169 * y_57_160_169)
+									y4_57_160_169 := (y2_57_160_169 * y2_57_160_169)
+									p0_57_160_169 := ((float64(sp1) + (float64(sp3) * y_57_160_169)) + ((float64(sp5) + (float64(sp7) * y_57_160_169)) * y2_57_160_169))
+									p1_57_160_169 := (((float64(sp9) + (float64(sp11) * y_57_160_169)) + ((float64(sp13) + (float64(sp15) * y_57_160_169)) * y2_57_160_169)) * y4_57_160_169)
+									p2_57_160_169 := (((float64(sp17) + (float64(sp19) * y_57_160_169)) + (float64(sp21) * y2_57_160_169)) * (y4_57_160_169 * y4_57_160_169))
+									r0_0_57_160_169 = (d_57_160_169 * ((p0_57_160_169 + p1_57_160_169) + p2_57_160_169))
 								}
-								r0_0_45_151_160 = merge(nv_45_151_160, (sn_45_151_160 / r0_0_48_151_160), (d_45_151_160 == float64(0)))
+								r0_0_54_160_169 = merge(nv_54_160_169, (sn_54_160_169 / r0_0_57_160_169), (d_54_160_169 == float64(0)))
 							}
-							s_41_151_160 = r0_0_45_151_160
+							s_50_160_169 = r0_0_54_160_169
 						}
-						r0_0_41_151_160 = s_41_151_160
+						r0_0_50_160_169 = s_50_160_169
 					}
-					sc_151_160 := r0_0_41_151_160
-					r0_0_151_160 = ((sa_151_160 * sb_151_160) * sc_151_160)
+					sc_160_169 := r0_0_50_160_169
+					r0_0_160_169 = ((sa_160_169 * sb_160_169) * sc_160_169)
 				}
-				fl_160 := r0_0_151_160
-				fc_160 := (&r_160.defaultF)[0]
-				if c_160.HasHKL {
-					var r0_0_152_160 float64
+				fl_169 := r0_0_160_169
+				fc_169 := (&r_169.defaultF)[0]
+				if c_169.HasHKL {
+					var r0_0_161_169 float64
 					{
-						r_152_160, bits_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160 := r_160, k_160.fhklBits, ia_160, h_160, kk_160, l_160
-						var r0_0_8_152_160 bool
+						r_161_169, bits_161_169, ia_161_169, h_161_169, kk_161_169, l_161_169 := r_169, k_169.fhklBits, ia_169, h_169, kk_169, l_169
+						var r0_0_17_161_169 bool
 						{
-							r_8_152_160, ia_8_152_160, h_8_152_160, kk_8_152_160, l_8_152_160 := r_152_160, ia_152_160, h_152_160, kk_152_160, l_152_160
-							half_8_152_160 := float64(0.5)
-							hc_8_152_160, kc_8_152_160, lc_8_152_160 := math.Ceil((h_8_152_160 - half_8_152_160)), math.Ceil((kk_8_152_160 - half_8_152_160)), math.Ceil((l_8_152_160 - half_8_152_160))
-							hmin_8_152_160, kmin_8_152_160, lmin_8_152_160 := (&r_8_152_160.hmin)[0], (&r_8_152_160.kmin)[0], (&r_8_152_160.lmin)[0]
-							in_8_152_160 := ((((((hc_8_152_160 >= hmin_8_152_160) && (hc_8_152_160 <= (&r_8_152_160.hmax)[0])) && (kc_8_152_160 >= kmin_8_152_160)) && (kc_8_152_160 <= (&r_8_152_160.kmax)[0])) && (lc_8_152_160 >= lmin_8_152_160)) && (lc_8_152_160 <= (&r_8_152_160.lmax)[0]))
-							idx_8_152_160 := ((((hc_8_152_160 - hmin_8_152_160) * (&r_8_152_160.hstride)[0]) + ((kc_8_152_160 - kmin_8_152_160) * (&r_8_152_160.kstride)[0])) + (lc_8_152_160 - lmin_8_152_160))
-							storeInt32(merge(idx_8_152_160, float64(0), in_8_152_160), ia_8_152_160)
-							r0_0_8_152_160 = in_8_152_160
+							r_17_161_169, ia_17_161_169, h_17_161_169, kk_17_161_169, l_17_161_169 := r_161_169, ia_161_169, h_161_169, kk_161_169, l_161_169
+							half_17_161_169 := float64(0.5)
+							hc_17_161_169, kc_17_161_169, lc_17_161_169 := math.Ceil((h_17_161_169 - half_17_161_169)), math.Ceil((kk_17_161_169 - half_17_161_169)), math.Ceil((l_17_161_169 - half_17_161_169))
+							hmin_17_161_169, kmin_17_161_169, lmin_17_161_169 := (&r_17_161_169.hmin)[0], (&r_17_161_169.kmin)[0], (&r_17_161_169.lmin)[0]
+							in_17_161_169 := ((((((hc_17_161_169 >= hmin_17_161_169) && (hc_17_161_169 <= (&r_17_161_169.hmax)[0])) && (kc_17_161_169 >= kmin_17_161_169)) && (kc_17_161_169 <= (&r_17_161_169.kmax)[0])) && (lc_17_161_169 >= lmin_17_161_169)) && (lc_17_161_169 <= (&r_17_161_169.lmax)[0]))
+							idx_17_161_169 := ((((hc_17_161_169 - hmin_17_161_169) * (&r_17_161_169.hstride)[0]) + ((kc_17_161_169 - kmin_17_161_169) * (&r_17_161_169.kstride)[0])) + (lc_17_161_169 - lmin_17_161_169))
+							storeInt32(merge(idx_17_161_169, float64(0), in_17_161_169), ia_17_161_169)
+							r0_0_17_161_169 = in_17_161_169
 						}
-						in_152_160 := r0_0_8_152_160
-						r0_0_152_160 = merge(math.Float64frombits(bits_152_160[ia_152_160[0]]), (&r_152_160.defaultF)[0], in_152_160)
+						in_161_169 := r0_0_17_161_169
+						r0_0_161_169 = merge(math.Float64frombits(bits_161_169[ia_161_169[0]]), (&r_161_169.defaultF)[0], in_161_169)
 					}
-					fc_160 = r0_0_152_160
+					fc_169 = r0_0_161_169
 				}
-				s_160 := (sum_160 + (((fc_160 * fc_160) * fl_160) * fl_160))
-				if !c_160.Water {
-					s_160 = merge(sum_160, s_160, (fl_160 == zero_160))
+				s_169 := (sum_169 + (((fc_169 * fc_169) * fl_169) * fl_169))
+				if !c_169.Water {
+					s_169 = merge(sum_169, s_169, (fl_169 == zero_169))
 				}
-				sum_160 = s_160
+				sum_169 = s_169
 			}
 		}
-		r0_0_160, r1_0_160 = sum_160, polar_160
+		r0_0_169, r1_0_169 = sum_169, polar_169
 	}
-	sum, polar = r0_0_160, r1_0_160
+	sum, polar = r0_0_169, r1_0_169
 	return sum, omega, polar
 }
 func (k *kernel) subpixelShapeLanes(r *laneReps, ia *[1]int32, fdet float64, s, o *[3]laneVal, sum, omega, polar float64, capture bool, par []float64) (float64, float64, float64) {
 	c := k.c
-	var r0_0_161 float64
+	var r0_0_170 float64
 	{
-		fdet_161, f_161, s_161, o_161, p_161 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
-		r0_0_161 = ((((fdet_161 * f_161) + s_161) + o_161) + p_161)
+		fdet_170, f_170, s_170, o_170, p_170 := fdet, (&r.fd[0])[0], (&s[0])[0], (&o[0])[0], (&r.pix0[0])[0]
+		r0_0_170 = ((((fdet_170 * f_170) + s_170) + o_170) + p_170)
 	}
-	x := r0_0_161
-	var r0_0_162 float64
+	x := r0_0_170
+	var r0_0_171 float64
 	{
-		fdet_162, f_162, s_162, o_162, p_162 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
-		r0_0_162 = ((((fdet_162 * f_162) + s_162) + o_162) + p_162)
+		fdet_171, f_171, s_171, o_171, p_171 := fdet, (&r.fd[1])[0], (&s[1])[0], (&o[1])[0], (&r.pix0[1])[0]
+		r0_0_171 = ((((fdet_171 * f_171) + s_171) + o_171) + p_171)
 	}
-	y := r0_0_162
-	var r0_0_163 float64
+	y := r0_0_171
+	var r0_0_172 float64
 	{
-		fdet_163, f_163, s_163, o_163, p_163 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
-		r0_0_163 = ((((fdet_163 * f_163) + s_163) + o_163) + p_163)
+		fdet_172, f_172, s_172, o_172, p_172 := fdet, (&r.fd[2])[0], (&s[2])[0], (&o[2])[0], (&r.pix0[2])[0]
+		r0_0_172 = ((((fdet_172 * f_172) + s_172) + o_172) + p_172)
 	}
-	z := r0_0_163
+	z := r0_0_172
 	invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 	dx, dy, dz := (x * invR), (y * invR), (z * invR)
 	if m := (omega == float64(0)); m {
-		var r0_0_164 float64
+		var r0_0_173 float64
 		{
-			invR_164, num_164, point_164 := invR, (&r.omegaNum)[0], c.PointPixel
-			w_164 := (invR_164 * invR_164)
-			if !point_164 {
-				w_164 = (num_164 * (w_164 * invR_164))
+			invR_173, num_173, point_173 := invR, (&r.omegaNum)[0], c.PointPixel
+			w_173 := (invR_173 * invR_173)
+			if !point_173 {
+				w_173 = (num_173 * (w_173 * invR_173))
 			}
-			r0_0_164 = w_164
+			r0_0_173 = w_173
 		}
-		omega = merge(r0_0_164, omega, m)
+		omega = merge(r0_0_173, omega, m)
 	}
 	if capture {
 		store((((dx * (&r.od[0])[0]) + (dy * (&r.od[1])[0])) + (dz * (&r.od[2])[0])), par)
 	}
 	var (
-		r0_0_165 float64
-		r1_0_165 float64
+		r0_0_174 float64
+		r1_0_174 float64
 	)
 	{
-		k_165, r_165, ia_165, sum_165, dx_165, dy_165, dz_165, polar_165 := k, r, ia, sum, dx, dy, dz, polar
-		c_165 := k_165.c
-		n_165 := k_165.nn[0]
-		zero_165 := float64(0)
-		for si_165 := range r_165.src {
-			sr_165 := &r_165.src[si_165]
-			il_165 := (&sr_165.il)[0]
-			qx_165, qy_165, qz_165 := ((dx_165 - (&sr_165.inc[0])[0]) * il_165), ((dy_165 - (&sr_165.inc[1])[0]) * il_165), ((dz_165 - (&sr_165.inc[2])[0]) * il_165)
-			if m_165 := (polar_165 == zero_165); m_165 {
-				var p_165 float64
-				if r_165.kahnZero {
-					c2_165 := ((((&sr_165.inc[0])[0] * dx_165) + ((&sr_165.inc[1])[0] * dy_165)) + ((&sr_165.inc[2])[0] * dz_165))
-					p_165 = (float64(0.5) * (float64(1) + (c2_165 * c2_165)))
+		k_174, r_174, ia_174, sum_174, dx_174, dy_174, dz_174, polar_174 := k, r, ia, sum, dx, dy, dz, polar
+		c_174 := k_174.c
+		n_174 := k_174.nn[0]
+		zero_174 := float64(0)
+		for si_174 := range r_174.src {
+			sr_174 := &r_174.src[si_174]
+			il_174 := (&sr_174.il)[0]
+			qx_174, qy_174, qz_174 := ((dx_174 - (&sr_174.inc[0])[0]) * il_174), ((dy_174 - (&sr_174.inc[1])[0]) * il_174), ((dz_174 - (&sr_174.inc[2])[0]) * il_174)
+			if m_174 := (polar_174 == zero_174); m_174 {
+				var p_174 float64
+				if r_174.kahnZero {
+					c2_174 := ((((&sr_174.inc[0])[0] * dx_174) + ((&sr_174.inc[1])[0] * dy_174)) + ((&sr_174.inc[2])[0] * dz_174))
+					p_174 = (float64(0.5) * (float64(1) + (c2_174 * c2_174)))
 				} else {
-					var r0_0_153_165 float64
+					var r0_0_162_174 float64
 					{
-						zero_153_165, kahn_153_165, s_153_165, dx_153_165, dy_153_165, dz_153_165 := false, &r_165.kahn, sr_165, dx_165, dy_165, dz_165
-						c2_153_165 := ((((&s_153_165.inc[0])[0] * dx_153_165) + ((&s_153_165.inc[1])[0] * dy_153_165)) + ((&s_153_165.inc[2])[0] * dz_153_165))
-						c2sq_153_165 := (c2_153_165 * c2_153_165)
-						cos2psi_153_165 := float64(0)
-						if !zero_153_165 {
-							e_153_165 := (((dx_153_165 * (&s_153_165.ein[0])[0]) + (dy_153_165 * (&s_153_165.ein[1])[0])) + (dz_153_165 * (&s_153_165.ein[2])[0]))
-							b_153_165 := (((dx_153_165 * (&s_153_165.bin[0])[0]) + (dy_153_165 * (&s_153_165.bin[1])[0])) + (dz_153_165 * (&s_153_165.bin[2])[0]))
-							ee_153_165, bb_153_165 := (e_153_165 * e_153_165), (b_153_165 * b_153_165)
-							den_153_165 := (ee_153_165 + bb_153_165)
-							cos2psi_153_165 = merge(((ee_153_165 - bb_153_165) / den_153_165), float64(1), (den_153_165 > float64(0)))
+						zero_162_174, kahn_162_174, s_162_174, dx_162_174, dy_162_174, dz_162_174 := false, &r_174.kahn, sr_174, dx_174, dy_174, dz_174
+						c2_162_174 := ((((&s_162_174.inc[0])[0] * dx_162_174) + ((&s_162_174.inc[1])[0] * dy_162_174)) + ((&s_162_174.inc[2])[0] * dz_162_174))
+						c2sq_162_174 := (c2_162_174 * c2_162_174)
+						cos2psi_162_174 := float64(0)
+						if !zero_162_174 {
+							e_162_174 := (((dx_162_174 * (&s_162_174.ein[0])[0]) + (dy_162_174 * (&s_162_174.ein[1])[0])) + (dz_162_174 * (&s_162_174.ein[2])[0]))
+							b_162_174 := (((dx_162_174 * (&s_162_174.bin[0])[0]) + (dy_162_174 * (&s_162_174.bin[1])[0])) + (dz_162_174 * (&s_162_174.bin[2])[0]))
+							ee_162_174, bb_162_174 := (e_162_174 * e_162_174), (b_162_174 * b_162_174)
+							den_162_174 := (ee_162_174 + bb_162_174)
+							cos2psi_162_174 = merge(((ee_162_174 - bb_162_174) / den_162_174), float64(1), (den_162_174 > float64(0)))
 						}
-						one_153_165 := float64(1)
-						r0_0_153_165 = (float64(0.5) * ((one_153_165 + c2sq_153_165) - ((kahn_153_165[0] * cos2psi_153_165) * (one_153_165 - c2sq_153_165))))
+						one_162_174 := float64(1)
+						r0_0_162_174 = (float64(0.5) * ((one_162_174 + c2sq_162_174) - ((kahn_162_174[0] * cos2psi_162_174) * (one_162_174 - c2sq_162_174))))
 					}
-					p_165 = r0_0_153_165
+					p_174 = r0_0_162_174
 				}
-				polar_165 = merge(p_165, polar_165, m_165)
+				polar_174 = merge(p_174, polar_174, m_174)
 			}
-			for oi_165 := range r_165.orient {
-				o_165 := &r_165.orient[oi_165]
-				h_165 := ((((&o_165[0])[0] * qx_165) + ((&o_165[1])[0] * qy_165)) + ((&o_165[2])[0] * qz_165))
-				kk_165 := ((((&o_165[3])[0] * qx_165) + ((&o_165[4])[0] * qy_165)) + ((&o_165[5])[0] * qz_165))
-				l_165 := ((((&o_165[6])[0] * qx_165) + ((&o_165[7])[0] * qy_165)) + ((&o_165[8])[0] * qz_165))
-				var r0_0_154_165 float64
+			for oi_174 := range r_174.orient {
+				o_174 := &r_174.orient[oi_174]
+				h_174 := ((((&o_174[0])[0] * qx_174) + ((&o_174[1])[0] * qy_174)) + ((&o_174[2])[0] * qz_174))
+				kk_174 := ((((&o_174[3])[0] * qx_174) + ((&o_174[4])[0] * qy_174)) + ((&o_174[5])[0] * qz_174))
+				l_174 := ((((&o_174[6])[0] * qx_174) + ((&o_174[7])[0] * qy_174)) + ((&o_174[8])[0] * qz_174))
+				var r0_0_163_174 float64
 				{
-					r_154_165, h_154_165, kk_154_165, l_154_165, n_154_165 := r_165, h_165, kk_165, l_165, n_165
-					_ = n_154_165
-					half_154_165 := float64(0.5)
-					dh_154_165, dk_154_165, dl_154_165 := (h_154_165 - math.Ceil((h_154_165 - half_154_165))), (kk_154_165 - math.Ceil((kk_154_165 - half_154_165))), (l_154_165 - math.Ceil((l_154_165 - half_154_165)))
-					v0_154_165 := (((dh_154_165 * (&r_154_165.astar[0])[0]) + (dk_154_165 * (&r_154_165.bstar[0])[0])) + (dl_154_165 * (&r_154_165.cstar[0])[0]))
-					v1_154_165 := (((dh_154_165 * (&r_154_165.astar[1])[0]) + (dk_154_165 * (&r_154_165.bstar[1])[0])) + (dl_154_165 * (&r_154_165.cstar[1])[0]))
-					v2_154_165 := (((dh_154_165 * (&r_154_165.astar[2])[0]) + (dk_154_165 * (&r_154_165.bstar[2])[0])) + (dl_154_165 * (&r_154_165.cstar[2])[0]))
-					nabc_154_165 := (&r_154_165.nabc)[0]
-					r2_154_165 := (((((v0_154_165 * v0_154_165) + (v1_154_165 * v1_154_165)) + (v2_154_165 * v2_154_165)) * nabc_154_165) * nabc_154_165)
-					var fl_154_165 float64
-					if r_154_165.shape == Gauss {
-						e_154_165 := math.Float64frombits((math.Float64bits(((r2_154_165 / float64(gaussWidth)) * (&r_154_165.fudge)[0])) ^ math.Float64bits((&r_154_165.negZero)[0])))
-						var r0_0_7_154_165 float64
+					r_163_174, h_163_174, kk_163_174, l_163_174, n_163_174 := r_174, h_174, kk_174, l_174, n_174
+					_ = n_163_174
+					half_163_174 := float64(0.5)
+					dh_163_174, dk_163_174, dl_163_174 := (h_163_174 - math.Ceil((h_163_174 - half_163_174))), (kk_163_174 - math.Ceil((kk_163_174 - half_163_174))), (l_163_174 - math.Ceil((l_163_174 - half_163_174)))
+					nabc_163_174 := (&r_163_174.nabc)[0]
+					var fl_163_174 float64
+					if r_163_174.shape == Round {
+						na_163_174, nb_163_174, nc_163_174 := (&r_163_174.nv[0])[0], (&r_163_174.nv[1])[0], (&r_163_174.nv[2])[0]
+						hr_163_174 := (((((dh_163_174 * dh_163_174) * na_163_174) * na_163_174) + (((dk_163_174 * dk_163_174) * nb_163_174) * nb_163_174)) + (((dl_163_174 * dl_163_174) * nc_163_174) * nc_163_174))
+						var r0_0_7_163_174 float64
 						{
-							x_7_154_165 := e_154_165
-							x_7_154_165 = merge(float64(expMax), x_7_154_165, (x_7_154_165 > float64(expMax)))
-							x_7_154_165 = merge(float64(expMin), x_7_154_165, (x_7_154_165 < float64(expMin)))
-							t_7_154_165 := ((x_7_154_165 * float64(log2E)) + float64(expMagic))
-							kf_7_154_165 := (t_7_154_165 - float64(expMagic))
-							r_7_154_165 := ((x_7_154_165 - (kf_7_154_165 * float64(ln2Hi))) - (kf_7_154_165 * float64(ln2Lo)))
-							r2_7_154_165 := (r_7_154_165 * r_7_154_165)
-							r4_7_154_165 := (r2_7_154_165 * r2_7_154_165)
-							q0_7_154_165 := ((float64(ec2) + (float64(ec3) * r_7_154_165)) + ((float64(ec4) + (float64(ec5) * r_7_154_165)) * r2_7_154_165))
-							q1_7_154_165 := (((float64(ec6) + (float64(ec7) * r_7_154_165)) + ((float64(ec8) + (float64(ec9) * r_7_154_165)) * r2_7_154_165)) * r4_7_154_165)
-							q2_7_154_165 := (((float64(ec10) + (float64(ec11) * r_7_154_165)) + ((float64(ec12) + (float64(ec13) * r_7_154_165)) * r2_7_154_165)) * (r4_7_154_165 * r4_7_154_165))
-							p_7_154_165 := (float64(1) + (r_7_154_165 + (r2_7_154_165 * ((q0_7_154_165 + q1_7_154_165) + q2_7_154_165))))
-							small_7_154_165, big_7_154_165 := (kf_7_154_165 < float64((-1000))), (kf_7_154_165 > float64(1000))
-							off_7_154_165 := merge(float64(600), float64(0), small_7_154_165)
-							off_7_154_165 = merge(float64((-600)), off_7_154_165, big_7_154_165)
-							c_7_154_165 := merge(float64(twoM600), float64(1), small_7_154_165)
-							c_7_154_165 = merge(float64(twoP600), c_7_154_165, big_7_154_165)
-							r0_0_7_154_165 = ((p_7_154_165 * math.Float64frombits((math.Float64bits((t_7_154_165 + off_7_154_165)) << 52))) * c_7_154_165)
+							u_7_163_174 := (hr_163_174 * (&r_163_174.fudge)[0])
+							y_7_163_174 := math.Sqrt(u_7_163_174)
+							magic_7_163_174 := float64(roundMagic)
+							t_7_163_174 := (y_7_163_174 + magic_7_163_174)
+							d_7_163_174 := (y_7_163_174 - (t_7_163_174 - magic_7_163_174))
+							var r0_0_8_163_174 float64
+							{
+								d_8_163_174 := d_7_163_174
+								y_8_163_174 := (d_8_163_174 * d_8_163_174)
+								y2_8_163_174 := (y_8_163_174 * y_8_163_174)
+								y4_8_163_174 := (y2_8_163_174 * y2_8_163_174)
+								p0_8_163_174 := ((float64(sp1) + (float64(sp3) * y_8_163_174)) + ((float64(sp5) + (float64(sp7) * y_8_163_174)) * y2_8_163_174))
+								p1_8_163_174 := (((float64(sp9) + (float64(sp11) * y_8_163_174)) + ((float64(sp13) + (float64(sp15) * y_8_163_174)) * y2_8_163_174)) * y4_8_163_174)
+								p2_8_163_174 := (((float64(sp17) + (float64(sp19) * y_8_163_174)) + (float64(sp21) * y2_8_163_174)) * (y4_8_163_174 * y4_8_163_174))
+								r0_0_8_163_174 = (d_8_163_174 * ((p0_8_163_174 + p1_8_163_174) + p2_8_163_174))
+							}
+							var r0_0_9_163_174 float64
+							{
+								c_9_163_174, t_9_163_174 := r0_0_8_163_174, t_7_163_174
+								r0_0_9_163_174 = math.Float64frombits((math.Float64bits(c_9_163_174) ^ (math.Float64bits(t_9_163_174) << 63)))
+							}
+							var r0_0_10_163_174 float64
+							{
+								d_10_163_174 := d_7_163_174
+								y_10_163_174 := (d_10_163_174 * d_10_163_174)
+								y2_10_163_174 := (y_10_163_174 * y_10_163_174)
+								y4_10_163_174 := (y2_10_163_174 * y2_10_163_174)
+								p0_10_163_174 := ((float64(cp0) + (float64(cp2) * y_10_163_174)) + ((float64(cp4) + (float64(cp6) * y_10_163_174)) * y2_10_163_174))
+								p1_10_163_174 := (((float64(cp8) + (float64(cp10) * y_10_163_174)) + ((float64(cp12) + (float64(cp14) * y_10_163_174)) * y2_10_163_174)) * y4_10_163_174)
+								p2_10_163_174 := (float64(cp16) * (y4_10_163_174 * y4_10_163_174))
+								r0_0_10_163_174 = ((p0_10_163_174 + p1_10_163_174) + p2_10_163_174)
+							}
+							var r0_0_11_163_174 float64
+							{
+								c_11_163_174, t_11_163_174 := r0_0_10_163_174, t_7_163_174
+								r0_0_11_163_174 = math.Float64frombits((math.Float64bits(c_11_163_174) ^ (math.Float64bits(t_11_163_174) << 63)))
+							}
+							s_7_163_174, c_7_163_174 := r0_0_9_163_174, r0_0_11_163_174
+							x_7_163_174 := (float64(piC) * y_7_163_174)
+							r0_0_7_163_174 = merge(float64(1), ((float64(3) * ((s_7_163_174 / x_7_163_174) - c_7_163_174)) / (x_7_163_174 * x_7_163_174)), (x_7_163_174 == float64(0)))
 						}
-						fl_154_165 = (nabc_154_165 * r0_0_7_154_165)
+						fl_163_174 = ((nabc_163_174 * float64(roundScale)) * r0_0_7_163_174)
 					} else {
-						fl_154_165 = merge(nabc_154_165, float64(0), ((r2_154_165 * (&r_154_165.fudge)[0]) < float64(tophatR2)))
-					}
-					r0_0_154_165 = fl_154_165
-				}
-				fl_165 := r0_0_154_165
-				fc_165 := (&r_165.defaultF)[0]
-				if c_165.HasHKL {
-					var r0_0_155_165 float64
-					{
-						r_155_165, bits_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165 := r_165, k_165.fhklBits, ia_165, h_165, kk_165, l_165
-						var r0_0_8_155_165 bool
-						{
-							r_8_155_165, ia_8_155_165, h_8_155_165, kk_8_155_165, l_8_155_165 := r_155_165, ia_155_165, h_155_165, kk_155_165, l_155_165
-							half_8_155_165 := float64(0.5)
-							hc_8_155_165, kc_8_155_165, lc_8_155_165 := math.Ceil((h_8_155_165 - half_8_155_165)), math.Ceil((kk_8_155_165 - half_8_155_165)), math.Ceil((l_8_155_165 - half_8_155_165))
-							hmin_8_155_165, kmin_8_155_165, lmin_8_155_165 := (&r_8_155_165.hmin)[0], (&r_8_155_165.kmin)[0], (&r_8_155_165.lmin)[0]
-							in_8_155_165 := ((((((hc_8_155_165 >= hmin_8_155_165) && (hc_8_155_165 <= (&r_8_155_165.hmax)[0])) && (kc_8_155_165 >= kmin_8_155_165)) && (kc_8_155_165 <= (&r_8_155_165.kmax)[0])) && (lc_8_155_165 >= lmin_8_155_165)) && (lc_8_155_165 <= (&r_8_155_165.lmax)[0]))
-							idx_8_155_165 := ((((hc_8_155_165 - hmin_8_155_165) * (&r_8_155_165.hstride)[0]) + ((kc_8_155_165 - kmin_8_155_165) * (&r_8_155_165.kstride)[0])) + (lc_8_155_165 - lmin_8_155_165))
-							storeInt32(merge(idx_8_155_165, float64(0), in_8_155_165), ia_8_155_165)
-							r0_0_8_155_165 = in_8_155_165
+						v0_163_174 := (((dh_163_174 * (&r_163_174.astar[0])[0]) + (dk_163_174 * (&r_163_174.bstar[0])[0])) + (dl_163_174 * (&r_163_174.cstar[0])[0]))
+						v1_163_174 := (((dh_163_174 * (&r_163_174.astar[1])[0]) + (dk_163_174 * (&r_163_174.bstar[1])[0])) + (dl_163_174 * (&r_163_174.cstar[1])[0]))
+						v2_163_174 := (((dh_163_174 * (&r_163_174.astar[2])[0]) + (dk_163_174 * (&r_163_174.bstar[2])[0])) + (dl_163_174 * (&r_163_174.cstar[2])[0]))
+						r2_163_174 := (((((v0_163_174 * v0_163_174) + (v1_163_174 * v1_163_174)) + (v2_163_174 * v2_163_174)) * nabc_163_174) * nabc_163_174)
+						if r_163_174.shape == Gauss {
+							e_163_174 := math.Float64frombits((math.Float64bits(((r2_163_174 / float64(gaussWidth)) * (&r_163_174.fudge)[0])) ^ math.Float64bits((&r_163_174.negZero)[0])))
+							var r0_0_12_163_174 float64
+							{
+								x_12_163_174 := e_163_174
+								x_12_163_174 = merge(float64(expMax), x_12_163_174, (x_12_163_174 > float64(expMax)))
+								x_12_163_174 = merge(float64(expMin), x_12_163_174, (x_12_163_174 < float64(expMin)))
+								t_12_163_174 := ((x_12_163_174 * float64(log2E)) + float64(expMagic))
+								kf_12_163_174 := (t_12_163_174 - float64(expMagic))
+								r_12_163_174 := ((x_12_163_174 - (kf_12_163_174 * float64(ln2Hi))) - (kf_12_163_174 * float64(ln2Lo)))
+								r2_12_163_174 := (r_12_163_174 * r_12_163_174)
+								r4_12_163_174 := (r2_12_163_174 * r2_12_163_174)
+								q0_12_163_174 := ((float64(ec2) + (float64(ec3) * r_12_163_174)) + ((float64(ec4) + (float64(ec5) * r_12_163_174)) * r2_12_163_174))
+								q1_12_163_174 := (((float64(ec6) + (float64(ec7) * r_12_163_174)) + ((float64(ec8) + (float64(ec9) * r_12_163_174)) * r2_12_163_174)) * r4_12_163_174)
+								q2_12_163_174 := (((float64(ec10) + (float64(ec11) * r_12_163_174)) + ((float64(ec12) + (float64(ec13) * r_12_163_174)) * r2_12_163_174)) * (r4_12_163_174 * r4_12_163_174))
+								p_12_163_174 := (float64(1) + (r_12_163_174 + (r2_12_163_174 * ((q0_12_163_174 + q1_12_163_174) + q2_12_163_174))))
+								small_12_163_174, big_12_163_174 := (kf_12_163_174 < float64((-1000))), (kf_12_163_174 > float64(1000))
+								off_12_163_174 := merge(float64(600), float64(0), small_12_163_174)
+								off_12_163_174 = merge(float64((-600)), off_12_163_174, big_12_163_174)
+								c_12_163_174 := merge(float64(twoM600), float64(1), small_12_163_174)
+								c_12_163_174 = merge(float64(twoP600), c_12_163_174, big_12_163_174)
+								r0_0_12_163_174 = ((p_12_163_174 * math.Float64frombits((math.Float64bits((t_12_163_174 + off_12_163_174)) << 52))) * c_12_163_174)
+							}
+							fl_163_174 = (nabc_163_174 * r0_0_12_163_174)
+						} else {
+							fl_163_174 = merge(nabc_163_174, float64(0), ((r2_163_174 * (&r_163_174.fudge)[0]) < float64(tophatR2)))
 						}
-						in_155_165 := r0_0_8_155_165
-						r0_0_155_165 = merge(math.Float64frombits(bits_155_165[ia_155_165[0]]), (&r_155_165.defaultF)[0], in_155_165)
 					}
-					fc_165 = r0_0_155_165
+					r0_0_163_174 = fl_163_174
 				}
-				s_165 := (sum_165 + (((fc_165 * fc_165) * fl_165) * fl_165))
-				if !c_165.Water {
-					s_165 = merge(sum_165, s_165, (fl_165 == zero_165))
+				fl_174 := r0_0_163_174
+				fc_174 := (&r_174.defaultF)[0]
+				if c_174.HasHKL {
+					var r0_0_164_174 float64
+					{
+						r_164_174, bits_164_174, ia_164_174, h_164_174, kk_164_174, l_164_174 := r_174, k_174.fhklBits, ia_174, h_174, kk_174, l_174
+						var r0_0_17_164_174 bool
+						{
+							r_17_164_174, ia_17_164_174, h_17_164_174, kk_17_164_174, l_17_164_174 := r_164_174, ia_164_174, h_164_174, kk_164_174, l_164_174
+							half_17_164_174 := float64(0.5)
+							hc_17_164_174, kc_17_164_174, lc_17_164_174 := math.Ceil((h_17_164_174 - half_17_164_174)), math.Ceil((kk_17_164_174 - half_17_164_174)), math.Ceil((l_17_164_174 - half_17_164_174))
+							hmin_17_164_174, kmin_17_164_174, lmin_17_164_174 := (&r_17_164_174.hmin)[0], (&r_17_164_174.kmin)[0], (&r_17_164_174.lmin)[0]
+							in_17_164_174 := ((((((hc_17_164_174 >= hmin_17_164_174) && (hc_17_164_174 <= (&r_17_164_174.hmax)[0])) && (kc_17_164_174 >= kmin_17_164_174)) && (kc_17_164_174 <= (&r_17_164_174.kmax)[0])) && (lc_17_164_174 >= lmin_17_164_174)) && (lc_17_164_174 <= (&r_17_164_174.lmax)[0]))
+							idx_17_164_174 := ((((hc_17_164_174 - hmin_17_164_174) * (&r_17_164_174.hstride)[0]) + ((kc_17_164_174 - kmin_17_164_174) * (&r_17_164_174.kstride)[0])) + (lc_17_164_174 - lmin_17_164_174))
+							storeInt32(merge(idx_17_164_174, float64(0), in_17_164_174), ia_17_164_174)
+							r0_0_17_164_174 = in_17_164_174
+						}
+						in_164_174 := r0_0_17_164_174
+						r0_0_164_174 = merge(math.Float64frombits(bits_164_174[ia_164_174[0]]), (&r_164_174.defaultF)[0], in_164_174)
+					}
+					fc_174 = r0_0_164_174
 				}
-				sum_165 = s_165
+				s_174 := (sum_174 + (((fc_174 * fc_174) * fl_174) * fl_174))
+				if !c_174.Water {
+					s_174 = merge(sum_174, s_174, (fl_174 == zero_174))
+				}
+				sum_174 = s_174
 			}
 		}
-		r0_0_165, r1_0_165 = sum_165, polar_165
+		r0_0_174, r1_0_174 = sum_174, polar_174
 	}
-	sum, polar = r0_0_165, r1_0_165
+	sum, polar = r0_0_174, r1_0_174
 	return sum, omega, polar
 }
 func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
@@ -4752,38 +4943,38 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_166 float64
+				var r0_0_175 float64
 				{
-					fdet_166, f_166, s_166, o_166, p_166 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_166 = ((((fdet_166 * f_166) + s_166) + o_166) + p_166)
+					fdet_175, f_175, s_175, o_175, p_175 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_175 = ((((fdet_175 * f_175) + s_175) + o_175) + p_175)
 				}
-				x := r0_0_166
-				var r0_0_167 float64
+				x := r0_0_175
+				var r0_0_176 float64
 				{
-					fdet_167, f_167, s_167, o_167, p_167 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
-					r0_0_167 = ((((fdet_167 * f_167) + s_167) + o_167) + p_167)
+					fdet_176, f_176, s_176, o_176, p_176 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_176 = ((((fdet_176 * f_176) + s_176) + o_176) + p_176)
 				}
-				y := r0_0_167
-				var r0_0_168 float64
+				y := r0_0_176
+				var r0_0_177 float64
 				{
-					fdet_168, f_168, s_168, o_168, p_168 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
-					r0_0_168 = ((((fdet_168 * f_168) + s_168) + o_168) + p_168)
+					fdet_177, f_177, s_177, o_177, p_177 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_177 = ((((fdet_177 * f_177) + s_177) + o_177) + p_177)
 				}
-				z := r0_0_168
+				z := r0_0_177
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_169 float64
+				var r0_0_178 float64
 				{
-					invR_169, num_169, point_169 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_169 := (invR_169 * invR_169)
-					if !point_169 {
-						w_169 = (num_169 * (w_169 * invR_169))
+					invR_178, num_178, point_178 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_178 := (invR_178 * invR_178)
+					if !point_178 {
+						w_178 = (num_178 * (w_178 * invR_178))
 					}
-					r0_0_169 = w_169
+					r0_0_178 = w_178
 				}
-				g[3][q] = r0_0_169
+				g[3][q] = r0_0_178
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -4793,336 +4984,336 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_170 float64
-					r1_0_170 float64
+					r0_0_179 float64
+					r1_0_179 float64
 				)
 				{
-					k_170, r_170, ia_170, sum_170, dx_170, dy_170, dz_170, polar_170 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
-					c_170 := k_170.c
-					n_170 := k_170.nn[0]
-					zero_170 := float64(0)
-					for si_170 := range r_170.src {
-						sr_170 := &r_170.src[si_170]
-						il_170 := (&sr_170.il)[0]
-						qx_170, qy_170, qz_170 := ((dx_170 - (&sr_170.inc[0])[0]) * il_170), ((dy_170 - (&sr_170.inc[1])[0]) * il_170), ((dz_170 - (&sr_170.inc[2])[0]) * il_170)
-						if m_170 := (polar_170 == zero_170); m_170 {
-							var p_170 float64
-							if r_170.kahnZero {
-								c2_170 := ((((&sr_170.inc[0])[0] * dx_170) + ((&sr_170.inc[1])[0] * dy_170)) + ((&sr_170.inc[2])[0] * dz_170))
-								p_170 = (float64(0.5) * (float64(1) + (c2_170 * c2_170)))
+					k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_179 := k_179.c
+					n_179 := k_179.nn[0]
+					zero_179 := float64(0)
+					for si_179 := range r_179.src {
+						sr_179 := &r_179.src[si_179]
+						il_179 := (&sr_179.il)[0]
+						qx_179, qy_179, qz_179 := ((dx_179 - (&sr_179.inc[0])[0]) * il_179), ((dy_179 - (&sr_179.inc[1])[0]) * il_179), ((dz_179 - (&sr_179.inc[2])[0]) * il_179)
+						if m_179 := (polar_179 == zero_179); m_179 {
+							var p_179 float64
+							if r_179.kahnZero {
+								c2_179 := ((((&sr_179.inc[0])[0] * dx_179) + ((&sr_179.inc[1])[0] * dy_179)) + ((&sr_179.inc[2])[0] * dz_179))
+								p_179 = (float64(0.5) * (float64(1) + (c2_179 * c2_179)))
 							} else {
-								var r0_0_150_170 float64
+								var r0_0_159_179 float64
 								{
-									zero_150_170, kahn_150_170, s_150_170, dx_150_170, dy_150_170, dz_150_170 := false, &r_170.kahn, sr_170, dx_170, dy_170, dz_170
-									c2_150_170 := ((((&s_150_170.inc[0])[0] * dx_150_170) + ((&s_150_170.inc[1])[0] * dy_150_170)) + ((&s_150_170.inc[2])[0] * dz_150_170))
-									c2sq_150_170 := (c2_150_170 * c2_150_170)
-									cos2psi_150_170 := float64(0)
-									if !zero_150_170 {
-										e_150_170 := (((dx_150_170 * (&s_150_170.ein[0])[0]) + (dy_150_170 * (&s_150_170.ein[1])[0])) + (dz_150_170 * (&s_150_170.ein[2])[0]))
-										b_150_170 := (((dx_150_170 * (&s_150_170.bin[0])[0]) + (dy_150_170 * (&s_150_170.bin[1])[0])) + (dz_150_170 * (&s_150_170.bin[2])[0]))
-										ee_150_170, bb_150_170 := (e_150_170 * e_150_170), (b_150_170 * b_150_170)
-										den_150_170 := (ee_150_170 + bb_150_170)
-										cos2psi_150_170 = merge(((ee_150_170 - bb_150_170) / den_150_170), float64(1), (den_150_170 > float64(0)))
+									zero_159_179, kahn_159_179, s_159_179, dx_159_179, dy_159_179, dz_159_179 := false, &r_179.kahn, sr_179, dx_179, dy_179, dz_179
+									c2_159_179 := ((((&s_159_179.inc[0])[0] * dx_159_179) + ((&s_159_179.inc[1])[0] * dy_159_179)) + ((&s_159_179.inc[2])[0] * dz_159_179))
+									c2sq_159_179 := (c2_159_179 * c2_159_179)
+									cos2psi_159_179 := float64(0)
+									if !zero_159_179 {
+										e_159_179 := (((dx_159_179 * (&s_159_179.ein[0])[0]) + (dy_159_179 * (&s_159_179.ein[1])[0])) + (dz_159_179 * (&s_159_179.ein[2])[0]))
+										b_159_179 := (((dx_159_179 * (&s_159_179.bin[0])[0]) + (dy_159_179 * (&s_159_179.bin[1])[0])) + (dz_159_179 * (&s_159_179.bin[2])[0]))
+										ee_159_179, bb_159_179 := (e_159_179 * e_159_179), (b_159_179 * b_159_179)
+										den_159_179 := (ee_159_179 + bb_159_179)
+										cos2psi_159_179 = merge(((ee_159_179 - bb_159_179) / den_159_179), float64(1), (den_159_179 > float64(0)))
 									}
-									one_150_170 := float64(1)
-									r0_0_150_170 = (float64(0.5) * ((one_150_170 + c2sq_150_170) - ((kahn_150_170[0] * cos2psi_150_170) * (one_150_170 - c2sq_150_170))))
+									one_159_179 := float64(1)
+									r0_0_159_179 = (float64(0.5) * ((one_159_179 + c2sq_159_179) - ((kahn_159_179[0] * cos2psi_159_179) * (one_159_179 - c2sq_159_179))))
 								}
-								p_170 = r0_0_150_170
+								p_179 = r0_0_159_179
 							}
-							polar_170 = merge(p_170, polar_170, m_170)
+							polar_179 = merge(p_179, polar_179, m_179)
 						}
-						for oi_170 := range r_170.orient {
-							o_170 := &r_170.orient[oi_170]
-							h_170 := ((((&o_170[0])[0] * qx_170) + ((&o_170[1])[0] * qy_170)) + ((&o_170[2])[0] * qz_170))
-							kk_170 := ((((&o_170[3])[0] * qx_170) + ((&o_170[4])[0] * qy_170)) + ((&o_170[5])[0] * qz_170))
-							l_170 := ((((&o_170[6])[0] * qx_170) + ((&o_170[7])[0] * qy_170)) + ((&o_170[8])[0] * qz_170))
-							var r0_0_151_170 float64
+						for oi_179 := range r_179.orient {
+							o_179 := &r_179.orient[oi_179]
+							h_179 := ((((&o_179[0])[0] * qx_179) + ((&o_179[1])[0] * qy_179)) + ((&o_179[2])[0] * qz_179))
+							kk_179 := ((((&o_179[3])[0] * qx_179) + ((&o_179[4])[0] * qy_179)) + ((&o_179[5])[0] * qz_179))
+							l_179 := ((((&o_179[6])[0] * qx_179) + ((&o_179[7])[0] * qy_179)) + ((&o_179[8])[0] * qz_179))
+							var r0_0_160_179 float64
 							{
-								r_151_170, h_151_170, kk_151_170, l_151_170, n_151_170 := r_170, h_170, kk_170, l_170, n_170
-								_ = n_151_170
-								var r0_0_25_151_170 float64
+								r_160_179, h_160_179, kk_160_179, l_160_179, n_160_179 := r_179, h_179, kk_179, l_179, n_179
+								_ = n_160_179
+								var r0_0_34_160_179 float64
 								{
-									r_25_151_170, i_25_151_170, x_25_151_170 := r_151_170, 0, h_151_170
-									s_25_151_170 := float64(1)
-									if r_25_151_170.nmode[i_25_151_170] == nChebyshev {
-										var r0_0_26_151_170 float64
+									r_34_160_179, i_34_160_179, x_34_160_179 := r_160_179, 0, h_160_179
+									s_34_160_179 := float64(1)
+									if r_34_160_179.nmode[i_34_160_179] == nChebyshev {
+										var r0_0_35_160_179 float64
 										{
-											x_26_151_170, n_26_151_170 := x_25_151_170, r_25_151_170.nn[i_25_151_170]
-											magic_26_151_170 := float64(roundMagic)
-											t_26_151_170 := (x_26_151_170 + magic_26_151_170)
-											var r0_0_27_151_170 float64
+											x_35_160_179, n_35_160_179 := x_34_160_179, r_34_160_179.nn[i_34_160_179]
+											magic_35_160_179 := float64(roundMagic)
+											t_35_160_179 := (x_35_160_179 + magic_35_160_179)
+											var r0_0_36_160_179 float64
 											{
-												d_27_151_170 := (x_26_151_170 - (t_26_151_170 - magic_26_151_170))
-												y_27_151_170 := (d_27_151_170 * d_27_151_170)
-												y2_27_151_170 := (y_27_151_170 * y_27_151_170)
-												y4_27_151_170 := (y2_27_151_170 * y2_27_151_170)
-												p0_27_151_170 := ((float64(cp0) + (float64(cp2) * y_27_151_170)) + ((float64(cp4) + (float64(cp6) * y_27_151_170)) * y2_27_151_170))
-												p1_27_151_170 := (((float64(cp8) + (float64(cp10) * y_27_151_170)) + ((float64(cp12) + (float64(cp14) * y_27_151_170)) * y2_27_151_170)) * y4_27_151_170)
-												p2_27_151_170 := (float64(cp16) * (y4_27_151_170 * y4_27_151_170))
-												r0_0_27_151_170 = ((p0_27_151_170 + p1_27_151_170) + p2_27_151_170)
+												d_36_160_179 := (x_35_160_179 - (t_35_160_179 - magic_35_160_179))
+												y_36_160_179 := (d_36_160_179 * d_36_160_179)
+												y2_36_160_179 := (y_36_160_179 * y_36_160_179)
+												y4_36_160_179 := (y2_36_160_179 * y2_36_160_179)
+												p0_36_160_179 := ((float64(cp0) + (float64(cp2) * y_36_160_179)) + ((float64(cp4) + (float64(cp6) * y_36_160_179)) * y2_36_160_179))
+												p1_36_160_179 := (((float64(cp8) + (float64(cp10) * y_36_160_179)) + ((float64(cp12) + (float64(cp14) * y_36_160_179)) * y2_36_160_179)) * y4_36_160_179)
+												p2_36_160_179 := (float64(cp16) * (y4_36_160_179 * y4_36_160_179))
+												r0_0_36_160_179 = ((p0_36_160_179 + p1_36_160_179) + p2_36_160_179)
 											}
-											var r0_0_28_151_170 float64
+											var r0_0_37_160_179 float64
 											{
-												c_28_151_170, t_28_151_170 := r0_0_27_151_170, t_26_151_170
-												r0_0_28_151_170 = math.Float64frombits((math.Float64bits(c_28_151_170) ^ (math.Float64bits(t_28_151_170) << 63)))
+												c_37_160_179, t_37_160_179 := r0_0_36_160_179, t_35_160_179
+												r0_0_37_160_179 = math.Float64frombits((math.Float64bits(c_37_160_179) ^ (math.Float64bits(t_37_160_179) << 63)))
 											}
-											c2_26_151_170 := (float64(2) * r0_0_28_151_170)
-											u0_26_151_170, u1_26_151_170 := float64(1), c2_26_151_170
-											j_26_151_170 := 2
-											for ; j_26_151_170+1 < n_26_151_170; j_26_151_170 += 2 {
-												u0_26_151_170 = ((c2_26_151_170 * u1_26_151_170) - u0_26_151_170)
-												u1_26_151_170 = ((c2_26_151_170 * u0_26_151_170) - u1_26_151_170)
+											c2_35_160_179 := (float64(2) * r0_0_37_160_179)
+											u0_35_160_179, u1_35_160_179 := float64(1), c2_35_160_179
+											j_35_160_179 := 2
+											for ; j_35_160_179+1 < n_35_160_179; j_35_160_179 += 2 {
+												u0_35_160_179 = ((c2_35_160_179 * u1_35_160_179) - u0_35_160_179)
+												u1_35_160_179 = ((c2_35_160_179 * u0_35_160_179) - u1_35_160_179)
 											}
-											if j_26_151_170 < n_26_151_170 {
-												u1_26_151_170 = ((c2_26_151_170 * u1_26_151_170) - u0_26_151_170)
+											if j_35_160_179 < n_35_160_179 {
+												u1_35_160_179 = ((c2_35_160_179 * u1_35_160_179) - u0_35_160_179)
 											}
-											r0_0_26_151_170 = u1_26_151_170
+											r0_0_35_160_179 = u1_35_160_179
 										}
-										s_25_151_170 = r0_0_26_151_170
-									} else if r_25_151_170.nmode[i_25_151_170] == nRatio {
-										var r0_0_29_151_170 float64
+										s_34_160_179 = r0_0_35_160_179
+									} else if r_34_160_179.nmode[i_34_160_179] == nRatio {
+										var r0_0_38_160_179 float64
 										{
-											x_29_151_170, nv_29_151_170 := x_25_151_170, (&r_25_151_170.nv[i_25_151_170])[0]
-											magic_29_151_170 := float64(roundMagic)
-											t_29_151_170 := (x_29_151_170 + magic_29_151_170)
-											d_29_151_170 := (x_29_151_170 - (t_29_151_170 - magic_29_151_170))
-											y_29_151_170 := (nv_29_151_170 * d_29_151_170)
-											u_29_151_170 := (y_29_151_170 + magic_29_151_170)
-											var r0_0_30_151_170 float64
+											x_38_160_179, nv_38_160_179 := x_34_160_179, (&r_34_160_179.nv[i_34_160_179])[0]
+											magic_38_160_179 := float64(roundMagic)
+											t_38_160_179 := (x_38_160_179 + magic_38_160_179)
+											d_38_160_179 := (x_38_160_179 - (t_38_160_179 - magic_38_160_179))
+											y_38_160_179 := (nv_38_160_179 * d_38_160_179)
+											u_38_160_179 := (y_38_160_179 + magic_38_160_179)
+											var r0_0_39_160_179 float64
 											{
-												d_30_151_170 := (y_29_151_170 - (u_29_151_170 - magic_29_151_170))
-												y_30_151_170 := (d_30_151_170 * d_30_151_170)
-												y2_30_151_170 := (y_30_151_170 * y_30_151_170)
-												y4_30_151_170 := (y2_30_151_170 * y2_30_151_170)
-												p0_30_151_170 := ((float64(sp1) + (float64(sp3) * y_30_151_170)) + ((float64(sp5) + (float64(sp7) * y_30_151_170)) * y2_30_151_170))
-												p1_30_151_170 := (((float64(sp9) + (float64(sp11) * y_30_151_170)) + ((float64(sp13) + (float64(sp15) * y_30_151_170)) * y2_30_151_170)) * y4_30_151_170)
-												p2_30_151_170 := (((float64(sp17) + (float64(sp19) * y_30_151_170)) + (float64(sp21) * y2_30_151_170)) * (y4_30_151_170 * y4_30_151_170))
-												r0_0_30_151_170 = (d_30_151_170 * ((p0_30_151_170 + p1_30_151_170) + p2_30_151_170))
+												d_39_160_179 := (y_38_160_179 - (u_38_160_179 - magic_38_160_179))
+												y_39_160_179 := (d_39_160_179 * d_39_160_179)
+												y2_39_160_179 := (y_39_160_179 * y_39_160_179)
+												y4_39_160_179 := (y2_39_160_179 * y2_39_160_179)
+												p0_39_160_179 := ((float64(sp1) + (float64(sp3) * y_39_160_179)) + ((float64(sp5) + (float64(sp7) * y_39_160_179)) * y2_39_160_179))
+												p1_39_160_179 := (((float64(sp9) + (float64(sp11) * y_39_160_179)) + ((float64(sp13) + (float64(sp15) * y_39_160_179)) * y2_39_160_179)) * y4_39_160_179)
+												p2_39_160_179 := (((float64(sp17) + (float64(sp19) * y_39_160_179)) + (float64(sp21) * y2_39_160_179)) * (y4_39_160_179 * y4_39_160_179))
+												r0_0_39_160_179 = (d_39_160_179 * ((p0_39_160_179 + p1_39_160_179) + p2_39_160_179))
 											}
-											var r0_0_31_151_170 float64
+											var r0_0_40_160_179 float64
 											{
-												c_31_151_170, t_31_151_170 := r0_0_30_151_170, u_29_151_170
-												r0_0_31_151_170 = math.Float64frombits((math.Float64bits(c_31_151_170) ^ (math.Float64bits(t_31_151_170) << 63)))
+												c_40_160_179, t_40_160_179 := r0_0_39_160_179, u_38_160_179
+												r0_0_40_160_179 = math.Float64frombits((math.Float64bits(c_40_160_179) ^ (math.Float64bits(t_40_160_179) << 63)))
 											}
-											sn_29_151_170 := r0_0_31_151_170
-											var r0_0_32_151_170 float64
+											sn_38_160_179 := r0_0_40_160_179
+											var r0_0_41_160_179 float64
 											{
-												d_32_151_170 := d_29_151_170
-												y_32_151_170 := (d_32_151_170 * d_32_151_170)
-												y2_32_151_170 := (y_32_151_170 * y_32_151_170)
-												y4_32_151_170 := (y2_32_151_170 * y2_32_151_170)
-												p0_32_151_170 := ((float64(sp1) + (float64(sp3) * y_32_151_170)) + ((float64(sp5) + (float64(sp7) * y_32_151_170)) * y2_32_151_170))
-												p1_32_151_170 := (((float64(sp9) + (float64(sp11) * y_32_151_170)) + ((float64(sp13) + (float64(sp15) * y_32_151_170)) * y2_32_151_170)) * y4_32_151_170)
-												p2_32_151_170 := (((float64(sp17) + (float64(sp19) * y_32_151_170)) + (float64(sp21) * y2_32_151_170)) * (y4_32_151_170 * y4_32_151_170))
-												r0_0_32_151_170 = (d_32_151_170 * ((p0_32_151_170 + p1_32_151_170) + p2_32_151_170))
+												d_41_160_179 := d_38_160_179
+												y_41_160_179 := (d_41_160_179 * d_41_160_179)
+												y2_41_160_179 := (y_41_160_179 * y_41_160_179)
+												y4_41_160_179 := (y2_41_160_179 * y2_41_160_179)
+												p0_41_160_179 := ((float64(sp1) + (float64(sp3) * y_41_160_179)) + ((float64(sp5) + (float64(sp7) * y_41_160_179)) * y2_41_160_179))
+												p1_41_160_179 := (((float64(sp9) + (float64(sp11) * y_41_160_179)) + ((float64(sp13) + (float64(sp15) * y_41_160_179)) * y2_41_160_179)) * y4_41_160_179)
+												p2_41_160_179 := (((float64(sp17) + (float64(sp19) * y_41_160_179)) + (float64(sp21) * y2_41_160_179)) * (y4_41_160_179 * y4_41_160_179))
+												r0_0_41_160_179 = (d_41_160_179 * ((p0_41_160_179 + p1_41_160_179) + p2_41_160_179))
 											}
-											r0_0_29_151_170 = merge(nv_29_151_170, (sn_29_151_170 / r0_0_32_151_170), (d_29_151_170 == float64(0)))
+											r0_0_38_160_179 = merge(nv_38_160_179, (sn_38_160_179 / r0_0_41_160_179), (d_38_160_179 == float64(0)))
 										}
-										s_25_151_170 = r0_0_29_151_170
+										s_34_160_179 = r0_0_38_160_179
 									}
-									r0_0_25_151_170 = s_25_151_170
+									r0_0_34_160_179 = s_34_160_179
 								}
-								sa_151_170 := r0_0_25_151_170
-								var r0_0_33_151_170 float64
+								sa_160_179 := r0_0_34_160_179
+								var r0_0_42_160_179 float64
 								{
-									r_33_151_170, i_33_151_170, x_33_151_170 := r_151_170, 1, kk_151_170
-									s_33_151_170 := float64(1)
-									if r_33_151_170.nmode[i_33_151_170] == nChebyshev {
-										var r0_0_34_151_170 float64
+									r_42_160_179, i_42_160_179, x_42_160_179 := r_160_179, 1, kk_160_179
+									s_42_160_179 := float64(1)
+									if r_42_160_179.nmode[i_42_160_179] == nChebyshev {
+										var r0_0_43_160_179 float64
 										{
-											x_34_151_170, n_34_151_170 := x_33_151_170, r_33_151_170.nn[i_33_151_170]
-											magic_34_151_170 := float64(roundMagic)
-											t_34_151_170 := (x_34_151_170 + magic_34_151_170)
-											var r0_0_35_151_170 float64
+											x_43_160_179, n_43_160_179 := x_42_160_179, r_42_160_179.nn[i_42_160_179]
+											magic_43_160_179 := float64(roundMagic)
+											t_43_160_179 := (x_43_160_179 + magic_43_160_179)
+											var r0_0_44_160_179 float64
 											{
-												d_35_151_170 := (x_34_151_170 - (t_34_151_170 - magic_34_151_170))
-												y_35_151_170 := (d_35_151_170 * d_35_151_170)
-												y2_35_151_170 := (y_35_151_170 * y_35_151_170)
-												y4_35_151_170 := (y2_35_151_170 * y2_35_151_170)
-												p0_35_151_170 := ((float64(cp0) + (float64(cp2) * y_35_151_170)) + ((float64(cp4) + (float64(cp6) * y_35_151_170)) * y2_35_151_170))
-												p1_35_151_170 := (((float64(cp8) + (float64(cp10) * y_35_151_170)) + ((float64(cp12) + (float64(cp14) * y_35_151_170)) * y2_35_151_170)) * y4_35_151_170)
-												p2_35_151_170 := (float64(cp16) * (y4_35_151_170 * y4_35_151_170))
-												r0_0_35_151_170 = ((p0_35_151_170 + p1_35_151_170) + p2_35_151_170)
+												d_44_160_179 := (x_43_160_179 - (t_43_160_179 - magic_43_160_179))
+												y_44_160_179 := (d_44_160_179 * d_44_160_179)
+												y2_44_160_179 := (y_44_160_179 * y_44_160_179)
+												y4_44_160_179 := (y2_44_160_179 * y2_44_160_179)
+												p0_44_160_179 := ((float64(cp0) + (float64(cp2) * y_44_160_179)) + ((float64(cp4) + (float64(cp6) * y_44_160_179)) * y2_44_160_179))
+												p1_44_160_179 := (((float64(cp8) + (float64(cp10) * y_44_160_179)) + ((float64(cp12) + (float64(cp14) * y_44_160_179)) * y2_44_160_179)) * y4_44_160_179)
+												p2_44_160_179 := (float64(cp16) * (y4_44_160_179 * y4_44_160_179))
+												r0_0_44_160_179 = ((p0_44_160_179 + p1_44_160_179) + p2_44_160_179)
 											}
-											var r0_0_36_151_170 float64
+											var r0_0_45_160_179 float64
 											{
-												c_36_151_170, t_36_151_170 := r0_0_35_151_170, t_34_151_170
-												r0_0_36_151_170 = math.Float64frombits((math.Float64bits(c_36_151_170) ^ (math.Float64bits(t_36_151_170) << 63)))
+												c_45_160_179, t_45_160_179 := r0_0_44_160_179, t_43_160_179
+												r0_0_45_160_179 = math.Float64frombits((math.Float64bits(c_45_160_179) ^ (math.Float64bits(t_45_160_179) << 63)))
 											}
-											c2_34_151_170 := (float64(2) * r0_0_36_151_170)
-											u0_34_151_170, u1_34_151_170 := float64(1), c2_34_151_170
-											j_34_151_170 := 2
-											for ; j_34_151_170+1 < n_34_151_170; j_34_151_170 += 2 {
-												u0_34_151_170 = ((c2_34_151_170 * u1_34_151_170) - u0_34_151_170)
-												u1_34_151_170 = ((c2_34_151_170 * u0_34_151_170) - u1_34_151_170)
+											c2_43_160_179 := (float64(2) * r0_0_45_160_179)
+											u0_43_160_179, u1_43_160_179 := float64(1), c2_43_160_179
+											j_43_160_179 := 2
+											for ; j_43_160_179+1 < n_43_160_179; j_43_160_179 += 2 {
+												u0_43_160_179 = ((c2_43_160_179 * u1_43_160_179) - u0_43_160_179)
+												u1_43_160_179 = ((c2_43_160_179 * u0_43_160_179) - u1_43_160_179)
 											}
-											if j_34_151_170 < n_34_151_170 {
-												u1_34_151_170 = ((c2_34_151_170 * u1_34_151_170) - u0_34_151_170)
+											if j_43_160_179 < n_43_160_179 {
+												u1_43_160_179 = ((c2_43_160_179 * u1_43_160_179) - u0_43_160_179)
 											}
-											r0_0_34_151_170 = u1_34_151_170
+											r0_0_43_160_179 = u1_43_160_179
 										}
-										s_33_151_170 = r0_0_34_151_170
-									} else if r_33_151_170.nmode[i_33_151_170] == nRatio {
-										var r0_0_37_151_170 float64
+										s_42_160_179 = r0_0_43_160_179
+									} else if r_42_160_179.nmode[i_42_160_179] == nRatio {
+										var r0_0_46_160_179 float64
 										{
-											x_37_151_170, nv_37_151_170 := x_33_151_170, (&r_33_151_170.nv[i_33_151_170])[0]
-											magic_37_151_170 := float64(roundMagic)
-											t_37_151_170 := (x_37_151_170 + magic_37_151_170)
-											d_37_151_170 := (x_37_151_170 - (t_37_151_170 - magic_37_151_170))
-											y_37_151_170 := (nv_37_151_170 * d_37_151_170)
-											u_37_151_170 := (y_37_151_170 + magic_37_151_170)
-											var r0_0_38_151_170 float64
+											x_46_160_179, nv_46_160_179 := x_42_160_179, (&r_42_160_179.nv[i_42_160_179])[0]
+											magic_46_160_179 := float64(roundMagic)
+											t_46_160_179 := (x_46_160_179 + magic_46_160_179)
+											d_46_160_179 := (x_46_160_179 - (t_46_160_179 - magic_46_160_179))
+											y_46_160_179 := (nv_46_160_179 * d_46_160_179)
+											u_46_160_179 := (y_46_160_179 + magic_46_160_179)
+											var r0_0_47_160_179 float64
 											{
-												d_38_151_170 := (y_37_151_170 - (u_37_151_170 - magic_37_151_170))
-												y_38_151_170 := (d_38_151_170 * d_38_151_170)
-												y2_38_151_170 := (y_38_151_170 * y_38_151_170)
-												y4_38_151_170 := (y2_38_151_170 * y2_38_151_170)
-												p0_38_151_170 := ((float64(sp1) + (float64(sp3) * y_38_151_170)) + ((float64(sp5) + (float64(sp7) * y_38_151_170)) * y2_38_151_170))
-												p1_38_151_170 := (((float64(sp9) + (float64(sp11) * y_38_151_170)) + ((float64(sp13) + (float64(sp15) * y_38_151_170)) * y2_38_151_170)) * y4_38_151_170)
-												p2_38_151_170 := (((float64(sp17) + (float64(sp19) * y_38_151_170)) + (float64(sp21) * y2_38_151_170)) * (y4_38_151_170 * y4_38_151_170))
-												r0_0_38_151_170 = (d_38_151_170 * ((p0_38_151_170 + p1_38_151_170) + p2_38_151_170))
+												d_47_160_179 := (y_46_160_179 - (u_46_160_179 - magic_46_160_179))
+												y_47_160_179 := (d_47_160_179 * d_47_160_179)
+												y2_47_160_179 := (y_47_160_179 * y_47_160_179)
+												y4_47_160_179 := (y2_47_160_179 * y2_47_160_179)
+												p0_47_160_179 := ((float64(sp1) + (float64(sp3) * y_47_160_179)) + ((float64(sp5) + (float64(sp7) * y_47_160_179)) * y2_47_160_179))
+												p1_47_160_179 := (((float64(sp9) + (float64(sp11) * y_47_160_179)) + ((float64(sp13) + (float64(sp15) * y_47_160_179)) * y2_47_160_179)) * y4_47_160_179)
+												p2_47_160_179 := (((float64(sp17) + (float64(sp19) * y_47_160_179)) + (float64(sp21) * y2_47_160_179)) * (y4_47_160_179 * y4_47_160_179))
+												r0_0_47_160_179 = (d_47_160_179 * ((p0_47_160_179 + p1_47_160_179) + p2_47_160_179))
 											}
-											var r0_0_39_151_170 float64
+											var r0_0_48_160_179 float64
 											{
-												c_39_151_170, t_39_151_170 := r0_0_38_151_170, u_37_151_170
-												r0_0_39_151_170 = math.Float64frombits((math.Float64bits(c_39_151_170) ^ (math.Float64bits(t_39_151_170) << 63)))
+												c_48_160_179, t_48_160_179 := r0_0_47_160_179, u_46_160_179
+												r0_0_48_160_179 = math.Float64frombits((math.Float64bits(c_48_160_179) ^ (math.Float64bits(t_48_160_179) << 63)))
 											}
-											sn_37_151_170 := r0_0_39_151_170
-											var r0_0_40_151_170 float64
+											sn_46_160_179 := r0_0_48_160_179
+											var r0_0_49_160_179 float64
 											{
-												d_40_151_170 := d_37_151_170
-												y_40_151_170 := (d_40_151_170 * d_40_151_170)
-												y2_40_151_170 := (y_40_151_170 * y_40_151_170)
-												y4_40_151_170 := (y2_40_151_170 * y2_40_151_170)
-												p0_40_151_170 := ((float64(sp1) + (float64(sp3) * y_40_151_170)) + ((float64(sp5) + (float64(sp7) * y_40_151_170)) * y2_40_151_170))
-												p1_40_151_170 := (((float64(sp9) + (float64(sp11) * y_40_151_170)) + ((float64(sp13) + (float64(sp15) * y_40_151_170)) * y2_40_151_170)) * y4_40_151_170)
-												p2_40_151_170 := (((float64(sp17) + (float64(sp19) * y_40_151_170)) + (float64(sp21) * y2_40_151_170)) * (y4_40_151_170 * y4_40_151_170))
-												r0_0_40_151_170 = (d_40_151_170 * ((p0_40_151_170 + p1_40_151_170) + p2_40_151_170))
+												d_49_160_179 := d_46_160_179
+												y_49_160_179 := (d_49_160_179 * d_49_160_179)
+												y2_49_160_179 := (y_49_160_179 * y_49_160_179)
+												y4_49_160_179 := (y2_49_160_179 * y2_49_160_179)
+												p0_49_160_179 := ((float64(sp1) + (float64(sp3) * y_49_160_179)) + ((float64(sp5) + (float64(sp7) * y_49_160_179)) * y2_49_160_179))
+												p1_49_160_179 := (((float64(sp9) + (float64(sp11) * y_49_160_179)) + ((float64(sp13) + (float64(sp15) * y_49_160_179)) * y2_49_160_179)) * y4_49_160_179)
+												p2_49_160_179 := (((float64(sp17) + (float64(sp19) * y_49_160_179)) + (float64(sp21) * y2_49_160_179)) * (y4_49_160_179 * y4_49_160_179))
+												r0_0_49_160_179 = (d_49_160_179 * ((p0_49_160_179 + p1_49_160_179) + p2_49_160_179))
 											}
-											r0_0_37_151_170 = merge(nv_37_151_170, (sn_37_151_170 / r0_0_40_151_170), (d_37_151_170 == float64(0)))
+											r0_0_46_160_179 = merge(nv_46_160_179, (sn_46_160_179 / r0_0_49_160_179), (d_46_160_179 == float64(0)))
 										}
-										s_33_151_170 = r0_0_37_151_170
+										s_42_160_179 = r0_0_46_160_179
 									}
-									r0_0_33_151_170 = s_33_151_170
+									r0_0_42_160_179 = s_42_160_179
 								}
-								sb_151_170 := r0_0_33_151_170
-								var r0_0_41_151_170 float64
+								sb_160_179 := r0_0_42_160_179
+								var r0_0_50_160_179 float64
 								{
-									r_41_151_170, i_41_151_170, x_41_151_170 := r_151_170, 2, l_151_170
-									s_41_151_170 := float64(1)
-									if r_41_151_170.nmode[i_41_151_170] == nChebyshev {
-										var r0_0_42_151_170 float64
+									r_50_160_179, i_50_160_179, x_50_160_179 := r_160_179, 2, l_160_179
+									s_50_160_179 := float64(1)
+									if r_50_160_179.nmode[i_50_160_179] == nChebyshev {
+										var r0_0_51_160_179 float64
 										{
-											x_42_151_170, n_42_151_170 := x_41_151_170, r_41_151_170.nn[i_41_151_170]
-											magic_42_151_170 := float64(roundMagic)
-											t_42_151_170 := (x_42_151_170 + magic_42_151_170)
-											var r0_0_43_151_170 float64
+											x_51_160_179, n_51_160_179 := x_50_160_179, r_50_160_179.nn[i_50_160_179]
+											magic_51_160_179 := float64(roundMagic)
+											t_51_160_179 := (x_51_160_179 + magic_51_160_179)
+											var r0_0_52_160_179 float64
 											{
-												d_43_151_170 := (x_42_151_170 - (t_42_151_170 - magic_42_151_170))
-												y_43_151_170 := (d_43_151_170 * d_43_151_170)
-												y2_43_151_170 := (y_43_151_170 * y_43_151_170)
-												y4_43_151_170 := (y2_43_151_170 * y2_43_151_170)
-												p0_43_151_170 := ((float64(cp0) + (float64(cp2) * y_43_151_170)) + ((float64(cp4) + (float64(cp6) * y_43_151_170)) * y2_43_151_170))
-												p1_43_151_170 := (((float64(cp8) + (float64(cp10) * y_43_151_170)) + ((float64(cp12) + (float64(cp14) * y_43_151_170)) * y2_43_151_170)) * y4_43_151_170)
-												p2_43_151_170 := (float64(cp16) * (y4_43_151_170 * y4_43_151_170))
-												r0_0_43_151_170 = ((p0_43_151_170 + p1_43_151_170) + p2_43_151_170)
+												d_52_160_179 := (x_51_160_179 - (t_51_160_179 - magic_51_160_179))
+												y_52_160_179 := (d_52_160_179 * d_52_160_179)
+												y2_52_160_179 := (y_52_160_179 * y_52_160_179)
+												y4_52_160_179 := (y2_52_160_179 * y2_52_160_179)
+												p0_52_160_179 := ((float64(cp0) + (float64(cp2) * y_52_160_179)) + ((float64(cp4) + (float64(cp6) * y_52_160_179)) * y2_52_160_179))
+												p1_52_160_179 := (((float64(cp8) + (float64(cp10) * y_52_160_179)) + ((float64(cp12) + (float64(cp14) * y_52_160_179)) * y2_52_160_179)) * y4_52_160_179)
+												p2_52_160_179 := (float64(cp16) * (y4_52_160_179 * y4_52_160_179))
+												r0_0_52_160_179 = ((p0_52_160_179 + p1_52_160_179) + p2_52_160_179)
 											}
-											var r0_0_44_151_170 float64
+											var r0_0_53_160_179 float64
 											{
-												c_44_151_170, t_44_151_170 := r0_0_43_151_170, t_42_151_170
-												r0_0_44_151_170 = math.Float64frombits((math.Float64bits(c_44_151_170) ^ (math.Float64bits(t_44_151_170) << 63)))
+												c_53_160_179, t_53_160_179 := r0_0_52_160_179, t_51_160_179
+												r0_0_53_160_179 = math.Float64frombits((math.Float64bits(c_53_160_179) ^ (math.Float64bits(t_53_160_179) << 63)))
 											}
-											c2_42_151_170 := (float64(2) * r0_0_44_151_170)
-											u0_42_151_170, u1_42_151_170 := float64(1), c2_42_151_170
-											j_42_151_170 := 2
-											for ; j_42_151_170+1 < n_42_151_170; j_42_151_170 += 2 {
-												u0_42_151_170 = ((c2_42_151_170 * u1_42_151_170) - u0_42_151_170)
-												u1_42_151_170 = ((c2_42_151_170 * u0_42_151_170) - u1_42_151_170)
+											c2_51_160_179 := (float64(2) * r0_0_53_160_179)
+											u0_51_160_179, u1_51_160_179 := float64(1), c2_51_160_179
+											j_51_160_179 := 2
+											for ; j_51_160_179+1 < n_51_160_179; j_51_160_179 += 2 {
+												u0_51_160_179 = ((c2_51_160_179 * u1_51_160_179) - u0_51_160_179)
+												u1_51_160_179 = ((c2_51_160_179 * u0_51_160_179) - u1_51_160_179)
 											}
-											if j_42_151_170 < n_42_151_170 {
-												u1_42_151_170 = ((c2_42_151_170 * u1_42_151_170) - u0_42_151_170)
+											if j_51_160_179 < n_51_160_179 {
+												u1_51_160_179 = ((c2_51_160_179 * u1_51_160_179) - u0_51_160_179)
 											}
-											r0_0_42_151_170 = u1_42_151_170
+											r0_0_51_160_179 = u1_51_160_179
 										}
-										s_41_151_170 = r0_0_42_151_170
-									} else if r_41_151_170.nmode[i_41_151_170] == nRatio {
-										var r0_0_45_151_170 float64
+										s_50_160_179 = r0_0_51_160_179
+									} else if r_50_160_179.nmode[i_50_160_179] == nRatio {
+										var r0_0_54_160_179 float64
 										{
-											x_45_151_170, nv_45_151_170 := x_41_151_170, (&r_41_151_170.nv[i_41_151_170])[0]
-											magic_45_151_170 := float64(roundMagic)
-											t_45_151_170 := (x_45_151_170 + magic_45_151_170)
-											d_45_151_170 := (x_45_151_170 - (t_45_151_170 - magic_45_151_170))
-											y_45_151_170 := (nv_45_151_170 * d_45_151_170)
-											u_45_151_170 := (y_45_151_170 + magic_45_151_170)
-											var r0_0_46_151_170 float64
+											x_54_160_179, nv_54_160_179 := x_50_160_179, (&r_50_160_179.nv[i_50_160_179])[0]
+											magic_54_160_179 := float64(roundMagic)
+											t_54_160_179 := (x_54_160_179 + magic_54_160_179)
+											d_54_160_179 := (x_54_160_179 - (t_54_160_179 - magic_54_160_179))
+											y_54_160_179 := (nv_54_160_179 * d_54_160_179)
+											u_54_160_179 := (y_54_160_179 + magic_54_160_179)
+											var r0_0_55_160_179 float64
 											{
-												d_46_151_170 := (y_45_151_170 - (u_45_151_170 - magic_45_151_170))
-												y_46_151_170 := (d_46_151_170 * d_46_151_170)
-												y2_46_151_170 := (y_46_151_170 * y_46_151_170)
-												y4_46_151_170 := (y2_46_151_170 * y2_46_151_170)
-												p0_46_151_170 := ((float64(sp1) + (float64(sp3) * y_46_151_170)) + ((float64(sp5) + (float64(sp7) * y_46_151_170)) * y2_46_151_170))
-												p1_46_151_170 := (((float64(sp9) + (float64(sp11) * y_46_151_170)) + ((float64(sp13) + (float64(sp15) * y_46_151_170)) * y2_46_151_170)) * y4_46_151_170)
-												p2_46_151_170 := (((float64(sp17) + (float64(sp19) * y_46_151_170)) + (float64(sp21) * y2_46_151_170)) * (y4_46_151_170 * y4_46_151_170))
-												r0_0_46_151_170 = (d_46_151_170 * ((p0_46_151_170 + p1_46_151_170) + p2_46_151_170))
+												d_55_160_179 := (y_54_160_179 - (u_54_160_179 - magic_54_160_179))
+												y_55_160_179 := (d_55_160_179 * d_55_160_179)
+												y2_55_160_179 := (y_55_160_179 * y_55_160_179)
+												y4_55_160_179 := (y2_55_160_179 * y2_55_160_179)
+												p0_55_160_179 := ((float64(sp1) + (float64(sp3) * y_55_160_179)) + ((float64(sp5) + (float64(sp7) * y_55_160_179)) * y2_55_160_179))
+												p1_55_160_179 := (((float64(sp9) + (float64(sp11) * y_55_160_179)) + ((float64(sp13) + (float64(sp15) * y_55_160_179)) * y2_55_160_179)) * y4_55_160_179)
+												p2_55_160_179 := (((float64(sp17) + (float64(sp19) * y_55_160_179)) + (float64(sp21) * y2_55_160_179)) * (y4_55_160_179 * y4_55_160_179))
+												r0_0_55_160_179 = (d_55_160_179 * ((p0_55_160_179 + p1_55_160_179) + p2_55_160_179))
 											}
-											var r0_0_47_151_170 float64
+											var r0_0_56_160_179 float64
 											{
-												c_47_151_170, t_47_151_170 := r0_0_46_151_170, u_45_151_170
-												r0_0_47_151_170 = math.Float64frombits((math.Float64bits(c_47_151_170) ^ (math.Float64bits(t_47_151_170) << 63)))
+												c_56_160_179, t_56_160_179 := r0_0_55_160_179, u_54_160_179
+												r0_0_56_160_179 = math.Float64frombits((math.Float64bits(c_56_160_179) ^ (math.Float64bits(t_56_160_179) << 63)))
 											}
-											sn_45_151_170 := r0_0_47_151_170
-											var r0_0_48_151_170 float64
+											sn_54_160_179 := r0_0_56_160_179
+											var r0_0_57_160_179 float64
 											{
-												d_48_151_170 := d_45_151_170
-												y_48_151_170 := (d_48_151_170 * d_48_151_170)
-												y2_48_151_170 := (y_48_151_170 * y_48_151_170)
-												y4_48_151_170 := (y2_48_151_170 * y2_48_151_170)
-												p0_48_151_170 := ((float64(sp1) + (float64(sp3) * y_48_151_170)) + ((float64(sp5) + (float64(sp7) * y_48_151_170)) * y2_48_151_170))
-												p1_48_151_170 := (((float64(sp9) + (float64(sp11) * y_48_151_170)) + ((float64(sp13) + (float64(sp15) * y_48_151_170)) * y2_48_151_170)) * y4_48_151_170)
-												p2_48_151_170 := (((float64(sp17) + (float64(sp19) * y_48_151_170)) + (float64(sp21) * y2_48_151_170)) * (y4_48_151_170 * y4_48_151_170))
-												r0_0_48_151_170 = (d_48_151_170 * ((p0_48_151_170 + p1_48_151_170) + p2_48_151_170))
+												d_57_160_179 := d_54_160_179
+												y_57_160_179 := (d_57_160_179 * d_57_160_179)
+												y2_57_160_179 := (y_57_160_179 * y_57_160_179)
+												y4_57_160_179 := (y2_57_160_179 * y2_57_160_179)
+												p0_57_160_179 := ((float64(sp1) + (float64(sp3) * y_57_160_179)) + ((float64(sp5) + (float64(sp7) * y_57_160_179)) * y2_57_160_179))
+												p1_57_160_179 := (((float64(sp9) + (float64(sp11) * y_57_160_179)) + ((float64(sp13) + (float64(sp15) * y_57_160_179)) * y2_57_160_179)) * y4_57_160_179)
+												p2_57_160_179 := (((float64(sp17) + (float64(sp19) * y_57_160_179)) + (float64(sp21) * y2_57_160_179)) * (y4_57_160_179 * y4_57_160_179))
+												r0_0_57_160_179 = (d_57_160_179 * ((p0_57_160_179 + p1_57_160_179) + p2_57_160_179))
 											}
-											r0_0_45_151_170 = merge(nv_45_151_170, (sn_45_151_170 / r0_0_48_151_170), (d_45_151_170 == float64(0)))
+											r0_0_54_160_179 = merge(nv_54_160_179, (sn_54_160_179 / r0_0_57_160_179), (d_54_160_179 == float64(0)))
 										}
-										s_41_151_170 = r0_0_45_151_170
+										s_50_160_179 = r0_0_54_160_179
 									}
-									r0_0_41_151_170 = s_41_151_170
+									r0_0_50_160_179 = s_50_160_179
 								}
-								sc_151_170 := r0_0_41_151_170
-								r0_0_151_170 = ((sa_151_170 * sb_151_170) * sc_151_170)
+								sc_160_179 := r0_0_50_160_179
+								r0_0_160_179 = ((sa_160_179 * sb_160_179) * sc_160_179)
 							}
-							fl_170 := r0_0_151_170
-							fc_170 := (&r_170.defaultF)[0]
-							if c_170.HasHKL {
-								var r0_0_152_170 float64
+							fl_179 := r0_0_160_179
+							fc_179 := (&r_179.defaultF)[0]
+							if c_179.HasHKL {
+								var r0_0_161_179 float64
 								{
-									r_152_170, bits_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170 := r_170, k_170.fhklBits, ia_170, h_170, kk_170, l_170
-									var r0_0_8_152_170 bool
+									r_161_179, bits_161_179, ia_161_179, h_161_179, kk_161_179, l_161_179 := r_179, k_179.fhklBits, ia_179, h_179, kk_179, l_179
+									var r0_0_17_161_179 bool
 									{
-										r_8_152_170, ia_8_152_170, h_8_152_170, kk_8_152_170, l_8_152_170 := r_152_170, ia_152_170, h_152_170, kk_152_170, l_152_170
-										half_8_152_170 := float64(0.5)
-										hc_8_152_170, kc_8_152_170, lc_8_152_170 := math.Ceil((h_8_152_170 - half_8_152_170)), math.Ceil((kk_8_152_170 - half_8_152_170)), math.Ceil((l_8_152_170 - half_8_152_170))
-										hmin_8_152_170, kmin_8_152_170, lmin_8_152_170 := (&r_8_152_170.hmin)[0], (&r_8_152_170.kmin)[0], (&r_8_152_170.lmin)[0]
-										in_8_152_170 := ((((((hc_8_152_170 >= hmin_8_152_170) && (hc_8_152_170 <= (&r_8_152_170.hmax)[0])) && (kc_8_152_170 >= kmin_8_152_170)) && (kc_8_152_170 <= (&r_8_152_170.kmax)[0])) && (lc_8_152_170 >= lmin_8_152_170)) && (lc_8_152_170 <= (&r_8_152_170.lmax)[0]))
-										idx_8_152_170 := ((((hc_8_152_170 - hmin_8_152_170) * (&r_8_152_170.hstride)[0]) + ((kc_8_152_170 - kmin_8_152_170) * (&r_8_152_170.kstride)[0])) + (lc_8_152_170 - lmin_8_152_170))
-										storeInt32(merge(idx_8_152_170, float64(0), in_8_152_170), ia_8_152_170)
-										r0_0_8_152_170 = in_8_152_170
+										r_17_161_179, ia_17_161_179, h_17_161_179, kk_17_161_179, l_17_161_179 := r_161_179, ia_161_179, h_161_179, kk_161_179, l_161_179
+										half_17_161_179 := float64(0.5)
+										hc_17_161_179, kc_17_161_179, lc_17_161_179 := math.Ceil((h_17_161_179 - half_17_161_179)), math.Ceil((kk_17_161_179 - half_17_161_179)), math.Ceil((l_17_161_179 - half_17_161_179))
+										hmin_17_161_179, kmin_17_161_179, lmin_17_161_179 := (&r_17_161_179.hmin)[0], (&r_17_161_179.kmin)[0], (&r_17_161_179.lmin)[0]
+										in_17_161_179 := ((((((hc_17_161_179 >= hmin_17_161_179) && (hc_17_161_179 <= (&r_17_161_179.hmax)[0])) && (kc_17_161_179 >= kmin_17_161_179)) && (kc_17_161_179 <= (&r_17_161_179.kmax)[0])) && (lc_17_161_179 >= lmin_17_161_179)) && (lc_17_161_179 <= (&r_17_161_179.lmax)[0]))
+										idx_17_161_179 := ((((hc_17_161_179 - hmin_17_161_179) * (&r_17_161_179.hstride)[0]) + ((kc_17_161_179 - kmin_17_161_179) * (&r_17_161_179.kstride)[0])) + (lc_17_161_179 - lmin_17_161_179))
+										storeInt32(merge(idx_17_161_179, float64(0), in_17_161_179), ia_17_161_179)
+										r0_0_17_161_179 = in_17_161_179
 									}
-									in_152_170 := r0_0_8_152_170
-									r0_0_152_170 = merge(math.Float64frombits(bits_152_170[ia_152_170[0]]), (&r_152_170.defaultF)[0], in_152_170)
+									in_161_179 := r0_0_17_161_179
+									r0_0_161_179 = merge(math.Float64frombits(bits_161_179[ia_161_179[0]]), (&r_161_179.defaultF)[0], in_161_179)
 								}
-								fc_170 = r0_0_152_170
+								fc_179 = r0_0_161_179
 							}
-							s_170 := (sum_170 + (((fc_170 * fc_170) * fl_170) * fl_170))
-							if !c_170.Water {
-								s_170 = merge(sum_170, s_170, (fl_170 == zero_170))
+							s_179 := (sum_179 + (((fc_179 * fc_179) * fl_179) * fl_179))
+							if !c_179.Water {
+								s_179 = merge(sum_179, s_179, (fl_179 == zero_179))
 							}
-							sum_170 = s_170
+							sum_179 = s_179
 						}
 					}
-					r0_0_170, r1_0_170 = sum_170, polar_170
+					r0_0_179, r1_0_179 = sum_179, polar_179
 				}
-				sum, polar = r0_0_170, r1_0_170
+				sum, polar = r0_0_179, r1_0_179
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -5144,382 +5335,382 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_171 float64
-				r1_0_171 float64
-				r2_0_171 float64
+				r0_0_180 float64
+				r1_0_180 float64
+				r2_0_180 float64
 			)
 			{
-				k_171, r_171, ia_171, fdet_171, s_171, o_171, sum_171, omega_171, polar_171, capture_171, par_171 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_171 := k_171.c
-				var r0_0_156_171 float64
+				k_180, r_180, ia_180, fdet_180, s_180, o_180, sum_180, omega_180, polar_180, capture_180, par_180 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_180 := k_180.c
+				var r0_0_165_180 float64
 				{
-					fdet_156_171, f_156_171, s_156_171, o_156_171, p_156_171 := fdet_171, (&r_171.fd[0])[0], (&s_171[0])[0], (&o_171[0])[0], (&r_171.pix0[0])[0]
-					r0_0_156_171 = ((((fdet_156_171 * f_156_171) + s_156_171) + o_156_171) + p_156_171)
+					fdet_165_180, f_165_180, s_165_180, o_165_180, p_165_180 := fdet_180, (&r_180.fd[0])[0], (&s_180[0])[0], (&o_180[0])[0], (&r_180.pix0[0])[0]
+					r0_0_165_180 = ((((fdet_165_180 * f_165_180) + s_165_180) + o_165_180) + p_165_180)
 				}
-				x_171 := r0_0_156_171
-				var r0_0_157_171 float64
+				x_180 := r0_0_165_180
+				var r0_0_166_180 float64
 				{
-					fdet_157_171, f_157_171, s_157_171, o_157_171, p_157_171 := fdet_171, (&r_171.fd[1])[0], (&s_171[1])[0], (&o_171[1])[0], (&r_171.pix0[1])[0]
-					r0_0_157_171 = ((((fdet_157_171 * f_157_171) + s_157_171) + o_157_171) + p_157_171)
+					fdet_166_180, f_166_180, s_166_180, o_166_180, p_166_180 := fdet_180, (&r_180.fd[1])[0], (&s_180[1])[0], (&o_180[1])[0], (&r_180.pix0[1])[0]
+					r0_0_166_180 = ((((fdet_166_180 * f_166_180) + s_166_180) + o_166_180) + p_166_180)
 				}
-				y_171 := r0_0_157_171
-				var r0_0_158_171 float64
+				y_180 := r0_0_166_180
+				var r0_0_167_180 float64
 				{
-					fdet_158_171, f_158_171, s_158_171, o_158_171, p_158_171 := fdet_171, (&r_171.fd[2])[0], (&s_171[2])[0], (&o_171[2])[0], (&r_171.pix0[2])[0]
-					r0_0_158_171 = ((((fdet_158_171 * f_158_171) + s_158_171) + o_158_171) + p_158_171)
+					fdet_167_180, f_167_180, s_167_180, o_167_180, p_167_180 := fdet_180, (&r_180.fd[2])[0], (&s_180[2])[0], (&o_180[2])[0], (&r_180.pix0[2])[0]
+					r0_0_167_180 = ((((fdet_167_180 * f_167_180) + s_167_180) + o_167_180) + p_167_180)
 				}
-				z_171 := r0_0_158_171
-				invR_171 := (float64(1) / math.Sqrt((((x_171 * x_171) + (y_171 * y_171)) + (z_171 * z_171))))
-				dx_171, dy_171, dz_171 := (x_171 * invR_171), (y_171 * invR_171), (z_171 * invR_171)
-				if m_171 := (omega_171 == float64(0)); m_171 {
-					var r0_0_159_171 float64
+				z_180 := r0_0_167_180
+				invR_180 := (float64(1) / math.Sqrt((((x_180 * x_180) + (y_180 * y_180)) + (z_180 * z_180))))
+				dx_180, dy_180, dz_180 := (x_180 * invR_180), (y_180 * invR_180), (z_180 * invR_180)
+				if m_180 := (omega_180 == float64(0)); m_180 {
+					var r0_0_168_180 float64
 					{
-						invR_159_171, num_159_171, point_159_171 := invR_171, (&r_171.omegaNum)[0], c_171.PointPixel
-						w_159_171 := (invR_159_171 * invR_159_171)
-						if !point_159_171 {
-							w_159_171 = (num_159_171 * (w_159_171 * invR_159_171))
+						invR_168_180, num_168_180, point_168_180 := invR_180, (&r_180.omegaNum)[0], c_180.PointPixel
+						w_168_180 := (invR_168_180 * invR_168_180)
+						if !point_168_180 {
+							w_168_180 = (num_168_180 * (w_168_180 * invR_168_180))
 						}
-						r0_0_159_171 = w_159_171
+						r0_0_168_180 = w_168_180
 					}
-					omega_171 = merge(r0_0_159_171, omega_171, m_171)
+					omega_180 = merge(r0_0_168_180, omega_180, m_180)
 				}
-				if capture_171 {
-					store((((dx_171 * (&r_171.od[0])[0]) + (dy_171 * (&r_171.od[1])[0])) + (dz_171 * (&r_171.od[2])[0])), par_171)
+				if capture_180 {
+					store((((dx_180 * (&r_180.od[0])[0]) + (dy_180 * (&r_180.od[1])[0])) + (dz_180 * (&r_180.od[2])[0])), par_180)
 				}
 				var (
-					r0_0_160_171 float64
-					r1_0_160_171 float64
+					r0_0_169_180 float64
+					r1_0_169_180 float64
 				)
 				{
-					k_160_171, r_160_171, ia_160_171, sum_160_171, dx_160_171, dy_160_171, dz_160_171, polar_160_171 := k_171, r_171, ia_171, sum_171, dx_171, dy_171, dz_171, polar_171
-					c_160_171 := k_160_171.c
-					n_160_171 := k_160_171.nn[0]
-					zero_160_171 := float64(0)
-					for si_160_171 := range r_160_171.src {
-						sr_160_171 := &r_160_171.src[si_160_171]
-						il_160_171 := (&sr_160_171.il)[0]
-						qx_160_171, qy_160_171, qz_160_171 := ((dx_160_171 - (&sr_160_171.inc[0])[0]) * il_160_171), ((dy_160_171 - (&sr_160_171.inc[1])[0]) * il_160_171), ((dz_160_171 - (&sr_160_171.inc[2])[0]) * il_160_171)
-						if m_160_171 := (polar_160_171 == zero_160_171); m_160_171 {
-							var p_160_171 float64
-							if r_160_171.kahnZero {
-								c2_160_171 := ((((&sr_160_171.inc[0])[0] * dx_160_171) + ((&sr_160_171.inc[1])[0] * dy_160_171)) + ((&sr_160_171.inc[2])[0] * dz_160_171))
-								p_160_171 = (float64(0.5) * (float64(1) + (c2_160_171 * c2_160_171)))
+					k_169_180, r_169_180, ia_169_180, sum_169_180, dx_169_180, dy_169_180, dz_169_180, polar_169_180 := k_180, r_180, ia_180, sum_180, dx_180, dy_180, dz_180, polar_180
+					c_169_180 := k_169_180.c
+					n_169_180 := k_169_180.nn[0]
+					zero_169_180 := float64(0)
+					for si_169_180 := range r_169_180.src {
+						sr_169_180 := &r_169_180.src[si_169_180]
+						il_169_180 := (&sr_169_180.il)[0]
+						qx_169_180, qy_169_180, qz_169_180 := ((dx_169_180 - (&sr_169_180.inc[0])[0]) * il_169_180), ((dy_169_180 - (&sr_169_180.inc[1])[0]) * il_169_180), ((dz_169_180 - (&sr_169_180.inc[2])[0]) * il_169_180)
+						if m_169_180 := (polar_169_180 == zero_169_180); m_169_180 {
+							var p_169_180 float64
+							if r_169_180.kahnZero {
+								c2_169_180 := ((((&sr_169_180.inc[0])[0] * dx_169_180) + ((&sr_169_180.inc[1])[0] * dy_169_180)) + ((&sr_169_180.inc[2])[0] * dz_169_180))
+								p_169_180 = (float64(0.5) * (float64(1) + (c2_169_180 * c2_169_180)))
 							} else {
-								var r0_0_150_160_171 float64
+								var r0_0_159_169_180 float64
 								{
-									zero_150_160_171, kahn_150_160_171, s_150_160_171, dx_150_160_171, dy_150_160_171, dz_150_160_171 := false, &r_160_171.kahn, sr_160_171, dx_160_171, dy_160_171, dz_160_171
-									c2_150_160_171 := ((((&s_150_160_171.inc[0])[0] * dx_150_160_171) + ((&s_150_160_171.inc[1])[0] * dy_150_160_171)) + ((&s_150_160_171.inc[2])[0] * dz_150_160_171))
-									c2sq_150_160_171 := (c2_150_160_171 * c2_150_160_171)
-									cos2psi_150_160_171 := float64(0)
-									if !zero_150_160_171 {
-										e_150_160_171 := (((dx_150_160_171 * (&s_150_160_171.ein[0])[0]) + (dy_150_160_171 * (&s_150_160_171.ein[1])[0])) + (dz_150_160_171 * (&s_150_160_171.ein[2])[0]))
-										b_150_160_171 := (((dx_150_160_171 * (&s_150_160_171.bin[0])[0]) + (dy_150_160_171 * (&s_150_160_171.bin[1])[0])) + (dz_150_160_171 * (&s_150_160_171.bin[2])[0]))
-										ee_150_160_171, bb_150_160_171 := (e_150_160_171 * e_150_160_171), (b_150_160_171 * b_150_160_171)
-										den_150_160_171 := (ee_150_160_171 + bb_150_160_171)
-										cos2psi_150_160_171 = merge(((ee_150_160_171 - bb_150_160_171) / den_150_160_171), float64(1), (den_150_160_171 > float64(0)))
+									zero_159_169_180, kahn_159_169_180, s_159_169_180, dx_159_169_180, dy_159_169_180, dz_159_169_180 := false, &r_169_180.kahn, sr_169_180, dx_169_180, dy_169_180, dz_169_180
+									c2_159_169_180 := ((((&s_159_169_180.inc[0])[0] * dx_159_169_180) + ((&s_159_169_180.inc[1])[0] * dy_159_169_180)) + ((&s_159_169_180.inc[2])[0] * dz_159_169_180))
+									c2sq_159_169_180 := (c2_159_169_180 * c2_159_169_180)
+									cos2psi_159_169_180 := float64(0)
+									if !zero_159_169_180 {
+										e_159_169_180 := (((dx_159_169_180 * (&s_159_169_180.ein[0])[0]) + (dy_159_169_180 * (&s_159_169_180.ein[1])[0])) + (dz_159_169_180 * (&s_159_169_180.ein[2])[0]))
+										b_159_169_180 := (((dx_159_169_180 * (&s_159_169_180.bin[0])[0]) + (dy_159_169_180 * (&s_159_169_180.bin[1])[0])) + (dz_159_169_180 * (&s_159_169_180.bin[2])[0]))
+										ee_159_169_180, bb_159_169_180 := (e_159_169_180 * e_159_169_180), (b_159_169_180 * b_159_169_180)
+										den_159_169_180 := (ee_159_169_180 + bb_159_169_180)
+										cos2psi_159_169_180 = merge(((ee_159_169_180 - bb_159_169_180) / den_159_169_180), float64(1), (den_159_169_180 > float64(0)))
 									}
-									one_150_160_171 := float64(1)
-									r0_0_150_160_171 = (float64(0.5) * ((one_150_160_171 + c2sq_150_160_171) - ((kahn_150_160_171[0] * cos2psi_150_160_171) * (one_150_160_171 - c2sq_150_160_171))))
+									one_159_169_180 := float64(1)
+									r0_0_159_169_180 = (float64(0.5) * ((one_159_169_180 + c2sq_159_169_180) - ((kahn_159_169_180[0] * cos2psi_159_169_180) * (one_159_169_180 - c2sq_159_169_180))))
 								}
-								p_160_171 = r0_0_150_160_171
+								p_169_180 = r0_0_159_169_180
 							}
-							polar_160_171 = merge(p_160_171, polar_160_171, m_160_171)
+							polar_169_180 = merge(p_169_180, polar_169_180, m_169_180)
 						}
-						for oi_160_171 := range r_160_171.orient {
-							o_160_171 := &r_160_171.orient[oi_160_171]
-							h_160_171 := ((((&o_160_171[0])[0] * qx_160_171) + ((&o_160_171[1])[0] * qy_160_171)) + ((&o_160_171[2])[0] * qz_160_171))
-							kk_160_171 := ((((&o_160_171[3])[0] * qx_160_171) + ((&o_160_171[4])[0] * qy_160_171)) + ((&o_160_171[5])[0] * qz_160_171))
-							l_160_171 := ((((&o_160_171[6])[0] * qx_160_171) + ((&o_160_171[7])[0] * qy_160_171)) + ((&o_160_171[8])[0] * qz_160_171))
-							var r0_0_151_160_171 float64
+						for oi_169_180 := range r_169_180.orient {
+							o_169_180 := &r_169_180.orient[oi_169_180]
+							h_169_180 := ((((&o_169_180[0])[0] * qx_169_180) + ((&o_169_180[1])[0] * qy_169_180)) + ((&o_169_180[2])[0] * qz_169_180))
+							kk_169_180 := ((((&o_169_180[3])[0] * qx_169_180) + ((&o_169_180[4])[0] * qy_169_180)) + ((&o_169_180[5])[0] * qz_169_180))
+							l_169_180 := ((((&o_169_180[6])[0] * qx_169_180) + ((&o_169_180[7])[0] * qy_169_180)) + ((&o_169_180[8])[0] * qz_169_180))
+							var r0_0_160_169_180 float64
 							{
-								r_151_160_171, h_151_160_171, kk_151_160_171, l_151_160_171, n_151_160_171 := r_160_171, h_160_171, kk_160_171, l_160_171, n_160_171
-								_ = n_151_160_171
-								var r0_0_25_151_160_171 float64
+								r_160_169_180, h_160_169_180, kk_160_169_180, l_160_169_180, n_160_169_180 := r_169_180, h_169_180, kk_169_180, l_169_180, n_169_180
+								_ = n_160_169_180
+								var r0_0_34_160_169_180 float64
 								{
-									r_25_151_160_171, i_25_151_160_171, x_25_151_160_171 := r_151_160_171, 0, h_151_160_171
-									s_25_151_160_171 := float64(1)
-									if r_25_151_160_171.nmode[i_25_151_160_171] == nChebyshev {
-										var r0_0_26_151_160_171 float64
+									r_34_160_169_180, i_34_160_169_180, x_34_160_169_180 := r_160_169_180, 0, h_160_169_180
+									s_34_160_169_180 := float64(1)
+									if r_34_160_169_180.nmode[i_34_160_169_180] == nChebyshev {
+										var r0_0_35_160_169_180 float64
 										{
-											x_26_151_160_171, n_26_151_160_171 := x_25_151_160_171, r_25_151_160_171.nn[i_25_151_160_171]
-											magic_26_151_160_171 := float64(roundMagic)
-											t_26_151_160_171 := (x_26_151_160_171 + magic_26_151_160_171)
-											var r0_0_27_151_160_171 float64
+											x_35_160_169_180, n_35_160_169_180 := x_34_160_169_180, r_34_160_169_180.nn[i_34_160_169_180]
+											magic_35_160_169_180 := float64(roundMagic)
+											t_35_160_169_180 := (x_35_160_169_180 + magic_35_160_169_180)
+											var r0_0_36_160_169_180 float64
 											{
-												d_27_151_160_171 := (x_26_151_160_171 - (t_26_151_160_171 - magic_26_151_160_171))
-												y_27_151_160_171 := (d_27_151_160_171 * d_27_151_160_171)
-												y2_27_151_160_171 := (y_27_151_160_171 * y_27_151_160_171)
-												y4_27_151_160_171 := (y2_27_151_160_171 * y2_27_151_160_171)
-												p0_27_151_160_171 := ((float64(cp0) + (float64(cp2) * y_27_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_27_151_160_171)) * y2_27_151_160_171))
-												p1_27_151_160_171 := (((float64(cp8) + (float64(cp10) * y_27_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_27_151_160_171)) * y2_27_151_160_171)) * y4_27_151_160_171)
-												p2_27_151_160_171 := (float64(cp16) * (y4_27_151_160_171 * y4_27_151_160_171))
-												r0_0_27_151_160_171 = ((p0_27_151_160_171 + p1_27_151_160_171) + p2_27_151_160_171)
+												d_36_160_169_180 := (x_35_160_169_180 - (t_35_160_169_180 - magic_35_160_169_180))
+												y_36_160_169_180 := (d_36_160_169_180 * d_36_160_169_180)
+												y2_36_160_169_180 := (y_36_160_169_180 * y_36_160_169_180)
+												y4_36_160_169_180 := (y2_36_160_169_180 * y2_36_160_169_180)
+												p0_36_160_169_180 := ((float64(cp0) + (float64(cp2) * y_36_160_169_180)) + ((float64(cp4) + (float64(cp6) * y_36_160_169_180)) * y2_36_160_169_180))
+												p1_36_160_169_180 := (((float64(cp8) + (float64(cp10) * y_36_160_169_180)) + ((float64(cp12) + (float64(cp14) * y_36_160_169_180)) * y2_36_160_169_180)) * y4_36_160_169_180)
+												p2_36_160_169_180 := (float64(cp16) * (y4_36_160_169_180 * y4_36_160_169_180))
+												r0_0_36_160_169_180 = ((p0_36_160_169_180 + p1_36_160_169_180) + p2_36_160_169_180)
 											}
-											var r0_0_28_151_160_171 float64
+											var r0_0_37_160_169_180 float64
 											{
-												c_28_151_160_171, t_28_151_160_171 := r0_0_27_151_160_171, t_26_151_160_171
-												r0_0_28_151_160_171 = math.Float64frombits((math.Float64bits(c_28_151_160_171) ^ (math.Float64bits(t_28_151_160_171) << 63)))
+												c_37_160_169_180, t_37_160_169_180 := r0_0_36_160_169_180, t_35_160_169_180
+												r0_0_37_160_169_180 = math.Float64frombits((math.Float64bits(c_37_160_169_180) ^ (math.Float64bits(t_37_160_169_180) << 63)))
 											}
-											c2_26_151_160_171 := (float64(2) * r0_0_28_151_160_171)
-											u0_26_151_160_171, u1_26_151_160_171 := float64(1), c2_26_151_160_171
-											j_26_151_160_171 := 2
-											for ; j_26_151_160_171+1 < n_26_151_160_171; j_26_151_160_171 += 2 {
-												u0_26_151_160_171 = ((c2_26_151_160_171 * u1_26_151_160_171) - u0_26_151_160_171)
-												u1_26_151_160_171 = ((c2_26_151_160_171 * u0_26_151_160_171) - u1_26_151_160_171)
+											c2_35_160_169_180 := (float64(2) * r0_0_37_160_169_180)
+											u0_35_160_169_180, u1_35_160_169_180 := float64(1), c2_35_160_169_180
+											j_35_160_169_180 := 2
+											for ; j_35_160_169_180+1 < n_35_160_169_180; j_35_160_169_180 += 2 {
+												u0_35_160_169_180 = ((c2_35_160_169_180 * u1_35_160_169_180) - u0_35_160_169_180)
+												u1_35_160_169_180 = ((c2_35_160_169_180 * u0_35_160_169_180) - u1_35_160_169_180)
 											}
-											if j_26_151_160_171 < n_26_151_160_171 {
-												u1_26_151_160_171 = ((c2_26_151_160_171 * u1_26_151_160_171) - u0_26_151_160_171)
+											if j_35_160_169_180 < n_35_160_169_180 {
+												u1_35_160_169_180 = ((c2_35_160_169_180 * u1_35_160_169_180) - u0_35_160_169_180)
 											}
-											r0_0_26_151_160_171 = u1_26_151_160_171
+											r0_0_35_160_169_180 = u1_35_160_169_180
 										}
-										s_25_151_160_171 = r0_0_26_151_160_171
-									} else if r_25_151_160_171.nmode[i_25_151_160_171] == nRatio {
-										var r0_0_29_151_160_171 float64
+										s_34_160_169_180 = r0_0_35_160_169_180
+									} else if r_34_160_169_180.nmode[i_34_160_169_180] == nRatio {
+										var r0_0_38_160_169_180 float64
 										{
-											x_29_151_160_171, nv_29_151_160_171 := x_25_151_160_171, (&r_25_151_160_171.nv[i_25_151_160_171])[0]
-											magic_29_151_160_171 := float64(roundMagic)
-											t_29_151_160_171 := (x_29_151_160_171 + magic_29_151_160_171)
-											d_29_151_160_171 := (x_29_151_160_171 - (t_29_151_160_171 - magic_29_151_160_171))
-											y_29_151_160_171 := (nv_29_151_160_171 * d_29_151_160_171)
-											u_29_151_160_171 := (y_29_151_160_171 + magic_29_151_160_171)
-											var r0_0_30_151_160_171 float64
+											x_38_160_169_180, nv_38_160_169_180 := x_34_160_169_180, (&r_34_160_169_180.nv[i_34_160_169_180])[0]
+											magic_38_160_169_180 := float64(roundMagic)
+											t_38_160_169_180 := (x_38_160_169_180 + magic_38_160_169_180)
+											d_38_160_169_180 := (x_38_160_169_180 - (t_38_160_169_180 - magic_38_160_169_180))
+											y_38_160_169_180 := (nv_38_160_169_180 * d_38_160_169_180)
+											u_38_160_169_180 := (y_38_160_169_180 + magic_38_160_169_180)
+											var r0_0_39_160_169_180 float64
 											{
-												d_30_151_160_171 := (y_29_151_160_171 - (u_29_151_160_171 - magic_29_151_160_171))
-												y_30_151_160_171 := (d_30_151_160_171 * d_30_151_160_171)
-												y2_30_151_160_171 := (y_30_151_160_171 * y_30_151_160_171)
-												y4_30_151_160_171 := (y2_30_151_160_171 * y2_30_151_160_171)
-												p0_30_151_160_171 := ((float64(sp1) + (float64(sp3) * y_30_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_30_151_160_171)) * y2_30_151_160_171))
-												p1_30_151_160_171 := (((float64(sp9) + (float64(sp11) * y_30_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_30_151_160_171)) * y2_30_151_160_171)) * y4_30_151_160_171)
-												p2_30_151_160_171 := (((float64(sp17) + (float64(sp19) * y_30_151_160_171)) + (float64(sp21) * y2_30_151_160_171)) * (y4_30_151_160_171 * y4_30_151_160_171))
-												r0_0_30_151_160_171 = (d_30_151_160_171 * ((p0_30_151_160_171 + p1_30_151_160_171) + p2_30_151_160_171))
+												d_39_160_169_180 := (y_38_160_169_180 - (u_38_160_169_180 - magic_38_160_169_180))
+												y_39_160_169_180 := (d_39_160_169_180 * d_39_160_169_180)
+												y2_39_160_169_180 := (y_39_160_169_180 * y_39_160_169_180)
+												y4_39_160_169_180 := (y2_39_160_169_180 * y2_39_160_169_180)
+												p0_39_160_169_180 := ((float64(sp1) + (float64(sp3) * y_39_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_39_160_169_180)) * y2_39_160_169_180))
+												p1_39_160_169_180 := (((float64(sp9) + (float64(sp11) * y_39_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_39_160_169_180)) * y2_39_160_169_180)) * y4_39_160_169_180)
+												p2_39_160_169_180 := (((float64(sp17) + (float64(sp19) * y_39_160_169_180)) + (float64(sp21) * y2_39_160_169_180)) * (y4_39_160_169_180 * y4_39_160_169_180))
+												r0_0_39_160_169_180 = (d_39_160_169_180 * ((p0_39_160_169_180 + p1_39_160_169_180) + p2_39_160_169_180))
 											}
-											var r0_0_31_151_160_171 float64
+											var r0_0_40_160_169_180 float64
 											{
-												c_31_151_160_171, t_31_151_160_171 := r0_0_30_151_160_171, u_29_151_160_171
-												r0_0_31_151_160_171 = math.Float64frombits((math.Float64bits(c_31_151_160_171) ^ (math.Float64bits(t_31_151_160_171) << 63)))
+												c_40_160_169_180, t_40_160_169_180 := r0_0_39_160_169_180, u_38_160_169_180
+												r0_0_40_160_169_180 = math.Float64frombits((math.Float64bits(c_40_160_169_180) ^ (math.Float64bits(t_40_160_169_180) << 63)))
 											}
-											sn_29_151_160_171 := r0_0_31_151_160_171
-											var r0_0_32_151_160_171 float64
+											sn_38_160_169_180 := r0_0_40_160_169_180
+											var r0_0_41_160_169_180 float64
 											{
-												d_32_151_160_171 := d_29_151_160_171
-												y_32_151_160_171 := (d_32_151_160_171 * d_32_151_160_171)
-												y2_32_151_160_171 := (y_32_151_160_171 * y_32_151_160_171)
-												y4_32_151_160_171 := (y2_32_151_160_171 * y2_32_151_160_171)
-												p0_32_151_160_171 := ((float64(sp1) + (float64(sp3) * y_32_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_32_151_160_171)) * y2_32_151_160_171))
-												p1_32_151_160_171 := (((float64(sp9) + (float64(sp11) * y_32_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_32_151_160_171)) * y2_32_151_160_171)) * y4_32_151_160_171)
-												p2_32_151_160_171 := (((float64(sp17) + (float64(sp19) * y_32_151_160_171)) + (float64(sp21) * y2_32_151_160_171)) * (y4_32_151_160_171 * y4_32_151_160_171))
-												r0_0_32_151_160_171 = (d_32_151_160_171 * ((p0_32_151_160_171 + p1_32_151_160_171) + p2_32_151_160_171))
+												d_41_160_169_180 := d_38_160_169_180
+												y_41_160_169_180 := (d_41_160_169_180 * d_41_160_169_180)
+												y2_41_160_169_180 := (y_41_160_169_180 * y_41_160_169_180)
+												y4_41_160_169_180 := (y2_41_160_169_180 * y2_41_160_169_180)
+												p0_41_160_169_180 := ((float64(sp1) + (float64(sp3) * y_41_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_41_160_169_180)) * y2_41_160_169_180))
+												p1_41_160_169_180 := (((float64(sp9) + (float64(sp11) * y_41_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_41_160_169_180)) * y2_41_160_169_180)) * y4_41_160_169_180)
+												p2_41_160_169_180 := (((float64(sp17) + (float64(sp19) * y_41_160_169_180)) + (float64(sp21) * y2_41_160_169_180)) * (y4_41_160_169_180 * y4_41_160_169_180))
+												r0_0_41_160_169_180 = (d_41_160_169_180 * ((p0_41_160_169_180 + p1_41_160_169_180) + p2_41_160_169_180))
 											}
-											r0_0_29_151_160_171 = merge(nv_29_151_160_171, (sn_29_151_160_171 / r0_0_32_151_160_171), (d_29_151_160_171 == float64(0)))
+											r0_0_38_160_169_180 = merge(nv_38_160_169_180, (sn_38_160_169_180 / r0_0_41_160_169_180), (d_38_160_169_180 == float64(0)))
 										}
-										s_25_151_160_171 = r0_0_29_151_160_171
+										s_34_160_169_180 = r0_0_38_160_169_180
 									}
-									r0_0_25_151_160_171 = s_25_151_160_171
+									r0_0_34_160_169_180 = s_34_160_169_180
 								}
-								sa_151_160_171 := r0_0_25_151_160_171
-								var r0_0_33_151_160_171 float64
+								sa_160_169_180 := r0_0_34_160_169_180
+								var r0_0_42_160_169_180 float64
 								{
-									r_33_151_160_171, i_33_151_160_171, x_33_151_160_171 := r_151_160_171, 1, kk_151_160_171
-									s_33_151_160_171 := float64(1)
-									if r_33_151_160_171.nmode[i_33_151_160_171] == nChebyshev {
-										var r0_0_34_151_160_171 float64
+									r_42_160_169_180, i_42_160_169_180, x_42_160_169_180 := r_160_169_180, 1, kk_160_169_180
+									s_42_160_169_180 := float64(1)
+									if r_42_160_169_180.nmode[i_42_160_169_180] == nChebyshev {
+										var r0_0_43_160_169_180 float64
 										{
-											x_34_151_160_171, n_34_151_160_171 := x_33_151_160_171, r_33_151_160_171.nn[i_33_151_160_171]
-											magic_34_151_160_171 := float64(roundMagic)
-											t_34_151_160_171 := (x_34_151_160_171 + magic_34_151_160_171)
-											var r0_0_35_151_160_171 float64
+											x_43_160_169_180, n_43_160_169_180 := x_42_160_169_180, r_42_160_169_180.nn[i_42_160_169_180]
+											magic_43_160_169_180 := float64(roundMagic)
+											t_43_160_169_180 := (x_43_160_169_180 + magic_43_160_169_180)
+											var r0_0_44_160_169_180 float64
 											{
-												d_35_151_160_171 := (x_34_151_160_171 - (t_34_151_160_171 - magic_34_151_160_171))
-												y_35_151_160_171 := (d_35_151_160_171 * d_35_151_160_171)
-												y2_35_151_160_171 := (y_35_151_160_171 * y_35_151_160_171)
-												y4_35_151_160_171 := (y2_35_151_160_171 * y2_35_151_160_171)
-												p0_35_151_160_171 := ((float64(cp0) + (float64(cp2) * y_35_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_35_151_160_171)) * y2_35_151_160_171))
-												p1_35_151_160_171 := (((float64(cp8) + (float64(cp10) * y_35_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_35_151_160_171)) * y2_35_151_160_171)) * y4_35_151_160_171)
-												p2_35_151_160_171 := (float64(cp16) * (y4_35_151_160_171 * y4_35_151_160_171))
-												r0_0_35_151_160_171 = ((p0_35_151_160_171 + p1_35_151_160_171) + p2_35_151_160_171)
+												d_44_160_169_180 := (x_43_160_169_180 - (t_43_160_169_180 - magic_43_160_169_180))
+												y_44_160_169_180 := (d_44_160_169_180 * d_44_160_169_180)
+												y2_44_160_169_180 := (y_44_160_169_180 * y_44_160_169_180)
+												y4_44_160_169_180 := (y2_44_160_169_180 * y2_44_160_169_180)
+												p0_44_160_169_180 := ((float64(cp0) + (float64(cp2) * y_44_160_169_180)) + ((float64(cp4) + (float64(cp6) * y_44_160_169_180)) * y2_44_160_169_180))
+												p1_44_160_169_180 := (((float64(cp8) + (float64(cp10) * y_44_160_169_180)) + ((float64(cp12) + (float64(cp14) * y_44_160_169_180)) * y2_44_160_169_180)) * y4_44_160_169_180)
+												p2_44_160_169_180 := (float64(cp16) * (y4_44_160_169_180 * y4_44_160_169_180))
+												r0_0_44_160_169_180 = ((p0_44_160_169_180 + p1_44_160_169_180) + p2_44_160_169_180)
 											}
-											var r0_0_36_151_160_171 float64
+											var r0_0_45_160_169_180 float64
 											{
-												c_36_151_160_171, t_36_151_160_171 := r0_0_35_151_160_171, t_34_151_160_171
-												r0_0_36_151_160_171 = math.Float64frombits((math.Float64bits(c_36_151_160_171) ^ (math.Float64bits(t_36_151_160_171) << 63)))
+												c_45_160_169_180, t_45_160_169_180 := r0_0_44_160_169_180, t_43_160_169_180
+												r0_0_45_160_169_180 = math.Float64frombits((math.Float64bits(c_45_160_169_180) ^ (math.Float64bits(t_45_160_169_180) << 63)))
 											}
-											c2_34_151_160_171 := (float64(2) * r0_0_36_151_160_171)
-											u0_34_151_160_171, u1_34_151_160_171 := float64(1), c2_34_151_160_171
-											j_34_151_160_171 := 2
-											for ; j_34_151_160_171+1 < n_34_151_160_171; j_34_151_160_171 += 2 {
-												u0_34_151_160_171 = ((c2_34_151_160_171 * u1_34_151_160_171) - u0_34_151_160_171)
-												u1_34_151_160_171 = ((c2_34_151_160_171 * u0_34_151_160_171) - u1_34_151_160_171)
+											c2_43_160_169_180 := (float64(2) * r0_0_45_160_169_180)
+											u0_43_160_169_180, u1_43_160_169_180 := float64(1), c2_43_160_169_180
+											j_43_160_169_180 := 2
+											for ; j_43_160_169_180+1 < n_43_160_169_180; j_43_160_169_180 += 2 {
+												u0_43_160_169_180 = ((c2_43_160_169_180 * u1_43_160_169_180) - u0_43_160_169_180)
+												u1_43_160_169_180 = ((c2_43_160_169_180 * u0_43_160_169_180) - u1_43_160_169_180)
 											}
-											if j_34_151_160_171 < n_34_151_160_171 {
-												u1_34_151_160_171 = ((c2_34_151_160_171 * u1_34_151_160_171) - u0_34_151_160_171)
+											if j_43_160_169_180 < n_43_160_169_180 {
+												u1_43_160_169_180 = ((c2_43_160_169_180 * u1_43_160_169_180) - u0_43_160_169_180)
 											}
-											r0_0_34_151_160_171 = u1_34_151_160_171
+											r0_0_43_160_169_180 = u1_43_160_169_180
 										}
-										s_33_151_160_171 = r0_0_34_151_160_171
-									} else if r_33_151_160_171.nmode[i_33_151_160_171] == nRatio {
-										var r0_0_37_151_160_171 float64
+										s_42_160_169_180 = r0_0_43_160_169_180
+									} else if r_42_160_169_180.nmode[i_42_160_169_180] == nRatio {
+										var r0_0_46_160_169_180 float64
 										{
-											x_37_151_160_171, nv_37_151_160_171 := x_33_151_160_171, (&r_33_151_160_171.nv[i_33_151_160_171])[0]
-											magic_37_151_160_171 := float64(roundMagic)
-											t_37_151_160_171 := (x_37_151_160_171 + magic_37_151_160_171)
-											d_37_151_160_171 := (x_37_151_160_171 - (t_37_151_160_171 - magic_37_151_160_171))
-											y_37_151_160_171 := (nv_37_151_160_171 * d_37_151_160_171)
-											u_37_151_160_171 := (y_37_151_160_171 + magic_37_151_160_171)
-											var r0_0_38_151_160_171 float64
+											x_46_160_169_180, nv_46_160_169_180 := x_42_160_169_180, (&r_42_160_169_180.nv[i_42_160_169_180])[0]
+											magic_46_160_169_180 := float64(roundMagic)
+											t_46_160_169_180 := (x_46_160_169_180 + magic_46_160_169_180)
+											d_46_160_169_180 := (x_46_160_169_180 - (t_46_160_169_180 - magic_46_160_169_180))
+											y_46_160_169_180 := (nv_46_160_169_180 * d_46_160_169_180)
+											u_46_160_169_180 := (y_46_160_169_180 + magic_46_160_169_180)
+											var r0_0_47_160_169_180 float64
 											{
-												d_38_151_160_171 := (y_37_151_160_171 - (u_37_151_160_171 - magic_37_151_160_171))
-												y_38_151_160_171 := (d_38_151_160_171 * d_38_151_160_171)
-												y2_38_151_160_171 := (y_38_151_160_171 * y_38_151_160_171)
-												y4_38_151_160_171 := (y2_38_151_160_171 * y2_38_151_160_171)
-												p0_38_151_160_171 := ((float64(sp1) + (float64(sp3) * y_38_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_38_151_160_171)) * y2_38_151_160_171))
-												p1_38_151_160_171 := (((float64(sp9) + (float64(sp11) * y_38_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_38_151_160_171)) * y2_38_151_160_171)) * y4_38_151_160_171)
-												p2_38_151_160_171 := (((float64(sp17) + (float64(sp19) * y_38_151_160_171)) + (float64(sp21) * y2_38_151_160_171)) * (y4_38_151_160_171 * y4_38_151_160_171))
-												r0_0_38_151_160_171 = (d_38_151_160_171 * ((p0_38_151_160_171 + p1_38_151_160_171) + p2_38_151_160_171))
+												d_47_160_169_180 := (y_46_160_169_180 - (u_46_160_169_180 - magic_46_160_169_180))
+												y_47_160_169_180 := (d_47_160_169_180 * d_47_160_169_180)
+												y2_47_160_169_180 := (y_47_160_169_180 * y_47_160_169_180)
+												y4_47_160_169_180 := (y2_47_160_169_180 * y2_47_160_169_180)
+												p0_47_160_169_180 := ((float64(sp1) + (float64(sp3) * y_47_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_47_160_169_180)) * y2_47_160_169_180))
+												p1_47_160_169_180 := (((float64(sp9) + (float64(sp11) * y_47_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_47_160_169_180)) * y2_47_160_169_180)) * y4_47_160_169_180)
+												p2_47_160_169_180 := (((float64(sp17) + (float64(sp19) * y_47_160_169_180)) + (float64(sp21) * y2_47_160_169_180)) * (y4_47_160_169_180 * y4_47_160_169_180))
+												r0_0_47_160_169_180 = (d_47_160_169_180 * ((p0_47_160_169_180 + p1_47_160_169_180) + p2_47_160_169_180))
 											}
-											var r0_0_39_151_160_171 float64
+											var r0_0_48_160_169_180 float64
 											{
-												c_39_151_160_171, t_39_151_160_171 := r0_0_38_151_160_171, u_37_151_160_171
-												r0_0_39_151_160_171 = math.Float64frombits((math.Float64bits(c_39_151_160_171) ^ (math.Float64bits(t_39_151_160_171) << 63)))
+												c_48_160_169_180, t_48_160_169_180 := r0_0_47_160_169_180, u_46_160_169_180
+												r0_0_48_160_169_180 = math.Float64frombits((math.Float64bits(c_48_160_169_180) ^ (math.Float64bits(t_48_160_169_180) << 63)))
 											}
-											sn_37_151_160_171 := r0_0_39_151_160_171
-											var r0_0_40_151_160_171 float64
+											sn_46_160_169_180 := r0_0_48_160_169_180
+											var r0_0_49_160_169_180 float64
 											{
-												d_40_151_160_171 := d_37_151_160_171
-												y_40_151_160_171 := (d_40_151_160_171 * d_40_151_160_171)
-												y2_40_151_160_171 := (y_40_151_160_171 * y_40_151_160_171)
-												y4_40_151_160_171 := (y2_40_151_160_171 * y2_40_151_160_171)
-												p0_40_151_160_171 := ((float64(sp1) + (float64(sp3) * y_40_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_40_151_160_171)) * y2_40_151_160_171))
-												p1_40_151_160_171 := (((float64(sp9) + (float64(sp11) * y_40_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_40_151_160_171)) * y2_40_151_160_171)) * y4_40_151_160_171)
-												p2_40_151_160_171 := (((float64(sp17) + (float64(sp19) * y_40_151_160_171)) + (float64(sp21) * y2_40_151_160_171)) * (y4_40_151_160_171 * y4_40_151_160_171))
-												r0_0_40_151_160_171 = (d_40_151_160_171 * ((p0_40_151_160_171 + p1_40_151_160_171) + p2_40_151_160_171))
+												d_49_160_169_180 := d_46_160_169_180
+												y_49_160_169_180 := (d_49_160_169_180 * d_49_160_169_180)
+												y2_49_160_169_180 := (y_49_160_169_180 * y_49_160_169_180)
+												y4_49_160_169_180 := (y2_49_160_169_180 * y2_49_160_169_180)
+												p0_49_160_169_180 := ((float64(sp1) + (float64(sp3) * y_49_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_49_160_169_180)) * y2_49_160_169_180))
+												p1_49_160_169_180 := (((float64(sp9) + (float64(sp11) * y_49_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_49_160_169_180)) * y2_49_160_169_180)) * y4_49_160_169_180)
+												p2_49_160_169_180 := (((float64(sp17) + (float64(sp19) * y_49_160_169_180)) + (float64(sp21) * y2_49_160_169_180)) * (y4_49_160_169_180 * y4_49_160_169_180))
+												r0_0_49_160_169_180 = (d_49_160_169_180 * ((p0_49_160_169_180 + p1_49_160_169_180) + p2_49_160_169_180))
 											}
-											r0_0_37_151_160_171 = merge(nv_37_151_160_171, (sn_37_151_160_171 / r0_0_40_151_160_171), (d_37_151_160_171 == float64(0)))
+											r0_0_46_160_169_180 = merge(nv_46_160_169_180, (sn_46_160_169_180 / r0_0_49_160_169_180), (d_46_160_169_180 == float64(0)))
 										}
-										s_33_151_160_171 = r0_0_37_151_160_171
+										s_42_160_169_180 = r0_0_46_160_169_180
 									}
-									r0_0_33_151_160_171 = s_33_151_160_171
+									r0_0_42_160_169_180 = s_42_160_169_180
 								}
-								sb_151_160_171 := r0_0_33_151_160_171
-								var r0_0_41_151_160_171 float64
+								sb_160_169_180 := r0_0_42_160_169_180
+								var r0_0_50_160_169_180 float64
 								{
-									r_41_151_160_171, i_41_151_160_171, x_41_151_160_171 := r_151_160_171, 2, l_151_160_171
-									s_41_151_160_171 := float64(1)
-									if r_41_151_160_171.nmode[i_41_151_160_171] == nChebyshev {
-										var r0_0_42_151_160_171 float64
+									r_50_160_169_180, i_50_160_169_180, x_50_160_169_180 := r_160_169_180, 2, l_160_169_180
+									s_50_160_169_180 := float64(1)
+									if r_50_160_169_180.nmode[i_50_160_169_180] == nChebyshev {
+										var r0_0_51_160_169_180 float64
 										{
-											x_42_151_160_171, n_42_151_160_171 := x_41_151_160_171, r_41_151_160_171.nn[i_41_151_160_171]
-											magic_42_151_160_171 := float64(roundMagic)
-											t_42_151_160_171 := (x_42_151_160_171 + magic_42_151_160_171)
-											var r0_0_43_151_160_171 float64
+											x_51_160_169_180, n_51_160_169_180 := x_50_160_169_180, r_50_160_169_180.nn[i_50_160_169_180]
+											magic_51_160_169_180 := float64(roundMagic)
+											t_51_160_169_180 := (x_51_160_169_180 + magic_51_160_169_180)
+											var r0_0_52_160_169_180 float64
 											{
-												d_43_151_160_171 := (x_42_151_160_171 - (t_42_151_160_171 - magic_42_151_160_171))
-												y_43_151_160_171 := (d_43_151_160_171 * d_43_151_160_171)
-												y2_43_151_160_171 := (y_43_151_160_171 * y_43_151_160_171)
-												y4_43_151_160_171 := (y2_43_151_160_171 * y2_43_151_160_171)
-												p0_43_151_160_171 := ((float64(cp0) + (float64(cp2) * y_43_151_160_171)) + ((float64(cp4) + (float64(cp6) * y_43_151_160_171)) * y2_43_151_160_171))
-												p1_43_151_160_171 := (((float64(cp8) + (float64(cp10) * y_43_151_160_171)) + ((float64(cp12) + (float64(cp14) * y_43_151_160_171)) * y2_43_151_160_171)) * y4_43_151_160_171)
-												p2_43_151_160_171 := (float64(cp16) * (y4_43_151_160_171 * y4_43_151_160_171))
-												r0_0_43_151_160_171 = ((p0_43_151_160_171 + p1_43_151_160_171) + p2_43_151_160_171)
+												d_52_160_169_180 := (x_51_160_169_180 - (t_51_160_169_180 - magic_51_160_169_180))
+												y_52_160_169_180 := (d_52_160_169_180 * d_52_160_169_180)
+												y2_52_160_169_180 := (y_52_160_169_180 * y_52_160_169_180)
+												y4_52_160_169_180 := (y2_52_160_169_180 * y2_52_160_169_180)
+												p0_52_160_169_180 := ((float64(cp0) + (float64(cp2) * y_52_160_169_180)) + ((float64(cp4) + (float64(cp6) * y_52_160_169_180)) * y2_52_160_169_180))
+												p1_52_160_169_180 := (((float64(cp8) + (float64(cp10) * y_52_160_169_180)) + ((float64(cp12) + (float64(cp14) * y_52_160_169_180)) * y2_52_160_169_180)) * y4_52_160_169_180)
+												p2_52_160_169_180 := (float64(cp16) * (y4_52_160_169_180 * y4_52_160_169_180))
+												r0_0_52_160_169_180 = ((p0_52_160_169_180 + p1_52_160_169_180) + p2_52_160_169_180)
 											}
-											var r0_0_44_151_160_171 float64
+											var r0_0_53_160_169_180 float64
 											{
-												c_44_151_160_171, t_44_151_160_171 := r0_0_43_151_160_171, t_42_151_160_171
-												r0_0_44_151_160_171 = math.Float64frombits((math.Float64bits(c_44_151_160_171) ^ (math.Float64bits(t_44_151_160_171) << 63)))
+												c_53_160_169_180, t_53_160_169_180 := r0_0_52_160_169_180, t_51_160_169_180
+												r0_0_53_160_169_180 = math.Float64frombits((math.Float64bits(c_53_160_169_180) ^ (math.Float64bits(t_53_160_169_180) << 63)))
 											}
-											c2_42_151_160_171 := (float64(2) * r0_0_44_151_160_171)
-											u0_42_151_160_171, u1_42_151_160_171 := float64(1), c2_42_151_160_171
-											j_42_151_160_171 := 2
-											for ; j_42_151_160_171+1 < n_42_151_160_171; j_42_151_160_171 += 2 {
-												u0_42_151_160_171 = ((c2_42_151_160_171 * u1_42_151_160_171) - u0_42_151_160_171)
-												u1_42_151_160_171 = ((c2_42_151_160_171 * u0_42_151_160_171) - u1_42_151_160_171)
+											c2_51_160_169_180 := (float64(2) * r0_0_53_160_169_180)
+											u0_51_160_169_180, u1_51_160_169_180 := float64(1), c2_51_160_169_180
+											j_51_160_169_180 := 2
+											for ; j_51_160_169_180+1 < n_51_160_169_180; j_51_160_169_180 += 2 {
+												u0_51_160_169_180 = ((c2_51_160_169_180 * u1_51_160_169_180) - u0_51_160_169_180)
+												u1_51_160_169_180 = ((c2_51_160_169_180 * u0_51_160_169_180) - u1_51_160_169_180)
 											}
-											if j_42_151_160_171 < n_42_151_160_171 {
-												u1_42_151_160_171 = ((c2_42_151_160_171 * u1_42_151_160_171) - u0_42_151_160_171)
+											if j_51_160_169_180 < n_51_160_169_180 {
+												u1_51_160_169_180 = ((c2_51_160_169_180 * u1_51_160_169_180) - u0_51_160_169_180)
 											}
-											r0_0_42_151_160_171 = u1_42_151_160_171
+											r0_0_51_160_169_180 = u1_51_160_169_180
 										}
-										s_41_151_160_171 = r0_0_42_151_160_171
-									} else if r_41_151_160_171.nmode[i_41_151_160_171] == nRatio {
-										var r0_0_45_151_160_171 float64
+										s_50_160_169_180 = r0_0_51_160_169_180
+									} else if r_50_160_169_180.nmode[i_50_160_169_180] == nRatio {
+										var r0_0_54_160_169_180 float64
 										{
-											x_45_151_160_171, nv_45_151_160_171 := x_41_151_160_171, (&r_41_151_160_171.nv[i_41_151_160_171])[0]
-											magic_45_151_160_171 := float64(roundMagic)
-											t_45_151_160_171 := (x_45_151_160_171 + magic_45_151_160_171)
-											d_45_151_160_171 := (x_45_151_160_171 - (t_45_151_160_171 - magic_45_151_160_171))
-											y_45_151_160_171 := (nv_45_151_160_171 * d_45_151_160_171)
-											u_45_151_160_171 := (y_45_151_160_171 + magic_45_151_160_171)
-											var r0_0_46_151_160_171 float64
+											x_54_160_169_180, nv_54_160_169_180 := x_50_160_169_180, (&r_50_160_169_180.nv[i_50_160_169_180])[0]
+											magic_54_160_169_180 := float64(roundMagic)
+											t_54_160_169_180 := (x_54_160_169_180 + magic_54_160_169_180)
+											d_54_160_169_180 := (x_54_160_169_180 - (t_54_160_169_180 - magic_54_160_169_180))
+											y_54_160_169_180 := (nv_54_160_169_180 * d_54_160_169_180)
+											u_54_160_169_180 := (y_54_160_169_180 + magic_54_160_169_180)
+											var r0_0_55_160_169_180 float64
 											{
-												d_46_151_160_171 := (y_45_151_160_171 - (u_45_151_160_171 - magic_45_151_160_171))
-												y_46_151_160_171 := (d_46_151_160_171 * d_46_151_160_171)
-												y2_46_151_160_171 := (y_46_151_160_171 * y_46_151_160_171)
-												y4_46_151_160_171 := (y2_46_151_160_171 * y2_46_151_160_171)
-												p0_46_151_160_171 := ((float64(sp1) + (float64(sp3) * y_46_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_46_151_160_171)) * y2_46_151_160_171))
-												p1_46_151_160_171 := (((float64(sp9) + (float64(sp11) * y_46_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_46_151_160_171)) * y2_46_151_160_171)) * y4_46_151_160_171)
-												p2_46_151_160_171 := (((float64(sp17) + (float64(sp19) * y_46_151_160_171)) + (float64(sp21) * y2_46_151_160_171)) * (y4_46_151_160_171 * y4_46_151_160_171))
-												r0_0_46_151_160_171 = (d_46_151_160_171 * ((p0_46_151_160_171 + p1_46_151_160_171) + p2_46_151_160_171))
+												d_55_160_169_180 := (y_54_160_169_180 - (u_54_160_169_180 - magic_54_160_169_180))
+												y_55_160_169_180 := (d_55_160_169_180 * d_55_160_169_180)
+												y2_55_160_169_180 := (y_55_160_169_180 * y_55_160_169_180)
+												y4_55_160_169_180 := (y2_55_160_169_180 * y2_55_160_169_180)
+												p0_55_160_169_180 := ((float64(sp1) + (float64(sp3) * y_55_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_55_160_169_180)) * y2_55_160_169_180))
+												p1_55_160_169_180 := (((float64(sp9) + (float64(sp11) * y_55_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_55_160_169_180)) * y2_55_160_169_180)) * y4_55_160_169_180)
+												p2_55_160_169_180 := (((float64(sp17) + (float64(sp19) * y_55_160_169_180)) + (float64(sp21) * y2_55_160_169_180)) * (y4_55_160_169_180 * y4_55_160_169_180))
+												r0_0_55_160_169_180 = (d_55_160_169_180 * ((p0_55_160_169_180 + p1_55_160_169_180) + p2_55_160_169_180))
 											}
-											var r0_0_47_151_160_171 float64
+											var r0_0_56_160_169_180 float64
 											{
-												c_47_151_160_171, t_47_151_160_171 := r0_0_46_151_160_171, u_45_151_160_171
-												r0_0_47_151_160_171 = math.Float64frombits((math.Float64bits(c_47_151_160_171) ^ (math.Float64bits(t_47_151_160_171) << 63)))
+												c_56_160_169_180, t_56_160_169_180 := r0_0_55_160_169_180, u_54_160_169_180
+												r0_0_56_160_169_180 = math.Float64frombits((math.Float64bits(c_56_160_169_180) ^ (math.Float64bits(t_56_160_169_180) << 63)))
 											}
-											sn_45_151_160_171 := r0_0_47_151_160_171
-											var r0_0_48_151_160_171 float64
+											sn_54_160_169_180 := r0_0_56_160_169_180
+											var r0_0_57_160_169_180 float64
 											{
-												d_48_151_160_171 := d_45_151_160_171
-												y_48_151_160_171 := (d_48_151_160_171 * d_48_151_160_171)
-												y2_48_151_160_171 := (y_48_151_160_171 * y_48_151_160_171)
-												y4_48_151_160_171 := (y2_48_151_160_171 * y2_48_151_160_171)
-												p0_48_151_160_171 := ((float64(sp1) + (float64(sp3) * y_48_151_160_171)) + ((float64(sp5) + (float64(sp7) * y_48_151_160_171)) * y2_48_151_160_171))
-												p1_48_151_160_171 := (((float64(sp9) + (float64(sp11) * y_48_151_160_171)) + ((float64(sp13) + (float64(sp15) * y_48_151_160_171)) * y2_48_151_160_171)) * y4_48_151_160_171)
-												p2_48_151_160_171 := (((float64(sp17) + (float64(sp19) * y_48_151_160_171)) + (float64(sp21) * y2_48_151_160_171)) * (y4_48_151_160_171 * y4_48_151_160_171))
-												r0_0_48_151_160_171 = (d_48_151_160_171 * ((p0_48_151_160_171 + p1_48_151_160_171) + p2_48_151_160_171))
+												d_57_160_169_180 := d_54_160_169_180
+												y_57_160_169_180 := (d_57_160_169_180 * d_57_160_169_180)
+												y2_57_160_169_180 := (y_57_160_169_180 * y_57_160_169_180)
+												y4_57_160_169_180 := (y2_57_160_169_180 * y2_57_160_169_180)
+												p0_57_160_169_180 := ((float64(sp1) + (float64(sp3) * y_57_160_169_180)) + ((float64(sp5) + (float64(sp7) * y_57_160_169_180)) * y2_57_160_169_180))
+												p1_57_160_169_180 := (((float64(sp9) + (float64(sp11) * y_57_160_169_180)) + ((float64(sp13) + (float64(sp15) * y_57_160_169_180)) * y2_57_160_169_180)) * y4_57_160_169_180)
+												p2_57_160_169_180 := (((float64(sp17) + (float64(sp19) * y_57_160_169_180)) + (float64(sp21) * y2_57_160_169_180)) * (y4_57_160_169_180 * y4_57_160_169_180))
+												r0_0_57_160_169_180 = (d_57_160_169_180 * ((p0_57_160_169_180 + p1_57_160_169_180) + p2_57_160_169_180))
 											}
-											r0_0_45_151_160_171 = merge(nv_45_151_160_171, (sn_45_151_160_171 / r0_0_48_151_160_171), (d_45_151_160_171 == float64(0)))
+											r0_0_54_160_169_180 = merge(nv_54_160_169_180, (sn_54_160_169_180 / r0_0_57_160_169_180), (d_54_160_169_180 == float64(0)))
 										}
-										s_41_151_160_171 = r0_0_45_151_160_171
+										s_50_160_169_180 = r0_0_54_160_169_180
 									}
-									r0_0_41_151_160_171 = s_41_151_160_171
+									r0_0_50_160_169_180 = s_50_160_169_180
 								}
-								sc_151_160_171 := r0_0_41_151_160_171
-								r0_0_151_160_171 = ((sa_151_160_171 * sb_151_160_171) * sc_151_160_171)
+								sc_160_169_180 := r0_0_50_160_169_180
+								r0_0_160_169_180 = ((sa_160_169_180 * sb_160_169_180) * sc_160_169_180)
 							}
-							fl_160_171 := r0_0_151_160_171
-							fc_160_171 := (&r_160_171.defaultF)[0]
-							if c_160_171.HasHKL {
-								var r0_0_152_160_171 float64
+							fl_169_180 := r0_0_160_169_180
+							fc_169_180 := (&r_169_180.defaultF)[0]
+							if c_169_180.HasHKL {
+								var r0_0_161_169_180 float64
 								{
-									r_152_160_171, bits_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171 := r_160_171, k_160_171.fhklBits, ia_160_171, h_160_171, kk_160_171, l_160_171
-									var r0_0_8_152_160_171 bool
+									r_161_169_180, bits_161_169_180, ia_161_169_180, h_161_169_180, kk_161_169_180, l_161_169_180 := r_169_180, k_169_180.fhklBits, ia_169_180, h_169_180, kk_169_180, l_169_180
+									var r0_0_17_161_169_180 bool
 									{
-										r_8_152_160_171, ia_8_152_160_171, h_8_152_160_171, kk_8_152_160_171, l_8_152_160_171 := r_152_160_171, ia_152_160_171, h_152_160_171, kk_152_160_171, l_152_160_171
-										half_8_152_160_171 := float64(0.5)
-										hc_8_152_160_171, kc_8_152_160_171, lc_8_152_160_171 := math.Ceil((h_8_152_160_171 - half_8_152_160_171)), math.Ceil((kk_8_152_160_171 - half_8_152_160_171)), math.Ceil((l_8_152_160_171 - half_8_152_160_171))
-										hmin_8_152_160_171, kmin_8_152_160_171, lmin_8_152_160_171 := (&r_8_152_160_171.hmin)[0], (&r_8_152_160_171.kmin)[0], (&r_8_152_160_171.lmin)[0]
-										in_8_152_160_171 := ((((((hc_8_152_160_171 >= hmin_8_152_160_171) && (hc_8_152_160_171 <= (&r_8_152_160_171.hmax)[0])) && (kc_8_152_160_171 >= kmin_8_152_160_171)) && (kc_8_152_160_171 <= (&r_8_152_160_171.kmax)[0])) && (lc_8_152_160_171 >= lmin_8_152_160_171)) && (lc_8_152_160_171 <= (&r_8_152_160_171.lmax)[0]))
-										idx_8_152_160_171 := ((((hc_8_152_160_171 - hmin_8_152_160_171) * (&r_8_152_160_171.hstride)[0]) + ((kc_8_152_160_171 - kmin_8_152_160_171) * (&r_8_152_160_171.kstride)[0])) + (lc_8_152_160_171 - lmin_8_152_160_171))
-										storeInt32(merge(idx_8_152_160_171, float64(0), in_8_152_160_171), ia_8_152_160_171)
-										r0_0_8_152_160_171 = in_8_152_160_171
+										r_17_161_169_180, ia_17_161_169_180, h_17_161_169_180, kk_17_161_169_180, l_17_161_169_180 := r_161_169_180, ia_161_169_180, h_161_169_180, kk_161_169_180, l_161_169_180
+										half_17_161_169_180 := float64(0.5)
+										hc_17_161_169_180, kc_17_161_169_180, lc_17_161_169_180 := math.Ceil((h_17_161_169_180 - half_17_161_169_180)), math.Ceil((kk_17_161_169_180 - half_17_161_169_180)), math.Ceil((l_17_161_169_180 - half_17_161_169_180))
+										hmin_17_161_169_180, kmin_17_161_169_180, lmin_17_161_169_180 := (&r_17_161_169_180.hmin)[0], (&r_17_161_169_180.kmin)[0], (&r_17_161_169_180.lmin)[0]
+										in_17_161_169_180 := ((((((hc_17_161_169_180 >= hmin_17_161_169_180) && (hc_17_161_169_180 <= (&r_17_161_169_180.hmax)[0])) && (kc_17_161_169_180 >= kmin_17_161_169_180)) && (kc_17_161_169_180 <= (&r_17_161_169_180.kmax)[0])) && (lc_17_161_169_180 >= lmin_17_161_169_180)) && (lc_17_161_169_180 <= (&r_17_161_169_180.lmax)[0]))
+										idx_17_161_169_180 := ((((hc_17_161_169_180 - hmin_17_161_169_180) * (&r_17_161_169_180.hstride)[0]) + ((kc_17_161_169_180 - kmin_17_161_169_180) * (&r_17_161_169_180.kstride)[0])) + (lc_17_161_169_180 - lmin_17_161_169_180))
+										storeInt32(merge(idx_17_161_169_180, float64(0), in_17_161_169_180), ia_17_161_169_180)
+										r0_0_17_161_169_180 = in_17_161_169_180
 									}
-									in_152_160_171 := r0_0_8_152_160_171
-									r0_0_152_160_171 = merge(math.Float64frombits(bits_152_160_171[ia_152_160_171[0]]), (&r_152_160_171.defaultF)[0], in_152_160_171)
+									in_161_169_180 := r0_0_17_161_169_180
+									r0_0_161_169_180 = merge(math.Float64frombits(bits_161_169_180[ia_161_169_180[0]]), (&r_161_169_180.defaultF)[0], in_161_169_180)
 								}
-								fc_160_171 = r0_0_152_160_171
+								fc_169_180 = r0_0_161_169_180
 							}
-							s_160_171 := (sum_160_171 + (((fc_160_171 * fc_160_171) * fl_160_171) * fl_160_171))
-							if !c_160_171.Water {
-								s_160_171 = merge(sum_160_171, s_160_171, (fl_160_171 == zero_160_171))
+							s_169_180 := (sum_169_180 + (((fc_169_180 * fc_169_180) * fl_169_180) * fl_169_180))
+							if !c_169_180.Water {
+								s_169_180 = merge(sum_169_180, s_169_180, (fl_169_180 == zero_169_180))
 							}
-							sum_160_171 = s_160_171
+							sum_169_180 = s_169_180
 						}
 					}
-					r0_0_160_171, r1_0_160_171 = sum_160_171, polar_160_171
+					r0_0_169_180, r1_0_169_180 = sum_169_180, polar_169_180
 				}
-				sum_171, polar_171 = r0_0_160_171, r1_0_160_171
-				r0_0_171, r1_0_171, r2_0_171 = sum_171, omega_171, polar_171
+				sum_180, polar_180 = r0_0_169_180, r1_0_169_180
+				r0_0_180, r1_0_180, r2_0_180 = sum_180, omega_180, polar_180
 			}
-			sum, omega, polar = r0_0_171, r1_0_171, r2_0_171
+			sum, omega, polar = r0_0_180, r1_0_180, r2_0_180
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -5527,382 +5718,382 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_172 float64
-							r1_0_172 float64
-							r2_0_172 float64
+							r0_0_181 float64
+							r1_0_181 float64
+							r2_0_181 float64
 						)
 						{
-							k_172, r_172, ia_172, fdet_172, s_172, o_172, sum_172, omega_172, polar_172, capture_172, par_172 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_172 := k_172.c
-							var r0_0_156_172 float64
+							k_181, r_181, ia_181, fdet_181, s_181, o_181, sum_181, omega_181, polar_181, capture_181, par_181 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_181 := k_181.c
+							var r0_0_165_181 float64
 							{
-								fdet_156_172, f_156_172, s_156_172, o_156_172, p_156_172 := fdet_172, (&r_172.fd[0])[0], (&s_172[0])[0], (&o_172[0])[0], (&r_172.pix0[0])[0]
-								r0_0_156_172 = ((((fdet_156_172 * f_156_172) + s_156_172) + o_156_172) + p_156_172)
+								fdet_165_181, f_165_181, s_165_181, o_165_181, p_165_181 := fdet_181, (&r_181.fd[0])[0], (&s_181[0])[0], (&o_181[0])[0], (&r_181.pix0[0])[0]
+								r0_0_165_181 = ((((fdet_165_181 * f_165_181) + s_165_181) + o_165_181) + p_165_181)
 							}
-							x_172 := r0_0_156_172
-							var r0_0_157_172 float64
+							x_181 := r0_0_165_181
+							var r0_0_166_181 float64
 							{
-								fdet_157_172, f_157_172, s_157_172, o_157_172, p_157_172 := fdet_172, (&r_172.fd[1])[0], (&s_172[1])[0], (&o_172[1])[0], (&r_172.pix0[1])[0]
-								r0_0_157_172 = ((((fdet_157_172 * f_157_172) + s_157_172) + o_157_172) + p_157_172)
+								fdet_166_181, f_166_181, s_166_181, o_166_181, p_166_181 := fdet_181, (&r_181.fd[1])[0], (&s_181[1])[0], (&o_181[1])[0], (&r_181.pix0[1])[0]
+								r0_0_166_181 = ((((fdet_166_181 * f_166_181) + s_166_181) + o_166_181) + p_166_181)
 							}
-							y_172 := r0_0_157_172
-							var r0_0_158_172 float64
+							y_181 := r0_0_166_181
+							var r0_0_167_181 float64
 							{
-								fdet_158_172, f_158_172, s_158_172, o_158_172, p_158_172 := fdet_172, (&r_172.fd[2])[0], (&s_172[2])[0], (&o_172[2])[0], (&r_172.pix0[2])[0]
-								r0_0_158_172 = ((((fdet_158_172 * f_158_172) + s_158_172) + o_158_172) + p_158_172)
+								fdet_167_181, f_167_181, s_167_181, o_167_181, p_167_181 := fdet_181, (&r_181.fd[2])[0], (&s_181[2])[0], (&o_181[2])[0], (&r_181.pix0[2])[0]
+								r0_0_167_181 = ((((fdet_167_181 * f_167_181) + s_167_181) + o_167_181) + p_167_181)
 							}
-							z_172 := r0_0_158_172
-							invR_172 := (float64(1) / math.Sqrt((((x_172 * x_172) + (y_172 * y_172)) + (z_172 * z_172))))
-							dx_172, dy_172, dz_172 := (x_172 * invR_172), (y_172 * invR_172), (z_172 * invR_172)
-							if m_172 := (omega_172 == float64(0)); m_172 {
-								var r0_0_159_172 float64
+							z_181 := r0_0_167_181
+							invR_181 := (float64(1) / math.Sqrt((((x_181 * x_181) + (y_181 * y_181)) + (z_181 * z_181))))
+							dx_181, dy_181, dz_181 := (x_181 * invR_181), (y_181 * invR_181), (z_181 * invR_181)
+							if m_181 := (omega_181 == float64(0)); m_181 {
+								var r0_0_168_181 float64
 								{
-									invR_159_172, num_159_172, point_159_172 := invR_172, (&r_172.omegaNum)[0], c_172.PointPixel
-									w_159_172 := (invR_159_172 * invR_159_172)
-									if !point_159_172 {
-										w_159_172 = (num_159_172 * (w_159_172 * invR_159_172))
+									invR_168_181, num_168_181, point_168_181 := invR_181, (&r_181.omegaNum)[0], c_181.PointPixel
+									w_168_181 := (invR_168_181 * invR_168_181)
+									if !point_168_181 {
+										w_168_181 = (num_168_181 * (w_168_181 * invR_168_181))
 									}
-									r0_0_159_172 = w_159_172
+									r0_0_168_181 = w_168_181
 								}
-								omega_172 = merge(r0_0_159_172, omega_172, m_172)
+								omega_181 = merge(r0_0_168_181, omega_181, m_181)
 							}
-							if capture_172 {
-								store((((dx_172 * (&r_172.od[0])[0]) + (dy_172 * (&r_172.od[1])[0])) + (dz_172 * (&r_172.od[2])[0])), par_172)
+							if capture_181 {
+								store((((dx_181 * (&r_181.od[0])[0]) + (dy_181 * (&r_181.od[1])[0])) + (dz_181 * (&r_181.od[2])[0])), par_181)
 							}
 							var (
-								r0_0_160_172 float64
-								r1_0_160_172 float64
+								r0_0_169_181 float64
+								r1_0_169_181 float64
 							)
 							{
-								k_160_172, r_160_172, ia_160_172, sum_160_172, dx_160_172, dy_160_172, dz_160_172, polar_160_172 := k_172, r_172, ia_172, sum_172, dx_172, dy_172, dz_172, polar_172
-								c_160_172 := k_160_172.c
-								n_160_172 := k_160_172.nn[0]
-								zero_160_172 := float64(0)
-								for si_160_172 := range r_160_172.src {
-									sr_160_172 := &r_160_172.src[si_160_172]
-									il_160_172 := (&sr_160_172.il)[0]
-									qx_160_172, qy_160_172, qz_160_172 := ((dx_160_172 - (&sr_160_172.inc[0])[0]) * il_160_172), ((dy_160_172 - (&sr_160_172.inc[1])[0]) * il_160_172), ((dz_160_172 - (&sr_160_172.inc[2])[0]) * il_160_172)
-									if m_160_172 := (polar_160_172 == zero_160_172); m_160_172 {
-										var p_160_172 float64
-										if r_160_172.kahnZero {
-											c2_160_172 := ((((&sr_160_172.inc[0])[0] * dx_160_172) + ((&sr_160_172.inc[1])[0] * dy_160_172)) + ((&sr_160_172.inc[2])[0] * dz_160_172))
-											p_160_172 = (float64(0.5) * (float64(1) + (c2_160_172 * c2_160_172)))
+								k_169_181, r_169_181, ia_169_181, sum_169_181, dx_169_181, dy_169_181, dz_169_181, polar_169_181 := k_181, r_181, ia_181, sum_181, dx_181, dy_181, dz_181, polar_181
+								c_169_181 := k_169_181.c
+								n_169_181 := k_169_181.nn[0]
+								zero_169_181 := float64(0)
+								for si_169_181 := range r_169_181.src {
+									sr_169_181 := &r_169_181.src[si_169_181]
+									il_169_181 := (&sr_169_181.il)[0]
+									qx_169_181, qy_169_181, qz_169_181 := ((dx_169_181 - (&sr_169_181.inc[0])[0]) * il_169_181), ((dy_169_181 - (&sr_169_181.inc[1])[0]) * il_169_181), ((dz_169_181 - (&sr_169_181.inc[2])[0]) * il_169_181)
+									if m_169_181 := (polar_169_181 == zero_169_181); m_169_181 {
+										var p_169_181 float64
+										if r_169_181.kahnZero {
+											c2_169_181 := ((((&sr_169_181.inc[0])[0] * dx_169_181) + ((&sr_169_181.inc[1])[0] * dy_169_181)) + ((&sr_169_181.inc[2])[0] * dz_169_181))
+											p_169_181 = (float64(0.5) * (float64(1) + (c2_169_181 * c2_169_181)))
 										} else {
-											var r0_0_150_160_172 float64
+											var r0_0_159_169_181 float64
 											{
-												zero_150_160_172, kahn_150_160_172, s_150_160_172, dx_150_160_172, dy_150_160_172, dz_150_160_172 := false, &r_160_172.kahn, sr_160_172, dx_160_172, dy_160_172, dz_160_172
-												c2_150_160_172 := ((((&s_150_160_172.inc[0])[0] * dx_150_160_172) + ((&s_150_160_172.inc[1])[0] * dy_150_160_172)) + ((&s_150_160_172.inc[2])[0] * dz_150_160_172))
-												c2sq_150_160_172 := (c2_150_160_172 * c2_150_160_172)
-												cos2psi_150_160_172 := float64(0)
-												if !zero_150_160_172 {
-													e_150_160_172 := (((dx_150_160_172 * (&s_150_160_172.ein[0])[0]) + (dy_150_160_172 * (&s_150_160_172.ein[1])[0])) + (dz_150_160_172 * (&s_150_160_172.ein[2])[0]))
-													b_150_160_172 := (((dx_150_160_172 * (&s_150_160_172.bin[0])[0]) + (dy_150_160_172 * (&s_150_160_172.bin[1])[0])) + (dz_150_160_172 * (&s_150_160_172.bin[2])[0]))
-													ee_150_160_172, bb_150_160_172 := (e_150_160_172 * e_150_160_172), (b_150_160_172 * b_150_160_172)
-													den_150_160_172 := (ee_150_160_172 + bb_150_160_172)
-													cos2psi_150_160_172 = merge(((ee_150_160_172 - bb_150_160_172) / den_150_160_172), float64(1), (den_150_160_172 > float64(0)))
+												zero_159_169_181, kahn_159_169_181, s_159_169_181, dx_159_169_181, dy_159_169_181, dz_159_169_181 := false, &r_169_181.kahn, sr_169_181, dx_169_181, dy_169_181, dz_169_181
+												c2_159_169_181 := ((((&s_159_169_181.inc[0])[0] * dx_159_169_181) + ((&s_159_169_181.inc[1])[0] * dy_159_169_181)) + ((&s_159_169_181.inc[2])[0] * dz_159_169_181))
+												c2sq_159_169_181 := (c2_159_169_181 * c2_159_169_181)
+												cos2psi_159_169_181 := float64(0)
+												if !zero_159_169_181 {
+													e_159_169_181 := (((dx_159_169_181 * (&s_159_169_181.ein[0])[0]) + (dy_159_169_181 * (&s_159_169_181.ein[1])[0])) + (dz_159_169_181 * (&s_159_169_181.ein[2])[0]))
+													b_159_169_181 := (((dx_159_169_181 * (&s_159_169_181.bin[0])[0]) + (dy_159_169_181 * (&s_159_169_181.bin[1])[0])) + (dz_159_169_181 * (&s_159_169_181.bin[2])[0]))
+													ee_159_169_181, bb_159_169_181 := (e_159_169_181 * e_159_169_181), (b_159_169_181 * b_159_169_181)
+													den_159_169_181 := (ee_159_169_181 + bb_159_169_181)
+													cos2psi_159_169_181 = merge(((ee_159_169_181 - bb_159_169_181) / den_159_169_181), float64(1), (den_159_169_181 > float64(0)))
 												}
-												one_150_160_172 := float64(1)
-												r0_0_150_160_172 = (float64(0.5) * ((one_150_160_172 + c2sq_150_160_172) - ((kahn_150_160_172[0] * cos2psi_150_160_172) * (one_150_160_172 - c2sq_150_160_172))))
+												one_159_169_181 := float64(1)
+												r0_0_159_169_181 = (float64(0.5) * ((one_159_169_181 + c2sq_159_169_181) - ((kahn_159_169_181[0] * cos2psi_159_169_181) * (one_159_169_181 - c2sq_159_169_181))))
 											}
-											p_160_172 = r0_0_150_160_172
+											p_169_181 = r0_0_159_169_181
 										}
-										polar_160_172 = merge(p_160_172, polar_160_172, m_160_172)
+										polar_169_181 = merge(p_169_181, polar_169_181, m_169_181)
 									}
-									for oi_160_172 := range r_160_172.orient {
-										o_160_172 := &r_160_172.orient[oi_160_172]
-										h_160_172 := ((((&o_160_172[0])[0] * qx_160_172) + ((&o_160_172[1])[0] * qy_160_172)) + ((&o_160_172[2])[0] * qz_160_172))
-										kk_160_172 := ((((&o_160_172[3])[0] * qx_160_172) + ((&o_160_172[4])[0] * qy_160_172)) + ((&o_160_172[5])[0] * qz_160_172))
-										l_160_172 := ((((&o_160_172[6])[0] * qx_160_172) + ((&o_160_172[7])[0] * qy_160_172)) + ((&o_160_172[8])[0] * qz_160_172))
-										var r0_0_151_160_172 float64
+									for oi_169_181 := range r_169_181.orient {
+										o_169_181 := &r_169_181.orient[oi_169_181]
+										h_169_181 := ((((&o_169_181[0])[0] * qx_169_181) + ((&o_169_181[1])[0] * qy_169_181)) + ((&o_169_181[2])[0] * qz_169_181))
+										kk_169_181 := ((((&o_169_181[3])[0] * qx_169_181) + ((&o_169_181[4])[0] * qy_169_181)) + ((&o_169_181[5])[0] * qz_169_181))
+										l_169_181 := ((((&o_169_181[6])[0] * qx_169_181) + ((&o_169_181[7])[0] * qy_169_181)) + ((&o_169_181[8])[0] * qz_169_181))
+										var r0_0_160_169_181 float64
 										{
-											r_151_160_172, h_151_160_172, kk_151_160_172, l_151_160_172, n_151_160_172 := r_160_172, h_160_172, kk_160_172, l_160_172, n_160_172
-											_ = n_151_160_172
-											var r0_0_25_151_160_172 float64
+											r_160_169_181, h_160_169_181, kk_160_169_181, l_160_169_181, n_160_169_181 := r_169_181, h_169_181, kk_169_181, l_169_181, n_169_181
+											_ = n_160_169_181
+											var r0_0_34_160_169_181 float64
 											{
-												r_25_151_160_172, i_25_151_160_172, x_25_151_160_172 := r_151_160_172, 0, h_151_160_172
-												s_25_151_160_172 := float64(1)
-												if r_25_151_160_172.nmode[i_25_151_160_172] == nChebyshev {
-													var r0_0_26_151_160_172 float64
+												r_34_160_169_181, i_34_160_169_181, x_34_160_169_181 := r_160_169_181, 0, h_160_169_181
+												s_34_160_169_181 := float64(1)
+												if r_34_160_169_181.nmode[i_34_160_169_181] == nChebyshev {
+													var r0_0_35_160_169_181 float64
 													{
-														x_26_151_160_172, n_26_151_160_172 := x_25_151_160_172, r_25_151_160_172.nn[i_25_151_160_172]
-														magic_26_151_160_172 := float64(roundMagic)
-														t_26_151_160_172 := (x_26_151_160_172 + magic_26_151_160_172)
-														var r0_0_27_151_160_172 float64
+														x_35_160_169_181, n_35_160_169_181 := x_34_160_169_181, r_34_160_169_181.nn[i_34_160_169_181]
+														magic_35_160_169_181 := float64(roundMagic)
+														t_35_160_169_181 := (x_35_160_169_181 + magic_35_160_169_181)
+														var r0_0_36_160_169_181 float64
 														{
-															d_27_151_160_172 := (x_26_151_160_172 - (t_26_151_160_172 - magic_26_151_160_172))
-															y_27_151_160_172 := (d_27_151_160_172 * d_27_151_160_172)
-															y2_27_151_160_172 := (y_27_151_160_172 * y_27_151_160_172)
-															y4_27_151_160_172 := (y2_27_151_160_172 * y2_27_151_160_172)
-															p0_27_151_160_172 := ((float64(cp0) + (float64(cp2) * y_27_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_27_151_160_172)) * y2_27_151_160_172))
-															p1_27_151_160_172 := (((float64(cp8) + (float64(cp10) * y_27_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_27_151_160_172)) * y2_27_151_160_172)) * y4_27_151_160_172)
-															p2_27_151_160_172 := (float64(cp16) * (y4_27_151_160_172 * y4_27_151_160_172))
-															r0_0_27_151_160_172 = ((p0_27_151_160_172 + p1_27_151_160_172) + p2_27_151_160_172)
+															d_36_160_169_181 := (x_35_160_169_181 - (t_35_160_169_181 - magic_35_160_169_181))
+															y_36_160_169_181 := (d_36_160_169_181 * d_36_160_169_181)
+															y2_36_160_169_181 := (y_36_160_169_181 * y_36_160_169_181)
+															y4_36_160_169_181 := (y2_36_160_169_181 * y2_36_160_169_181)
+															p0_36_160_169_181 := ((float64(cp0) + (float64(cp2) * y_36_160_169_181)) + ((float64(cp4) + (float64(cp6) * y_36_160_169_181)) * y2_36_160_169_181))
+															p1_36_160_169_181 := (((float64(cp8) + (float64(cp10) * y_36_160_169_181)) + ((float64(cp12) + (float64(cp14) * y_36_160_169_181)) * y2_36_160_169_181)) * y4_36_160_169_181)
+															p2_36_160_169_181 := (float64(cp16) * (y4_36_160_169_181 * y4_36_160_169_181))
+															r0_0_36_160_169_181 = ((p0_36_160_169_181 + p1_36_160_169_181) + p2_36_160_169_181)
 														}
-														var r0_0_28_151_160_172 float64
+														var r0_0_37_160_169_181 float64
 														{
-															c_28_151_160_172, t_28_151_160_172 := r0_0_27_151_160_172, t_26_151_160_172
-															r0_0_28_151_160_172 = math.Float64frombits((math.Float64bits(c_28_151_160_172) ^ (math.Float64bits(t_28_151_160_172) << 63)))
+															c_37_160_169_181, t_37_160_169_181 := r0_0_36_160_169_181, t_35_160_169_181
+															r0_0_37_160_169_181 = math.Float64frombits((math.Float64bits(c_37_160_169_181) ^ (math.Float64bits(t_37_160_169_181) << 63)))
 														}
-														c2_26_151_160_172 := (float64(2) * r0_0_28_151_160_172)
-														u0_26_151_160_172, u1_26_151_160_172 := float64(1), c2_26_151_160_172
-														j_26_151_160_172 := 2
-														for ; j_26_151_160_172+1 < n_26_151_160_172; j_26_151_160_172 += 2 {
-															u0_26_151_160_172 = ((c2_26_151_160_172 * u1_26_151_160_172) - u0_26_151_160_172)
-															u1_26_151_160_172 = ((c2_26_151_160_172 * u0_26_151_160_172) - u1_26_151_160_172)
+														c2_35_160_169_181 := (float64(2) * r0_0_37_160_169_181)
+														u0_35_160_169_181, u1_35_160_169_181 := float64(1), c2_35_160_169_181
+														j_35_160_169_181 := 2
+														for ; j_35_160_169_181+1 < n_35_160_169_181; j_35_160_169_181 += 2 {
+															u0_35_160_169_181 = ((c2_35_160_169_181 * u1_35_160_169_181) - u0_35_160_169_181)
+															u1_35_160_169_181 = ((c2_35_160_169_181 * u0_35_160_169_181) - u1_35_160_169_181)
 														}
-														if j_26_151_160_172 < n_26_151_160_172 {
-															u1_26_151_160_172 = ((c2_26_151_160_172 * u1_26_151_160_172) - u0_26_151_160_172)
+														if j_35_160_169_181 < n_35_160_169_181 {
+															u1_35_160_169_181 = ((c2_35_160_169_181 * u1_35_160_169_181) - u0_35_160_169_181)
 														}
-														r0_0_26_151_160_172 = u1_26_151_160_172
+														r0_0_35_160_169_181 = u1_35_160_169_181
 													}
-													s_25_151_160_172 = r0_0_26_151_160_172
-												} else if r_25_151_160_172.nmode[i_25_151_160_172] == nRatio {
-													var r0_0_29_151_160_172 float64
+													s_34_160_169_181 = r0_0_35_160_169_181
+												} else if r_34_160_169_181.nmode[i_34_160_169_181] == nRatio {
+													var r0_0_38_160_169_181 float64
 													{
-														x_29_151_160_172, nv_29_151_160_172 := x_25_151_160_172, (&r_25_151_160_172.nv[i_25_151_160_172])[0]
-														magic_29_151_160_172 := float64(roundMagic)
-														t_29_151_160_172 := (x_29_151_160_172 + magic_29_151_160_172)
-														d_29_151_160_172 := (x_29_151_160_172 - (t_29_151_160_172 - magic_29_151_160_172))
-														y_29_151_160_172 := (nv_29_151_160_172 * d_29_151_160_172)
-														u_29_151_160_172 := (y_29_151_160_172 + magic_29_151_160_172)
-														var r0_0_30_151_160_172 float64
+														x_38_160_169_181, nv_38_160_169_181 := x_34_160_169_181, (&r_34_160_169_181.nv[i_34_160_169_181])[0]
+														magic_38_160_169_181 := float64(roundMagic)
+														t_38_160_169_181 := (x_38_160_169_181 + magic_38_160_169_181)
+														d_38_160_169_181 := (x_38_160_169_181 - (t_38_160_169_181 - magic_38_160_169_181))
+														y_38_160_169_181 := (nv_38_160_169_181 * d_38_160_169_181)
+														u_38_160_169_181 := (y_38_160_169_181 + magic_38_160_169_181)
+														var r0_0_39_160_169_181 float64
 														{
-															d_30_151_160_172 := (y_29_151_160_172 - (u_29_151_160_172 - magic_29_151_160_172))
-															y_30_151_160_172 := (d_30_151_160_172 * d_30_151_160_172)
-															y2_30_151_160_172 := (y_30_151_160_172 * y_30_151_160_172)
-															y4_30_151_160_172 := (y2_30_151_160_172 * y2_30_151_160_172)
-															p0_30_151_160_172 := ((float64(sp1) + (float64(sp3) * y_30_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_30_151_160_172)) * y2_30_151_160_172))
-															p1_30_151_160_172 := (((float64(sp9) + (float64(sp11) * y_30_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_30_151_160_172)) * y2_30_151_160_172)) * y4_30_151_160_172)
-															p2_30_151_160_172 := (((float64(sp17) + (float64(sp19) * y_30_151_160_172)) + (float64(sp21) * y2_30_151_160_172)) * (y4_30_151_160_172 * y4_30_151_160_172))
-															r0_0_30_151_160_172 = (d_30_151_160_172 * ((p0_30_151_160_172 + p1_30_151_160_172) + p2_30_151_160_172))
+															d_39_160_169_181 := (y_38_160_169_181 - (u_38_160_169_181 - magic_38_160_169_181))
+															y_39_160_169_181 := (d_39_160_169_181 * d_39_160_169_181)
+															y2_39_160_169_181 := (y_39_160_169_181 * y_39_160_169_181)
+															y4_39_160_169_181 := (y2_39_160_169_181 * y2_39_160_169_181)
+															p0_39_160_169_181 := ((float64(sp1) + (float64(sp3) * y_39_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_39_160_169_181)) * y2_39_160_169_181))
+															p1_39_160_169_181 := (((float64(sp9) + (float64(sp11) * y_39_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_39_160_169_181)) * y2_39_160_169_181)) * y4_39_160_169_181)
+															p2_39_160_169_181 := (((float64(sp17) + (float64(sp19) * y_39_160_169_181)) + (float64(sp21) * y2_39_160_169_181)) * (y4_39_160_169_181 * y4_39_160_169_181))
+															r0_0_39_160_169_181 = (d_39_160_169_181 * ((p0_39_160_169_181 + p1_39_160_169_181) + p2_39_160_169_181))
 														}
-														var r0_0_31_151_160_172 float64
+														var r0_0_40_160_169_181 float64
 														{
-															c_31_151_160_172, t_31_151_160_172 := r0_0_30_151_160_172, u_29_151_160_172
-															r0_0_31_151_160_172 = math.Float64frombits((math.Float64bits(c_31_151_160_172) ^ (math.Float64bits(t_31_151_160_172) << 63)))
+															c_40_160_169_181, t_40_160_169_181 := r0_0_39_160_169_181, u_38_160_169_181
+															r0_0_40_160_169_181 = math.Float64frombits((math.Float64bits(c_40_160_169_181) ^ (math.Float64bits(t_40_160_169_181) << 63)))
 														}
-														sn_29_151_160_172 := r0_0_31_151_160_172
-														var r0_0_32_151_160_172 float64
+														sn_38_160_169_181 := r0_0_40_160_169_181
+														var r0_0_41_160_169_181 float64
 														{
-															d_32_151_160_172 := d_29_151_160_172
-															y_32_151_160_172 := (d_32_151_160_172 * d_32_151_160_172)
-															y2_32_151_160_172 := (y_32_151_160_172 * y_32_151_160_172)
-															y4_32_151_160_172 := (y2_32_151_160_172 * y2_32_151_160_172)
-															p0_32_151_160_172 := ((float64(sp1) + (float64(sp3) * y_32_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_32_151_160_172)) * y2_32_151_160_172))
-															p1_32_151_160_172 := (((float64(sp9) + (float64(sp11) * y_32_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_32_151_160_172)) * y2_32_151_160_172)) * y4_32_151_160_172)
-															p2_32_151_160_172 := (((float64(sp17) + (float64(sp19) * y_32_151_160_172)) + (float64(sp21) * y2_32_151_160_172)) * (y4_32_151_160_172 * y4_32_151_160_172))
-															r0_0_32_151_160_172 = (d_32_151_160_172 * ((p0_32_151_160_172 + p1_32_151_160_172) + p2_32_151_160_172))
+															d_41_160_169_181 := d_38_160_169_181
+															y_41_160_169_181 := (d_41_160_169_181 * d_41_160_169_181)
+															y2_41_160_169_181 := (y_41_160_169_181 * y_41_160_169_181)
+															y4_41_160_169_181 := (y2_41_160_169_181 * y2_41_160_169_181)
+															p0_41_160_169_181 := ((float64(sp1) + (float64(sp3) * y_41_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_41_160_169_181)) * y2_41_160_169_181))
+															p1_41_160_169_181 := (((float64(sp9) + (float64(sp11) * y_41_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_41_160_169_181)) * y2_41_160_169_181)) * y4_41_160_169_181)
+															p2_41_160_169_181 := (((float64(sp17) + (float64(sp19) * y_41_160_169_181)) + (float64(sp21) * y2_41_160_169_181)) * (y4_41_160_169_181 * y4_41_160_169_181))
+															r0_0_41_160_169_181 = (d_41_160_169_181 * ((p0_41_160_169_181 + p1_41_160_169_181) + p2_41_160_169_181))
 														}
-														r0_0_29_151_160_172 = merge(nv_29_151_160_172, (sn_29_151_160_172 / r0_0_32_151_160_172), (d_29_151_160_172 == float64(0)))
+														r0_0_38_160_169_181 = merge(nv_38_160_169_181, (sn_38_160_169_181 / r0_0_41_160_169_181), (d_38_160_169_181 == float64(0)))
 													}
-													s_25_151_160_172 = r0_0_29_151_160_172
+													s_34_160_169_181 = r0_0_38_160_169_181
 												}
-												r0_0_25_151_160_172 = s_25_151_160_172
+												r0_0_34_160_169_181 = s_34_160_169_181
 											}
-											sa_151_160_172 := r0_0_25_151_160_172
-											var r0_0_33_151_160_172 float64
+											sa_160_169_181 := r0_0_34_160_169_181
+											var r0_0_42_160_169_181 float64
 											{
-												r_33_151_160_172, i_33_151_160_172, x_33_151_160_172 := r_151_160_172, 1, kk_151_160_172
-												s_33_151_160_172 := float64(1)
-												if r_33_151_160_172.nmode[i_33_151_160_172] == nChebyshev {
-													var r0_0_34_151_160_172 float64
+												r_42_160_169_181, i_42_160_169_181, x_42_160_169_181 := r_160_169_181, 1, kk_160_169_181
+												s_42_160_169_181 := float64(1)
+												if r_42_160_169_181.nmode[i_42_160_169_181] == nChebyshev {
+													var r0_0_43_160_169_181 float64
 													{
-														x_34_151_160_172, n_34_151_160_172 := x_33_151_160_172, r_33_151_160_172.nn[i_33_151_160_172]
-														magic_34_151_160_172 := float64(roundMagic)
-														t_34_151_160_172 := (x_34_151_160_172 + magic_34_151_160_172)
-														var r0_0_35_151_160_172 float64
+														x_43_160_169_181, n_43_160_169_181 := x_42_160_169_181, r_42_160_169_181.nn[i_42_160_169_181]
+														magic_43_160_169_181 := float64(roundMagic)
+														t_43_160_169_181 := (x_43_160_169_181 + magic_43_160_169_181)
+														var r0_0_44_160_169_181 float64
 														{
-															d_35_151_160_172 := (x_34_151_160_172 - (t_34_151_160_172 - magic_34_151_160_172))
-															y_35_151_160_172 := (d_35_151_160_172 * d_35_151_160_172)
-															y2_35_151_160_172 := (y_35_151_160_172 * y_35_151_160_172)
-															y4_35_151_160_172 := (y2_35_151_160_172 * y2_35_151_160_172)
-															p0_35_151_160_172 := ((float64(cp0) + (float64(cp2) * y_35_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_35_151_160_172)) * y2_35_151_160_172))
-															p1_35_151_160_172 := (((float64(cp8) + (float64(cp10) * y_35_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_35_151_160_172)) * y2_35_151_160_172)) * y4_35_151_160_172)
-															p2_35_151_160_172 := (float64(cp16) * (y4_35_151_160_172 * y4_35_151_160_172))
-															r0_0_35_151_160_172 = ((p0_35_151_160_172 + p1_35_151_160_172) + p2_35_151_160_172)
+															d_44_160_169_181 := (x_43_160_169_181 - (t_43_160_169_181 - magic_43_160_169_181))
+															y_44_160_169_181 := (d_44_160_169_181 * d_44_160_169_181)
+															y2_44_160_169_181 := (y_44_160_169_181 * y_44_160_169_181)
+															y4_44_160_169_181 := (y2_44_160_169_181 * y2_44_160_169_181)
+															p0_44_160_169_181 := ((float64(cp0) + (float64(cp2) * y_44_160_169_181)) + ((float64(cp4) + (float64(cp6) * y_44_160_169_181)) * y2_44_160_169_181))
+															p1_44_160_169_181 := (((float64(cp8) + (float64(cp10) * y_44_160_169_181)) + ((float64(cp12) + (float64(cp14) * y_44_160_169_181)) * y2_44_160_169_181)) * y4_44_160_169_181)
+															p2_44_160_169_181 := (float64(cp16) * (y4_44_160_169_181 * y4_44_160_169_181))
+															r0_0_44_160_169_181 = ((p0_44_160_169_181 + p1_44_160_169_181) + p2_44_160_169_181)
 														}
-														var r0_0_36_151_160_172 float64
+														var r0_0_45_160_169_181 float64
 														{
-															c_36_151_160_172, t_36_151_160_172 := r0_0_35_151_160_172, t_34_151_160_172
-															r0_0_36_151_160_172 = math.Float64frombits((math.Float64bits(c_36_151_160_172) ^ (math.Float64bits(t_36_151_160_172) << 63)))
+															c_45_160_169_181, t_45_160_169_181 := r0_0_44_160_169_181, t_43_160_169_181
+															r0_0_45_160_169_181 = math.Float64frombits((math.Float64bits(c_45_160_169_181) ^ (math.Float64bits(t_45_160_169_181) << 63)))
 														}
-														c2_34_151_160_172 := (float64(2) * r0_0_36_151_160_172)
-														u0_34_151_160_172, u1_34_151_160_172 := float64(1), c2_34_151_160_172
-														j_34_151_160_172 := 2
-														for ; j_34_151_160_172+1 < n_34_151_160_172; j_34_151_160_172 += 2 {
-															u0_34_151_160_172 = ((c2_34_151_160_172 * u1_34_151_160_172) - u0_34_151_160_172)
-															u1_34_151_160_172 = ((c2_34_151_160_172 * u0_34_151_160_172) - u1_34_151_160_172)
+														c2_43_160_169_181 := (float64(2) * r0_0_45_160_169_181)
+														u0_43_160_169_181, u1_43_160_169_181 := float64(1), c2_43_160_169_181
+														j_43_160_169_181 := 2
+														for ; j_43_160_169_181+1 < n_43_160_169_181; j_43_160_169_181 += 2 {
+															u0_43_160_169_181 = ((c2_43_160_169_181 * u1_43_160_169_181) - u0_43_160_169_181)
+															u1_43_160_169_181 = ((c2_43_160_169_181 * u0_43_160_169_181) - u1_43_160_169_181)
 														}
-														if j_34_151_160_172 < n_34_151_160_172 {
-															u1_34_151_160_172 = ((c2_34_151_160_172 * u1_34_151_160_172) - u0_34_151_160_172)
+														if j_43_160_169_181 < n_43_160_169_181 {
+															u1_43_160_169_181 = ((c2_43_160_169_181 * u1_43_160_169_181) - u0_43_160_169_181)
 														}
-														r0_0_34_151_160_172 = u1_34_151_160_172
+														r0_0_43_160_169_181 = u1_43_160_169_181
 													}
-													s_33_151_160_172 = r0_0_34_151_160_172
-												} else if r_33_151_160_172.nmode[i_33_151_160_172] == nRatio {
-													var r0_0_37_151_160_172 float64
+													s_42_160_169_181 = r0_0_43_160_169_181
+												} else if r_42_160_169_181.nmode[i_42_160_169_181] == nRatio {
+													var r0_0_46_160_169_181 float64
 													{
-														x_37_151_160_172, nv_37_151_160_172 := x_33_151_160_172, (&r_33_151_160_172.nv[i_33_151_160_172])[0]
-														magic_37_151_160_172 := float64(roundMagic)
-														t_37_151_160_172 := (x_37_151_160_172 + magic_37_151_160_172)
-														d_37_151_160_172 := (x_37_151_160_172 - (t_37_151_160_172 - magic_37_151_160_172))
-														y_37_151_160_172 := (nv_37_151_160_172 * d_37_151_160_172)
-														u_37_151_160_172 := (y_37_151_160_172 + magic_37_151_160_172)
-														var r0_0_38_151_160_172 float64
+														x_46_160_169_181, nv_46_160_169_181 := x_42_160_169_181, (&r_42_160_169_181.nv[i_42_160_169_181])[0]
+														magic_46_160_169_181 := float64(roundMagic)
+														t_46_160_169_181 := (x_46_160_169_181 + magic_46_160_169_181)
+														d_46_160_169_181 := (x_46_160_169_181 - (t_46_160_169_181 - magic_46_160_169_181))
+														y_46_160_169_181 := (nv_46_160_169_181 * d_46_160_169_181)
+														u_46_160_169_181 := (y_46_160_169_181 + magic_46_160_169_181)
+														var r0_0_47_160_169_181 float64
 														{
-															d_38_151_160_172 := (y_37_151_160_172 - (u_37_151_160_172 - magic_37_151_160_172))
-															y_38_151_160_172 := (d_38_151_160_172 * d_38_151_160_172)
-															y2_38_151_160_172 := (y_38_151_160_172 * y_38_151_160_172)
-															y4_38_151_160_172 := (y2_38_151_160_172 * y2_38_151_160_172)
-															p0_38_151_160_172 := ((float64(sp1) + (float64(sp3) * y_38_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_38_151_160_172)) * y2_38_151_160_172))
-															p1_38_151_160_172 := (((float64(sp9) + (float64(sp11) * y_38_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_38_151_160_172)) * y2_38_151_160_172)) * y4_38_151_160_172)
-															p2_38_151_160_172 := (((float64(sp17) + (float64(sp19) * y_38_151_160_172)) + (float64(sp21) * y2_38_151_160_172)) * (y4_38_151_160_172 * y4_38_151_160_172))
-															r0_0_38_151_160_172 = (d_38_151_160_172 * ((p0_38_151_160_172 + p1_38_151_160_172) + p2_38_151_160_172))
+															d_47_160_169_181 := (y_46_160_169_181 - (u_46_160_169_181 - magic_46_160_169_181))
+															y_47_160_169_181 := (d_47_160_169_181 * d_47_160_169_181)
+															y2_47_160_169_181 := (y_47_160_169_181 * y_47_160_169_181)
+															y4_47_160_169_181 := (y2_47_160_169_181 * y2_47_160_169_181)
+															p0_47_160_169_181 := ((float64(sp1) + (float64(sp3) * y_47_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_47_160_169_181)) * y2_47_160_169_181))
+															p1_47_160_169_181 := (((float64(sp9) + (float64(sp11) * y_47_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_47_160_169_181)) * y2_47_160_169_181)) * y4_47_160_169_181)
+															p2_47_160_169_181 := (((float64(sp17) + (float64(sp19) * y_47_160_169_181)) + (float64(sp21) * y2_47_160_169_181)) * (y4_47_160_169_181 * y4_47_160_169_181))
+															r0_0_47_160_169_181 = (d_47_160_169_181 * ((p0_47_160_169_181 + p1_47_160_169_181) + p2_47_160_169_181))
 														}
-														var r0_0_39_151_160_172 float64
+														var r0_0_48_160_169_181 float64
 														{
-															c_39_151_160_172, t_39_151_160_172 := r0_0_38_151_160_172, u_37_151_160_172
-															r0_0_39_151_160_172 = math.Float64frombits((math.Float64bits(c_39_151_160_172) ^ (math.Float64bits(t_39_151_160_172) << 63)))
+															c_48_160_169_181, t_48_160_169_181 := r0_0_47_160_169_181, u_46_160_169_181
+															r0_0_48_160_169_181 = math.Float64frombits((math.Float64bits(c_48_160_169_181) ^ (math.Float64bits(t_48_160_169_181) << 63)))
 														}
-														sn_37_151_160_172 := r0_0_39_151_160_172
-														var r0_0_40_151_160_172 float64
+														sn_46_160_169_181 := r0_0_48_160_169_181
+														var r0_0_49_160_169_181 float64
 														{
-															d_40_151_160_172 := d_37_151_160_172
-															y_40_151_160_172 := (d_40_151_160_172 * d_40_151_160_172)
-															y2_40_151_160_172 := (y_40_151_160_172 * y_40_151_160_172)
-															y4_40_151_160_172 := (y2_40_151_160_172 * y2_40_151_160_172)
-															p0_40_151_160_172 := ((float64(sp1) + (float64(sp3) * y_40_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_40_151_160_172)) * y2_40_151_160_172))
-															p1_40_151_160_172 := (((float64(sp9) + (float64(sp11) * y_40_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_40_151_160_172)) * y2_40_151_160_172)) * y4_40_151_160_172)
-															p2_40_151_160_172 := (((float64(sp17) + (float64(sp19) * y_40_151_160_172)) + (float64(sp21) * y2_40_151_160_172)) * (y4_40_151_160_172 * y4_40_151_160_172))
-															r0_0_40_151_160_172 = (d_40_151_160_172 * ((p0_40_151_160_172 + p1_40_151_160_172) + p2_40_151_160_172))
+															d_49_160_169_181 := d_46_160_169_181
+															y_49_160_169_181 := (d_49_160_169_181 * d_49_160_169_181)
+															y2_49_160_169_181 := (y_49_160_169_181 * y_49_160_169_181)
+															y4_49_160_169_181 := (y2_49_160_169_181 * y2_49_160_169_181)
+															p0_49_160_169_181 := ((float64(sp1) + (float64(sp3) * y_49_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_49_160_169_181)) * y2_49_160_169_181))
+															p1_49_160_169_181 := (((float64(sp9) + (float64(sp11) * y_49_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_49_160_169_181)) * y2_49_160_169_181)) * y4_49_160_169_181)
+															p2_49_160_169_181 := (((float64(sp17) + (float64(sp19) * y_49_160_169_181)) + (float64(sp21) * y2_49_160_169_181)) * (y4_49_160_169_181 * y4_49_160_169_181))
+															r0_0_49_160_169_181 = (d_49_160_169_181 * ((p0_49_160_169_181 + p1_49_160_169_181) + p2_49_160_169_181))
 														}
-														r0_0_37_151_160_172 = merge(nv_37_151_160_172, (sn_37_151_160_172 / r0_0_40_151_160_172), (d_37_151_160_172 == float64(0)))
+														r0_0_46_160_169_181 = merge(nv_46_160_169_181, (sn_46_160_169_181 / r0_0_49_160_169_181), (d_46_160_169_181 == float64(0)))
 													}
-													s_33_151_160_172 = r0_0_37_151_160_172
+													s_42_160_169_181 = r0_0_46_160_169_181
 												}
-												r0_0_33_151_160_172 = s_33_151_160_172
+												r0_0_42_160_169_181 = s_42_160_169_181
 											}
-											sb_151_160_172 := r0_0_33_151_160_172
-											var r0_0_41_151_160_172 float64
+											sb_160_169_181 := r0_0_42_160_169_181
+											var r0_0_50_160_169_181 float64
 											{
-												r_41_151_160_172, i_41_151_160_172, x_41_151_160_172 := r_151_160_172, 2, l_151_160_172
-												s_41_151_160_172 := float64(1)
-												if r_41_151_160_172.nmode[i_41_151_160_172] == nChebyshev {
-													var r0_0_42_151_160_172 float64
+												r_50_160_169_181, i_50_160_169_181, x_50_160_169_181 := r_160_169_181, 2, l_160_169_181
+												s_50_160_169_181 := float64(1)
+												if r_50_160_169_181.nmode[i_50_160_169_181] == nChebyshev {
+													var r0_0_51_160_169_181 float64
 													{
-														x_42_151_160_172, n_42_151_160_172 := x_41_151_160_172, r_41_151_160_172.nn[i_41_151_160_172]
-														magic_42_151_160_172 := float64(roundMagic)
-														t_42_151_160_172 := (x_42_151_160_172 + magic_42_151_160_172)
-														var r0_0_43_151_160_172 float64
+														x_51_160_169_181, n_51_160_169_181 := x_50_160_169_181, r_50_160_169_181.nn[i_50_160_169_181]
+														magic_51_160_169_181 := float64(roundMagic)
+														t_51_160_169_181 := (x_51_160_169_181 + magic_51_160_169_181)
+														var r0_0_52_160_169_181 float64
 														{
-															d_43_151_160_172 := (x_42_151_160_172 - (t_42_151_160_172 - magic_42_151_160_172))
-															y_43_151_160_172 := (d_43_151_160_172 * d_43_151_160_172)
-															y2_43_151_160_172 := (y_43_151_160_172 * y_43_151_160_172)
-															y4_43_151_160_172 := (y2_43_151_160_172 * y2_43_151_160_172)
-															p0_43_151_160_172 := ((float64(cp0) + (float64(cp2) * y_43_151_160_172)) + ((float64(cp4) + (float64(cp6) * y_43_151_160_172)) * y2_43_151_160_172))
-															p1_43_151_160_172 := (((float64(cp8) + (float64(cp10) * y_43_151_160_172)) + ((float64(cp12) + (float64(cp14) * y_43_151_160_172)) * y2_43_151_160_172)) * y4_43_151_160_172)
-															p2_43_151_160_172 := (float64(cp16) * (y4_43_151_160_172 * y4_43_151_160_172))
-															r0_0_43_151_160_172 = ((p0_43_151_160_172 + p1_43_151_160_172) + p2_43_151_160_172)
+															d_52_160_169_181 := (x_51_160_169_181 - (t_51_160_169_181 - magic_51_160_169_181))
+															y_52_160_169_181 := (d_52_160_169_181 * d_52_160_169_181)
+															y2_52_160_169_181 := (y_52_160_169_181 * y_52_160_169_181)
+															y4_52_160_169_181 := (y2_52_160_169_181 * y2_52_160_169_181)
+															p0_52_160_169_181 := ((float64(cp0) + (float64(cp2) * y_52_160_169_181)) + ((float64(cp4) + (float64(cp6) * y_52_160_169_181)) * y2_52_160_169_181))
+															p1_52_160_169_181 := (((float64(cp8) + (float64(cp10) * y_52_160_169_181)) + ((float64(cp12) + (float64(cp14) * y_52_160_169_181)) * y2_52_160_169_181)) * y4_52_160_169_181)
+															p2_52_160_169_181 := (float64(cp16) * (y4_52_160_169_181 * y4_52_160_169_181))
+															r0_0_52_160_169_181 = ((p0_52_160_169_181 + p1_52_160_169_181) + p2_52_160_169_181)
 														}
-														var r0_0_44_151_160_172 float64
+														var r0_0_53_160_169_181 float64
 														{
-															c_44_151_160_172, t_44_151_160_172 := r0_0_43_151_160_172, t_42_151_160_172
-															r0_0_44_151_160_172 = math.Float64frombits((math.Float64bits(c_44_151_160_172) ^ (math.Float64bits(t_44_151_160_172) << 63)))
+															c_53_160_169_181, t_53_160_169_181 := r0_0_52_160_169_181, t_51_160_169_181
+															r0_0_53_160_169_181 = math.Float64frombits((math.Float64bits(c_53_160_169_181) ^ (math.Float64bits(t_53_160_169_181) << 63)))
 														}
-														c2_42_151_160_172 := (float64(2) * r0_0_44_151_160_172)
-														u0_42_151_160_172, u1_42_151_160_172 := float64(1), c2_42_151_160_172
-														j_42_151_160_172 := 2
-														for ; j_42_151_160_172+1 < n_42_151_160_172; j_42_151_160_172 += 2 {
-															u0_42_151_160_172 = ((c2_42_151_160_172 * u1_42_151_160_172) - u0_42_151_160_172)
-															u1_42_151_160_172 = ((c2_42_151_160_172 * u0_42_151_160_172) - u1_42_151_160_172)
+														c2_51_160_169_181 := (float64(2) * r0_0_53_160_169_181)
+														u0_51_160_169_181, u1_51_160_169_181 := float64(1), c2_51_160_169_181
+														j_51_160_169_181 := 2
+														for ; j_51_160_169_181+1 < n_51_160_169_181; j_51_160_169_181 += 2 {
+															u0_51_160_169_181 = ((c2_51_160_169_181 * u1_51_160_169_181) - u0_51_160_169_181)
+															u1_51_160_169_181 = ((c2_51_160_169_181 * u0_51_160_169_181) - u1_51_160_169_181)
 														}
-														if j_42_151_160_172 < n_42_151_160_172 {
-															u1_42_151_160_172 = ((c2_42_151_160_172 * u1_42_151_160_172) - u0_42_151_160_172)
+														if j_51_160_169_181 < n_51_160_169_181 {
+															u1_51_160_169_181 = ((c2_51_160_169_181 * u1_51_160_169_181) - u0_51_160_169_181)
 														}
-														r0_0_42_151_160_172 = u1_42_151_160_172
+														r0_0_51_160_169_181 = u1_51_160_169_181
 													}
-													s_41_151_160_172 = r0_0_42_151_160_172
-												} else if r_41_151_160_172.nmode[i_41_151_160_172] == nRatio {
-													var r0_0_45_151_160_172 float64
+													s_50_160_169_181 = r0_0_51_160_169_181
+												} else if r_50_160_169_181.nmode[i_50_160_169_181] == nRatio {
+													var r0_0_54_160_169_181 float64
 													{
-														x_45_151_160_172, nv_45_151_160_172 := x_41_151_160_172, (&r_41_151_160_172.nv[i_41_151_160_172])[0]
-														magic_45_151_160_172 := float64(roundMagic)
-														t_45_151_160_172 := (x_45_151_160_172 + magic_45_151_160_172)
-														d_45_151_160_172 := (x_45_151_160_172 - (t_45_151_160_172 - magic_45_151_160_172))
-														y_45_151_160_172 := (nv_45_151_160_172 * d_45_151_160_172)
-														u_45_151_160_172 := (y_45_151_160_172 + magic_45_151_160_172)
-														var r0_0_46_151_160_172 float64
+														x_54_160_169_181, nv_54_160_169_181 := x_50_160_169_181, (&r_50_160_169_181.nv[i_50_160_169_181])[0]
+														magic_54_160_169_181 := float64(roundMagic)
+														t_54_160_169_181 := (x_54_160_169_181 + magic_54_160_169_181)
+														d_54_160_169_181 := (x_54_160_169_181 - (t_54_160_169_181 - magic_54_160_169_181))
+														y_54_160_169_181 := (nv_54_160_169_181 * d_54_160_169_181)
+														u_54_160_169_181 := (y_54_160_169_181 + magic_54_160_169_181)
+														var r0_0_55_160_169_181 float64
 														{
-															d_46_151_160_172 := (y_45_151_160_172 - (u_45_151_160_172 - magic_45_151_160_172))
-															y_46_151_160_172 := (d_46_151_160_172 * d_46_151_160_172)
-															y2_46_151_160_172 := (y_46_151_160_172 * y_46_151_160_172)
-															y4_46_151_160_172 := (y2_46_151_160_172 * y2_46_151_160_172)
-															p0_46_151_160_172 := ((float64(sp1) + (float64(sp3) * y_46_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_46_151_160_172)) * y2_46_151_160_172))
-															p1_46_151_160_172 := (((float64(sp9) + (float64(sp11) * y_46_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_46_151_160_172)) * y2_46_151_160_172)) * y4_46_151_160_172)
-															p2_46_151_160_172 := (((float64(sp17) + (float64(sp19) * y_46_151_160_172)) + (float64(sp21) * y2_46_151_160_172)) * (y4_46_151_160_172 * y4_46_151_160_172))
-															r0_0_46_151_160_172 = (d_46_151_160_172 * ((p0_46_151_160_172 + p1_46_151_160_172) + p2_46_151_160_172))
+															d_55_160_169_181 := (y_54_160_169_181 - (u_54_160_169_181 - magic_54_160_169_181))
+															y_55_160_169_181 := (d_55_160_169_181 * d_55_160_169_181)
+															y2_55_160_169_181 := (y_55_160_169_181 * y_55_160_169_181)
+															y4_55_160_169_181 := (y2_55_160_169_181 * y2_55_160_169_181)
+															p0_55_160_169_181 := ((float64(sp1) + (float64(sp3) * y_55_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_55_160_169_181)) * y2_55_160_169_181))
+															p1_55_160_169_181 := (((float64(sp9) + (float64(sp11) * y_55_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_55_160_169_181)) * y2_55_160_169_181)) * y4_55_160_169_181)
+															p2_55_160_169_181 := (((float64(sp17) + (float64(sp19) * y_55_160_169_181)) + (float64(sp21) * y2_55_160_169_181)) * (y4_55_160_169_181 * y4_55_160_169_181))
+															r0_0_55_160_169_181 = (d_55_160_169_181 * ((p0_55_160_169_181 + p1_55_160_169_181) + p2_55_160_169_181))
 														}
-														var r0_0_47_151_160_172 float64
+														var r0_0_56_160_169_181 float64
 														{
-															c_47_151_160_172, t_47_151_160_172 := r0_0_46_151_160_172, u_45_151_160_172
-															r0_0_47_151_160_172 = math.Float64frombits((math.Float64bits(c_47_151_160_172) ^ (math.Float64bits(t_47_151_160_172) << 63)))
+															c_56_160_169_181, t_56_160_169_181 := r0_0_55_160_169_181, u_54_160_169_181
+															r0_0_56_160_169_181 = math.Float64frombits((math.Float64bits(c_56_160_169_181) ^ (math.Float64bits(t_56_160_169_181) << 63)))
 														}
-														sn_45_151_160_172 := r0_0_47_151_160_172
-														var r0_0_48_151_160_172 float64
+														sn_54_160_169_181 := r0_0_56_160_169_181
+														var r0_0_57_160_169_181 float64
 														{
-															d_48_151_160_172 := d_45_151_160_172
-															y_48_151_160_172 := (d_48_151_160_172 * d_48_151_160_172)
-															y2_48_151_160_172 := (y_48_151_160_172 * y_48_151_160_172)
-															y4_48_151_160_172 := (y2_48_151_160_172 * y2_48_151_160_172)
-															p0_48_151_160_172 := ((float64(sp1) + (float64(sp3) * y_48_151_160_172)) + ((float64(sp5) + (float64(sp7) * y_48_151_160_172)) * y2_48_151_160_172))
-															p1_48_151_160_172 := (((float64(sp9) + (float64(sp11) * y_48_151_160_172)) + ((float64(sp13) + (float64(sp15) * y_48_151_160_172)) * y2_48_151_160_172)) * y4_48_151_160_172)
-															p2_48_151_160_172 := (((float64(sp17) + (float64(sp19) * y_48_151_160_172)) + (float64(sp21) * y2_48_151_160_172)) * (y4_48_151_160_172 * y4_48_151_160_172))
-															r0_0_48_151_160_172 = (d_48_151_160_172 * ((p0_48_151_160_172 + p1_48_151_160_172) + p2_48_151_160_172))
+															d_57_160_169_181 := d_54_160_169_181
+															y_57_160_169_181 := (d_57_160_169_181 * d_57_160_169_181)
+															y2_57_160_169_181 := (y_57_160_169_181 * y_57_160_169_181)
+															y4_57_160_169_181 := (y2_57_160_169_181 * y2_57_160_169_181)
+															p0_57_160_169_181 := ((float64(sp1) + (float64(sp3) * y_57_160_169_181)) + ((float64(sp5) + (float64(sp7) * y_57_160_169_181)) * y2_57_160_169_181))
+															p1_57_160_169_181 := (((float64(sp9) + (float64(sp11) * y_57_160_169_181)) + ((float64(sp13) + (float64(sp15) * y_57_160_169_181)) * y2_57_160_169_181)) * y4_57_160_169_181)
+															p2_57_160_169_181 := (((float64(sp17) + (float64(sp19) * y_57_160_169_181)) + (float64(sp21) * y2_57_160_169_181)) * (y4_57_160_169_181 * y4_57_160_169_181))
+															r0_0_57_160_169_181 = (d_57_160_169_181 * ((p0_57_160_169_181 + p1_57_160_169_181) + p2_57_160_169_181))
 														}
-														r0_0_45_151_160_172 = merge(nv_45_151_160_172, (sn_45_151_160_172 / r0_0_48_151_160_172), (d_45_151_160_172 == float64(0)))
+														r0_0_54_160_169_181 = merge(nv_54_160_169_181, (sn_54_160_169_181 / r0_0_57_160_169_181), (d_54_160_169_181 == float64(0)))
 													}
-													s_41_151_160_172 = r0_0_45_151_160_172
+													s_50_160_169_181 = r0_0_54_160_169_181
 												}
-												r0_0_41_151_160_172 = s_41_151_160_172
+												r0_0_50_160_169_181 = s_50_160_169_181
 											}
-											sc_151_160_172 := r0_0_41_151_160_172
-											r0_0_151_160_172 = ((sa_151_160_172 * sb_151_160_172) * sc_151_160_172)
+											sc_160_169_181 := r0_0_50_160_169_181
+											r0_0_160_169_181 = ((sa_160_169_181 * sb_160_169_181) * sc_160_169_181)
 										}
-										fl_160_172 := r0_0_151_160_172
-										fc_160_172 := (&r_160_172.defaultF)[0]
-										if c_160_172.HasHKL {
-											var r0_0_152_160_172 float64
+										fl_169_181 := r0_0_160_169_181
+										fc_169_181 := (&r_169_181.defaultF)[0]
+										if c_169_181.HasHKL {
+											var r0_0_161_169_181 float64
 											{
-												r_152_160_172, bits_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172 := r_160_172, k_160_172.fhklBits, ia_160_172, h_160_172, kk_160_172, l_160_172
-												var r0_0_8_152_160_172 bool
+												r_161_169_181, bits_161_169_181, ia_161_169_181, h_161_169_181, kk_161_169_181, l_161_169_181 := r_169_181, k_169_181.fhklBits, ia_169_181, h_169_181, kk_169_181, l_169_181
+												var r0_0_17_161_169_181 bool
 												{
-													r_8_152_160_172, ia_8_152_160_172, h_8_152_160_172, kk_8_152_160_172, l_8_152_160_172 := r_152_160_172, ia_152_160_172, h_152_160_172, kk_152_160_172, l_152_160_172
-													half_8_152_160_172 := float64(0.5)
-													hc_8_152_160_172, kc_8_152_160_172, lc_8_152_160_172 := math.Ceil((h_8_152_160_172 - half_8_152_160_172)), math.Ceil((kk_8_152_160_172 - half_8_152_160_172)), math.Ceil((l_8_152_160_172 - half_8_152_160_172))
-													hmin_8_152_160_172, kmin_8_152_160_172, lmin_8_152_160_172 := (&r_8_152_160_172.hmin)[0], (&r_8_152_160_172.kmin)[0], (&r_8_152_160_172.lmin)[0]
-													in_8_152_160_172 := ((((((hc_8_152_160_172 >= hmin_8_152_160_172) && (hc_8_152_160_172 <= (&r_8_152_160_172.hmax)[0])) && (kc_8_152_160_172 >= kmin_8_152_160_172)) && (kc_8_152_160_172 <= (&r_8_152_160_172.kmax)[0])) && (lc_8_152_160_172 >= lmin_8_152_160_172)) && (lc_8_152_160_172 <= (&r_8_152_160_172.lmax)[0]))
-													idx_8_152_160_172 := ((((hc_8_152_160_172 - hmin_8_152_160_172) * (&r_8_152_160_172.hstride)[0]) + ((kc_8_152_160_172 - kmin_8_152_160_172) * (&r_8_152_160_172.kstride)[0])) + (lc_8_152_160_172 - lmin_8_152_160_172))
-													storeInt32(merge(idx_8_152_160_172, float64(0), in_8_152_160_172), ia_8_152_160_172)
-													r0_0_8_152_160_172 = in_8_152_160_172
+													r_17_161_169_181, ia_17_161_169_181, h_17_161_169_181, kk_17_161_169_181, l_17_161_169_181 := r_161_169_181, ia_161_169_181, h_161_169_181, kk_161_169_181, l_161_169_181
+													half_17_161_169_181 := float64(0.5)
+													hc_17_161_169_181, kc_17_161_169_181, lc_17_161_169_181 := math.Ceil((h_17_161_169_181 - half_17_161_169_181)), math.Ceil((kk_17_161_169_181 - half_17_161_169_181)), math.Ceil((l_17_161_169_181 - half_17_161_169_181))
+													hmin_17_161_169_181, kmin_17_161_169_181, lmin_17_161_169_181 := (&r_17_161_169_181.hmin)[0], (&r_17_161_169_181.kmin)[0], (&r_17_161_169_181.lmin)[0]
+													in_17_161_169_181 := ((((((hc_17_161_169_181 >= hmin_17_161_169_181) && (hc_17_161_169_181 <= (&r_17_161_169_181.hmax)[0])) && (kc_17_161_169_181 >= kmin_17_161_169_181)) && (kc_17_161_169_181 <= (&r_17_161_169_181.kmax)[0])) && (lc_17_161_169_181 >= lmin_17_161_169_181)) && (lc_17_161_169_181 <= (&r_17_161_169_181.lmax)[0]))
+													idx_17_161_169_181 := ((((hc_17_161_169_181 - hmin_17_161_169_181) * (&r_17_161_169_181.hstride)[0]) + ((kc_17_161_169_181 - kmin_17_161_169_181) * (&r_17_161_169_181.kstride)[0])) + (lc_17_161_169_181 - lmin_17_161_169_181))
+													storeInt32(merge(idx_17_161_169_181, float64(0), in_17_161_169_181), ia_17_161_169_181)
+													r0_0_17_161_169_181 = in_17_161_169_181
 												}
-												in_152_160_172 := r0_0_8_152_160_172
-												r0_0_152_160_172 = merge(math.Float64frombits(bits_152_160_172[ia_152_160_172[0]]), (&r_152_160_172.defaultF)[0], in_152_160_172)
+												in_161_169_181 := r0_0_17_161_169_181
+												r0_0_161_169_181 = merge(math.Float64frombits(bits_161_169_181[ia_161_169_181[0]]), (&r_161_169_181.defaultF)[0], in_161_169_181)
 											}
-											fc_160_172 = r0_0_152_160_172
+											fc_169_181 = r0_0_161_169_181
 										}
-										s_160_172 := (sum_160_172 + (((fc_160_172 * fc_160_172) * fl_160_172) * fl_160_172))
-										if !c_160_172.Water {
-											s_160_172 = merge(sum_160_172, s_160_172, (fl_160_172 == zero_160_172))
+										s_169_181 := (sum_169_181 + (((fc_169_181 * fc_169_181) * fl_169_181) * fl_169_181))
+										if !c_169_181.Water {
+											s_169_181 = merge(sum_169_181, s_169_181, (fl_169_181 == zero_169_181))
 										}
-										sum_160_172 = s_160_172
+										sum_169_181 = s_169_181
 									}
 								}
-								r0_0_160_172, r1_0_160_172 = sum_160_172, polar_160_172
+								r0_0_169_181, r1_0_169_181 = sum_169_181, polar_169_181
 							}
-							sum_172, polar_172 = r0_0_160_172, r1_0_160_172
-							r0_0_172, r1_0_172, r2_0_172 = sum_172, omega_172, polar_172
+							sum_181, polar_181 = r0_0_169_181, r1_0_169_181
+							r0_0_181, r1_0_181, r2_0_181 = sum_181, omega_181, polar_181
 						}
-						sum, omega, polar = r0_0_172, r1_0_172, r2_0_172
+						sum, omega, polar = r0_0_181, r1_0_181, r2_0_181
 					}
 				}
 			}
@@ -5935,38 +6126,38 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
 				fdet := ((sub * rb.f[p0]) + half)
-				var r0_0_173 float64
+				var r0_0_182 float64
 				{
-					fdet_173, f_173, s_173, o_173, p_173 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
-					r0_0_173 = ((((fdet_173 * f_173) + s_173) + o_173) + p_173)
+					fdet_182, f_182, s_182, o_182, p_182 := fdet, (&r.fd[0])[0], (&s0[0])[0], (&o0[0])[0], (&r.pix0[0])[0]
+					r0_0_182 = ((((fdet_182 * f_182) + s_182) + o_182) + p_182)
 				}
-				x := r0_0_173
-				var r0_0_174 float64
+				x := r0_0_182
+				var r0_0_183 float64
 				{
-					fdet_174, f_174, s_174, o_174, p_174 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
-					r0_0_174 = ((((fdet_174 * f_174) + s_174) + o_174) + p_174)
+					fdet_183, f_183, s_183, o_183, p_183 := fdet, (&r.fd[1])[0], (&s0[1])[0], (&o0[1])[0], (&r.pix0[1])[0]
+					r0_0_183 = ((((fdet_183 * f_183) + s_183) + o_183) + p_183)
 				}
-				y := r0_0_174
-				var r0_0_175 float64
+				y := r0_0_183
+				var r0_0_184 float64
 				{
-					fdet_175, f_175, s_175, o_175, p_175 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
-					r0_0_175 = ((((fdet_175 * f_175) + s_175) + o_175) + p_175)
+					fdet_184, f_184, s_184, o_184, p_184 := fdet, (&r.fd[2])[0], (&s0[2])[0], (&o0[2])[0], (&r.pix0[2])[0]
+					r0_0_184 = ((((fdet_184 * f_184) + s_184) + o_184) + p_184)
 				}
-				z := r0_0_175
+				z := r0_0_184
 				invR := (float64(1) / math.Sqrt((((x * x) + (y * y)) + (z * z))))
 				g[0][q] = (x * invR)
 				g[1][q] = (y * invR)
 				g[2][q] = (z * invR)
-				var r0_0_176 float64
+				var r0_0_185 float64
 				{
-					invR_176, num_176, point_176 := invR, (&r.omegaNum)[0], c.PointPixel
-					w_176 := (invR_176 * invR_176)
-					if !point_176 {
-						w_176 = (num_176 * (w_176 * invR_176))
+					invR_185, num_185, point_185 := invR, (&r.omegaNum)[0], c.PointPixel
+					w_185 := (invR_185 * invR_185)
+					if !point_185 {
+						w_185 = (num_185 * (w_185 * invR_185))
 					}
-					r0_0_176 = w_176
+					r0_0_185 = w_185
 				}
-				g[3][q] = r0_0_176
+				g[3][q] = r0_0_185
 			}
 			for p0 := c0; p0 < c1; p0 += 1 {
 				q := p0 - c0
@@ -5976,122 +6167,171 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 				}
 				omega := g[3][q]
 				var (
-					r0_0_177 float64
-					r1_0_177 float64
+					r0_0_186 float64
+					r1_0_186 float64
 				)
 				{
-					k_177, r_177, ia_177, sum_177, dx_177, dy_177, dz_177, polar_177 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
-					c_177 := k_177.c
-					n_177 := k_177.nn[0]
-					zero_177 := float64(0)
-					for si_177 := range r_177.src {
-						sr_177 := &r_177.src[si_177]
-						il_177 := (&sr_177.il)[0]
-						qx_177, qy_177, qz_177 := ((dx_177 - (&sr_177.inc[0])[0]) * il_177), ((dy_177 - (&sr_177.inc[1])[0]) * il_177), ((dz_177 - (&sr_177.inc[2])[0]) * il_177)
-						if m_177 := (polar_177 == zero_177); m_177 {
-							var p_177 float64
-							if r_177.kahnZero {
-								c2_177 := ((((&sr_177.inc[0])[0] * dx_177) + ((&sr_177.inc[1])[0] * dy_177)) + ((&sr_177.inc[2])[0] * dz_177))
-								p_177 = (float64(0.5) * (float64(1) + (c2_177 * c2_177)))
+					k_186, r_186, ia_186, sum_186, dx_186, dy_186, dz_186, polar_186 := k, r, &ia, sum, g[0][q], g[1][q], g[2][q], polar
+					c_186 := k_186.c
+					n_186 := k_186.nn[0]
+					zero_186 := float64(0)
+					for si_186 := range r_186.src {
+						sr_186 := &r_186.src[si_186]
+						il_186 := (&sr_186.il)[0]
+						qx_186, qy_186, qz_186 := ((dx_186 - (&sr_186.inc[0])[0]) * il_186), ((dy_186 - (&sr_186.inc[1])[0]) * il_186), ((dz_186 - (&sr_186.inc[2])[0]) * il_186)
+						if m_186 := (polar_186 == zero_186); m_186 {
+							var p_186 float64
+							if r_186.kahnZero {
+								c2_186 := ((((&sr_186.inc[0])[0] * dx_186) + ((&sr_186.inc[1])[0] * dy_186)) + ((&sr_186.inc[2])[0] * dz_186))
+								p_186 = (float64(0.5) * (float64(1) + (c2_186 * c2_186)))
 							} else {
-								var r0_0_153_177 float64
+								var r0_0_162_186 float64
 								{
-									zero_153_177, kahn_153_177, s_153_177, dx_153_177, dy_153_177, dz_153_177 := false, &r_177.kahn, sr_177, dx_177, dy_177, dz_177
-									c2_153_177 := ((((&s_153_177.inc[0])[0] * dx_153_177) + ((&s_153_177.inc[1])[0] * dy_153_177)) + ((&s_153_177.inc[2])[0] * dz_153_177))
-									c2sq_153_177 := (c2_153_177 * c2_153_177)
-									cos2psi_153_177 := float64(0)
-									if !zero_153_177 {
-										e_153_177 := (((dx_153_177 * (&s_153_177.ein[0])[0]) + (dy_153_177 * (&s_153_177.ein[1])[0])) + (dz_153_177 * (&s_153_177.ein[2])[0]))
-										b_153_177 := (((dx_153_177 * (&s_153_177.bin[0])[0]) + (dy_153_177 * (&s_153_177.bin[1])[0])) + (dz_153_177 * (&s_153_177.bin[2])[0]))
-										ee_153_177, bb_153_177 := (e_153_177 * e_153_177), (b_153_177 * b_153_177)
-										den_153_177 := (ee_153_177 + bb_153_177)
-										cos2psi_153_177 = merge(((ee_153_177 - bb_153_177) / den_153_177), float64(1), (den_153_177 > float64(0)))
+									zero_162_186, kahn_162_186, s_162_186, dx_162_186, dy_162_186, dz_162_186 := false, &r_186.kahn, sr_186, dx_186, dy_186, dz_186
+									c2_162_186 := ((((&s_162_186.inc[0])[0] * dx_162_186) + ((&s_162_186.inc[1])[0] * dy_162_186)) + ((&s_162_186.inc[2])[0] * dz_162_186))
+									c2sq_162_186 := (c2_162_186 * c2_162_186)
+									cos2psi_162_186 := float64(0)
+									if !zero_162_186 {
+										e_162_186 := (((dx_162_186 * (&s_162_186.ein[0])[0]) + (dy_162_186 * (&s_162_186.ein[1])[0])) + (dz_162_186 * (&s_162_186.ein[2])[0]))
+										b_162_186 := (((dx_162_186 * (&s_162_186.bin[0])[0]) + (dy_162_186 * (&s_162_186.bin[1])[0])) + (dz_162_186 * (&s_162_186.bin[2])[0]))
+										ee_162_186, bb_162_186 := (e_162_186 * e_162_186), (b_162_186 * b_162_186)
+										den_162_186 := (ee_162_186 + bb_162_186)
+										cos2psi_162_186 = merge(((ee_162_186 - bb_162_186) / den_162_186), float64(1), (den_162_186 > float64(0)))
 									}
-									one_153_177 := float64(1)
-									r0_0_153_177 = (float64(0.5) * ((one_153_177 + c2sq_153_177) - ((kahn_153_177[0] * cos2psi_153_177) * (one_153_177 - c2sq_153_177))))
+									one_162_186 := float64(1)
+									r0_0_162_186 = (float64(0.5) * ((one_162_186 + c2sq_162_186) - ((kahn_162_186[0] * cos2psi_162_186) * (one_162_186 - c2sq_162_186))))
 								}
-								p_177 = r0_0_153_177
+								p_186 = r0_0_162_186
 							}
-							polar_177 = merge(p_177, polar_177, m_177)
+							polar_186 = merge(p_186, polar_186, m_186)
 						}
-						for oi_177 := range r_177.orient {
-							o_177 := &r_177.orient[oi_177]
-							h_177 := ((((&o_177[0])[0] * qx_177) + ((&o_177[1])[0] * qy_177)) + ((&o_177[2])[0] * qz_177))
-							kk_177 := ((((&o_177[3])[0] * qx_177) + ((&o_177[4])[0] * qy_177)) + ((&o_177[5])[0] * qz_177))
-							l_177 := ((((&o_177[6])[0] * qx_177) + ((&o_177[7])[0] * qy_177)) + ((&o_177[8])[0] * qz_177))
-							var r0_0_154_177 float64
+						for oi_186 := range r_186.orient {
+							o_186 := &r_186.orient[oi_186]
+							h_186 := ((((&o_186[0])[0] * qx_186) + ((&o_186[1])[0] * qy_186)) + ((&o_186[2])[0] * qz_186))
+							kk_186 := ((((&o_186[3])[0] * qx_186) + ((&o_186[4])[0] * qy_186)) + ((&o_186[5])[0] * qz_186))
+							l_186 := ((((&o_186[6])[0] * qx_186) + ((&o_186[7])[0] * qy_186)) + ((&o_186[8])[0] * qz_186))
+							var r0_0_163_186 float64
 							{
-								r_154_177, h_154_177, kk_154_177, l_154_177, n_154_177 := r_177, h_177, kk_177, l_177, n_177
-								_ = n_154_177
-								half_154_177 := float64(0.5)
-								dh_154_177, dk_154_177, dl_154_177 := (h_154_177 - math.Ceil((h_154_177 - half_154_177))), (kk_154_177 - math.Ceil((kk_154_177 - half_154_177))), (l_154_177 - math.Ceil((l_154_177 - half_154_177)))
-								v0_154_177 := (((dh_154_177 * (&r_154_177.astar[0])[0]) + (dk_154_177 * (&r_154_177.bstar[0])[0])) + (dl_154_177 * (&r_154_177.cstar[0])[0]))
-								v1_154_177 := (((dh_154_177 * (&r_154_177.astar[1])[0]) + (dk_154_177 * (&r_154_177.bstar[1])[0])) + (dl_154_177 * (&r_154_177.cstar[1])[0]))
-								v2_154_177 := (((dh_154_177 * (&r_154_177.astar[2])[0]) + (dk_154_177 * (&r_154_177.bstar[2])[0])) + (dl_154_177 * (&r_154_177.cstar[2])[0]))
-								nabc_154_177 := (&r_154_177.nabc)[0]
-								r2_154_177 := (((((v0_154_177 * v0_154_177) + (v1_154_177 * v1_154_177)) + (v2_154_177 * v2_154_177)) * nabc_154_177) * nabc_154_177)
-								var fl_154_177 float64
-								if r_154_177.shape == Gauss {
-									e_154_177 := math.Float64frombits((math.Float64bits(((r2_154_177 / float64(gaussWidth)) * (&r_154_177.fudge)[0])) ^ math.Float64bits((&r_154_177.negZero)[0])))
-									var r0_0_7_154_177 float64
+								r_163_186, h_163_186, kk_163_186, l_163_186, n_163_186 := r_186, h_186, kk_186, l_186, n_186
+								_ = n_163_186
+								half_163_186 := float64(0.5)
+								dh_163_186, dk_163_186, dl_163_186 := (h_163_186 - math.Ceil((h_163_186 - half_163_186))), (kk_163_186 - math.Ceil((kk_163_186 - half_163_186))), (l_163_186 - math.Ceil((l_163_186 - half_163_186)))
+								nabc_163_186 := (&r_163_186.nabc)[0]
+								var fl_163_186 float64
+								if r_163_186.shape == Round {
+									na_163_186, nb_163_186, nc_163_186 := (&r_163_186.nv[0])[0], (&r_163_186.nv[1])[0], (&r_163_186.nv[2])[0]
+									hr_163_186 := (((((dh_163_186 * dh_163_186) * na_163_186) * na_163_186) + (((dk_163_186 * dk_163_186) * nb_163_186) * nb_163_186)) + (((dl_163_186 * dl_163_186) * nc_163_186) * nc_163_186))
+									var r0_0_7_163_186 float64
 									{
-										x_7_154_177 := e_154_177
-										x_7_154_177 = merge(float64(expMax), x_7_154_177, (x_7_154_177 > float64(expMax)))
-										x_7_154_177 = merge(float64(expMin), x_7_154_177, (x_7_154_177 < float64(expMin)))
-										t_7_154_177 := ((x_7_154_177 * float64(log2E)) + float64(expMagic))
-										kf_7_154_177 := (t_7_154_177 - float64(expMagic))
-										r_7_154_177 := ((x_7_154_177 - (kf_7_154_177 * float64(ln2Hi))) - (kf_7_154_177 * float64(ln2Lo)))
-										r2_7_154_177 := (r_7_154_177 * r_7_154_177)
-										r4_7_154_177 := (r2_7_154_177 * r2_7_154_177)
-										q0_7_154_177 := ((float64(ec2) + (float64(ec3) * r_7_154_177)) + ((float64(ec4) + (float64(ec5) * r_7_154_177)) * r2_7_154_177))
-										q1_7_154_177 := (((float64(ec6) + (float64(ec7) * r_7_154_177)) + ((float64(ec8) + (float64(ec9) * r_7_154_177)) * r2_7_154_177)) * r4_7_154_177)
-										q2_7_154_177 := (((float64(ec10) + (float64(ec11) * r_7_154_177)) + ((float64(ec12) + (float64(ec13) * r_7_154_177)) * r2_7_154_177)) * (r4_7_154_177 * r4_7_154_177))
-										p_7_154_177 := (float64(1) + (r_7_154_177 + (r2_7_154_177 * ((q0_7_154_177 + q1_7_154_177) + q2_7_154_177))))
-										small_7_154_177, big_7_154_177 := (kf_7_154_177 < float64((-1000))), (kf_7_154_177 > float64(1000))
-										off_7_154_177 := merge(float64(600), float64(0), small_7_154_177)
-										off_7_154_177 = merge(float64((-600)), off_7_154_177, big_7_154_177)
-										c_7_154_177 := merge(float64(twoM600), float64(1), small_7_154_177)
-										c_7_154_177 = merge(float64(twoP600), c_7_154_177, big_7_154_177)
-										r0_0_7_154_177 = ((p_7_154_177 * math.Float64frombits((math.Float64bits((t_7_154_177 + off_7_154_177)) << 52))) * c_7_154_177)
+										u_7_163_186 := (hr_163_186 * (&r_163_186.fudge)[0])
+										y_7_163_186 := math.Sqrt(u_7_163_186)
+										magic_7_163_186 := float64(roundMagic)
+										t_7_163_186 := (y_7_163_186 + magic_7_163_186)
+										d_7_163_186 := (y_7_163_186 - (t_7_163_186 - magic_7_163_186))
+										var r0_0_8_163_186 float64
+										{
+											d_8_163_186 := d_7_163_186
+											y_8_163_186 := (d_8_163_186 * d_8_163_186)
+											y2_8_163_186 := (y_8_163_186 * y_8_163_186)
+											y4_8_163_186 := (y2_8_163_186 * y2_8_163_186)
+											p0_8_163_186 := ((float64(sp1) + (float64(sp3) * y_8_163_186)) + ((float64(sp5) + (float64(sp7) * y_8_163_186)) * y2_8_163_186))
+											p1_8_163_186 := (((float64(sp9) + (float64(sp11) * y_8_163_186)) + ((float64(sp13) + (float64(sp15) * y_8_163_186)) * y2_8_163_186)) * y4_8_163_186)
+											p2_8_163_186 := (((float64(sp17) + (float64(sp19) * y_8_163_186)) + (float64(sp21) * y2_8_163_186)) * (y4_8_163_186 * y4_8_163_186))
+											r0_0_8_163_186 = (d_8_163_186 * ((p0_8_163_186 + p1_8_163_186) + p2_8_163_186))
+										}
+										var r0_0_9_163_186 float64
+										{
+											c_9_163_186, t_9_163_186 := r0_0_8_163_186, t_7_163_186
+											r0_0_9_163_186 = math.Float64frombits((math.Float64bits(c_9_163_186) ^ (math.Float64bits(t_9_163_186) << 63)))
+										}
+										var r0_0_10_163_186 float64
+										{
+											d_10_163_186 := d_7_163_186
+											y_10_163_186 := (d_10_163_186 * d_10_163_186)
+											y2_10_163_186 := (y_10_163_186 * y_10_163_186)
+											y4_10_163_186 := (y2_10_163_186 * y2_10_163_186)
+											p0_10_163_186 := ((float64(cp0) + (float64(cp2) * y_10_163_186)) + ((float64(cp4) + (float64(cp6) * y_10_163_186)) * y2_10_163_186))
+											p1_10_163_186 := (((float64(cp8) + (float64(cp10) * y_10_163_186)) + ((float64(cp12) + (float64(cp14) * y_10_163_186)) * y2_10_163_186)) * y4_10_163_186)
+											p2_10_163_186 := (float64(cp16) * (y4_10_163_186 * y4_10_163_186))
+											r0_0_10_163_186 = ((p0_10_163_186 + p1_10_163_186) + p2_10_163_186)
+										}
+										var r0_0_11_163_186 float64
+										{
+											c_11_163_186, t_11_163_186 := r0_0_10_163_186, t_7_163_186
+											r0_0_11_163_186 = math.Float64frombits((math.Float64bits(c_11_163_186) ^ (math.Float64bits(t_11_163_186) << 63)))
+										}
+										s_7_163_186, c_7_163_186 := r0_0_9_163_186, r0_0_11_163_186
+										x_7_163_186 := (float64(piC) * y_7_163_186)
+										r0_0_7_163_186 = merge(float64(1), ((float64(3) * ((s_7_163_186 / x_7_163_186) - c_7_163_186)) / (x_7_163_186 * x_7_163_186)), (x_7_163_186 == float64(0)))
 									}
-									fl_154_177 = (nabc_154_177 * r0_0_7_154_177)
+									fl_163_186 = ((nabc_163_186 * float64(roundScale)) * r0_0_7_163_186)
 								} else {
-									fl_154_177 = merge(nabc_154_177, float64(0), ((r2_154_177 * (&r_154_177.fudge)[0]) < float64(tophatR2)))
-								}
-								r0_0_154_177 = fl_154_177
-							}
-							fl_177 := r0_0_154_177
-							fc_177 := (&r_177.defaultF)[0]
-							if c_177.HasHKL {
-								var r0_0_155_177 float64
-								{
-									r_155_177, bits_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177 := r_177, k_177.fhklBits, ia_177, h_177, kk_177, l_177
-									var r0_0_8_155_177 bool
-									{
-										r_8_155_177, ia_8_155_177, h_8_155_177, kk_8_155_177, l_8_155_177 := r_155_177, ia_155_177, h_155_177, kk_155_177, l_155_177
-										half_8_155_177 := float64(0.5)
-										hc_8_155_177, kc_8_155_177, lc_8_155_177 := math.Ceil((h_8_155_177 - half_8_155_177)), math.Ceil((kk_8_155_177 - half_8_155_177)), math.Ceil((l_8_155_177 - half_8_155_177))
-										hmin_8_155_177, kmin_8_155_177, lmin_8_155_177 := (&r_8_155_177.hmin)[0], (&r_8_155_177.kmin)[0], (&r_8_155_177.lmin)[0]
-										in_8_155_177 := ((((((hc_8_155_177 >= hmin_8_155_177) && (hc_8_155_177 <= (&r_8_155_177.hmax)[0])) && (kc_8_155_177 >= kmin_8_155_177)) && (kc_8_155_177 <= (&r_8_155_177.kmax)[0])) && (lc_8_155_177 >= lmin_8_155_177)) && (lc_8_155_177 <= (&r_8_155_177.lmax)[0]))
-										idx_8_155_177 := ((((hc_8_155_177 - hmin_8_155_177) * (&r_8_155_177.hstride)[0]) + ((kc_8_155_177 - kmin_8_155_177) * (&r_8_155_177.kstride)[0])) + (lc_8_155_177 - lmin_8_155_177))
-										storeInt32(merge(idx_8_155_177, float64(0), in_8_155_177), ia_8_155_177)
-										r0_0_8_155_177 = in_8_155_177
+									v0_163_186 := (((dh_163_186 * (&r_163_186.astar[0])[0]) + (dk_163_186 * (&r_163_186.bstar[0])[0])) + (dl_163_186 * (&r_163_186.cstar[0])[0]))
+									v1_163_186 := (((dh_163_186 * (&r_163_186.astar[1])[0]) + (dk_163_186 * (&r_163_186.bstar[1])[0])) + (dl_163_186 * (&r_163_186.cstar[1])[0]))
+									v2_163_186 := (((dh_163_186 * (&r_163_186.astar[2])[0]) + (dk_163_186 * (&r_163_186.bstar[2])[0])) + (dl_163_186 * (&r_163_186.cstar[2])[0]))
+									r2_163_186 := (((((v0_163_186 * v0_163_186) + (v1_163_186 * v1_163_186)) + (v2_163_186 * v2_163_186)) * nabc_163_186) * nabc_163_186)
+									if r_163_186.shape == Gauss {
+										e_163_186 := math.Float64frombits((math.Float64bits(((r2_163_186 / float64(gaussWidth)) * (&r_163_186.fudge)[0])) ^ math.Float64bits((&r_163_186.negZero)[0])))
+										var r0_0_12_163_186 float64
+										{
+											x_12_163_186 := e_163_186
+											x_12_163_186 = merge(float64(expMax), x_12_163_186, (x_12_163_186 > float64(expMax)))
+											x_12_163_186 = merge(float64(expMin), x_12_163_186, (x_12_163_186 < float64(expMin)))
+											t_12_163_186 := ((x_12_163_186 * float64(log2E)) + float64(expMagic))
+											kf_12_163_186 := (t_12_163_186 - float64(expMagic))
+											r_12_163_186 := ((x_12_163_186 - (kf_12_163_186 * float64(ln2Hi))) - (kf_12_163_186 * float64(ln2Lo)))
+											r2_12_163_186 := (r_12_163_186 * r_12_163_186)
+											r4_12_163_186 := (r2_12_163_186 * r2_12_163_186)
+											q0_12_163_186 := ((float64(ec2) + (float64(ec3) * r_12_163_186)) + ((float64(ec4) + (float64(ec5) * r_12_163_186)) * r2_12_163_186))
+											q1_12_163_186 := (((float64(ec6) + (float64(ec7) * r_12_163_186)) + ((float64(ec8) + (float64(ec9) * r_12_163_186)) * r2_12_163_186)) * r4_12_163_186)
+											q2_12_163_186 := (((float64(ec10) + (float64(ec11) * r_12_163_186)) + ((float64(ec12) + (float64(ec13) * r_12_163_186)) * r2_12_163_186)) * (r4_12_163_186 * r4_12_163_186))
+											p_12_163_186 := (float64(1) + (r_12_163_186 + (r2_12_163_186 * ((q0_12_163_186 + q1_12_163_186) + q2_12_163_186))))
+											small_12_163_186, big_12_163_186 := (kf_12_163_186 < float64((-1000))), (kf_12_163_186 > float64(1000))
+											off_12_163_186 := merge(float64(600), float64(0), small_12_163_186)
+											off_12_163_186 = merge(float64((-600)), off_12_163_186, big_12_163_186)
+											c_12_163_186 := merge(float64(twoM600), float64(1), small_12_163_186)
+											c_12_163_186 = merge(float64(twoP600), c_12_163_186, big_12_163_186)
+											r0_0_12_163_186 = ((p_12_163_186 * math.Float64frombits((math.Float64bits((t_12_163_186 + off_12_163_186)) << 52))) * c_12_163_186)
+										}
+										fl_163_186 = (nabc_163_186 * r0_0_12_163_186)
+									} else {
+										fl_163_186 = merge(nabc_163_186, float64(0), ((r2_163_186 * (&r_163_186.fudge)[0]) < float64(tophatR2)))
 									}
-									in_155_177 := r0_0_8_155_177
-									r0_0_155_177 = merge(math.Float64frombits(bits_155_177[ia_155_177[0]]), (&r_155_177.defaultF)[0], in_155_177)
 								}
-								fc_177 = r0_0_155_177
+								r0_0_163_186 = fl_163_186
 							}
-							s_177 := (sum_177 + (((fc_177 * fc_177) * fl_177) * fl_177))
-							if !c_177.Water {
-								s_177 = merge(sum_177, s_177, (fl_177 == zero_177))
+							fl_186 := r0_0_163_186
+							fc_186 := (&r_186.defaultF)[0]
+							if c_186.HasHKL {
+								var r0_0_164_186 float64
+								{
+									r_164_186, bits_164_186, ia_164_186, h_164_186, kk_164_186, l_164_186 := r_186, k_186.fhklBits, ia_186, h_186, kk_186, l_186
+									var r0_0_17_164_186 bool
+									{
+										r_17_164_186, ia_17_164_186, h_17_164_186, kk_17_164_186, l_17_164_186 := r_164_186, ia_164_186, h_164_186, kk_164_186, l_164_186
+										half_17_164_186 := float64(0.5)
+										hc_17_164_186, kc_17_164_186, lc_17_164_186 := math.Ceil((h_17_164_186 - half_17_164_186)), math.Ceil((kk_17_164_186 - half_17_164_186)), math.Ceil((l_17_164_186 - half_17_164_186))
+										hmin_17_164_186, kmin_17_164_186, lmin_17_164_186 := (&r_17_164_186.hmin)[0], (&r_17_164_186.kmin)[0], (&r_17_164_186.lmin)[0]
+										in_17_164_186 := ((((((hc_17_164_186 >= hmin_17_164_186) && (hc_17_164_186 <= (&r_17_164_186.hmax)[0])) && (kc_17_164_186 >= kmin_17_164_186)) && (kc_17_164_186 <= (&r_17_164_186.kmax)[0])) && (lc_17_164_186 >= lmin_17_164_186)) && (lc_17_164_186 <= (&r_17_164_186.lmax)[0]))
+										idx_17_164_186 := ((((hc_17_164_186 - hmin_17_164_186) * (&r_17_164_186.hstride)[0]) + ((kc_17_164_186 - kmin_17_164_186) * (&r_17_164_186.kstride)[0])) + (lc_17_164_186 - lmin_17_164_186))
+										storeInt32(merge(idx_17_164_186, float64(0), in_17_164_186), ia_17_164_186)
+										r0_0_17_164_186 = in_17_164_186
+									}
+									in_164_186 := r0_0_17_164_186
+									r0_0_164_186 = merge(math.Float64frombits(bits_164_186[ia_164_186[0]]), (&r_164_186.defaultF)[0], in_164_186)
+								}
+								fc_186 = r0_0_164_186
 							}
-							sum_177 = s_177
+							s_186 := (sum_186 + (((fc_186 * fc_186) * fl_186) * fl_186))
+							if !c_186.Water {
+								s_186 = merge(sum_186, s_186, (fl_186 == zero_186))
+							}
+							sum_186 = s_186
 						}
 					}
-					r0_0_177, r1_0_177 = sum_177, polar_177
+					r0_0_186, r1_0_186 = sum_186, polar_186
 				}
-				sum, polar = r0_0_177, r1_0_177
+				sum, polar = r0_0_186, r1_0_186
 				rb.v[p0] = ((((&r.scale)[0] * sum) * polar) * omega)
 				w := (count * omega)
 				rb.w[p0] = w
@@ -6113,168 +6353,217 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			var (
-				r0_0_178 float64
-				r1_0_178 float64
-				r2_0_178 float64
+				r0_0_187 float64
+				r1_0_187 float64
+				r2_0_187 float64
 			)
 			{
-				k_178, r_178, ia_178, fdet_178, s_178, o_178, sum_178, omega_178, polar_178, capture_178, par_178 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
-				c_178 := k_178.c
-				var r0_0_161_178 float64
+				k_187, r_187, ia_187, fdet_187, s_187, o_187, sum_187, omega_187, polar_187, capture_187, par_187 := k, r, &ia, ((sub * f0) + half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:]
+				c_187 := k_187.c
+				var r0_0_170_187 float64
 				{
-					fdet_161_178, f_161_178, s_161_178, o_161_178, p_161_178 := fdet_178, (&r_178.fd[0])[0], (&s_178[0])[0], (&o_178[0])[0], (&r_178.pix0[0])[0]
-					r0_0_161_178 = ((((fdet_161_178 * f_161_178) + s_161_178) + o_161_178) + p_161_178)
+					fdet_170_187, f_170_187, s_170_187, o_170_187, p_170_187 := fdet_187, (&r_187.fd[0])[0], (&s_187[0])[0], (&o_187[0])[0], (&r_187.pix0[0])[0]
+					r0_0_170_187 = ((((fdet_170_187 * f_170_187) + s_170_187) + o_170_187) + p_170_187)
 				}
-				x_178 := r0_0_161_178
-				var r0_0_162_178 float64
+				x_187 := r0_0_170_187
+				var r0_0_171_187 float64
 				{
-					fdet_162_178, f_162_178, s_162_178, o_162_178, p_162_178 := fdet_178, (&r_178.fd[1])[0], (&s_178[1])[0], (&o_178[1])[0], (&r_178.pix0[1])[0]
-					r0_0_162_178 = ((((fdet_162_178 * f_162_178) + s_162_178) + o_162_178) + p_162_178)
+					fdet_171_187, f_171_187, s_171_187, o_171_187, p_171_187 := fdet_187, (&r_187.fd[1])[0], (&s_187[1])[0], (&o_187[1])[0], (&r_187.pix0[1])[0]
+					r0_0_171_187 = ((((fdet_171_187 * f_171_187) + s_171_187) + o_171_187) + p_171_187)
 				}
-				y_178 := r0_0_162_178
-				var r0_0_163_178 float64
+				y_187 := r0_0_171_187
+				var r0_0_172_187 float64
 				{
-					fdet_163_178, f_163_178, s_163_178, o_163_178, p_163_178 := fdet_178, (&r_178.fd[2])[0], (&s_178[2])[0], (&o_178[2])[0], (&r_178.pix0[2])[0]
-					r0_0_163_178 = ((((fdet_163_178 * f_163_178) + s_163_178) + o_163_178) + p_163_178)
+					fdet_172_187, f_172_187, s_172_187, o_172_187, p_172_187 := fdet_187, (&r_187.fd[2])[0], (&s_187[2])[0], (&o_187[2])[0], (&r_187.pix0[2])[0]
+					r0_0_172_187 = ((((fdet_172_187 * f_172_187) + s_172_187) + o_172_187) + p_172_187)
 				}
-				z_178 := r0_0_163_178
-				invR_178 := (float64(1) / math.Sqrt((((x_178 * x_178) + (y_178 * y_178)) + (z_178 * z_178))))
-				dx_178, dy_178, dz_178 := (x_178 * invR_178), (y_178 * invR_178), (z_178 * invR_178)
-				if m_178 := (omega_178 == float64(0)); m_178 {
-					var r0_0_164_178 float64
+				z_187 := r0_0_172_187
+				invR_187 := (float64(1) / math.Sqrt((((x_187 * x_187) + (y_187 * y_187)) + (z_187 * z_187))))
+				dx_187, dy_187, dz_187 := (x_187 * invR_187), (y_187 * invR_187), (z_187 * invR_187)
+				if m_187 := (omega_187 == float64(0)); m_187 {
+					var r0_0_173_187 float64
 					{
-						invR_164_178, num_164_178, point_164_178 := invR_178, (&r_178.omegaNum)[0], c_178.PointPixel
-						w_164_178 := (invR_164_178 * invR_164_178)
-						if !point_164_178 {
-							w_164_178 = (num_164_178 * (w_164_178 * invR_164_178))
+						invR_173_187, num_173_187, point_173_187 := invR_187, (&r_187.omegaNum)[0], c_187.PointPixel
+						w_173_187 := (invR_173_187 * invR_173_187)
+						if !point_173_187 {
+							w_173_187 = (num_173_187 * (w_173_187 * invR_173_187))
 						}
-						r0_0_164_178 = w_164_178
+						r0_0_173_187 = w_173_187
 					}
-					omega_178 = merge(r0_0_164_178, omega_178, m_178)
+					omega_187 = merge(r0_0_173_187, omega_187, m_187)
 				}
-				if capture_178 {
-					store((((dx_178 * (&r_178.od[0])[0]) + (dy_178 * (&r_178.od[1])[0])) + (dz_178 * (&r_178.od[2])[0])), par_178)
+				if capture_187 {
+					store((((dx_187 * (&r_187.od[0])[0]) + (dy_187 * (&r_187.od[1])[0])) + (dz_187 * (&r_187.od[2])[0])), par_187)
 				}
 				var (
-					r0_0_165_178 float64
-					r1_0_165_178 float64
+					r0_0_174_187 float64
+					r1_0_174_187 float64
 				)
 				{
-					k_165_178, r_165_178, ia_165_178, sum_165_178, dx_165_178, dy_165_178, dz_165_178, polar_165_178 := k_178, r_178, ia_178, sum_178, dx_178, dy_178, dz_178, polar_178
-					c_165_178 := k_165_178.c
-					n_165_178 := k_165_178.nn[0]
-					zero_165_178 := float64(0)
-					for si_165_178 := range r_165_178.src {
-						sr_165_178 := &r_165_178.src[si_165_178]
-						il_165_178 := (&sr_165_178.il)[0]
-						qx_165_178, qy_165_178, qz_165_178 := ((dx_165_178 - (&sr_165_178.inc[0])[0]) * il_165_178), ((dy_165_178 - (&sr_165_178.inc[1])[0]) * il_165_178), ((dz_165_178 - (&sr_165_178.inc[2])[0]) * il_165_178)
-						if m_165_178 := (polar_165_178 == zero_165_178); m_165_178 {
-							var p_165_178 float64
-							if r_165_178.kahnZero {
-								c2_165_178 := ((((&sr_165_178.inc[0])[0] * dx_165_178) + ((&sr_165_178.inc[1])[0] * dy_165_178)) + ((&sr_165_178.inc[2])[0] * dz_165_178))
-								p_165_178 = (float64(0.5) * (float64(1) + (c2_165_178 * c2_165_178)))
+					k_174_187, r_174_187, ia_174_187, sum_174_187, dx_174_187, dy_174_187, dz_174_187, polar_174_187 := k_187, r_187, ia_187, sum_187, dx_187, dy_187, dz_187, polar_187
+					c_174_187 := k_174_187.c
+					n_174_187 := k_174_187.nn[0]
+					zero_174_187 := float64(0)
+					for si_174_187 := range r_174_187.src {
+						sr_174_187 := &r_174_187.src[si_174_187]
+						il_174_187 := (&sr_174_187.il)[0]
+						qx_174_187, qy_174_187, qz_174_187 := ((dx_174_187 - (&sr_174_187.inc[0])[0]) * il_174_187), ((dy_174_187 - (&sr_174_187.inc[1])[0]) * il_174_187), ((dz_174_187 - (&sr_174_187.inc[2])[0]) * il_174_187)
+						if m_174_187 := (polar_174_187 == zero_174_187); m_174_187 {
+							var p_174_187 float64
+							if r_174_187.kahnZero {
+								c2_174_187 := ((((&sr_174_187.inc[0])[0] * dx_174_187) + ((&sr_174_187.inc[1])[0] * dy_174_187)) + ((&sr_174_187.inc[2])[0] * dz_174_187))
+								p_174_187 = (float64(0.5) * (float64(1) + (c2_174_187 * c2_174_187)))
 							} else {
-								var r0_0_153_165_178 float64
+								var r0_0_162_174_187 float64
 								{
-									zero_153_165_178, kahn_153_165_178, s_153_165_178, dx_153_165_178, dy_153_165_178, dz_153_165_178 := false, &r_165_178.kahn, sr_165_178, dx_165_178, dy_165_178, dz_165_178
-									c2_153_165_178 := ((((&s_153_165_178.inc[0])[0] * dx_153_165_178) + ((&s_153_165_178.inc[1])[0] * dy_153_165_178)) + ((&s_153_165_178.inc[2])[0] * dz_153_165_178))
-									c2sq_153_165_178 := (c2_153_165_178 * c2_153_165_178)
-									cos2psi_153_165_178 := float64(0)
-									if !zero_153_165_178 {
-										e_153_165_178 := (((dx_153_165_178 * (&s_153_165_178.ein[0])[0]) + (dy_153_165_178 * (&s_153_165_178.ein[1])[0])) + (dz_153_165_178 * (&s_153_165_178.ein[2])[0]))
-										b_153_165_178 := (((dx_153_165_178 * (&s_153_165_178.bin[0])[0]) + (dy_153_165_178 * (&s_153_165_178.bin[1])[0])) + (dz_153_165_178 * (&s_153_165_178.bin[2])[0]))
-										ee_153_165_178, bb_153_165_178 := (e_153_165_178 * e_153_165_178), (b_153_165_178 * b_153_165_178)
-										den_153_165_178 := (ee_153_165_178 + bb_153_165_178)
-										cos2psi_153_165_178 = merge(((ee_153_165_178 - bb_153_165_178) / den_153_165_178), float64(1), (den_153_165_178 > float64(0)))
+									zero_162_174_187, kahn_162_174_187, s_162_174_187, dx_162_174_187, dy_162_174_187, dz_162_174_187 := false, &r_174_187.kahn, sr_174_187, dx_174_187, dy_174_187, dz_174_187
+									c2_162_174_187 := ((((&s_162_174_187.inc[0])[0] * dx_162_174_187) + ((&s_162_174_187.inc[1])[0] * dy_162_174_187)) + ((&s_162_174_187.inc[2])[0] * dz_162_174_187))
+									c2sq_162_174_187 := (c2_162_174_187 * c2_162_174_187)
+									cos2psi_162_174_187 := float64(0)
+									if !zero_162_174_187 {
+										e_162_174_187 := (((dx_162_174_187 * (&s_162_174_187.ein[0])[0]) + (dy_162_174_187 * (&s_162_174_187.ein[1])[0])) + (dz_162_174_187 * (&s_162_174_187.ein[2])[0]))
+										b_162_174_187 := (((dx_162_174_187 * (&s_162_174_187.bin[0])[0]) + (dy_162_174_187 * (&s_162_174_187.bin[1])[0])) + (dz_162_174_187 * (&s_162_174_187.bin[2])[0]))
+										ee_162_174_187, bb_162_174_187 := (e_162_174_187 * e_162_174_187), (b_162_174_187 * b_162_174_187)
+										den_162_174_187 := (ee_162_174_187 + bb_162_174_187)
+										cos2psi_162_174_187 = merge(((ee_162_174_187 - bb_162_174_187) / den_162_174_187), float64(1), (den_162_174_187 > float64(0)))
 									}
-									one_153_165_178 := float64(1)
-									r0_0_153_165_178 = (float64(0.5) * ((one_153_165_178 + c2sq_153_165_178) - ((kahn_153_165_178[0] * cos2psi_153_165_178) * (one_153_165_178 - c2sq_153_165_178))))
+									one_162_174_187 := float64(1)
+									r0_0_162_174_187 = (float64(0.5) * ((one_162_174_187 + c2sq_162_174_187) - ((kahn_162_174_187[0] * cos2psi_162_174_187) * (one_162_174_187 - c2sq_162_174_187))))
 								}
-								p_165_178 = r0_0_153_165_178
+								p_174_187 = r0_0_162_174_187
 							}
-							polar_165_178 = merge(p_165_178, polar_165_178, m_165_178)
+							polar_174_187 = merge(p_174_187, polar_174_187, m_174_187)
 						}
-						for oi_165_178 := range r_165_178.orient {
-							o_165_178 := &r_165_178.orient[oi_165_178]
-							h_165_178 := ((((&o_165_178[0])[0] * qx_165_178) + ((&o_165_178[1])[0] * qy_165_178)) + ((&o_165_178[2])[0] * qz_165_178))
-							kk_165_178 := ((((&o_165_178[3])[0] * qx_165_178) + ((&o_165_178[4])[0] * qy_165_178)) + ((&o_165_178[5])[0] * qz_165_178))
-							l_165_178 := ((((&o_165_178[6])[0] * qx_165_178) + ((&o_165_178[7])[0] * qy_165_178)) + ((&o_165_178[8])[0] * qz_165_178))
-							var r0_0_154_165_178 float64
+						for oi_174_187 := range r_174_187.orient {
+							o_174_187 := &r_174_187.orient[oi_174_187]
+							h_174_187 := ((((&o_174_187[0])[0] * qx_174_187) + ((&o_174_187[1])[0] * qy_174_187)) + ((&o_174_187[2])[0] * qz_174_187))
+							kk_174_187 := ((((&o_174_187[3])[0] * qx_174_187) + ((&o_174_187[4])[0] * qy_174_187)) + ((&o_174_187[5])[0] * qz_174_187))
+							l_174_187 := ((((&o_174_187[6])[0] * qx_174_187) + ((&o_174_187[7])[0] * qy_174_187)) + ((&o_174_187[8])[0] * qz_174_187))
+							var r0_0_163_174_187 float64
 							{
-								r_154_165_178, h_154_165_178, kk_154_165_178, l_154_165_178, n_154_165_178 := r_165_178, h_165_178, kk_165_178, l_165_178, n_165_178
-								_ = n_154_165_178
-								half_154_165_178 := float64(0.5)
-								dh_154_165_178, dk_154_165_178, dl_154_165_178 := (h_154_165_178 - math.Ceil((h_154_165_178 - half_154_165_178))), (kk_154_165_178 - math.Ceil((kk_154_165_178 - half_154_165_178))), (l_154_165_178 - math.Ceil((l_154_165_178 - half_154_165_178)))
-								v0_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[0])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[0])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[0])[0]))
-								v1_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[1])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[1])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[1])[0]))
-								v2_154_165_178 := (((dh_154_165_178 * (&r_154_165_178.astar[2])[0]) + (dk_154_165_178 * (&r_154_165_178.bstar[2])[0])) + (dl_154_165_178 * (&r_154_165_178.cstar[2])[0]))
-								nabc_154_165_178 := (&r_154_165_178.nabc)[0]
-								r2_154_165_178 := (((((v0_154_165_178 * v0_154_165_178) + (v1_154_165_178 * v1_154_165_178)) + (v2_154_165_178 * v2_154_165_178)) * nabc_154_165_178) * nabc_154_165_178)
-								var fl_154_165_178 float64
-								if r_154_165_178.shape == Gauss {
-									e_154_165_178 := math.Float64frombits((math.Float64bits(((r2_154_165_178 / float64(gaussWidth)) * (&r_154_165_178.fudge)[0])) ^ math.Float64bits((&r_154_165_178.negZero)[0])))
-									var r0_0_7_154_165_178 float64
+								r_163_174_187, h_163_174_187, kk_163_174_187, l_163_174_187, n_163_174_187 := r_174_187, h_174_187, kk_174_187, l_174_187, n_174_187
+								_ = n_163_174_187
+								half_163_174_187 := float64(0.5)
+								dh_163_174_187, dk_163_174_187, dl_163_174_187 := (h_163_174_187 - math.Ceil((h_163_174_187 - half_163_174_187))), (kk_163_174_187 - math.Ceil((kk_163_174_187 - half_163_174_187))), (l_163_174_187 - math.Ceil((l_163_174_187 - half_163_174_187)))
+								nabc_163_174_187 := (&r_163_174_187.nabc)[0]
+								var fl_163_174_187 float64
+								if r_163_174_187.shape == Round {
+									na_163_174_187, nb_163_174_187, nc_163_174_187 := (&r_163_174_187.nv[0])[0], (&r_163_174_187.nv[1])[0], (&r_163_174_187.nv[2])[0]
+									hr_163_174_187 := (((((dh_163_174_187 * dh_163_174_187) * na_163_174_187) * na_163_174_187) + (((dk_163_174_187 * dk_163_174_187) * nb_163_174_187) * nb_163_174_187)) + (((dl_163_174_187 * dl_163_174_187) * nc_163_174_187) * nc_163_174_187))
+									var r0_0_7_163_174_187 float64
 									{
-										x_7_154_165_178 := e_154_165_178
-										x_7_154_165_178 = merge(float64(expMax), x_7_154_165_178, (x_7_154_165_178 > float64(expMax)))
-										x_7_154_165_178 = merge(float64(expMin), x_7_154_165_178, (x_7_154_165_178 < float64(expMin)))
-										t_7_154_165_178 := ((x_7_154_165_178 * float64(log2E)) + float64(expMagic))
-										kf_7_154_165_178 := (t_7_154_165_178 - float64(expMagic))
-										r_7_154_165_178 := ((x_7_154_165_178 - (kf_7_154_165_178 * float64(ln2Hi))) - (kf_7_154_165_178 * float64(ln2Lo)))
-										r2_7_154_165_178 := (r_7_154_165_178 * r_7_154_165_178)
-										r4_7_154_165_178 := (r2_7_154_165_178 * r2_7_154_165_178)
-										q0_7_154_165_178 := ((float64(ec2) + (float64(ec3) * r_7_154_165_178)) + ((float64(ec4) + (float64(ec5) * r_7_154_165_178)) * r2_7_154_165_178))
-										q1_7_154_165_178 := (((float64(ec6) + (float64(ec7) * r_7_154_165_178)) + ((float64(ec8) + (float64(ec9) * r_7_154_165_178)) * r2_7_154_165_178)) * r4_7_154_165_178)
-										q2_7_154_165_178 := (((float64(ec10) + (float64(ec11) * r_7_154_165_178)) + ((float64(ec12) + (float64(ec13) * r_7_154_165_178)) * r2_7_154_165_178)) * (r4_7_154_165_178 * r4_7_154_165_178))
-										p_7_154_165_178 := (float64(1) + (r_7_154_165_178 + (r2_7_154_165_178 * ((q0_7_154_165_178 + q1_7_154_165_178) + q2_7_154_165_178))))
-										small_7_154_165_178, big_7_154_165_178 := (kf_7_154_165_178 < float64((-1000))), (kf_7_154_165_178 > float64(1000))
-										off_7_154_165_178 := merge(float64(600), float64(0), small_7_154_165_178)
-										off_7_154_165_178 = merge(float64((-600)), off_7_154_165_178, big_7_154_165_178)
-										c_7_154_165_178 := merge(float64(twoM600), float64(1), small_7_154_165_178)
-										c_7_154_165_178 = merge(float64(twoP600), c_7_154_165_178, big_7_154_165_178)
-										r0_0_7_154_165_178 = ((p_7_154_165_178 * math.Float64frombits((math.Float64bits((t_7_154_165_178 + off_7_154_165_178)) << 52))) * c_7_154_165_178)
+										u_7_163_174_187 := (hr_163_174_187 * (&r_163_174_187.fudge)[0])
+										y_7_163_174_187 := math.Sqrt(u_7_163_174_187)
+										magic_7_163_174_187 := float64(roundMagic)
+										t_7_163_174_187 := (y_7_163_174_187 + magic_7_163_174_187)
+										d_7_163_174_187 := (y_7_163_174_187 - (t_7_163_174_187 - magic_7_163_174_187))
+										var r0_0_8_163_174_187 float64
+										{
+											d_8_163_174_187 := d_7_163_174_187
+											y_8_163_174_187 := (d_8_163_174_187 * d_8_163_174_187)
+											y2_8_163_174_187 := (y_8_163_174_187 * y_8_163_174_187)
+											y4_8_163_174_187 := (y2_8_163_174_187 * y2_8_163_174_187)
+											p0_8_163_174_187 := ((float64(sp1) + (float64(sp3) * y_8_163_174_187)) + ((float64(sp5) + (float64(sp7) * y_8_163_174_187)) * y2_8_163_174_187))
+											p1_8_163_174_187 := (((float64(sp9) + (float64(sp11) * y_8_163_174_187)) + ((float64(sp13) + (float64(sp15) * y_8_163_174_187)) * y2_8_163_174_187)) * y4_8_163_174_187)
+											p2_8_163_174_187 := (((float64(sp17) + (float64(sp19) * y_8_163_174_187)) + (float64(sp21) * y2_8_163_174_187)) * (y4_8_163_174_187 * y4_8_163_174_187))
+											r0_0_8_163_174_187 = (d_8_163_174_187 * ((p0_8_163_174_187 + p1_8_163_174_187) + p2_8_163_174_187))
+										}
+										var r0_0_9_163_174_187 float64
+										{
+											c_9_163_174_187, t_9_163_174_187 := r0_0_8_163_174_187, t_7_163_174_187
+											r0_0_9_163_174_187 = math.Float64frombits((math.Float64bits(c_9_163_174_187) ^ (math.Float64bits(t_9_163_174_187) << 63)))
+										}
+										var r0_0_10_163_174_187 float64
+										{
+											d_10_163_174_187 := d_7_163_174_187
+											y_10_163_174_187 := (d_10_163_174_187 * d_10_163_174_187)
+											y2_10_163_174_187 := (y_10_163_174_187 * y_10_163_174_187)
+											y4_10_163_174_187 := (y2_10_163_174_187 * y2_10_163_174_187)
+											p0_10_163_174_187 := ((float64(cp0) + (float64(cp2) * y_10_163_174_187)) + ((float64(cp4) + (float64(cp6) * y_10_163_174_187)) * y2_10_163_174_187))
+											p1_10_163_174_187 := (((float64(cp8) + (float64(cp10) * y_10_163_174_187)) + ((float64(cp12) + (float64(cp14) * y_10_163_174_187)) * y2_10_163_174_187)) * y4_10_163_174_187)
+											p2_10_163_174_187 := (float64(cp16) * (y4_10_163_174_187 * y4_10_163_174_187))
+											r0_0_10_163_174_187 = ((p0_10_163_174_187 + p1_10_163_174_187) + p2_10_163_174_187)
+										}
+										var r0_0_11_163_174_187 float64
+										{
+											c_11_163_174_187, t_11_163_174_187 := r0_0_10_163_174_187, t_7_163_174_187
+											r0_0_11_163_174_187 = math.Float64frombits((math.Float64bits(c_11_163_174_187) ^ (math.Float64bits(t_11_163_174_187) << 63)))
+										}
+										s_7_163_174_187, c_7_163_174_187 := r0_0_9_163_174_187, r0_0_11_163_174_187
+										x_7_163_174_187 := (float64(piC) * y_7_163_174_187)
+										r0_0_7_163_174_187 = merge(float64(1), ((float64(3) * ((s_7_163_174_187 / x_7_163_174_187) - c_7_163_174_187)) / (x_7_163_174_187 * x_7_163_174_187)), (x_7_163_174_187 == float64(0)))
 									}
-									fl_154_165_178 = (nabc_154_165_178 * r0_0_7_154_165_178)
+									fl_163_174_187 = ((nabc_163_174_187 * float64(roundScale)) * r0_0_7_163_174_187)
 								} else {
-									fl_154_165_178 = merge(nabc_154_165_178, float64(0), ((r2_154_165_178 * (&r_154_165_178.fudge)[0]) < float64(tophatR2)))
-								}
-								r0_0_154_165_178 = fl_154_165_178
-							}
-							fl_165_178 := r0_0_154_165_178
-							fc_165_178 := (&r_165_178.defaultF)[0]
-							if c_165_178.HasHKL {
-								var r0_0_155_165_178 float64
-								{
-									r_155_165_178, bits_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178 := r_165_178, k_165_178.fhklBits, ia_165_178, h_165_178, kk_165_178, l_165_178
-									var r0_0_8_155_165_178 bool
-									{
-										r_8_155_165_178, ia_8_155_165_178, h_8_155_165_178, kk_8_155_165_178, l_8_155_165_178 := r_155_165_178, ia_155_165_178, h_155_165_178, kk_155_165_178, l_155_165_178
-										half_8_155_165_178 := float64(0.5)
-										hc_8_155_165_178, kc_8_155_165_178, lc_8_155_165_178 := math.Ceil((h_8_155_165_178 - half_8_155_165_178)), math.Ceil((kk_8_155_165_178 - half_8_155_165_178)), math.Ceil((l_8_155_165_178 - half_8_155_165_178))
-										hmin_8_155_165_178, kmin_8_155_165_178, lmin_8_155_165_178 := (&r_8_155_165_178.hmin)[0], (&r_8_155_165_178.kmin)[0], (&r_8_155_165_178.lmin)[0]
-										in_8_155_165_178 := ((((((hc_8_155_165_178 >= hmin_8_155_165_178) && (hc_8_155_165_178 <= (&r_8_155_165_178.hmax)[0])) && (kc_8_155_165_178 >= kmin_8_155_165_178)) && (kc_8_155_165_178 <= (&r_8_155_165_178.kmax)[0])) && (lc_8_155_165_178 >= lmin_8_155_165_178)) && (lc_8_155_165_178 <= (&r_8_155_165_178.lmax)[0]))
-										idx_8_155_165_178 := ((((hc_8_155_165_178 - hmin_8_155_165_178) * (&r_8_155_165_178.hstride)[0]) + ((kc_8_155_165_178 - kmin_8_155_165_178) * (&r_8_155_165_178.kstride)[0])) + (lc_8_155_165_178 - lmin_8_155_165_178))
-										storeInt32(merge(idx_8_155_165_178, float64(0), in_8_155_165_178), ia_8_155_165_178)
-										r0_0_8_155_165_178 = in_8_155_165_178
+									v0_163_174_187 := (((dh_163_174_187 * (&r_163_174_187.astar[0])[0]) + (dk_163_174_187 * (&r_163_174_187.bstar[0])[0])) + (dl_163_174_187 * (&r_163_174_187.cstar[0])[0]))
+									v1_163_174_187 := (((dh_163_174_187 * (&r_163_174_187.astar[1])[0]) + (dk_163_174_187 * (&r_163_174_187.bstar[1])[0])) + (dl_163_174_187 * (&r_163_174_187.cstar[1])[0]))
+									v2_163_174_187 := (((dh_163_174_187 * (&r_163_174_187.astar[2])[0]) + (dk_163_174_187 * (&r_163_174_187.bstar[2])[0])) + (dl_163_174_187 * (&r_163_174_187.cstar[2])[0]))
+									r2_163_174_187 := (((((v0_163_174_187 * v0_163_174_187) + (v1_163_174_187 * v1_163_174_187)) + (v2_163_174_187 * v2_163_174_187)) * nabc_163_174_187) * nabc_163_174_187)
+									if r_163_174_187.shape == Gauss {
+										e_163_174_187 := math.Float64frombits((math.Float64bits(((r2_163_174_187 / float64(gaussWidth)) * (&r_163_174_187.fudge)[0])) ^ math.Float64bits((&r_163_174_187.negZero)[0])))
+										var r0_0_12_163_174_187 float64
+										{
+											x_12_163_174_187 := e_163_174_187
+											x_12_163_174_187 = merge(float64(expMax), x_12_163_174_187, (x_12_163_174_187 > float64(expMax)))
+											x_12_163_174_187 = merge(float64(expMin), x_12_163_174_187, (x_12_163_174_187 < float64(expMin)))
+											t_12_163_174_187 := ((x_12_163_174_187 * float64(log2E)) + float64(expMagic))
+											kf_12_163_174_187 := (t_12_163_174_187 - float64(expMagic))
+											r_12_163_174_187 := ((x_12_163_174_187 - (kf_12_163_174_187 * float64(ln2Hi))) - (kf_12_163_174_187 * float64(ln2Lo)))
+											r2_12_163_174_187 := (r_12_163_174_187 * r_12_163_174_187)
+											r4_12_163_174_187 := (r2_12_163_174_187 * r2_12_163_174_187)
+											q0_12_163_174_187 := ((float64(ec2) + (float64(ec3) * r_12_163_174_187)) + ((float64(ec4) + (float64(ec5) * r_12_163_174_187)) * r2_12_163_174_187))
+											q1_12_163_174_187 := (((float64(ec6) + (float64(ec7) * r_12_163_174_187)) + ((float64(ec8) + (float64(ec9) * r_12_163_174_187)) * r2_12_163_174_187)) * r4_12_163_174_187)
+											q2_12_163_174_187 := (((float64(ec10) + (float64(ec11) * r_12_163_174_187)) + ((float64(ec12) + (float64(ec13) * r_12_163_174_187)) * r2_12_163_174_187)) * (r4_12_163_174_187 * r4_12_163_174_187))
+											p_12_163_174_187 := (float64(1) + (r_12_163_174_187 + (r2_12_163_174_187 * ((q0_12_163_174_187 + q1_12_163_174_187) + q2_12_163_174_187))))
+											small_12_163_174_187, big_12_163_174_187 := (kf_12_163_174_187 < float64((-1000))), (kf_12_163_174_187 > float64(1000))
+											off_12_163_174_187 := merge(float64(600), float64(0), small_12_163_174_187)
+											off_12_163_174_187 = merge(float64((-600)), off_12_163_174_187, big_12_163_174_187)
+											c_12_163_174_187 := merge(float64(twoM600), float64(1), small_12_163_174_187)
+											c_12_163_174_187 = merge(float64(twoP600), c_12_163_174_187, big_12_163_174_187)
+											r0_0_12_163_174_187 = ((p_12_163_174_187 * math.Float64frombits((math.Float64bits((t_12_163_174_187 + off_12_163_174_187)) << 52))) * c_12_163_174_187)
+										}
+										fl_163_174_187 = (nabc_163_174_187 * r0_0_12_163_174_187)
+									} else {
+										fl_163_174_187 = merge(nabc_163_174_187, float64(0), ((r2_163_174_187 * (&r_163_174_187.fudge)[0]) < float64(tophatR2)))
 									}
-									in_155_165_178 := r0_0_8_155_165_178
-									r0_0_155_165_178 = merge(math.Float64frombits(bits_155_165_178[ia_155_165_178[0]]), (&r_155_165_178.defaultF)[0], in_155_165_178)
 								}
-								fc_165_178 = r0_0_155_165_178
+								r0_0_163_174_187 = fl_163_174_187
 							}
-							s_165_178 := (sum_165_178 + (((fc_165_178 * fc_165_178) * fl_165_178) * fl_165_178))
-							if !c_165_178.Water {
-								s_165_178 = merge(sum_165_178, s_165_178, (fl_165_178 == zero_165_178))
+							fl_174_187 := r0_0_163_174_187
+							fc_174_187 := (&r_174_187.defaultF)[0]
+							if c_174_187.HasHKL {
+								var r0_0_164_174_187 float64
+								{
+									r_164_174_187, bits_164_174_187, ia_164_174_187, h_164_174_187, kk_164_174_187, l_164_174_187 := r_174_187, k_174_187.fhklBits, ia_174_187, h_174_187, kk_174_187, l_174_187
+									var r0_0_17_164_174_187 bool
+									{
+										r_17_164_174_187, ia_17_164_174_187, h_17_164_174_187, kk_17_164_174_187, l_17_164_174_187 := r_164_174_187, ia_164_174_187, h_164_174_187, kk_164_174_187, l_164_174_187
+										half_17_164_174_187 := float64(0.5)
+										hc_17_164_174_187, kc_17_164_174_187, lc_17_164_174_187 := math.Ceil((h_17_164_174_187 - half_17_164_174_187)), math.Ceil((kk_17_164_174_187 - half_17_164_174_187)), math.Ceil((l_17_164_174_187 - half_17_164_174_187))
+										hmin_17_164_174_187, kmin_17_164_174_187, lmin_17_164_174_187 := (&r_17_164_174_187.hmin)[0], (&r_17_164_174_187.kmin)[0], (&r_17_164_174_187.lmin)[0]
+										in_17_164_174_187 := ((((((hc_17_164_174_187 >= hmin_17_164_174_187) && (hc_17_164_174_187 <= (&r_17_164_174_187.hmax)[0])) && (kc_17_164_174_187 >= kmin_17_164_174_187)) && (kc_17_164_174_187 <= (&r_17_164_174_187.kmax)[0])) && (lc_17_164_174_187 >= lmin_17_164_174_187)) && (lc_17_164_174_187 <= (&r_17_164_174_187.lmax)[0]))
+										idx_17_164_174_187 := ((((hc_17_164_174_187 - hmin_17_164_174_187) * (&r_17_164_174_187.hstride)[0]) + ((kc_17_164_174_187 - kmin_17_164_174_187) * (&r_17_164_174_187.kstride)[0])) + (lc_17_164_174_187 - lmin_17_164_174_187))
+										storeInt32(merge(idx_17_164_174_187, float64(0), in_17_164_174_187), ia_17_164_174_187)
+										r0_0_17_164_174_187 = in_17_164_174_187
+									}
+									in_164_174_187 := r0_0_17_164_174_187
+									r0_0_164_174_187 = merge(math.Float64frombits(bits_164_174_187[ia_164_174_187[0]]), (&r_164_174_187.defaultF)[0], in_164_174_187)
+								}
+								fc_174_187 = r0_0_164_174_187
 							}
-							sum_165_178 = s_165_178
+							s_174_187 := (sum_174_187 + (((fc_174_187 * fc_174_187) * fl_174_187) * fl_174_187))
+							if !c_174_187.Water {
+								s_174_187 = merge(sum_174_187, s_174_187, (fl_174_187 == zero_174_187))
+							}
+							sum_174_187 = s_174_187
 						}
 					}
-					r0_0_165_178, r1_0_165_178 = sum_165_178, polar_165_178
+					r0_0_174_187, r1_0_174_187 = sum_174_187, polar_174_187
 				}
-				sum_178, polar_178 = r0_0_165_178, r1_0_165_178
-				r0_0_178, r1_0_178, r2_0_178 = sum_178, omega_178, polar_178
+				sum_187, polar_187 = r0_0_174_187, r1_0_174_187
+				r0_0_187, r1_0_187, r2_0_187 = sum_187, omega_187, polar_187
 			}
-			sum, omega, polar = r0_0_178, r1_0_178, r2_0_178
+			sum, omega, polar = r0_0_187, r1_0_187, r2_0_187
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -6282,168 +6571,217 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
-							r0_0_179 float64
-							r1_0_179 float64
-							r2_0_179 float64
+							r0_0_188 float64
+							r1_0_188 float64
+							r2_0_188 float64
 						)
 						{
-							k_179, r_179, ia_179, fdet_179, s_179, o_179, sum_179, omega_179, polar_179, capture_179, par_179 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
-							c_179 := k_179.c
-							var r0_0_161_179 float64
+							k_188, r_188, ia_188, fdet_188, s_188, o_188, sum_188, omega_188, polar_188, capture_188, par_188 := k, r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:]
+							c_188 := k_188.c
+							var r0_0_170_188 float64
 							{
-								fdet_161_179, f_161_179, s_161_179, o_161_179, p_161_179 := fdet_179, (&r_179.fd[0])[0], (&s_179[0])[0], (&o_179[0])[0], (&r_179.pix0[0])[0]
-								r0_0_161_179 = ((((fdet_161_179 * f_161_179) + s_161_179) + o_161_179) + p_161_179)
+								fdet_170_188, f_170_188, s_170_188, o_170_188, p_170_188 := fdet_188, (&r_188.fd[0])[0], (&s_188[0])[0], (&o_188[0])[0], (&r_188.pix0[0])[0]
+								r0_0_170_188 = ((((fdet_170_188 * f_170_188) + s_170_188) + o_170_188) + p_170_188)
 							}
-							x_179 := r0_0_161_179
-							var r0_0_162_179 float64
+							x_188 := r0_0_170_188
+							var r0_0_171_188 float64
 							{
-								fdet_162_179, f_162_179, s_162_179, o_162_179, p_162_179 := fdet_179, (&r_179.fd[1])[0], (&s_179[1])[0], (&o_179[1])[0], (&r_179.pix0[1])[0]
-								r0_0_162_179 = ((((fdet_162_179 * f_162_179) + s_162_179) + o_162_179) + p_162_179)
+								fdet_171_188, f_171_188, s_171_188, o_171_188, p_171_188 := fdet_188, (&r_188.fd[1])[0], (&s_188[1])[0], (&o_188[1])[0], (&r_188.pix0[1])[0]
+								r0_0_171_188 = ((((fdet_171_188 * f_171_188) + s_171_188) + o_171_188) + p_171_188)
 							}
-							y_179 := r0_0_162_179
-							var r0_0_163_179 float64
+							y_188 := r0_0_171_188
+							var r0_0_172_188 float64
 							{
-								fdet_163_179, f_163_179, s_163_179, o_163_179, p_163_179 := fdet_179, (&r_179.fd[2])[0], (&s_179[2])[0], (&o_179[2])[0], (&r_179.pix0[2])[0]
-								r0_0_163_179 = ((((fdet_163_179 * f_163_179) + s_163_179) + o_163_179) + p_163_179)
+								fdet_172_188, f_172_188, s_172_188, o_172_188, p_172_188 := fdet_188, (&r_188.fd[2])[0], (&s_188[2])[0], (&o_188[2])[0], (&r_188.pix0[2])[0]
+								r0_0_172_188 = ((((fdet_172_188 * f_172_188) + s_172_188) + o_172_188) + p_172_188)
 							}
-							z_179 := r0_0_163_179
-							invR_179 := (float64(1) / math.Sqrt((((x_179 * x_179) + (y_179 * y_179)) + (z_179 * z_179))))
-							dx_179, dy_179, dz_179 := (x_179 * invR_179), (y_179 * invR_179), (z_179 * invR_179)
-							if m_179 := (omega_179 == float64(0)); m_179 {
-								var r0_0_164_179 float64
+							z_188 := r0_0_172_188
+							invR_188 := (float64(1) / math.Sqrt((((x_188 * x_188) + (y_188 * y_188)) + (z_188 * z_188))))
+							dx_188, dy_188, dz_188 := (x_188 * invR_188), (y_188 * invR_188), (z_188 * invR_188)
+							if m_188 := (omega_188 == float64(0)); m_188 {
+								var r0_0_173_188 float64
 								{
-									invR_164_179, num_164_179, point_164_179 := invR_179, (&r_179.omegaNum)[0], c_179.PointPixel
-									w_164_179 := (invR_164_179 * invR_164_179)
-									if !point_164_179 {
-										w_164_179 = (num_164_179 * (w_164_179 * invR_164_179))
+									invR_173_188, num_173_188, point_173_188 := invR_188, (&r_188.omegaNum)[0], c_188.PointPixel
+									w_173_188 := (invR_173_188 * invR_173_188)
+									if !point_173_188 {
+										w_173_188 = (num_173_188 * (w_173_188 * invR_173_188))
 									}
-									r0_0_164_179 = w_164_179
+									r0_0_173_188 = w_173_188
 								}
-								omega_179 = merge(r0_0_164_179, omega_179, m_179)
+								omega_188 = merge(r0_0_173_188, omega_188, m_188)
 							}
-							if capture_179 {
-								store((((dx_179 * (&r_179.od[0])[0]) + (dy_179 * (&r_179.od[1])[0])) + (dz_179 * (&r_179.od[2])[0])), par_179)
+							if capture_188 {
+								store((((dx_188 * (&r_188.od[0])[0]) + (dy_188 * (&r_188.od[1])[0])) + (dz_188 * (&r_188.od[2])[0])), par_188)
 							}
 							var (
-								r0_0_165_179 float64
-								r1_0_165_179 float64
+								r0_0_174_188 float64
+								r1_0_174_188 float64
 							)
 							{
-								k_165_179, r_165_179, ia_165_179, sum_165_179, dx_165_179, dy_165_179, dz_165_179, polar_165_179 := k_179, r_179, ia_179, sum_179, dx_179, dy_179, dz_179, polar_179
-								c_165_179 := k_165_179.c
-								n_165_179 := k_165_179.nn[0]
-								zero_165_179 := float64(0)
-								for si_165_179 := range r_165_179.src {
-									sr_165_179 := &r_165_179.src[si_165_179]
-									il_165_179 := (&sr_165_179.il)[0]
-									qx_165_179, qy_165_179, qz_165_179 := ((dx_165_179 - (&sr_165_179.inc[0])[0]) * il_165_179), ((dy_165_179 - (&sr_165_179.inc[1])[0]) * il_165_179), ((dz_165_179 - (&sr_165_179.inc[2])[0]) * il_165_179)
-									if m_165_179 := (polar_165_179 == zero_165_179); m_165_179 {
-										var p_165_179 float64
-										if r_165_179.kahnZero {
-											c2_165_179 := ((((&sr_165_179.inc[0])[0] * dx_165_179) + ((&sr_165_179.inc[1])[0] * dy_165_179)) + ((&sr_165_179.inc[2])[0] * dz_165_179))
-											p_165_179 = (float64(0.5) * (float64(1) + (c2_165_179 * c2_165_179)))
+								k_174_188, r_174_188, ia_174_188, sum_174_188, dx_174_188, dy_174_188, dz_174_188, polar_174_188 := k_188, r_188, ia_188, sum_188, dx_188, dy_188, dz_188, polar_188
+								c_174_188 := k_174_188.c
+								n_174_188 := k_174_188.nn[0]
+								zero_174_188 := float64(0)
+								for si_174_188 := range r_174_188.src {
+									sr_174_188 := &r_174_188.src[si_174_188]
+									il_174_188 := (&sr_174_188.il)[0]
+									qx_174_188, qy_174_188, qz_174_188 := ((dx_174_188 - (&sr_174_188.inc[0])[0]) * il_174_188), ((dy_174_188 - (&sr_174_188.inc[1])[0]) * il_174_188), ((dz_174_188 - (&sr_174_188.inc[2])[0]) * il_174_188)
+									if m_174_188 := (polar_174_188 == zero_174_188); m_174_188 {
+										var p_174_188 float64
+										if r_174_188.kahnZero {
+											c2_174_188 := ((((&sr_174_188.inc[0])[0] * dx_174_188) + ((&sr_174_188.inc[1])[0] * dy_174_188)) + ((&sr_174_188.inc[2])[0] * dz_174_188))
+											p_174_188 = (float64(0.5) * (float64(1) + (c2_174_188 * c2_174_188)))
 										} else {
-											var r0_0_153_165_179 float64
+											var r0_0_162_174_188 float64
 											{
-												zero_153_165_179, kahn_153_165_179, s_153_165_179, dx_153_165_179, dy_153_165_179, dz_153_165_179 := false, &r_165_179.kahn, sr_165_179, dx_165_179, dy_165_179, dz_165_179
-												c2_153_165_179 := ((((&s_153_165_179.inc[0])[0] * dx_153_165_179) + ((&s_153_165_179.inc[1])[0] * dy_153_165_179)) + ((&s_153_165_179.inc[2])[0] * dz_153_165_179))
-												c2sq_153_165_179 := (c2_153_165_179 * c2_153_165_179)
-												cos2psi_153_165_179 := float64(0)
-												if !zero_153_165_179 {
-													e_153_165_179 := (((dx_153_165_179 * (&s_153_165_179.ein[0])[0]) + (dy_153_165_179 * (&s_153_165_179.ein[1])[0])) + (dz_153_165_179 * (&s_153_165_179.ein[2])[0]))
-													b_153_165_179 := (((dx_153_165_179 * (&s_153_165_179.bin[0])[0]) + (dy_153_165_179 * (&s_153_165_179.bin[1])[0])) + (dz_153_165_179 * (&s_153_165_179.bin[2])[0]))
-													ee_153_165_179, bb_153_165_179 := (e_153_165_179 * e_153_165_179), (b_153_165_179 * b_153_165_179)
-													den_153_165_179 := (ee_153_165_179 + bb_153_165_179)
-													cos2psi_153_165_179 = merge(((ee_153_165_179 - bb_153_165_179) / den_153_165_179), float64(1), (den_153_165_179 > float64(0)))
+												zero_162_174_188, kahn_162_174_188, s_162_174_188, dx_162_174_188, dy_162_174_188, dz_162_174_188 := false, &r_174_188.kahn, sr_174_188, dx_174_188, dy_174_188, dz_174_188
+												c2_162_174_188 := ((((&s_162_174_188.inc[0])[0] * dx_162_174_188) + ((&s_162_174_188.inc[1])[0] * dy_162_174_188)) + ((&s_162_174_188.inc[2])[0] * dz_162_174_188))
+												c2sq_162_174_188 := (c2_162_174_188 * c2_162_174_188)
+												cos2psi_162_174_188 := float64(0)
+												if !zero_162_174_188 {
+													e_162_174_188 := (((dx_162_174_188 * (&s_162_174_188.ein[0])[0]) + (dy_162_174_188 * (&s_162_174_188.ein[1])[0])) + (dz_162_174_188 * (&s_162_174_188.ein[2])[0]))
+													b_162_174_188 := (((dx_162_174_188 * (&s_162_174_188.bin[0])[0]) + (dy_162_174_188 * (&s_162_174_188.bin[1])[0])) + (dz_162_174_188 * (&s_162_174_188.bin[2])[0]))
+													ee_162_174_188, bb_162_174_188 := (e_162_174_188 * e_162_174_188), (b_162_174_188 * b_162_174_188)
+													den_162_174_188 := (ee_162_174_188 + bb_162_174_188)
+													cos2psi_162_174_188 = merge(((ee_162_174_188 - bb_162_174_188) / den_162_174_188), float64(1), (den_162_174_188 > float64(0)))
 												}
-												one_153_165_179 := float64(1)
-												r0_0_153_165_179 = (float64(0.5) * ((one_153_165_179 + c2sq_153_165_179) - ((kahn_153_165_179[0] * cos2psi_153_165_179) * (one_153_165_179 - c2sq_153_165_179))))
+												one_162_174_188 := float64(1)
+												r0_0_162_174_188 = (float64(0.5) * ((one_162_174_188 + c2sq_162_174_188) - ((kahn_162_174_188[0] * cos2psi_162_174_188) * (one_162_174_188 - c2sq_162_174_188))))
 											}
-											p_165_179 = r0_0_153_165_179
+											p_174_188 = r0_0_162_174_188
 										}
-										polar_165_179 = merge(p_165_179, polar_165_179, m_165_179)
+										polar_174_188 = merge(p_174_188, polar_174_188, m_174_188)
 									}
-									for oi_165_179 := range r_165_179.orient {
-										o_165_179 := &r_165_179.orient[oi_165_179]
-										h_165_179 := ((((&o_165_179[0])[0] * qx_165_179) + ((&o_165_179[1])[0] * qy_165_179)) + ((&o_165_179[2])[0] * qz_165_179))
-										kk_165_179 := ((((&o_165_179[3])[0] * qx_165_179) + ((&o_165_179[4])[0] * qy_165_179)) + ((&o_165_179[5])[0] * qz_165_179))
-										l_165_179 := ((((&o_165_179[6])[0] * qx_165_179) + ((&o_165_179[7])[0] * qy_165_179)) + ((&o_165_179[8])[0] * qz_165_179))
-										var r0_0_154_165_179 float64
+									for oi_174_188 := range r_174_188.orient {
+										o_174_188 := &r_174_188.orient[oi_174_188]
+										h_174_188 := ((((&o_174_188[0])[0] * qx_174_188) + ((&o_174_188[1])[0] * qy_174_188)) + ((&o_174_188[2])[0] * qz_174_188))
+										kk_174_188 := ((((&o_174_188[3])[0] * qx_174_188) + ((&o_174_188[4])[0] * qy_174_188)) + ((&o_174_188[5])[0] * qz_174_188))
+										l_174_188 := ((((&o_174_188[6])[0] * qx_174_188) + ((&o_174_188[7])[0] * qy_174_188)) + ((&o_174_188[8])[0] * qz_174_188))
+										var r0_0_163_174_188 float64
 										{
-											r_154_165_179, h_154_165_179, kk_154_165_179, l_154_165_179, n_154_165_179 := r_165_179, h_165_179, kk_165_179, l_165_179, n_165_179
-											_ = n_154_165_179
-											half_154_165_179 := float64(0.5)
-											dh_154_165_179, dk_154_165_179, dl_154_165_179 := (h_154_165_179 - math.Ceil((h_154_165_179 - half_154_165_179))), (kk_154_165_179 - math.Ceil((kk_154_165_179 - half_154_165_179))), (l_154_165_179 - math.Ceil((l_154_165_179 - half_154_165_179)))
-											v0_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[0])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[0])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[0])[0]))
-											v1_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[1])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[1])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[1])[0]))
-											v2_154_165_179 := (((dh_154_165_179 * (&r_154_165_179.astar[2])[0]) + (dk_154_165_179 * (&r_154_165_179.bstar[2])[0])) + (dl_154_165_179 * (&r_154_165_179.cstar[2])[0]))
-											nabc_154_165_179 := (&r_154_165_179.nabc)[0]
-											r2_154_165_179 := (((((v0_154_165_179 * v0_154_165_179) + (v1_154_165_179 * v1_154_165_179)) + (v2_154_165_179 * v2_154_165_179)) * nabc_154_165_179) * nabc_154_165_179)
-											var fl_154_165_179 float64
-											if r_154_165_179.shape == Gauss {
-												e_154_165_179 := math.Float64frombits((math.Float64bits(((r2_154_165_179 / float64(gaussWidth)) * (&r_154_165_179.fudge)[0])) ^ math.Float64bits((&r_154_165_179.negZero)[0])))
-												var r0_0_7_154_165_179 float64
+											r_163_174_188, h_163_174_188, kk_163_174_188, l_163_174_188, n_163_174_188 := r_174_188, h_174_188, kk_174_188, l_174_188, n_174_188
+											_ = n_163_174_188
+											half_163_174_188 := float64(0.5)
+											dh_163_174_188, dk_163_174_188, dl_163_174_188 := (h_163_174_188 - math.Ceil((h_163_174_188 - half_163_174_188))), (kk_163_174_188 - math.Ceil((kk_163_174_188 - half_163_174_188))), (l_163_174_188 - math.Ceil((l_163_174_188 - half_163_174_188)))
+											nabc_163_174_188 := (&r_163_174_188.nabc)[0]
+											var fl_163_174_188 float64
+											if r_163_174_188.shape == Round {
+												na_163_174_188, nb_163_174_188, nc_163_174_188 := (&r_163_174_188.nv[0])[0], (&r_163_174_188.nv[1])[0], (&r_163_174_188.nv[2])[0]
+												hr_163_174_188 := (((((dh_163_174_188 * dh_163_174_188) * na_163_174_188) * na_163_174_188) + (((dk_163_174_188 * dk_163_174_188) * nb_163_174_188) * nb_163_174_188)) + (((dl_163_174_188 * dl_163_174_188) * nc_163_174_188) * nc_163_174_188))
+												var r0_0_7_163_174_188 float64
 												{
-													x_7_154_165_179 := e_154_165_179
-													x_7_154_165_179 = merge(float64(expMax), x_7_154_165_179, (x_7_154_165_179 > float64(expMax)))
-													x_7_154_165_179 = merge(float64(expMin), x_7_154_165_179, (x_7_154_165_179 < float64(expMin)))
-													t_7_154_165_179 := ((x_7_154_165_179 * float64(log2E)) + float64(expMagic))
-													kf_7_154_165_179 := (t_7_154_165_179 - float64(expMagic))
-													r_7_154_165_179 := ((x_7_154_165_179 - (kf_7_154_165_179 * float64(ln2Hi))) - (kf_7_154_165_179 * float64(ln2Lo)))
-													r2_7_154_165_179 := (r_7_154_165_179 * r_7_154_165_179)
-													r4_7_154_165_179 := (r2_7_154_165_179 * r2_7_154_165_179)
-													q0_7_154_165_179 := ((float64(ec2) + (float64(ec3) * r_7_154_165_179)) + ((float64(ec4) + (float64(ec5) * r_7_154_165_179)) * r2_7_154_165_179))
-													q1_7_154_165_179 := (((float64(ec6) + (float64(ec7) * r_7_154_165_179)) + ((float64(ec8) + (float64(ec9) * r_7_154_165_179)) * r2_7_154_165_179)) * r4_7_154_165_179)
-													q2_7_154_165_179 := (((float64(ec10) + (float64(ec11) * r_7_154_165_179)) + ((float64(ec12) + (float64(ec13) * r_7_154_165_179)) * r2_7_154_165_179)) * (r4_7_154_165_179 * r4_7_154_165_179))
-													p_7_154_165_179 := (float64(1) + (r_7_154_165_179 + (r2_7_154_165_179 * ((q0_7_154_165_179 + q1_7_154_165_179) + q2_7_154_165_179))))
-													small_7_154_165_179, big_7_154_165_179 := (kf_7_154_165_179 < float64((-1000))), (kf_7_154_165_179 > float64(1000))
-													off_7_154_165_179 := merge(float64(600), float64(0), small_7_154_165_179)
-													off_7_154_165_179 = merge(float64((-600)), off_7_154_165_179, big_7_154_165_179)
-													c_7_154_165_179 := merge(float64(twoM600), float64(1), small_7_154_165_179)
-													c_7_154_165_179 = merge(float64(twoP600), c_7_154_165_179, big_7_154_165_179)
-													r0_0_7_154_165_179 = ((p_7_154_165_179 * math.Float64frombits((math.Float64bits((t_7_154_165_179 + off_7_154_165_179)) << 52))) * c_7_154_165_179)
+													u_7_163_174_188 := (hr_163_174_188 * (&r_163_174_188.fudge)[0])
+													y_7_163_174_188 := math.Sqrt(u_7_163_174_188)
+													magic_7_163_174_188 := float64(roundMagic)
+													t_7_163_174_188 := (y_7_163_174_188 + magic_7_163_174_188)
+													d_7_163_174_188 := (y_7_163_174_188 - (t_7_163_174_188 - magic_7_163_174_188))
+													var r0_0_8_163_174_188 float64
+													{
+														d_8_163_174_188 := d_7_163_174_188
+														y_8_163_174_188 := (d_8_163_174_188 * d_8_163_174_188)
+														y2_8_163_174_188 := (y_8_163_174_188 * y_8_163_174_188)
+														y4_8_163_174_188 := (y2_8_163_174_188 * y2_8_163_174_188)
+														p0_8_163_174_188 := ((float64(sp1) + (float64(sp3) * y_8_163_174_188)) + ((float64(sp5) + (float64(sp7) * y_8_163_174_188)) * y2_8_163_174_188))
+														p1_8_163_174_188 := (((float64(sp9) + (float64(sp11) * y_8_163_174_188)) + ((float64(sp13) + (float64(sp15) * y_8_163_174_188)) * y2_8_163_174_188)) * y4_8_163_174_188)
+														p2_8_163_174_188 := (((float64(sp17) + (float64(sp19) * y_8_163_174_188)) + (float64(sp21) * y2_8_163_174_188)) * (y4_8_163_174_188 * y4_8_163_174_188))
+														r0_0_8_163_174_188 = (d_8_163_174_188 * ((p0_8_163_174_188 + p1_8_163_174_188) + p2_8_163_174_188))
+													}
+													var r0_0_9_163_174_188 float64
+													{
+														c_9_163_174_188, t_9_163_174_188 := r0_0_8_163_174_188, t_7_163_174_188
+														r0_0_9_163_174_188 = math.Float64frombits((math.Float64bits(c_9_163_174_188) ^ (math.Float64bits(t_9_163_174_188) << 63)))
+													}
+													var r0_0_10_163_174_188 float64
+													{
+														d_10_163_174_188 := d_7_163_174_188
+														y_10_163_174_188 := (d_10_163_174_188 * d_10_163_174_188)
+														y2_10_163_174_188 := (y_10_163_174_188 * y_10_163_174_188)
+														y4_10_163_174_188 := (y2_10_163_174_188 * y2_10_163_174_188)
+														p0_10_163_174_188 := ((float64(cp0) + (float64(cp2) * y_10_163_174_188)) + ((float64(cp4) + (float64(cp6) * y_10_163_174_188)) * y2_10_163_174_188))
+														p1_10_163_174_188 := (((float64(cp8) + (float64(cp10) * y_10_163_174_188)) + ((float64(cp12) + (float64(cp14) * y_10_163_174_188)) * y2_10_163_174_188)) * y4_10_163_174_188)
+														p2_10_163_174_188 := (float64(cp16) * (y4_10_163_174_188 * y4_10_163_174_188))
+														r0_0_10_163_174_188 = ((p0_10_163_174_188 + p1_10_163_174_188) + p2_10_163_174_188)
+													}
+													var r0_0_11_163_174_188 float64
+													{
+														c_11_163_174_188, t_11_163_174_188 := r0_0_10_163_174_188, t_7_163_174_188
+														r0_0_11_163_174_188 = math.Float64frombits((math.Float64bits(c_11_163_174_188) ^ (math.Float64bits(t_11_163_174_188) << 63)))
+													}
+													s_7_163_174_188, c_7_163_174_188 := r0_0_9_163_174_188, r0_0_11_163_174_188
+													x_7_163_174_188 := (float64(piC) * y_7_163_174_188)
+													r0_0_7_163_174_188 = merge(float64(1), ((float64(3) * ((s_7_163_174_188 / x_7_163_174_188) - c_7_163_174_188)) / (x_7_163_174_188 * x_7_163_174_188)), (x_7_163_174_188 == float64(0)))
 												}
-												fl_154_165_179 = (nabc_154_165_179 * r0_0_7_154_165_179)
+												fl_163_174_188 = ((nabc_163_174_188 * float64(roundScale)) * r0_0_7_163_174_188)
 											} else {
-												fl_154_165_179 = merge(nabc_154_165_179, float64(0), ((r2_154_165_179 * (&r_154_165_179.fudge)[0]) < float64(tophatR2)))
-											}
-											r0_0_154_165_179 = fl_154_165_179
-										}
-										fl_165_179 := r0_0_154_165_179
-										fc_165_179 := (&r_165_179.defaultF)[0]
-										if c_165_179.HasHKL {
-											var r0_0_155_165_179 float64
-											{
-												r_155_165_179, bits_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179 := r_165_179, k_165_179.fhklBits, ia_165_179, h_165_179, kk_165_179, l_165_179
-												var r0_0_8_155_165_179 bool
-												{
-													r_8_155_165_179, ia_8_155_165_179, h_8_155_165_179, kk_8_155_165_179, l_8_155_165_179 := r_155_165_179, ia_155_165_179, h_155_165_179, kk_155_165_179, l_155_165_179
-													half_8_155_165_179 := float64(0.5)
-													hc_8_155_165_179, kc_8_155_165_179, lc_8_155_165_179 := math.Ceil((h_8_155_165_179 - half_8_155_165_179)), math.Ceil((kk_8_155_165_179 - half_8_155_165_179)), math.Ceil((l_8_155_165_179 - half_8_155_165_179))
-													hmin_8_155_165_179, kmin_8_155_165_179, lmin_8_155_165_179 := (&r_8_155_165_179.hmin)[0], (&r_8_155_165_179.kmin)[0], (&r_8_155_165_179.lmin)[0]
-													in_8_155_165_179 := ((((((hc_8_155_165_179 >= hmin_8_155_165_179) && (hc_8_155_165_179 <= (&r_8_155_165_179.hmax)[0])) && (kc_8_155_165_179 >= kmin_8_155_165_179)) && (kc_8_155_165_179 <= (&r_8_155_165_179.kmax)[0])) && (lc_8_155_165_179 >= lmin_8_155_165_179)) && (lc_8_155_165_179 <= (&r_8_155_165_179.lmax)[0]))
-													idx_8_155_165_179 := ((((hc_8_155_165_179 - hmin_8_155_165_179) * (&r_8_155_165_179.hstride)[0]) + ((kc_8_155_165_179 - kmin_8_155_165_179) * (&r_8_155_165_179.kstride)[0])) + (lc_8_155_165_179 - lmin_8_155_165_179))
-													storeInt32(merge(idx_8_155_165_179, float64(0), in_8_155_165_179), ia_8_155_165_179)
-													r0_0_8_155_165_179 = in_8_155_165_179
+												v0_163_174_188 := (((dh_163_174_188 * (&r_163_174_188.astar[0])[0]) + (dk_163_174_188 * (&r_163_174_188.bstar[0])[0])) + (dl_163_174_188 * (&r_163_174_188.cstar[0])[0]))
+												v1_163_174_188 := (((dh_163_174_188 * (&r_163_174_188.astar[1])[0]) + (dk_163_174_188 * (&r_163_174_188.bstar[1])[0])) + (dl_163_174_188 * (&r_163_174_188.cstar[1])[0]))
+												v2_163_174_188 := (((dh_163_174_188 * (&r_163_174_188.astar[2])[0]) + (dk_163_174_188 * (&r_163_174_188.bstar[2])[0])) + (dl_163_174_188 * (&r_163_174_188.cstar[2])[0]))
+												r2_163_174_188 := (((((v0_163_174_188 * v0_163_174_188) + (v1_163_174_188 * v1_163_174_188)) + (v2_163_174_188 * v2_163_174_188)) * nabc_163_174_188) * nabc_163_174_188)
+												if r_163_174_188.shape == Gauss {
+													e_163_174_188 := math.Float64frombits((math.Float64bits(((r2_163_174_188 / float64(gaussWidth)) * (&r_163_174_188.fudge)[0])) ^ math.Float64bits((&r_163_174_188.negZero)[0])))
+													var r0_0_12_163_174_188 float64
+													{
+														x_12_163_174_188 := e_163_174_188
+														x_12_163_174_188 = merge(float64(expMax), x_12_163_174_188, (x_12_163_174_188 > float64(expMax)))
+														x_12_163_174_188 = merge(float64(expMin), x_12_163_174_188, (x_12_163_174_188 < float64(expMin)))
+														t_12_163_174_188 := ((x_12_163_174_188 * float64(log2E)) + float64(expMagic))
+														kf_12_163_174_188 := (t_12_163_174_188 - float64(expMagic))
+														r_12_163_174_188 := ((x_12_163_174_188 - (kf_12_163_174_188 * float64(ln2Hi))) - (kf_12_163_174_188 * float64(ln2Lo)))
+														r2_12_163_174_188 := (r_12_163_174_188 * r_12_163_174_188)
+														r4_12_163_174_188 := (r2_12_163_174_188 * r2_12_163_174_188)
+														q0_12_163_174_188 := ((float64(ec2) + (float64(ec3) * r_12_163_174_188)) + ((float64(ec4) + (float64(ec5) * r_12_163_174_188)) * r2_12_163_174_188))
+														q1_12_163_174_188 := (((float64(ec6) + (float64(ec7) * r_12_163_174_188)) + ((float64(ec8) + (float64(ec9) * r_12_163_174_188)) * r2_12_163_174_188)) * r4_12_163_174_188)
+														q2_12_163_174_188 := (((float64(ec10) + (float64(ec11) * r_12_163_174_188)) + ((float64(ec12) + (float64(ec13) * r_12_163_174_188)) * r2_12_163_174_188)) * (r4_12_163_174_188 * r4_12_163_174_188))
+														p_12_163_174_188 := (float64(1) + (r_12_163_174_188 + (r2_12_163_174_188 * ((q0_12_163_174_188 + q1_12_163_174_188) + q2_12_163_174_188))))
+														small_12_163_174_188, big_12_163_174_188 := (kf_12_163_174_188 < float64((-1000))), (kf_12_163_174_188 > float64(1000))
+														off_12_163_174_188 := merge(float64(600), float64(0), small_12_163_174_188)
+														off_12_163_174_188 = merge(float64((-600)), off_12_163_174_188, big_12_163_174_188)
+														c_12_163_174_188 := merge(float64(twoM600), float64(1), small_12_163_174_188)
+														c_12_163_174_188 = merge(float64(twoP600), c_12_163_174_188, big_12_163_174_188)
+														r0_0_12_163_174_188 = ((p_12_163_174_188 * math.Float64frombits((math.Float64bits((t_12_163_174_188 + off_12_163_174_188)) << 52))) * c_12_163_174_188)
+													}
+													fl_163_174_188 = (nabc_163_174_188 * r0_0_12_163_174_188)
+												} else {
+													fl_163_174_188 = merge(nabc_163_174_188, float64(0), ((r2_163_174_188 * (&r_163_174_188.fudge)[0]) < float64(tophatR2)))
 												}
-												in_155_165_179 := r0_0_8_155_165_179
-												r0_0_155_165_179 = merge(math.Float64frombits(bits_155_165_179[ia_155_165_179[0]]), (&r_155_165_179.defaultF)[0], in_155_165_179)
 											}
-											fc_165_179 = r0_0_155_165_179
+											r0_0_163_174_188 = fl_163_174_188
 										}
-										s_165_179 := (sum_165_179 + (((fc_165_179 * fc_165_179) * fl_165_179) * fl_165_179))
-										if !c_165_179.Water {
-											s_165_179 = merge(sum_165_179, s_165_179, (fl_165_179 == zero_165_179))
+										fl_174_188 := r0_0_163_174_188
+										fc_174_188 := (&r_174_188.defaultF)[0]
+										if c_174_188.HasHKL {
+											var r0_0_164_174_188 float64
+											{
+												r_164_174_188, bits_164_174_188, ia_164_174_188, h_164_174_188, kk_164_174_188, l_164_174_188 := r_174_188, k_174_188.fhklBits, ia_174_188, h_174_188, kk_174_188, l_174_188
+												var r0_0_17_164_174_188 bool
+												{
+													r_17_164_174_188, ia_17_164_174_188, h_17_164_174_188, kk_17_164_174_188, l_17_164_174_188 := r_164_174_188, ia_164_174_188, h_164_174_188, kk_164_174_188, l_164_174_188
+													half_17_164_174_188 := float64(0.5)
+													hc_17_164_174_188, kc_17_164_174_188, lc_17_164_174_188 := math.Ceil((h_17_164_174_188 - half_17_164_174_188)), math.Ceil((kk_17_164_174_188 - half_17_164_174_188)), math.Ceil((l_17_164_174_188 - half_17_164_174_188))
+													hmin_17_164_174_188, kmin_17_164_174_188, lmin_17_164_174_188 := (&r_17_164_174_188.hmin)[0], (&r_17_164_174_188.kmin)[0], (&r_17_164_174_188.lmin)[0]
+													in_17_164_174_188 := ((((((hc_17_164_174_188 >= hmin_17_164_174_188) && (hc_17_164_174_188 <= (&r_17_164_174_188.hmax)[0])) && (kc_17_164_174_188 >= kmin_17_164_174_188)) && (kc_17_164_174_188 <= (&r_17_164_174_188.kmax)[0])) && (lc_17_164_174_188 >= lmin_17_164_174_188)) && (lc_17_164_174_188 <= (&r_17_164_174_188.lmax)[0]))
+													idx_17_164_174_188 := ((((hc_17_164_174_188 - hmin_17_164_174_188) * (&r_17_164_174_188.hstride)[0]) + ((kc_17_164_174_188 - kmin_17_164_174_188) * (&r_17_164_174_188.kstride)[0])) + (lc_17_164_174_188 - lmin_17_164_174_188))
+													storeInt32(merge(idx_17_164_174_188, float64(0), in_17_164_174_188), ia_17_164_174_188)
+													r0_0_17_164_174_188 = in_17_164_174_188
+												}
+												in_164_174_188 := r0_0_17_164_174_188
+												r0_0_164_174_188 = merge(math.Float64frombits(bits_164_174_188[ia_164_174_188[0]]), (&r_164_174_188.defaultF)[0], in_164_174_188)
+											}
+											fc_174_188 = r0_0_164_174_188
 										}
-										sum_165_179 = s_165_179
+										s_174_188 := (sum_174_188 + (((fc_174_188 * fc_174_188) * fl_174_188) * fl_174_188))
+										if !c_174_188.Water {
+											s_174_188 = merge(sum_174_188, s_174_188, (fl_174_188 == zero_174_188))
+										}
+										sum_174_188 = s_174_188
 									}
 								}
-								r0_0_165_179, r1_0_165_179 = sum_165_179, polar_165_179
+								r0_0_174_188, r1_0_174_188 = sum_174_188, polar_174_188
 							}
-							sum_179, polar_179 = r0_0_165_179, r1_0_165_179
-							r0_0_179, r1_0_179, r2_0_179 = sum_179, omega_179, polar_179
+							sum_188, polar_188 = r0_0_174_188, r1_0_174_188
+							r0_0_188, r1_0_188, r2_0_188 = sum_188, omega_188, polar_188
 						}
-						sum, omega, polar = r0_0_179, r1_0_179, r2_0_179
+						sum, omega, polar = r0_0_188, r1_0_188, r2_0_188
 					}
 				}
 			}
@@ -6466,652 +6804,652 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, ds,
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
-			r0_0_180 float64
-			r1_0_180 float64
-			r2_0_180 float64
-			r3_0_180 float64
-			r4_0_180 float64
-			r5_0_180 float64
-			r6_0_180 float64
-			r7_0_180 float64
-			r8_0_180 float64
+			r0_0_189 float64
+			r1_0_189 float64
+			r2_0_189 float64
+			r3_0_189 float64
+			r4_0_189 float64
+			r5_0_189 float64
+			r6_0_189 float64
+			r7_0_189 float64
+			r8_0_189 float64
 		)
 		{
-			sr_180, t_180, ds_180, p0_180 := &r.src[si], t, ds, p0
-			il_180 := (&sr_180.il)[0]
-			x_180, y_180, z_180 := (t_180.d[0][p0_180] - (&sr_180.inc[0])[0]), (t_180.d[1][p0_180] - (&sr_180.inc[1])[0]), (t_180.d[2][p0_180] - (&sr_180.inc[2])[0])
-			ds_180[p0_180] = (((x_180 * x_180) + (y_180 * y_180)) + (z_180 * z_180))
-			r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180 = (x_180 * il_180), (y_180 * il_180), (z_180 * il_180), t_180.s[p0_180], t_180.def[p0_180], t_180.sig[p0_180], t_180.na[p0_180], t_180.nb[p0_180], t_180.nc[p0_180]
+			sr_189, t_189, ds_189, p0_189 := &r.src[si], t, ds, p0
+			il_189 := (&sr_189.il)[0]
+			x_189, y_189, z_189 := (t_189.d[0][p0_189] - (&sr_189.inc[0])[0]), (t_189.d[1][p0_189] - (&sr_189.inc[1])[0]), (t_189.d[2][p0_189] - (&sr_189.inc[2])[0])
+			ds_189[p0_189] = (((x_189 * x_189) + (y_189 * y_189)) + (z_189 * z_189))
+			r0_0_189, r1_0_189, r2_0_189, r3_0_189, r4_0_189, r5_0_189, r6_0_189, r7_0_189, r8_0_189 = (x_189 * il_189), (y_189 * il_189), (z_189 * il_189), t_189.s[p0_189], t_189.def[p0_189], t_189.sig[p0_189], t_189.na[p0_189], t_189.nb[p0_189], t_189.nc[p0_189]
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_180, r1_0_180, r2_0_180, r3_0_180, r4_0_180, r5_0_180, r6_0_180, r7_0_180, r8_0_180
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_189, r1_0_189, r2_0_189, r3_0_189, r4_0_189, r5_0_189, r6_0_189, r7_0_189, r8_0_189
 		for oi := range r.orient {
 			var (
-				r0_0_181 float64
-				r1_0_181 float64
-				r2_0_181 float64
+				r0_0_190 float64
+				r1_0_190 float64
+				r2_0_190 float64
 			)
 			{
-				o_181, qx_181, qy_181, qz_181 := &r.orient[oi], qx, qy, qz
-				h_181 := ((((&o_181[0])[0] * qx_181) + ((&o_181[1])[0] * qy_181)) + ((&o_181[2])[0] * qz_181))
-				kk_181 := ((((&o_181[3])[0] * qx_181) + ((&o_181[4])[0] * qy_181)) + ((&o_181[5])[0] * qz_181))
-				l_181 := ((((&o_181[6])[0] * qx_181) + ((&o_181[7])[0] * qy_181)) + ((&o_181[8])[0] * qz_181))
-				r0_0_181, r1_0_181, r2_0_181 = h_181, kk_181, l_181
+				o_190, qx_190, qy_190, qz_190 := &r.orient[oi], qx, qy, qz
+				h_190 := ((((&o_190[0])[0] * qx_190) + ((&o_190[1])[0] * qy_190)) + ((&o_190[2])[0] * qz_190))
+				kk_190 := ((((&o_190[3])[0] * qx_190) + ((&o_190[4])[0] * qy_190)) + ((&o_190[5])[0] * qz_190))
+				l_190 := ((((&o_190[6])[0] * qx_190) + ((&o_190[7])[0] * qy_190)) + ((&o_190[8])[0] * qz_190))
+				r0_0_190, r1_0_190, r2_0_190 = h_190, kk_190, l_190
 			}
-			h, kk, l := r0_0_181, r1_0_181, r2_0_181
+			h, kk, l := r0_0_190, r1_0_190, r2_0_190
 			var (
-				r0_0_182 float64
-				r1_0_182 float64
-				r2_0_182 float64
-				r3_0_182 float64
-				r4_0_182 float64
-				r5_0_182 float64
-				r6_0_182 float64
-				r7_0_182 float64
-				r8_0_182 float64
+				r0_0_191 float64
+				r1_0_191 float64
+				r2_0_191 float64
+				r3_0_191 float64
+				r4_0_191 float64
+				r5_0_191 float64
+				r6_0_191 float64
+				r7_0_191 float64
+				r8_0_191 float64
 			)
 			{
-				r_182, h_182, kk_182, l_182, n_182 := r, h, kk, l, n
-				_ = n_182
+				r_191, h_191, kk_191, l_191, n_191 := r, h, kk, l, n
+				_ = n_191
 				var (
-					r0_0_61_182 float64
-					r1_0_61_182 float64
-					r2_0_61_182 float64
+					r0_0_70_191 float64
+					r1_0_70_191 float64
+					r2_0_70_191 float64
 				)
 				{
-					r_61_182, i_61_182, x_61_182 := r_182, 0, h_182
-					s_61_182, dx_61_182, dn_61_182 := float64(1), float64(0), float64(0)
-					if r_61_182.nmode[i_61_182] == nChebyshev {
+					r_70_191, i_70_191, x_70_191 := r_191, 0, h_191
+					s_70_191, dx_70_191, dn_70_191 := float64(1), float64(0), float64(0)
+					if r_70_191.nmode[i_70_191] == nChebyshev {
 						var (
-							r0_0_62_182 float64
-							r1_0_62_182 float64
-							r2_0_62_182 float64
+							r0_0_71_191 float64
+							r1_0_71_191 float64
+							r2_0_71_191 float64
 						)
 						{
-							r_62_182, x_62_182, n_62_182, nf_62_182 := r_61_182, x_61_182, r_61_182.nn[i_61_182], &r_61_182.nv[i_61_182]
-							magic_62_182 := float64(roundMagic)
-							t_62_182 := (x_62_182 + magic_62_182)
-							d_62_182 := (x_62_182 - (t_62_182 - magic_62_182))
-							f_62_182 := (math.Float64bits(t_62_182) << 63)
-							var r0_0_63_182 float64
+							r_71_191, x_71_191, n_71_191, nf_71_191 := r_70_191, x_70_191, r_70_191.nn[i_70_191], &r_70_191.nv[i_70_191]
+							magic_71_191 := float64(roundMagic)
+							t_71_191 := (x_71_191 + magic_71_191)
+							d_71_191 := (x_71_191 - (t_71_191 - magic_71_191))
+							f_71_191 := (math.Float64bits(t_71_191) << 63)
+							var r0_0_72_191 float64
 							{
-								d_63_182 := d_62_182
-								y_63_182 := (d_63_182 * d_63_182)
-								y2_63_182 := (y_63_182 * y_63_182)
-								y4_63_182 := (y2_63_182 * y2_63_182)
-								p0_63_182 := ((float64(cp0) + (float64(cp2) * y_63_182)) + ((float64(cp4) + (float64(cp6) * y_63_182)) * y2_63_182))
-								p1_63_182 := (((float64(cp8) + (float64(cp10) * y_63_182)) + ((float64(cp12) + (float64(cp14) * y_63_182)) * y2_63_182)) * y4_63_182)
-								p2_63_182 := (float64(cp16) * (y4_63_182 * y4_63_182))
-								r0_0_63_182 = ((p0_63_182 + p1_63_182) + p2_63_182)
+								d_72_191 := d_71_191
+								y_72_191 := (d_72_191 * d_72_191)
+								y2_72_191 := (y_72_191 * y_72_191)
+								y4_72_191 := (y2_72_191 * y2_72_191)
+								p0_72_191 := ((float64(cp0) + (float64(cp2) * y_72_191)) + ((float64(cp4) + (float64(cp6) * y_72_191)) * y2_72_191))
+								p1_72_191 := (((float64(cp8) + (float64(cp10) * y_72_191)) + ((float64(cp12) + (float64(cp14) * y_72_191)) * y2_72_191)) * y4_72_191)
+								p2_72_191 := (float64(cp16) * (y4_72_191 * y4_72_191))
+								r0_0_72_191 = ((p0_72_191 + p1_72_191) + p2_72_191)
 							}
-							cr_62_182 := r0_0_63_182
-							sign_62_182, one_62_182, pi_62_182 := math.Float64bits((&r_62_182.negZero)[0]), float64(1), float64(piC)
-							rs_62_182 := (pi_62_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_62_182 - cr_62_182) * (one_62_182 + cr_62_182)))) | ((math.Float64bits(d_62_182) ^ f_62_182) & sign_62_182))))
-							c2_62_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_62_182) ^ f_62_182)))
-							u0_62_182, u1_62_182 := one_62_182, c2_62_182
-							j_62_182 := 2
-							for ; j_62_182+1 < n_62_182; j_62_182 += 2 {
-								u0_62_182 = ((c2_62_182 * u1_62_182) - u0_62_182)
-								u1_62_182 = ((c2_62_182 * u0_62_182) - u1_62_182)
+							cr_71_191 := r0_0_72_191
+							sign_71_191, one_71_191, pi_71_191 := math.Float64bits((&r_71_191.negZero)[0]), float64(1), float64(piC)
+							rs_71_191 := (pi_71_191 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_71_191 - cr_71_191) * (one_71_191 + cr_71_191)))) | ((math.Float64bits(d_71_191) ^ f_71_191) & sign_71_191))))
+							c2_71_191 := (float64(2) * math.Float64frombits((math.Float64bits(cr_71_191) ^ f_71_191)))
+							u0_71_191, u1_71_191 := one_71_191, c2_71_191
+							j_71_191 := 2
+							for ; j_71_191+1 < n_71_191; j_71_191 += 2 {
+								u0_71_191 = ((c2_71_191 * u1_71_191) - u0_71_191)
+								u1_71_191 = ((c2_71_191 * u0_71_191) - u1_71_191)
 							}
-							if j_62_182 < n_62_182 {
-								u0_62_182, u1_62_182 = u1_62_182, ((c2_62_182 * u1_62_182) - u0_62_182)
+							if j_71_191 < n_71_191 {
+								u0_71_191, u1_71_191 = u1_71_191, ((c2_71_191 * u1_71_191) - u0_71_191)
 							}
-							cu_62_182 := ((float64(0.5) * c2_62_182) * u1_62_182)
-							tn_62_182 := (cu_62_182 - u0_62_182)
-							dx_62_182 := (((nf_62_182[0] * tn_62_182) - cu_62_182) * rs_62_182)
-							dn_62_182 := ((d_62_182 * tn_62_182) * rs_62_182)
-							near_62_182 := ((d_62_182 * d_62_182) < float64(closedFormMin2))
-							if near_62_182 {
+							cu_71_191 := ((float64(0.5) * c2_71_191) * u1_71_191)
+							tn_71_191 := (cu_71_191 - u0_71_191)
+							dx_71_191 := (((nf_71_191[0] * tn_71_191) - cu_71_191) * rs_71_191)
+							dn_71_191 := ((d_71_191 * tn_71_191) * rs_71_191)
+							near_71_191 := ((d_71_191 * d_71_191) < float64(closedFormMin2))
+							if near_71_191 {
 								var (
-									r0_0_64_182 float64
-									r1_0_64_182 float64
+									r0_0_73_191 float64
+									r1_0_73_191 float64
 								)
 								{
-									r_64_182, d_64_182, c2_64_182, flip_64_182, tn_64_182, un_64_182, n_64_182 := r_62_182, d_62_182, c2_62_182, f_62_182, tn_62_182, u1_62_182, n_62_182
-									var r0_0_65_182 float64
+									r_73_191, d_73_191, c2_73_191, flip_73_191, tn_73_191, un_73_191, n_73_191 := r_71_191, d_71_191, c2_71_191, f_71_191, tn_71_191, u1_71_191, n_71_191
+									var r0_0_74_191 float64
 									{
-										d_65_182 := d_64_182
-										y_65_182 := (d_65_182 * d_65_182)
-										y2_65_182 := (y_65_182 * y_65_182)
-										y4_65_182 := (y2_65_182 * y2_65_182)
-										p0_65_182 := ((float64(sp1) + (float64(sp3) * y_65_182)) + ((float64(sp5) + (float64(sp7) * y_65_182)) * y2_65_182))
-										p1_65_182 := (((float64(sp9) + (float64(sp11) * y_65_182)) + ((float64(sp13) + (float64(sp15) * y_65_182)) * y2_65_182)) * y4_65_182)
-										p2_65_182 := (((float64(sp17) + (float64(sp19) * y_65_182)) + (float64(sp21) * y2_65_182)) * (y4_65_182 * y4_65_182))
-										r0_0_65_182 = (d_65_182 * ((p0_65_182 + p1_65_182) + p2_65_182))
+										d_74_191 := d_73_191
+										y_74_191 := (d_74_191 * d_74_191)
+										y2_74_191 := (y_74_191 * y_74_191)
+										y4_74_191 := (y2_74_191 * y2_74_191)
+										p0_74_191 := ((float64(sp1) + (float64(sp3) * y_74_191)) + ((float64(sp5) + (float64(sp7) * y_74_191)) * y2_74_191))
+										p1_74_191 := (((float64(sp9) + (float64(sp11) * y_74_191)) + ((float64(sp13) + (float64(sp15) * y_74_191)) * y2_74_191)) * y4_74_191)
+										p2_74_191 := (((float64(sp17) + (float64(sp19) * y_74_191)) + (float64(sp21) * y2_74_191)) * (y4_74_191 * y4_74_191))
+										r0_0_74_191 = (d_74_191 * ((p0_74_191 + p1_74_191) + p2_74_191))
 									}
-									s_64_182 := math.Float64frombits((math.Float64bits(r0_0_65_182) ^ flip_64_182))
-									two_64_182 := float64(2)
-									u0_64_182, u1_64_182, p0_64_182, p1_64_182 := float64(1), c2_64_182, float64(0), two_64_182
-									for j_64_182 := 2; j_64_182 < n_64_182; j_64_182++ {
-										u0_64_182, u1_64_182, p0_64_182, p1_64_182 = u1_64_182, ((c2_64_182 * u1_64_182) - u0_64_182), p1_64_182, (((two_64_182 * u1_64_182) + (c2_64_182 * p1_64_182)) - p0_64_182)
+									s_73_191 := math.Float64frombits((math.Float64bits(r0_0_74_191) ^ flip_73_191))
+									two_73_191 := float64(2)
+									u0_73_191, u1_73_191, p0_73_191, p1_73_191 := float64(1), c2_73_191, float64(0), two_73_191
+									for j_73_191 := 2; j_73_191 < n_73_191; j_73_191++ {
+										u0_73_191, u1_73_191, p0_73_191, p1_73_191 = u1_73_191, ((c2_73_191 * u1_73_191) - u0_73_191), p1_73_191, (((two_73_191 * u1_73_191) + (c2_73_191 * p1_73_191)) - p0_73_191)
 									}
-									dx_64_182 := ((float64(minusPi) * s_64_182) * p1_64_182)
-									peak_64_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_64_182) & math.Float64bits((&r_64_182.negZero)[0]))))
-									dn_64_182 := merge((((float64(piC) * d_64_182) * tn_64_182) / s_64_182), peak_64_182, (d_64_182 != float64(0)))
-									r0_0_64_182, r1_0_64_182 = dx_64_182, dn_64_182
+									dx_73_191 := ((float64(minusPi) * s_73_191) * p1_73_191)
+									peak_73_191 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_73_191) & math.Float64bits((&r_73_191.negZero)[0]))))
+									dn_73_191 := merge((((float64(piC) * d_73_191) * tn_73_191) / s_73_191), peak_73_191, (d_73_191 != float64(0)))
+									r0_0_73_191, r1_0_73_191 = dx_73_191, dn_73_191
 								}
-								px_62_182, pn_62_182 := r0_0_64_182, r1_0_64_182
-								dx_62_182, dn_62_182 = merge(px_62_182, dx_62_182, near_62_182), merge(pn_62_182, dn_62_182, near_62_182)
+								px_71_191, pn_71_191 := r0_0_73_191, r1_0_73_191
+								dx_71_191, dn_71_191 = merge(px_71_191, dx_71_191, near_71_191), merge(pn_71_191, dn_71_191, near_71_191)
 							}
-							r0_0_62_182, r1_0_62_182, r2_0_62_182 = u1_62_182, dx_62_182, dn_62_182
+							r0_0_71_191, r1_0_71_191, r2_0_71_191 = u1_71_191, dx_71_191, dn_71_191
 						}
-						s_61_182, dx_61_182, dn_61_182 = r0_0_62_182, r1_0_62_182, r2_0_62_182
-					} else if r_61_182.nmode[i_61_182] == nRatio {
+						s_70_191, dx_70_191, dn_70_191 = r0_0_71_191, r1_0_71_191, r2_0_71_191
+					} else if r_70_191.nmode[i_70_191] == nRatio {
 						var (
-							r0_0_66_182 float64
-							r1_0_66_182 float64
-							r2_0_66_182 float64
+							r0_0_75_191 float64
+							r1_0_75_191 float64
+							r2_0_75_191 float64
 						)
 						{
-							x_66_182, nv_66_182 := x_61_182, (&r_61_182.nv[i_61_182])[0]
-							magic_66_182 := float64(roundMagic)
-							t_66_182 := (x_66_182 + magic_66_182)
-							d_66_182 := (x_66_182 - (t_66_182 - magic_66_182))
-							y_66_182 := (nv_66_182 * d_66_182)
-							u_66_182 := (y_66_182 + magic_66_182)
-							e_66_182 := (y_66_182 - (u_66_182 - magic_66_182))
-							var r0_0_67_182 float64
+							x_75_191, nv_75_191 := x_70_191, (&r_70_191.nv[i_70_191])[0]
+							magic_75_191 := float64(roundMagic)
+							t_75_191 := (x_75_191 + magic_75_191)
+							d_75_191 := (x_75_191 - (t_75_191 - magic_75_191))
+							y_75_191 := (nv_75_191 * d_75_191)
+							u_75_191 := (y_75_191 + magic_75_191)
+							e_75_191 := (y_75_191 - (u_75_191 - magic_75_191))
+							var r0_0_76_191 float64
 							{
-								d_67_182 := e_66_182
-								y_67_182 := (d_67_182 * d_67_182)
-								y2_67_182 := (y_67_182 * y_67_182)
-								y4_67_182 := (y2_67_182 * y2_67_182)
-								p0_67_182 := ((float64(sp1) + (float64(sp3) * y_67_182)) + ((float64(sp5) + (float64(sp7) * y_67_182)) * y2_67_182))
-								p1_67_182 := (((float64(sp9) + (float64(sp11) * y_67_182)) + ((float64(sp13) + (float64(sp15) * y_67_182)) * y2_67_182)) * y4_67_182)
-								p2_67_182 := (((float64(sp17) + (float64(sp19) * y_67_182)) + (float64(sp21) * y2_67_182)) * (y4_67_182 * y4_67_182))
-								r0_0_67_182 = (d_67_182 * ((p0_67_182 + p1_67_182) + p2_67_182))
+								d_76_191 := e_75_191
+								y_76_191 := (d_76_191 * d_76_191)
+								y2_76_191 := (y_76_191 * y_76_191)
+								y4_76_191 := (y2_76_191 * y2_76_191)
+								p0_76_191 := ((float64(sp1) + (float64(sp3) * y_76_191)) + ((float64(sp5) + (float64(sp7) * y_76_191)) * y2_76_191))
+								p1_76_191 := (((float64(sp9) + (float64(sp11) * y_76_191)) + ((float64(sp13) + (float64(sp15) * y_76_191)) * y2_76_191)) * y4_76_191)
+								p2_76_191 := (((float64(sp17) + (float64(sp19) * y_76_191)) + (float64(sp21) * y2_76_191)) * (y4_76_191 * y4_76_191))
+								r0_0_76_191 = (d_76_191 * ((p0_76_191 + p1_76_191) + p2_76_191))
 							}
-							var r0_0_68_182 float64
+							var r0_0_77_191 float64
 							{
-								c_68_182, t_68_182 := r0_0_67_182, u_66_182
-								r0_0_68_182 = math.Float64frombits((math.Float64bits(c_68_182) ^ (math.Float64bits(t_68_182) << 63)))
+								c_77_191, t_77_191 := r0_0_76_191, u_75_191
+								r0_0_77_191 = math.Float64frombits((math.Float64bits(c_77_191) ^ (math.Float64bits(t_77_191) << 63)))
 							}
-							var r0_0_69_182 float64
+							var r0_0_78_191 float64
 							{
-								d_69_182 := e_66_182
-								y_69_182 := (d_69_182 * d_69_182)
-								y2_69_182 := (y_69_182 * y_69_182)
-								y4_69_182 := (y2_69_182 * y2_69_182)
-								p0_69_182 := ((float64(cp0) + (float64(cp2) * y_69_182)) + ((float64(cp4) + (float64(cp6) * y_69_182)) * y2_69_182))
-								p1_69_182 := (((float64(cp8) + (float64(cp10) * y_69_182)) + ((float64(cp12) + (float64(cp14) * y_69_182)) * y2_69_182)) * y4_69_182)
-								p2_69_182 := (float64(cp16) * (y4_69_182 * y4_69_182))
-								r0_0_69_182 = ((p0_69_182 + p1_69_182) + p2_69_182)
+								d_78_191 := e_75_191
+								y_78_191 := (d_78_191 * d_78_191)
+								y2_78_191 := (y_78_191 * y_78_191)
+								y4_78_191 := (y2_78_191 * y2_78_191)
+								p0_78_191 := ((float64(cp0) + (float64(cp2) * y_78_191)) + ((float64(cp4) + (float64(cp6) * y_78_191)) * y2_78_191))
+								p1_78_191 := (((float64(cp8) + (float64(cp10) * y_78_191)) + ((float64(cp12) + (float64(cp14) * y_78_191)) * y2_78_191)) * y4_78_191)
+								p2_78_191 := (float64(cp16) * (y4_78_191 * y4_78_191))
+								r0_0_78_191 = ((p0_78_191 + p1_78_191) + p2_78_191)
 							}
-							var r0_0_70_182 float64
+							var r0_0_79_191 float64
 							{
-								c_70_182, t_70_182 := r0_0_69_182, u_66_182
-								r0_0_70_182 = math.Float64frombits((math.Float64bits(c_70_182) ^ (math.Float64bits(t_70_182) << 63)))
+								c_79_191, t_79_191 := r0_0_78_191, u_75_191
+								r0_0_79_191 = math.Float64frombits((math.Float64bits(c_79_191) ^ (math.Float64bits(t_79_191) << 63)))
 							}
-							sn_66_182, cn_66_182 := r0_0_68_182, r0_0_70_182
-							var r0_0_71_182 float64
+							sn_75_191, cn_75_191 := r0_0_77_191, r0_0_79_191
+							var r0_0_80_191 float64
 							{
-								d_71_182 := d_66_182
-								y_71_182 := (d_71_182 * d_71_182)
-								y2_71_182 := (y_71_182 * y_71_182)
-								y4_71_182 := (y2_71_182 * y2_71_182)
-								p0_71_182 := ((float64(sp1) + (float64(sp3) * y_71_182)) + ((float64(sp5) + (float64(sp7) * y_71_182)) * y2_71_182))
-								p1_71_182 := (((float64(sp9) + (float64(sp11) * y_71_182)) + ((float64(sp13) + (float64(sp15) * y_71_182)) * y2_71_182)) * y4_71_182)
-								p2_71_182 := (((float64(sp17) + (float64(sp19) * y_71_182)) + (float64(sp21) * y2_71_182)) * (y4_71_182 * y4_71_182))
-								r0_0_71_182 = (d_71_182 * ((p0_71_182 + p1_71_182) + p2_71_182))
+								d_80_191 := d_75_191
+								y_80_191 := (d_80_191 * d_80_191)
+								y2_80_191 := (y_80_191 * y_80_191)
+								y4_80_191 := (y2_80_191 * y2_80_191)
+								p0_80_191 := ((float64(sp1) + (float64(sp3) * y_80_191)) + ((float64(sp5) + (float64(sp7) * y_80_191)) * y2_80_191))
+								p1_80_191 := (((float64(sp9) + (float64(sp11) * y_80_191)) + ((float64(sp13) + (float64(sp15) * y_80_191)) * y2_80_191)) * y4_80_191)
+								p2_80_191 := (((float64(sp17) + (float64(sp19) * y_80_191)) + (float64(sp21) * y2_80_191)) * (y4_80_191 * y4_80_191))
+								r0_0_80_191 = (d_80_191 * ((p0_80_191 + p1_80_191) + p2_80_191))
 							}
-							var r0_0_72_182 float64
+							var r0_0_81_191 float64
 							{
-								d_72_182 := d_66_182
-								y_72_182 := (d_72_182 * d_72_182)
-								y2_72_182 := (y_72_182 * y_72_182)
-								y4_72_182 := (y2_72_182 * y2_72_182)
-								p0_72_182 := ((float64(cp0) + (float64(cp2) * y_72_182)) + ((float64(cp4) + (float64(cp6) * y_72_182)) * y2_72_182))
-								p1_72_182 := (((float64(cp8) + (float64(cp10) * y_72_182)) + ((float64(cp12) + (float64(cp14) * y_72_182)) * y2_72_182)) * y4_72_182)
-								p2_72_182 := (float64(cp16) * (y4_72_182 * y4_72_182))
-								r0_0_72_182 = ((p0_72_182 + p1_72_182) + p2_72_182)
+								d_81_191 := d_75_191
+								y_81_191 := (d_81_191 * d_81_191)
+								y2_81_191 := (y_81_191 * y_81_191)
+								y4_81_191 := (y2_81_191 * y2_81_191)
+								p0_81_191 := ((float64(cp0) + (float64(cp2) * y_81_191)) + ((float64(cp4) + (float64(cp6) * y_81_191)) * y2_81_191))
+								p1_81_191 := (((float64(cp8) + (float64(cp10) * y_81_191)) + ((float64(cp12) + (float64(cp14) * y_81_191)) * y2_81_191)) * y4_81_191)
+								p2_81_191 := (float64(cp16) * (y4_81_191 * y4_81_191))
+								r0_0_81_191 = ((p0_81_191 + p1_81_191) + p2_81_191)
 							}
-							s1_66_182, c1_66_182 := r0_0_71_182, r0_0_72_182
-							pi_66_182 := float64(piC)
-							at_66_182 := (d_66_182 == float64(0))
-							s_66_182 := merge(nv_66_182, (sn_66_182 / s1_66_182), at_66_182)
-							pd_66_182 := (pi_66_182 * d_66_182)
-							npd_66_182 := (nv_66_182 * pd_66_182)
-							dx_66_182 := ((pi_66_182 * (((nv_66_182 * cn_66_182) * s1_66_182) - (sn_66_182 * c1_66_182))) / (s1_66_182 * s1_66_182))
-							var r0_0_73_182 float64
+							s1_75_191, c1_75_191 := r0_0_80_191, r0_0_81_191
+							pi_75_191 := float64(piC)
+							at_75_191 := (d_75_191 == float64(0))
+							s_75_191 := merge(nv_75_191, (sn_75_191 / s1_75_191), at_75_191)
+							pd_75_191 := (pi_75_191 * d_75_191)
+							npd_75_191 := (nv_75_191 * pd_75_191)
+							dx_75_191 := ((pi_75_191 * (((nv_75_191 * cn_75_191) * s1_75_191) - (sn_75_191 * c1_75_191))) / (s1_75_191 * s1_75_191))
+							var r0_0_82_191 float64
 							{
-								n_73_182, x_73_182 := nv_66_182, pd_66_182
-								n2_73_182 := (n_73_182 * n_73_182)
-								a_73_182 := (((float64(0) - (n2_73_182 - float64(1))) * x_73_182) / float64(3))
-								b_73_182 := ((((((((float64(3) * n2_73_182) * n2_73_182) - (float64(10) * n2_73_182)) + float64(7)) * x_73_182) * x_73_182) * x_73_182) / float64(90))
-								r0_0_73_182 = (n_73_182 * (a_73_182 + b_73_182))
+								n_82_191, x_82_191 := nv_75_191, pd_75_191
+								n2_82_191 := (n_82_191 * n_82_191)
+								a_82_191 := (((float64(0) - (n2_82_191 - float64(1))) * x_82_191) / float64(3))
+								b_82_191 := ((((((((float64(3) * n2_82_191) * n2_82_191) - (float64(10) * n2_82_191)) + float64(7)) * x_82_191) * x_82_191) * x_82_191) / float64(90))
+								r0_0_82_191 = (n_82_191 * (a_82_191 + b_82_191))
 							}
-							dx_66_182 = merge((pi_66_182 * r0_0_73_182), dx_66_182, ((npd_66_182 * npd_66_182) < float64(seriesMax2)))
-							dx_66_182 = merge(float64(0), dx_66_182, at_66_182)
-							dn_66_182 := merge(float64(1), ((pd_66_182 * cn_66_182) / s1_66_182), at_66_182)
-							r0_0_66_182, r1_0_66_182, r2_0_66_182 = s_66_182, dx_66_182, dn_66_182
+							dx_75_191 = merge((pi_75_191 * r0_0_82_191), dx_75_191, ((npd_75_191 * npd_75_191) < float64(seriesMax2)))
+							dx_75_191 = merge(float64(0), dx_75_191, at_75_191)
+							dn_75_191 := merge(float64(1), ((pd_75_191 * cn_75_191) / s1_75_191), at_75_191)
+							r0_0_75_191, r1_0_75_191, r2_0_75_191 = s_75_191, dx_75_191, dn_75_191
 						}
-						s_61_182, dx_61_182, dn_61_182 = r0_0_66_182, r1_0_66_182, r2_0_66_182
+						s_70_191, dx_70_191, dn_70_191 = r0_0_75_191, r1_0_75_191, r2_0_75_191
 					}
-					r0_0_61_182, r1_0_61_182, r2_0_61_182 = s_61_182, dx_61_182, dn_61_182
+					r0_0_70_191, r1_0_70_191, r2_0_70_191 = s_70_191, dx_70_191, dn_70_191
 				}
-				sa_182, ha_182, na_182 := r0_0_61_182, r1_0_61_182, r2_0_61_182
+				sa_191, ha_191, na_191 := r0_0_70_191, r1_0_70_191, r2_0_70_191
 				var (
-					r0_0_74_182 float64
-					r1_0_74_182 float64
-					r2_0_74_182 float64
+					r0_0_83_191 float64
+					r1_0_83_191 float64
+					r2_0_83_191 float64
 				)
 				{
-					r_74_182, i_74_182, x_74_182 := r_182, 1, kk_182
-					s_74_182, dx_74_182, dn_74_182 := float64(1), float64(0), float64(0)
-					if r_74_182.nmode[i_74_182] == nChebyshev {
+					r_83_191, i_83_191, x_83_191 := r_191, 1, kk_191
+					s_83_191, dx_83_191, dn_83_191 := float64(1), float64(0), float64(0)
+					if r_83_191.nmode[i_83_191] == nChebyshev {
 						var (
-							r0_0_75_182 float64
-							r1_0_75_182 float64
-							r2_0_75_182 float64
+							r0_0_84_191 float64
+							r1_0_84_191 float64
+							r2_0_84_191 float64
 						)
 						{
-							r_75_182, x_75_182, n_75_182, nf_75_182 := r_74_182, x_74_182, r_74_182.nn[i_74_182], &r_74_182.nv[i_74_182]
-							magic_75_182 := float64(roundMagic)
-							t_75_182 := (x_75_182 + magic_75_182)
-							d_75_182 := (x_75_182 - (t_75_182 - magic_75_182))
-							f_75_182 := (math.Float64bits(t_75_182) << 63)
-							var r0_0_76_182 float64
+							r_84_191, x_84_191, n_84_191, nf_84_191 := r_83_191, x_83_191, r_83_191.nn[i_83_191], &r_83_191.nv[i_83_191]
+							magic_84_191 := float64(roundMagic)
+							t_84_191 := (x_84_191 + magic_84_191)
+							d_84_191 := (x_84_191 - (t_84_191 - magic_84_191))
+							f_84_191 := (math.Float64bits(t_84_191) << 63)
+							var r0_0_85_191 float64
 							{
-								d_76_182 := d_75_182
-								y_76_182 := (d_76_182 * d_76_182)
-								y2_76_182 := (y_76_182 * y_76_182)
-								y4_76_182 := (y2_76_182 * y2_76_182)
-								p0_76_182 := ((float64(cp0) + (float64(cp2) * y_76_182)) + ((float64(cp4) + (float64(cp6) * y_76_182)) * y2_76_182))
-								p1_76_182 := (((float64(cp8) + (float64(cp10) * y_76_182)) + ((float64(cp12) + (float64(cp14) * y_76_182)) * y2_76_182)) * y4_76_182)
-								p2_76_182 := (float64(cp16) * (y4_76_182 * y4_76_182))
-								r0_0_76_182 = ((p0_76_182 + p1_76_182) + p2_76_182)
+								d_85_191 := d_84_191
+								y_85_191 := (d_85_191 * d_85_191)
+								y2_85_191 := (y_85_191 * y_85_191)
+								y4_85_191 := (y2_85_191 * y2_85_191)
+								p0_85_191 := ((float64(cp0) + (float64(cp2) * y_85_191)) + ((float64(cp4) + (float64(cp6) * y_85_191)) * y2_85_191))
+								p1_85_191 := (((float64(cp8) + (float64(cp10) * y_85_191)) + ((float64(cp12) + (float64(cp14) * y_85_191)) * y2_85_191)) * y4_85_191)
+								p2_85_191 := (float64(cp16) * (y4_85_191 * y4_85_191))
+								r0_0_85_191 = ((p0_85_191 + p1_85_191) + p2_85_191)
 							}
-							cr_75_182 := r0_0_76_182
-							sign_75_182, one_75_182, pi_75_182 := math.Float64bits((&r_75_182.negZero)[0]), float64(1), float64(piC)
-							rs_75_182 := (pi_75_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_75_182 - cr_75_182) * (one_75_182 + cr_75_182)))) | ((math.Float64bits(d_75_182) ^ f_75_182) & sign_75_182))))
-							c2_75_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_75_182) ^ f_75_182)))
-							u0_75_182, u1_75_182 := one_75_182, c2_75_182
-							j_75_182 := 2
-							for ; j_75_182+1 < n_75_182; j_75_182 += 2 {
-								u0_75_182 = ((c2_75_182 * u1_75_182) - u0_75_182)
-								u1_75_182 = ((c2_75_182 * u0_75_182) - u1_75_182)
+							cr_84_191 := r0_0_85_191
+							sign_84_191, one_84_191, pi_84_191 := math.Float64bits((&r_84_191.negZero)[0]), float64(1), float64(piC)
+							rs_84_191 := (pi_84_191 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_84_191 - cr_84_191) * (one_84_191 + cr_84_191)))) | ((math.Float64bits(d_84_191) ^ f_84_191) & sign_84_191))))
+							c2_84_191 := (float64(2) * math.Float64frombits((math.Float64bits(cr_84_191) ^ f_84_191)))
+							u0_84_191, u1_84_191 := one_84_191, c2_84_191
+							j_84_191 := 2
+							for ; j_84_191+1 < n_84_191; j_84_191 += 2 {
+								u0_84_191 = ((c2_84_191 * u1_84_191) - u0_84_191)
+								u1_84_191 = ((c2_84_191 * u0_84_191) - u1_84_191)
 							}
-							if j_75_182 < n_75_182 {
-								u0_75_182, u1_75_182 = u1_75_182, ((c2_75_182 * u1_75_182) - u0_75_182)
+							if j_84_191 < n_84_191 {
+								u0_84_191, u1_84_191 = u1_84_191, ((c2_84_191 * u1_84_191) - u0_84_191)
 							}
-							cu_75_182 := ((float64(0.5) * c2_75_182) * u1_75_182)
-							tn_75_182 := (cu_75_182 - u0_75_182)
-							dx_75_182 := (((nf_75_182[0] * tn_75_182) - cu_75_182) * rs_75_182)
-							dn_75_182 := ((d_75_182 * tn_75_182) * rs_75_182)
-							near_75_182 := ((d_75_182 * d_75_182) < float64(closedFormMin2))
-							if near_75_182 {
+							cu_84_191 := ((float64(0.5) * c2_84_191) * u1_84_191)
+							tn_84_191 := (cu_84_191 - u0_84_191)
+							dx_84_191 := (((nf_84_191[0] * tn_84_191) - cu_84_191) * rs_84_191)
+							dn_84_191 := ((d_84_191 * tn_84_191) * rs_84_191)
+							near_84_191 := ((d_84_191 * d_84_191) < float64(closedFormMin2))
+							if near_84_191 {
 								var (
-									r0_0_77_182 float64
-									r1_0_77_182 float64
+									r0_0_86_191 float64
+									r1_0_86_191 float64
 								)
 								{
-									r_77_182, d_77_182, c2_77_182, flip_77_182, tn_77_182, un_77_182, n_77_182 := r_75_182, d_75_182, c2_75_182, f_75_182, tn_75_182, u1_75_182, n_75_182
-									var r0_0_78_182 float64
+									r_86_191, d_86_191, c2_86_191, flip_86_191, tn_86_191, un_86_191, n_86_191 := r_84_191, d_84_191, c2_84_191, f_84_191, tn_84_191, u1_84_191, n_84_191
+									var r0_0_87_191 float64
 									{
-										d_78_182 := d_77_182
-										y_78_182 := (d_78_182 * d_78_182)
-										y2_78_182 := (y_78_182 * y_78_182)
-										y4_78_182 := (y2_78_182 * y2_78_182)
-										p0_78_182 := ((float64(sp1) + (float64(sp3) * y_78_182)) + ((float64(sp5) + (float64(sp7) * y_78_182)) * y2_78_182))
-										p1_78_182 := (((float64(sp9) + (float64(sp11) * y_78_182)) + ((float64(sp13) + (float64(sp15) * y_78_182)) * y2_78_182)) * y4_78_182)
-										p2_78_182 := (((float64(sp17) + (float64(sp19) * y_78_182)) + (float64(sp21) * y2_78_182)) * (y4_78_182 * y4_78_182))
-										r0_0_78_182 = (d_78_182 * ((p0_78_182 + p1_78_182) + p2_78_182))
+										d_87_191 := d_86_191
+										y_87_191 := (d_87_191 * d_87_191)
+										y2_87_191 := (y_87_191 * y_87_191)
+										y4_87_191 := (y2_87_191 * y2_87_191)
+										p0_87_191 := ((float64(sp1) + (float64(sp3) * y_87_191)) + ((float64(sp5) + (float64(sp7) * y_87_191)) * y2_87_191))
+										p1_87_191 := (((float64(sp9) + (float64(sp11) * y_87_191)) + ((float64(sp13) + (float64(sp15) * y_87_191)) * y2_87_191)) * y4_87_191)
+										p2_87_191 := (((float64(sp17) + (float64(sp19) * y_87_191)) + (float64(sp21) * y2_87_191)) * (y4_87_191 * y4_87_191))
+										r0_0_87_191 = (d_87_191 * ((p0_87_191 + p1_87_191) + p2_87_191))
 									}
-									s_77_182 := math.Float64frombits((math.Float64bits(r0_0_78_182) ^ flip_77_182))
-									two_77_182 := float64(2)
-									u0_77_182, u1_77_182, p0_77_182, p1_77_182 := float64(1), c2_77_182, float64(0), two_77_182
-									for j_77_182 := 2; j_77_182 < n_77_182; j_77_182++ {
-										u0_77_182, u1_77_182, p0_77_182, p1_77_182 = u1_77_182, ((c2_77_182 * u1_77_182) - u0_77_182), p1_77_182, (((two_77_182 * u1_77_182) + (c2_77_182 * p1_77_182)) - p0_77_182)
+									s_86_191 := math.Float64frombits((math.Float64bits(r0_0_87_191) ^ flip_86_191))
+									two_86_191 := float64(2)
+									u0_86_191, u1_86_191, p0_86_191, p1_86_191 := float64(1), c2_86_191, float64(0), two_86_191
+									for j_86_191 := 2; j_86_191 < n_86_191; j_86_191++ {
+										u0_86_191, u1_86_191, p0_86_191, p1_86_191 = u1_86_191, ((c2_86_191 * u1_86_191) - u0_86_191), p1_86_191, (((two_86_191 * u1_86_191) + (c2_86_191 * p1_86_191)) - p0_86_191)
 									}
-									dx_77_182 := ((float64(minusPi) * s_77_182) * p1_77_182)
-									peak_77_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_77_182) & math.Float64bits((&r_77_182.negZero)[0]))))
-									dn_77_182 := merge((((float64(piC) * d_77_182) * tn_77_182) / s_77_182), peak_77_182, (d_77_182 != float64(0)))
-									r0_0_77_182, r1_0_77_182 = dx_77_182, dn_77_182
+									dx_86_191 := ((float64(minusPi) * s_86_191) * p1_86_191)
+									peak_86_191 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_86_191) & math.Float64bits((&r_86_191.negZero)[0]))))
+									dn_86_191 := merge((((float64(piC) * d_86_191) * tn_86_191) / s_86_191), peak_86_191, (d_86_191 != float64(0)))
+									r0_0_86_191, r1_0_86_191 = dx_86_191, dn_86_191
 								}
-								px_75_182, pn_75_182 := r0_0_77_182, r1_0_77_182
-								dx_75_182, dn_75_182 = merge(px_75_182, dx_75_182, near_75_182), merge(pn_75_182, dn_75_182, near_75_182)
+								px_84_191, pn_84_191 := r0_0_86_191, r1_0_86_191
+								dx_84_191, dn_84_191 = merge(px_84_191, dx_84_191, near_84_191), merge(pn_84_191, dn_84_191, near_84_191)
 							}
-							r0_0_75_182, r1_0_75_182, r2_0_75_182 = u1_75_182, dx_75_182, dn_75_182
+							r0_0_84_191, r1_0_84_191, r2_0_84_191 = u1_84_191, dx_84_191, dn_84_191
 						}
-						s_74_182, dx_74_182, dn_74_182 = r0_0_75_182, r1_0_75_182, r2_0_75_182
-					} else if r_74_182.nmode[i_74_182] == nRatio {
+						s_83_191, dx_83_191, dn_83_191 = r0_0_84_191, r1_0_84_191, r2_0_84_191
+					} else if r_83_191.nmode[i_83_191] == nRatio {
 						var (
-							r0_0_79_182 float64
-							r1_0_79_182 float64
-							r2_0_79_182 float64
+							r0_0_88_191 float64
+							r1_0_88_191 float64
+							r2_0_88_191 float64
 						)
 						{
-							x_79_182, nv_79_182 := x_74_182, (&r_74_182.nv[i_74_182])[0]
-							magic_79_182 := float64(roundMagic)
-							t_79_182 := (x_79_182 + magic_79_182)
-							d_79_182 := (x_79_182 - (t_79_182 - magic_79_182))
-							y_79_182 := (nv_79_182 * d_79_182)
-							u_79_182 := (y_79_182 + magic_79_182)
-							e_79_182 := (y_79_182 - (u_79_182 - magic_79_182))
-							var r0_0_80_182 float64
+							x_88_191, nv_88_191 := x_83_191, (&r_83_191.nv[i_83_191])[0]
+							magic_88_191 := float64(roundMagic)
+							t_88_191 := (x_88_191 + magic_88_191)
+							d_88_191 := (x_88_191 - (t_88_191 - magic_88_191))
+							y_88_191 := (nv_88_191 * d_88_191)
+							u_88_191 := (y_88_191 + magic_88_191)
+							e_88_191 := (y_88_191 - (u_88_191 - magic_88_191))
+							var r0_0_89_191 float64
 							{
-								d_80_182 := e_79_182
-								y_80_182 := (d_80_182 * d_80_182)
-								y2_80_182 := (y_80_182 * y_80_182)
-								y4_80_182 := (y2_80_182 * y2_80_182)
-								p0_80_182 := ((float64(sp1) + (float64(sp3) * y_80_182)) + ((float64(sp5) + (float64(sp7) * y_80_182)) * y2_80_182))
-								p1_80_182 := (((float64(sp9) + (float64(sp11) * y_80_182)) + ((float64(sp13) + (float64(sp15) * y_80_182)) * y2_80_182)) * y4_80_182)
-								p2_80_182 := (((float64(sp17) + (float64(sp19) * y_80_182)) + (float64(sp21) * y2_80_182)) * (y4_80_182 * y4_80_182))
-								r0_0_80_182 = (d_80_182 * ((p0_80_182 + p1_80_182) + p2_80_182))
+								d_89_191 := e_88_191
+								y_89_191 := (d_89_191 * d_89_191)
+								y2_89_191 := (y_89_191 * y_89_191)
+								y4_89_191 := (y2_89_191 * y2_89_191)
+								p0_89_191 := ((float64(sp1) + (float64(sp3) * y_89_191)) + ((float64(sp5) + (float64(sp7) * y_89_191)) * y2_89_191))
+								p1_89_191 := (((float64(sp9) + (float64(sp11) * y_89_191)) + ((float64(sp13) + (float64(sp15) * y_89_191)) * y2_89_191)) * y4_89_191)
+								p2_89_191 := (((float64(sp17) + (float64(sp19) * y_89_191)) + (float64(sp21) * y2_89_191)) * (y4_89_191 * y4_89_191))
+								r0_0_89_191 = (d_89_191 * ((p0_89_191 + p1_89_191) + p2_89_191))
 							}
-							var r0_0_81_182 float64
+							var r0_0_90_191 float64
 							{
-								c_81_182, t_81_182 := r0_0_80_182, u_79_182
-								r0_0_81_182 = math.Float64frombits((math.Float64bits(c_81_182) ^ (math.Float64bits(t_81_182) << 63)))
+								c_90_191, t_90_191 := r0_0_89_191, u_88_191
+								r0_0_90_191 = math.Float64frombits((math.Float64bits(c_90_191) ^ (math.Float64bits(t_90_191) << 63)))
 							}
-							var r0_0_82_182 float64
+							var r0_0_91_191 float64
 							{
-								d_82_182 := e_79_182
-								y_82_182 := (d_82_182 * d_82_182)
-								y2_82_182 := (y_82_182 * y_82_182)
-								y4_82_182 := (y2_82_182 * y2_82_182)
-								p0_82_182 := ((float64(cp0) + (float64(cp2) * y_82_182)) + ((float64(cp4) + (float64(cp6) * y_82_182)) * y2_82_182))
-								p1_82_182 := (((float64(cp8) + (float64(cp10) * y_82_182)) + ((float64(cp12) + (float64(cp14) * y_82_182)) * y2_82_182)) * y4_82_182)
-								p2_82_182 := (float64(cp16) * (y4_82_182 * y4_82_182))
-								r0_0_82_182 = ((p0_82_182 + p1_82_182) + p2_82_182)
+								d_91_191 := e_88_191
+								y_91_191 := (d_91_191 * d_91_191)
+								y2_91_191 := (y_91_191 * y_91_191)
+								y4_91_191 := (y2_91_191 * y2_91_191)
+								p0_91_191 := ((float64(cp0) + (float64(cp2) * y_91_191)) + ((float64(cp4) + (float64(cp6) * y_91_191)) * y2_91_191))
+								p1_91_191 := (((float64(cp8) + (float64(cp10) * y_91_191)) + ((float64(cp12) + (float64(cp14) * y_91_191)) * y2_91_191)) * y4_91_191)
+								p2_91_191 := (float64(cp16) * (y4_91_191 * y4_91_191))
+								r0_0_91_191 = ((p0_91_191 + p1_91_191) + p2_91_191)
 							}
-							var r0_0_83_182 float64
+							var r0_0_92_191 float64
 							{
-								c_83_182, t_83_182 := r0_0_82_182, u_79_182
-								r0_0_83_182 = math.Float64frombits((math.Float64bits(c_83_182) ^ (math.Float64bits(t_83_182) << 63)))
+								c_92_191, t_92_191 := r0_0_91_191, u_88_191
+								r0_0_92_191 = math.Float64frombits((math.Float64bits(c_92_191) ^ (math.Float64bits(t_92_191) << 63)))
 							}
-							sn_79_182, cn_79_182 := r0_0_81_182, r0_0_83_182
-							var r0_0_84_182 float64
+							sn_88_191, cn_88_191 := r0_0_90_191, r0_0_92_191
+							var r0_0_93_191 float64
 							{
-								d_84_182 := d_79_182
-								y_84_182 := (d_84_182 * d_84_182)
-								y2_84_182 := (y_84_182 * y_84_182)
-								y4_84_182 := (y2_84_182 * y2_84_182)
-								p0_84_182 := ((float64(sp1) + (float64(sp3) * y_84_182)) + ((float64(sp5) + (float64(sp7) * y_84_182)) * y2_84_182))
-								p1_84_182 := (((float64(sp9) + (float64(sp11) * y_84_182)) + ((float64(sp13) + (float64(sp15) * y_84_182)) * y2_84_182)) * y4_84_182)
-								p2_84_182 := (((float64(sp17) + (float64(sp19) * y_84_182)) + (float64(sp21) * y2_84_182)) * (y4_84_182 * y4_84_182))
-								r0_0_84_182 = (d_84_182 * ((p0_84_182 + p1_84_182) + p2_84_182))
+								d_93_191 := d_88_191
+								y_93_191 := (d_93_191 * d_93_191)
+								y2_93_191 := (y_93_191 * y_93_191)
+								y4_93_191 := (y2_93_191 * y2_93_191)
+								p0_93_191 := ((float64(sp1) + (float64(sp3) * y_93_191)) + ((float64(sp5) + (float64(sp7) * y_93_191)) * y2_93_191))
+								p1_93_191 := (((float64(sp9) + (float64(sp11) * y_93_191)) + ((float64(sp13) + (float64(sp15) * y_93_191)) * y2_93_191)) * y4_93_191)
+								p2_93_191 := (((float64(sp17) + (float64(sp19) * y_93_191)) + (float64(sp21) * y2_93_191)) * (y4_93_191 * y4_93_191))
+								r0_0_93_191 = (d_93_191 * ((p0_93_191 + p1_93_191) + p2_93_191))
 							}
-							var r0_0_85_182 float64
+							var r0_0_94_191 float64
 							{
-								d_85_182 := d_79_182
-								y_85_182 := (d_85_182 * d_85_182)
-								y2_85_182 := (y_85_182 * y_85_182)
-								y4_85_182 := (y2_85_182 * y2_85_182)
-								p0_85_182 := ((float64(cp0) + (float64(cp2) * y_85_182)) + ((float64(cp4) + (float64(cp6) * y_85_182)) * y2_85_182))
-								p1_85_182 := (((float64(cp8) + (float64(cp10) * y_85_182)) + ((float64(cp12) + (float64(cp14) * y_85_182)) * y2_85_182)) * y4_85_182)
-								p2_85_182 := (float64(cp16) * (y4_85_182 * y4_85_182))
-								r0_0_85_182 = ((p0_85_182 + p1_85_182) + p2_85_182)
+								d_94_191 := d_88_191
+								y_94_191 := (d_94_191 * d_94_191)
+								y2_94_191 := (y_94_191 * y_94_191)
+								y4_94_191 := (y2_94_191 * y2_94_191)
+								p0_94_191 := ((float64(cp0) + (float64(cp2) * y_94_191)) + ((float64(cp4) + (float64(cp6) * y_94_191)) * y2_94_191))
+								p1_94_191 := (((float64(cp8) + (float64(cp10) * y_94_191)) + ((float64(cp12) + (float64(cp14) * y_94_191)) * y2_94_191)) * y4_94_191)
+								p2_94_191 := (float64(cp16) * (y4_94_191 * y4_94_191))
+								r0_0_94_191 = ((p0_94_191 + p1_94_191) + p2_94_191)
 							}
-							s1_79_182, c1_79_182 := r0_0_84_182, r0_0_85_182
-							pi_79_182 := float64(piC)
-							at_79_182 := (d_79_182 == float64(0))
-							s_79_182 := merge(nv_79_182, (sn_79_182 / s1_79_182), at_79_182)
-							pd_79_182 := (pi_79_182 * d_79_182)
-							npd_79_182 := (nv_79_182 * pd_79_182)
-							dx_79_182 := ((pi_79_182 * (((nv_79_182 * cn_79_182) * s1_79_182) - (sn_79_182 * c1_79_182))) / (s1_79_182 * s1_79_182))
-							var r0_0_86_182 float64
+							s1_88_191, c1_88_191 := r0_0_93_191, r0_0_94_191
+							pi_88_191 := float64(piC)
+							at_88_191 := (d_88_191 == float64(0))
+							s_88_191 := merge(nv_88_191, (sn_88_191 / s1_88_191), at_88_191)
+							pd_88_191 := (pi_88_191 * d_88_191)
+							npd_88_191 := (nv_88_191 * pd_88_191)
+							dx_88_191 := ((pi_88_191 * (((nv_88_191 * cn_88_191) * s1_88_191) - (sn_88_191 * c1_88_191))) / (s1_88_191 * s1_88_191))
+							var r0_0_95_191 float64
 							{
-								n_86_182, x_86_182 := nv_79_182, pd_79_182
-								n2_86_182 := (n_86_182 * n_86_182)
-								a_86_182 := (((float64(0) - (n2_86_182 - float64(1))) * x_86_182) / float64(3))
-								b_86_182 := ((((((((float64(3) * n2_86_182) * n2_86_182) - (float64(10) * n2_86_182)) + float64(7)) * x_86_182) * x_86_182) * x_86_182) / float64(90))
-								r0_0_86_182 = (n_86_182 * (a_86_182 + b_86_182))
+								n_95_191, x_95_191 := nv_88_191, pd_88_191
+								n2_95_191 := (n_95_191 * n_95_191)
+								a_95_191 := (((float64(0) - (n2_95_191 - float64(1))) * x_95_191) / float64(3))
+								b_95_191 := ((((((((float64(3) * n2_95_191) * n2_95_191) - (float64(10) * n2_95_191)) + float64(7)) * x_95_191) * x_95_191) * x_95_191) / float64(90))
+								r0_0_95_191 = (n_95_191 * (a_95_191 + b_95_191))
 							}
-							dx_79_182 = merge((pi_79_182 * r0_0_86_182), dx_79_182, ((npd_79_182 * npd_79_182) < float64(seriesMax2)))
-							dx_79_182 = merge(float64(0), dx_79_182, at_79_182)
-							dn_79_182 := merge(float64(1), ((pd_79_182 * cn_79_182) / s1_79_182), at_79_182)
-							r0_0_79_182, r1_0_79_182, r2_0_79_182 = s_79_182, dx_79_182, dn_79_182
+							dx_88_191 = merge((pi_88_191 * r0_0_95_191), dx_88_191, ((npd_88_191 * npd_88_191) < float64(seriesMax2)))
+							dx_88_191 = merge(float64(0), dx_88_191, at_88_191)
+							dn_88_191 := merge(float64(1), ((pd_88_191 * cn_88_191) / s1_88_191), at_88_191)
+							r0_0_88_191, r1_0_88_191, r2_0_88_191 = s_88_191, dx_88_191, dn_88_191
 						}
-						s_74_182, dx_74_182, dn_74_182 = r0_0_79_182, r1_0_79_182, r2_0_79_182
+						s_83_191, dx_83_191, dn_83_191 = r0_0_88_191, r1_0_88_191, r2_0_88_191
 					}
-					r0_0_74_182, r1_0_74_182, r2_0_74_182 = s_74_182, dx_74_182, dn_74_182
+					r0_0_83_191, r1_0_83_191, r2_0_83_191 = s_83_191, dx_83_191, dn_83_191
 				}
-				sb_182, hb_182, nb_182 := r0_0_74_182, r1_0_74_182, r2_0_74_182
+				sb_191, hb_191, nb_191 := r0_0_83_191, r1_0_83_191, r2_0_83_191
 				var (
-					r0_0_87_182 float64
-					r1_0_87_182 float64
-					r2_0_87_182 float64
+					r0_0_96_191 float64
+					r1_0_96_191 float64
+					r2_0_96_191 float64
 				)
 				{
-					r_87_182, i_87_182, x_87_182 := r_182, 2, l_182
-					s_87_182, dx_87_182, dn_87_182 := float64(1), float64(0), float64(0)
-					if r_87_182.nmode[i_87_182] == nChebyshev {
+					r_96_191, i_96_191, x_96_191 := r_191, 2, l_191
+					s_96_191, dx_96_191, dn_96_191 := float64(1), float64(0), float64(0)
+					if r_96_191.nmode[i_96_191] == nChebyshev {
 						var (
-							r0_0_88_182 float64
-							r1_0_88_182 float64
-							r2_0_88_182 float64
+							r0_0_97_191 float64
+							r1_0_97_191 float64
+							r2_0_97_191 float64
 						)
 						{
-							r_88_182, x_88_182, n_88_182, nf_88_182 := r_87_182, x_87_182, r_87_182.nn[i_87_182], &r_87_182.nv[i_87_182]
-							magic_88_182 := float64(roundMagic)
-							t_88_182 := (x_88_182 + magic_88_182)
-							d_88_182 := (x_88_182 - (t_88_182 - magic_88_182))
-							f_88_182 := (math.Float64bits(t_88_182) << 63)
-							var r0_0_89_182 float64
+							r_97_191, x_97_191, n_97_191, nf_97_191 := r_96_191, x_96_191, r_96_191.nn[i_96_191], &r_96_191.nv[i_96_191]
+							magic_97_191 := float64(roundMagic)
+							t_97_191 := (x_97_191 + magic_97_191)
+							d_97_191 := (x_97_191 - (t_97_191 - magic_97_191))
+							f_97_191 := (math.Float64bits(t_97_191) << 63)
+							var r0_0_98_191 float64
 							{
-								d_89_182 := d_88_182
-								y_89_182 := (d_89_182 * d_89_182)
-								y2_89_182 := (y_89_182 * y_89_182)
-								y4_89_182 := (y2_89_182 * y2_89_182)
-								p0_89_182 := ((float64(cp0) + (float64(cp2) * y_89_182)) + ((float64(cp4) + (float64(cp6) * y_89_182)) * y2_89_182))
-								p1_89_182 := (((float64(cp8) + (float64(cp10) * y_89_182)) + ((float64(cp12) + (float64(cp14) * y_89_182)) * y2_89_182)) * y4_89_182)
-								p2_89_182 := (float64(cp16) * (y4_89_182 * y4_89_182))
-								r0_0_89_182 = ((p0_89_182 + p1_89_182) + p2_89_182)
+								d_98_191 := d_97_191
+								y_98_191 := (d_98_191 * d_98_191)
+								y2_98_191 := (y_98_191 * y_98_191)
+								y4_98_191 := (y2_98_191 * y2_98_191)
+								p0_98_191 := ((float64(cp0) + (float64(cp2) * y_98_191)) + ((float64(cp4) + (float64(cp6) * y_98_191)) * y2_98_191))
+								p1_98_191 := (((float64(cp8) + (float64(cp10) * y_98_191)) + ((float64(cp12) + (float64(cp14) * y_98_191)) * y2_98_191)) * y4_98_191)
+								p2_98_191 := (float64(cp16) * (y4_98_191 * y4_98_191))
+								r0_0_98_191 = ((p0_98_191 + p1_98_191) + p2_98_191)
 							}
-							cr_88_182 := r0_0_89_182
-							sign_88_182, one_88_182, pi_88_182 := math.Float64bits((&r_88_182.negZero)[0]), float64(1), float64(piC)
-							rs_88_182 := (pi_88_182 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_88_182 - cr_88_182) * (one_88_182 + cr_88_182)))) | ((math.Float64bits(d_88_182) ^ f_88_182) & sign_88_182))))
-							c2_88_182 := (float64(2) * math.Float64frombits((math.Float64bits(cr_88_182) ^ f_88_182)))
-							u0_88_182, u1_88_182 := one_88_182, c2_88_182
-							j_88_182 := 2
-							for ; j_88_182+1 < n_88_182; j_88_182 += 2 {
-								u0_88_182 = ((c2_88_182 * u1_88_182) - u0_88_182)
-								u1_88_182 = ((c2_88_182 * u0_88_182) - u1_88_182)
+							cr_97_191 := r0_0_98_191
+							sign_97_191, one_97_191, pi_97_191 := math.Float64bits((&r_97_191.negZero)[0]), float64(1), float64(piC)
+							rs_97_191 := (pi_97_191 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_97_191 - cr_97_191) * (one_97_191 + cr_97_191)))) | ((math.Float64bits(d_97_191) ^ f_97_191) & sign_97_191))))
+							c2_97_191 := (float64(2) * math.Float64frombits((math.Float64bits(cr_97_191) ^ f_97_191)))
+							u0_97_191, u1_97_191 := one_97_191, c2_97_191
+							j_97_191 := 2
+							for ; j_97_191+1 < n_97_191; j_97_191 += 2 {
+								u0_97_191 = ((c2_97_191 * u1_97_191) - u0_97_191)
+								u1_97_191 = ((c2_97_191 * u0_97_191) - u1_97_191)
 							}
-							if j_88_182 < n_88_182 {
-								u0_88_182, u1_88_182 = u1_88_182, ((c2_88_182 * u1_88_182) - u0_88_182)
+							if j_97_191 < n_97_191 {
+								u0_97_191, u1_97_191 = u1_97_191, ((c2_97_191 * u1_97_191) - u0_97_191)
 							}
-							cu_88_182 := ((float64(0.5) * c2_88_182) * u1_88_182)
-							tn_88_182 := (cu_88_182 - u0_88_182)
-							dx_88_182 := (((nf_88_182[0] * tn_88_182) - cu_88_182) * rs_88_182)
-							dn_88_182 := ((d_88_182 * tn_88_182) * rs_88_182)
-							near_88_182 := ((d_88_182 * d_88_182) < float64(closedFormMin2))
-							if near_88_182 {
+							cu_97_191 := ((float64(0.5) * c2_97_191) * u1_97_191)
+							tn_97_191 := (cu_97_191 - u0_97_191)
+							dx_97_191 := (((nf_97_191[0] * tn_97_191) - cu_97_191) * rs_97_191)
+							dn_97_191 := ((d_97_191 * tn_97_191) * rs_97_191)
+							near_97_191 := ((d_97_191 * d_97_191) < float64(closedFormMin2))
+							if near_97_191 {
 								var (
-									r0_0_90_182 float64
-									r1_0_90_182 float64
+									r0_0_99_191 float64
+									r1_0_99_191 float64
 								)
 								{
-									r_90_182, d_90_182, c2_90_182, flip_90_182, tn_90_182, un_90_182, n_90_182 := r_88_182, d_88_182, c2_88_182, f_88_182, tn_88_182, u1_88_182, n_88_182
-									var r0_0_91_182 float64
+									r_99_191, d_99_191, c2_99_191, flip_99_191, tn_99_191, un_99_191, n_99_191 := r_97_191, d_97_191, c2_97_191, f_97_191, tn_97_191, u1_97_191, n_97_191
+									var r0_0_100_191 float64
 									{
-										d_91_182 := d_90_182
-										y_91_182 := (d_91_182 * d_91_182)
-										y2_91_182 := (y_91_182 * y_91_182)
-										y4_91_182 := (y2_91_182 * y2_91_182)
-										p0_91_182 := ((float64(sp1) + (float64(sp3) * y_91_182)) + ((float64(sp5) + (float64(sp7) * y_91_182)) * y2_91_182))
-										p1_91_182 := (((float64(sp9) + (float64(sp11) * y_91_182)) + ((float64(sp13) + (float64(sp15) * y_91_182)) * y2_91_182)) * y4_91_182)
-										p2_91_182 := (((float64(sp17) + (float64(sp19) * y_91_182)) + (float64(sp21) * y2_91_182)) * (y4_91_182 * y4_91_182))
-										r0_0_91_182 = (d_91_182 * ((p0_91_182 + p1_91_182) + p2_91_182))
+										d_100_191 := d_99_191
+										y_100_191 := (d_100_191 * d_100_191)
+										y2_100_191 := (y_100_191 * y_100_191)
+										y4_100_191 := (y2_100_191 * y2_100_191)
+										p0_100_191 := ((float64(sp1) + (float64(sp3) * y_100_191)) + ((float64(sp5) + (float64(sp7) * y_100_191)) * y2_100_191))
+										p1_100_191 := (((float64(sp9) + (float64(sp11) * y_100_191)) + ((float64(sp13) + (float64(sp15) * y_100_191)) * y2_100_191)) * y4_100_191)
+										p2_100_191 := (((float64(sp17) + (float64(sp19) * y_100_191)) + (float64(sp21) * y2_100_191)) * (y4_100_191 * y4_100_191))
+										r0_0_100_191 = (d_100_191 * ((p0_100_191 + p1_100_191) + p2_100_191))
 									}
-									s_90_182 := math.Float64frombits((math.Float64bits(r0_0_91_182) ^ flip_90_182))
-									two_90_182 := float64(2)
-									u0_90_182, u1_90_182, p0_90_182, p1_90_182 := float64(1), c2_90_182, float64(0), two_90_182
-									for j_90_182 := 2; j_90_182 < n_90_182; j_90_182++ {
-										u0_90_182, u1_90_182, p0_90_182, p1_90_182 = u1_90_182, ((c2_90_182 * u1_90_182) - u0_90_182), p1_90_182, (((two_90_182 * u1_90_182) + (c2_90_182 * p1_90_182)) - p0_90_182)
+									s_99_191 := math.Float64frombits((math.Float64bits(r0_0_100_191) ^ flip_99_191))
+									two_99_191 := float64(2)
+									u0_99_191, u1_99_191, p0_99_191, p1_99_191 := float64(1), c2_99_191, float64(0), two_99_191
+									for j_99_191 := 2; j_99_191 < n_99_191; j_99_191++ {
+										u0_99_191, u1_99_191, p0_99_191, p1_99_191 = u1_99_191, ((c2_99_191 * u1_99_191) - u0_99_191), p1_99_191, (((two_99_191 * u1_99_191) + (c2_99_191 * p1_99_191)) - p0_99_191)
 									}
-									dx_90_182 := ((float64(minusPi) * s_90_182) * p1_90_182)
-									peak_90_182 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_90_182) & math.Float64bits((&r_90_182.negZero)[0]))))
-									dn_90_182 := merge((((float64(piC) * d_90_182) * tn_90_182) / s_90_182), peak_90_182, (d_90_182 != float64(0)))
-									r0_0_90_182, r1_0_90_182 = dx_90_182, dn_90_182
+									dx_99_191 := ((float64(minusPi) * s_99_191) * p1_99_191)
+									peak_99_191 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_99_191) & math.Float64bits((&r_99_191.negZero)[0]))))
+									dn_99_191 := merge((((float64(piC) * d_99_191) * tn_99_191) / s_99_191), peak_99_191, (d_99_191 != float64(0)))
+									r0_0_99_191, r1_0_99_191 = dx_99_191, dn_99_191
 								}
-								px_88_182, pn_88_182 := r0_0_90_182, r1_0_90_182
-								dx_88_182, dn_88_182 = merge(px_88_182, dx_88_182, near_88_182), merge(pn_88_182, dn_88_182, near_88_182)
+								px_97_191, pn_97_191 := r0_0_99_191, r1_0_99_191
+								dx_97_191, dn_97_191 = merge(px_97_191, dx_97_191, near_97_191), merge(pn_97_191, dn_97_191, near_97_191)
 							}
-							r0_0_88_182, r1_0_88_182, r2_0_88_182 = u1_88_182, dx_88_182, dn_88_182
+							r0_0_97_191, r1_0_97_191, r2_0_97_191 = u1_97_191, dx_97_191, dn_97_191
 						}
-						s_87_182, dx_87_182, dn_87_182 = r0_0_88_182, r1_0_88_182, r2_0_88_182
-					} else if r_87_182.nmode[i_87_182] == nRatio {
+						s_96_191, dx_96_191, dn_96_191 = r0_0_97_191, r1_0_97_191, r2_0_97_191
+					} else if r_96_191.nmode[i_96_191] == nRatio {
 						var (
-							r0_0_92_182 float64
-							r1_0_92_182 float64
-							r2_0_92_182 float64
+							r0_0_101_191 float64
+							r1_0_101_191 float64
+							r2_0_101_191 float64
 						)
 						{
-							x_92_182, nv_92_182 := x_87_182, (&r_87_182.nv[i_87_182])[0]
-							magic_92_182 := float64(roundMagic)
-							t_92_182 := (x_92_182 + magic_92_182)
-							d_92_182 := (x_92_182 - (t_92_182 - magic_92_182))
-							y_92_182 := (nv_92_182 * d_92_182)
-							u_92_182 := (y_92_182 + magic_92_182)
-							e_92_182 := (y_92_182 - (u_92_182 - magic_92_182))
-							var r0_0_93_182 float64
+							x_101_191, nv_101_191 := x_96_191, (&r_96_191.nv[i_96_191])[0]
+							magic_101_191 := float64(roundMagic)
+							t_101_191 := (x_101_191 + magic_101_191)
+							d_101_191 := (x_101_191 - (t_101_191 - magic_101_191))
+							y_101_191 := (nv_101_191 * d_101_191)
+							u_101_191 := (y_101_191 + magic_101_191)
+							e_101_191 := (y_101_191 - (u_101_191 - magic_101_191))
+							var r0_0_102_191 float64
 							{
-								d_93_182 := e_92_182
-								y_93_182 := (d_93_182 * d_93_182)
-								y2_93_182 := (y_93_182 * y_93_182)
-								y4_93_182 := (y2_93_182 * y2_93_182)
-								p0_93_182 := ((float64(sp1) + (float64(sp3) * y_93_182)) + ((float64(sp5) + (float64(sp7) * y_93_182)) * y2_93_182))
-								p1_93_182 := (((float64(sp9) + (float64(sp11) * y_93_182)) + ((float64(sp13) + (float64(sp15) * y_93_182)) * y2_93_182)) * y4_93_182)
-								p2_93_182 := (((float64(sp17) + (float64(sp19) * y_93_182)) + (float64(sp21) * y2_93_182)) * (y4_93_182 * y4_93_182))
-								r0_0_93_182 = (d_93_182 * ((p0_93_182 + p1_93_182) + p2_93_182))
+								d_102_191 := e_101_191
+								y_102_191 := (d_102_191 * d_102_191)
+								y2_102_191 := (y_102_191 * y_102_191)
+								y4_102_191 := (y2_102_191 * y2_102_191)
+								p0_102_191 := ((float64(sp1) + (float64(sp3) * y_102_191)) + ((float64(sp5) + (float64(sp7) * y_102_191)) * y2_102_191))
+								p1_102_191 := (((float64(sp9) + (float64(sp11) * y_102_191)) + ((float64(sp13) + (float64(sp15) * y_102_191)) * y2_102_191)) * y4_102_191)
+								p2_102_191 := (((float64(sp17) + (float64(sp19) * y_102_191)) + (float64(sp21) * y2_102_191)) * (y4_102_191 * y4_102_191))
+								r0_0_102_191 = (d_102_191 * ((p0_102_191 + p1_102_191) + p2_102_191))
 							}
-							var r0_0_94_182 float64
+							var r0_0_103_191 float64
 							{
-								c_94_182, t_94_182 := r0_0_93_182, u_92_182
-								r0_0_94_182 = math.Float64frombits((math.Float64bits(c_94_182) ^ (math.Float64bits(t_94_182) << 63)))
+								c_103_191, t_103_191 := r0_0_102_191, u_101_191
+								r0_0_103_191 = math.Float64frombits((math.Float64bits(c_103_191) ^ (math.Float64bits(t_103_191) << 63)))
 							}
-							var r0_0_95_182 float64
+							var r0_0_104_191 float64
 							{
-								d_95_182 := e_92_182
-								y_95_182 := (d_95_182 * d_95_182)
-								y2_95_182 := (y_95_182 * y_95_182)
-								y4_95_182 := (y2_95_182 * y2_95_182)
-								p0_95_182 := ((float64(cp0) + (float64(cp2) * y_95_182)) + ((float64(cp4) + (float64(cp6) * y_95_182)) * y2_95_182))
-								p1_95_182 := (((float64(cp8) + (float64(cp10) * y_95_182)) + ((float64(cp12) + (float64(cp14) * y_95_182)) * y2_95_182)) * y4_95_182)
-								p2_95_182 := (float64(cp16) * (y4_95_182 * y4_95_182))
-								r0_0_95_182 = ((p0_95_182 + p1_95_182) + p2_95_182)
+								d_104_191 := e_101_191
+								y_104_191 := (d_104_191 * d_104_191)
+								y2_104_191 := (y_104_191 * y_104_191)
+								y4_104_191 := (y2_104_191 * y2_104_191)
+								p0_104_191 := ((float64(cp0) + (float64(cp2) * y_104_191)) + ((float64(cp4) + (float64(cp6) * y_104_191)) * y2_104_191))
+								p1_104_191 := (((float64(cp8) + (float64(cp10) * y_104_191)) + ((float64(cp12) + (float64(cp14) * y_104_191)) * y2_104_191)) * y4_104_191)
+								p2_104_191 := (float64(cp16) * (y4_104_191 * y4_104_191))
+								r0_0_104_191 = ((p0_104_191 + p1_104_191) + p2_104_191)
 							}
-							var r0_0_96_182 float64
+							var r0_0_105_191 float64
 							{
-								c_96_182, t_96_182 := r0_0_95_182, u_92_182
-								r0_0_96_182 = math.Float64frombits((math.Float64bits(c_96_182) ^ (math.Float64bits(t_96_182) << 63)))
+								c_105_191, t_105_191 := r0_0_104_191, u_101_191
+								r0_0_105_191 = math.Float64frombits((math.Float64bits(c_105_191) ^ (math.Float64bits(t_105_191) << 63)))
 							}
-							sn_92_182, cn_92_182 := r0_0_94_182, r0_0_96_182
-							var r0_0_97_182 float64
+							sn_101_191, cn_101_191 := r0_0_103_191, r0_0_105_191
+							var r0_0_106_191 float64
 							{
-								d_97_182 := d_92_182
-								y_97_182 := (d_97_182 * d_97_182)
-								y2_97_182 := (y_97_182 * y_97_182)
-								y4_97_182 := (y2_97_182 * y2_97_182)
-								p0_97_182 := ((float64(sp1) + (float64(sp3) * y_97_182)) + ((float64(sp5) + (float64(sp7) * y_97_182)) * y2_97_182))
-								p1_97_182 := (((float64(sp9) + (float64(sp11) * y_97_182)) + ((float64(sp13) + (float64(sp15) * y_97_182)) * y2_97_182)) * y4_97_182)
-								p2_97_182 := (((float64(sp17) + (float64(sp19) * y_97_182)) + (float64(sp21) * y2_97_182)) * (y4_97_182 * y4_97_182))
-								r0_0_97_182 = (d_97_182 * ((p0_97_182 + p1_97_182) + p2_97_182))
+								d_106_191 := d_101_191
+								y_106_191 := (d_106_191 * d_106_191)
+								y2_106_191 := (y_106_191 * y_106_191)
+								y4_106_191 := (y2_106_191 * y2_106_191)
+								p0_106_191 := ((float64(sp1) + (float64(sp3) * y_106_191)) + ((float64(sp5) + (float64(sp7) * y_106_191)) * y2_106_191))
+								p1_106_191 := (((float64(sp9) + (float64(sp11) * y_106_191)) + ((float64(sp13) + (float64(sp15) * y_106_191)) * y2_106_191)) * y4_106_191)
+								p2_106_191 := (((float64(sp17) + (float64(sp19) * y_106_191)) + (float64(sp21) * y2_106_191)) * (y4_106_191 * y4_106_191))
+								r0_0_106_191 = (d_106_191 * ((p0_106_191 + p1_106_191) + p2_106_191))
 							}
-							var r0_0_98_182 float64
+							var r0_0_107_191 float64
 							{
-								d_98_182 := d_92_182
-								y_98_182 := (d_98_182 * d_98_182)
-								y2_98_182 := (y_98_182 * y_98_182)
-								y4_98_182 := (y2_98_182 * y2_98_182)
-								p0_98_182 := ((float64(cp0) + (float64(cp2) * y_98_182)) + ((float64(cp4) + (float64(cp6) * y_98_182)) * y2_98_182))
-								p1_98_182 := (((float64(cp8) + (float64(cp10) * y_98_182)) + ((float64(cp12) + (float64(cp14) * y_98_182)) * y2_98_182)) * y4_98_182)
-								p2_98_182 := (float64(cp16) * (y4_98_182 * y4_98_182))
-								r0_0_98_182 = ((p0_98_182 + p1_98_182) + p2_98_182)
+								d_107_191 := d_101_191
+								y_107_191 := (d_107_191 * d_107_191)
+								y2_107_191 := (y_107_191 * y_107_191)
+								y4_107_191 := (y2_107_191 * y2_107_191)
+								p0_107_191 := ((float64(cp0) + (float64(cp2) * y_107_191)) + ((float64(cp4) + (float64(cp6) * y_107_191)) * y2_107_191))
+								p1_107_191 := (((float64(cp8) + (float64(cp10) * y_107_191)) + ((float64(cp12) + (float64(cp14) * y_107_191)) * y2_107_191)) * y4_107_191)
+								p2_107_191 := (float64(cp16) * (y4_107_191 * y4_107_191))
+								r0_0_107_191 = ((p0_107_191 + p1_107_191) + p2_107_191)
 							}
-							s1_92_182, c1_92_182 := r0_0_97_182, r0_0_98_182
-							pi_92_182 := float64(piC)
-							at_92_182 := (d_92_182 == float64(0))
-							s_92_182 := merge(nv_92_182, (sn_92_182 / s1_92_182), at_92_182)
-							pd_92_182 := (pi_92_182 * d_92_182)
-							npd_92_182 := (nv_92_182 * pd_92_182)
-							dx_92_182 := ((pi_92_182 * (((nv_92_182 * cn_92_182) * s1_92_182) - (sn_92_182 * c1_92_182))) / (s1_92_182 * s1_92_182))
-							var r0_0_99_182 float64
+							s1_101_191, c1_101_191 := r0_0_106_191, r0_0_107_191
+							pi_101_191 := float64(piC)
+							at_101_191 := (d_101_191 == float64(0))
+							s_101_191 := merge(nv_101_191, (sn_101_191 / s1_101_191), at_101_191)
+							pd_101_191 := (pi_101_191 * d_101_191)
+							npd_101_191 := (nv_101_191 * pd_101_191)
+							dx_101_191 := ((pi_101_191 * (((nv_101_191 * cn_101_191) * s1_101_191) - (sn_101_191 * c1_101_191))) / (s1_101_191 * s1_101_191))
+							var r0_0_108_191 float64
 							{
-								n_99_182, x_99_182 := nv_92_182, pd_92_182
-								n2_99_182 := (n_99_182 * n_99_182)
-								a_99_182 := (((float64(0) - (n2_99_182 - float64(1))) * x_99_182) / float64(3))
-								b_99_182 := ((((((((float64(3) * n2_99_182) * n2_99_182) - (float64(10) * n2_99_182)) + float64(7)) * x_99_182) * x_99_182) * x_99_182) / float64(90))
-								r0_0_99_182 = (n_99_182 * (a_99_182 + b_99_182))
+								n_108_191, x_108_191 := nv_101_191, pd_101_191
+								n2_108_191 := (n_108_191 * n_108_191)
+								a_108_191 := (((float64(0) - (n2_108_191 - float64(1))) * x_108_191) / float64(3))
+								b_108_191 := ((((((((float64(3) * n2_108_191) * n2_108_191) - (float64(10) * n2_108_191)) + float64(7)) * x_108_191) * x_108_191) * x_108_191) / float64(90))
+								r0_0_108_191 = (n_108_191 * (a_108_191 + b_108_191))
 							}
-							dx_92_182 = merge((pi_92_182 * r0_0_99_182), dx_92_182, ((npd_92_182 * npd_92_182) < float64(seriesMax2)))
-							dx_92_182 = merge(float64(0), dx_92_182, at_92_182)
-							dn_92_182 := merge(float64(1), ((pd_92_182 * cn_92_182) / s1_92_182), at_92_182)
-							r0_0_92_182, r1_0_92_182, r2_0_92_182 = s_92_182, dx_92_182, dn_92_182
+							dx_101_191 = merge((pi_101_191 * r0_0_108_191), dx_101_191, ((npd_101_191 * npd_101_191) < float64(seriesMax2)))
+							dx_101_191 = merge(float64(0), dx_101_191, at_101_191)
+							dn_101_191 := merge(float64(1), ((pd_101_191 * cn_101_191) / s1_101_191), at_101_191)
+							r0_0_101_191, r1_0_101_191, r2_0_101_191 = s_101_191, dx_101_191, dn_101_191
 						}
-						s_87_182, dx_87_182, dn_87_182 = r0_0_92_182, r1_0_92_182, r2_0_92_182
+						s_96_191, dx_96_191, dn_96_191 = r0_0_101_191, r1_0_101_191, r2_0_101_191
 					}
-					r0_0_87_182, r1_0_87_182, r2_0_87_182 = s_87_182, dx_87_182, dn_87_182
+					r0_0_96_191, r1_0_96_191, r2_0_96_191 = s_96_191, dx_96_191, dn_96_191
 				}
-				sc_182, hc_182, nc_182 := r0_0_87_182, r1_0_87_182, r2_0_87_182
-				r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182 = sa_182, sb_182, sc_182, ha_182, hb_182, hc_182, na_182, nb_182, nc_182
+				sc_191, hc_191, nc_191 := r0_0_96_191, r1_0_96_191, r2_0_96_191
+				r0_0_191, r1_0_191, r2_0_191, r3_0_191, r4_0_191, r5_0_191, r6_0_191, r7_0_191, r8_0_191 = sa_191, sb_191, sc_191, ha_191, hb_191, hc_191, na_191, nb_191, nc_191
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_182, r1_0_182, r2_0_182, r3_0_182, r4_0_182, r5_0_182, r6_0_182, r7_0_182, r8_0_182
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_191, r1_0_191, r2_0_191, r3_0_191, r4_0_191, r5_0_191, r6_0_191, r7_0_191, r8_0_191
 			var (
-				r0_0_183 float64
-				r1_0_183 float64
-				r2_0_183 float64
-				r3_0_183 float64
-				r4_0_183 float64
-				r5_0_183 float64
+				r0_0_192 float64
+				r1_0_192 float64
+				r2_0_192 float64
+				r3_0_192 float64
+				r4_0_192 float64
+				r5_0_192 float64
 			)
 			{
-				k_183, ia_183, e_183, h_183, kk_183, l_183, sa_183, sb_183, sc_183, ha_183, hb_183, hc_183, nda_183, ndb_183, ndc_183, s_183, def_183, sig_183, sna_183, snb_183, snc_183, hkl_183, at_183, stride_183 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				c_183 := k_183.c
-				r_183 := k_183.lr
-				two_183 := float64(2)
-				fl_183 := ((sa_183 * sb_183) * sc_183)
-				fc_183, fd_183 := (&r_183.defaultF)[0], float64(1)
-				if c_183.HasHKL {
+				k_192, ia_192, e_192, h_192, kk_192, l_192, sa_192, sb_192, sc_192, ha_192, hb_192, hc_192, nda_192, ndb_192, ndc_192, s_192, def_192, sig_192, sna_192, snb_192, snc_192, hkl_192, at_192, stride_192 := k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				c_192 := k_192.c
+				r_192 := k_192.lr
+				two_192 := float64(2)
+				fl_192 := ((sa_192 * sb_192) * sc_192)
+				fc_192, fd_192 := (&r_192.defaultF)[0], float64(1)
+				if c_192.HasHKL {
 					var (
-						r0_0_135_183 float64
-						r1_0_135_183 float64
+						r0_0_144_192 float64
+						r1_0_144_192 float64
 					)
 					{
-						r_135_183, bits_135_183, miss_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183 := r_183, k_183.fhklBits, k_183.missBits, ia_183, h_183, kk_183, l_183
-						var r0_0_9_135_183 bool
+						r_144_192, bits_144_192, miss_144_192, ia_144_192, h_144_192, kk_144_192, l_144_192 := r_192, k_192.fhklBits, k_192.missBits, ia_192, h_192, kk_192, l_192
+						var r0_0_18_144_192 bool
 						{
-							r_9_135_183, ia_9_135_183, h_9_135_183, kk_9_135_183, l_9_135_183 := r_135_183, ia_135_183, h_135_183, kk_135_183, l_135_183
-							half_9_135_183 := float64(0.5)
-							hc_9_135_183, kc_9_135_183, lc_9_135_183 := math.Ceil((h_9_135_183 - half_9_135_183)), math.Ceil((kk_9_135_183 - half_9_135_183)), math.Ceil((l_9_135_183 - half_9_135_183))
-							hmin_9_135_183, kmin_9_135_183, lmin_9_135_183 := (&r_9_135_183.hmin)[0], (&r_9_135_183.kmin)[0], (&r_9_135_183.lmin)[0]
-							in_9_135_183 := ((((((hc_9_135_183 >= hmin_9_135_183) && (hc_9_135_183 <= (&r_9_135_183.hmax)[0])) && (kc_9_135_183 >= kmin_9_135_183)) && (kc_9_135_183 <= (&r_9_135_183.kmax)[0])) && (lc_9_135_183 >= lmin_9_135_183)) && (lc_9_135_183 <= (&r_9_135_183.lmax)[0]))
-							idx_9_135_183 := ((((hc_9_135_183 - hmin_9_135_183) * (&r_9_135_183.hstride)[0]) + ((kc_9_135_183 - kmin_9_135_183) * (&r_9_135_183.kstride)[0])) + (lc_9_135_183 - lmin_9_135_183))
-							storeInt32(merge(idx_9_135_183, float64(0), in_9_135_183), ia_9_135_183)
-							r0_0_9_135_183 = in_9_135_183
+							r_18_144_192, ia_18_144_192, h_18_144_192, kk_18_144_192, l_18_144_192 := r_144_192, ia_144_192, h_144_192, kk_144_192, l_144_192
+							half_18_144_192 := float64(0.5)
+							hc_18_144_192, kc_18_144_192, lc_18_144_192 := math.Ceil((h_18_144_192 - half_18_144_192)), math.Ceil((kk_18_144_192 - half_18_144_192)), math.Ceil((l_18_144_192 - half_18_144_192))
+							hmin_18_144_192, kmin_18_144_192, lmin_18_144_192 := (&r_18_144_192.hmin)[0], (&r_18_144_192.kmin)[0], (&r_18_144_192.lmin)[0]
+							in_18_144_192 := ((((((hc_18_144_192 >= hmin_18_144_192) && (hc_18_144_192 <= (&r_18_144_192.hmax)[0])) && (kc_18_144_192 >= kmin_18_144_192)) && (kc_18_144_192 <= (&r_18_144_192.kmax)[0])) && (lc_18_144_192 >= lmin_18_144_192)) && (lc_18_144_192 <= (&r_18_144_192.lmax)[0]))
+							idx_18_144_192 := ((((hc_18_144_192 - hmin_18_144_192) * (&r_18_144_192.hstride)[0]) + ((kc_18_144_192 - kmin_18_144_192) * (&r_18_144_192.kstride)[0])) + (lc_18_144_192 - lmin_18_144_192))
+							storeInt32(merge(idx_18_144_192, float64(0), in_18_144_192), ia_18_144_192)
+							r0_0_18_144_192 = in_18_144_192
 						}
-						in_135_183 := r0_0_9_135_183
-						f_135_183 := merge(math.Float64frombits(bits_135_183[ia_135_183[0]]), (&r_135_183.defaultF)[0], in_135_183)
-						fd_135_183 := float64(0)
-						if miss_135_183 != nil {
-							fd_135_183 = math.Float64frombits(miss_135_183[ia_135_183[0]])
+						in_144_192 := r0_0_18_144_192
+						f_144_192 := merge(math.Float64frombits(bits_144_192[ia_144_192[0]]), (&r_144_192.defaultF)[0], in_144_192)
+						fd_144_192 := float64(0)
+						if miss_144_192 != nil {
+							fd_144_192 = math.Float64frombits(miss_144_192[ia_144_192[0]])
 						}
-						r0_0_135_183, r1_0_135_183 = f_135_183, merge(fd_135_183, float64(1), in_135_183)
+						r0_0_144_192, r1_0_144_192 = f_144_192, merge(fd_144_192, float64(1), in_144_192)
 					}
-					fc_183, fd_183 = r0_0_135_183, r1_0_135_183
+					fc_192, fd_192 = r0_0_144_192, r1_0_144_192
 				}
-				ffl_183 := ((fc_183 * fc_183) * fl_183)
-				s1_183 := (s_183 + (ffl_183 * fl_183))
-				def1_183 := def_183
-				if k_183.perDef {
-					def1_183 = (def_183 + ((((two_183 * fc_183) * fl_183) * fl_183) * fd_183))
+				ffl_192 := ((fc_192 * fc_192) * fl_192)
+				s1_192 := (s_192 + (ffl_192 * fl_192))
+				def1_192 := def_192
+				if k_192.perDef {
+					def1_192 = (def_192 + ((((two_192 * fc_192) * fl_192) * fl_192) * fd_192))
 				}
-				tfl_183 := (two_183 * ffl_183)
-				xa_183, xb_183, xc_183 := (tfl_183 * (sb_183 * sc_183)), (tfl_183 * (sa_183 * sc_183)), (tfl_183 * (sa_183 * sb_183))
-				hbar_183, kbar_183, lbar_183 := (xa_183 * ha_183), (xb_183 * hb_183), (xc_183 * hc_183)
-				sig1_183 := (sig_183 + (((hbar_183 * (h_183 + (&e_183[0])[0])) + (kbar_183 * (kk_183 + (&e_183[1])[0]))) + (lbar_183 * (l_183 + (&e_183[2])[0]))))
-				na1_183, nb1_183, nc1_183 := (sna_183 + (xa_183 * nda_183)), (snb_183 + (xb_183 * ndb_183)), (snc_183 + (xc_183 * ndc_183))
-				if !c_183.Water {
-					s1_183 = merge(s_183, s1_183, (fl_183 == float64(0)))
+				tfl_192 := (two_192 * ffl_192)
+				xa_192, xb_192, xc_192 := (tfl_192 * (sb_192 * sc_192)), (tfl_192 * (sa_192 * sc_192)), (tfl_192 * (sa_192 * sb_192))
+				hbar_192, kbar_192, lbar_192 := (xa_192 * ha_192), (xb_192 * hb_192), (xc_192 * hc_192)
+				sig1_192 := (sig_192 + (((hbar_192 * (h_192 + (&e_192[0])[0])) + (kbar_192 * (kk_192 + (&e_192[1])[0]))) + (lbar_192 * (l_192 + (&e_192[2])[0]))))
+				na1_192, nb1_192, nc1_192 := (sna_192 + (xa_192 * nda_192)), (snb_192 + (xb_192 * ndb_192)), (snc_192 + (xc_192 * ndc_192))
+				if !c_192.Water {
+					s1_192 = merge(s_192, s1_192, (fl_192 == float64(0)))
 				}
-				hkl_183[at_183] = hbar_183
-				hkl_183[at_183+stride_183] = kbar_183
-				hkl_183[at_183+2*stride_183] = lbar_183
-				r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183 = s1_183, def1_183, sig1_183, na1_183, nb1_183, nc1_183
+				hkl_192[at_192] = hbar_192
+				hkl_192[at_192+stride_192] = kbar_192
+				hkl_192[at_192+2*stride_192] = lbar_192
+				r0_0_192, r1_0_192, r2_0_192, r3_0_192, r4_0_192, r5_0_192 = s1_192, def1_192, sig1_192, na1_192, nb1_192, nc1_192
 			}
-			s, def, sig, sna, snb, snc = r0_0_183, r1_0_183, r2_0_183, r3_0_183, r4_0_183, r5_0_183
+			s, def, sig, sna, snb, snc = r0_0_192, r1_0_192, r2_0_192, r3_0_192, r4_0_192, r5_0_192
 		}
 		t.s[p0] = s
 		t.def[p0] = def

@@ -100,11 +100,13 @@ const (
 )
 
 // The spot shapes' constants (kernel.lattice, shapeLatticeLanes): the
-// Gaussian's width 0.63 and the top-hat's radius² 0.3969 (0.63²), as the
+// Gaussian's width 0.63, the top-hat's radius² 0.3969 (0.63²) and the
+// round shape's scale √(the volume ratio of cube to sphere), as the
 // reference has them.
 const (
 	gaussWidth = 0.63
 	tophatR2   = 0.3969
+	roundScale = 0.723601254558268
 )
 
 // sinCosPi returns sin πx and cos πx.
