@@ -164,51 +164,69 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 }
 
 // RenderProgress is RenderSolidAngle calling progress, when not nil,
-// after each row of the first pass with the number of rows done so far
+// after each row rendered (once each) with the number of rows done so far
 // (from the goroutine that rendered it: progress must be safe for
 // concurrent use).
 func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) float64 {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
-	mode := interpNone
-	if c.Interpolate && c.HasHKL {
-		mode = interpOn
-	}
-	firstOOR := make([]int, c.SPixels) // per row: first out-of-range pixel, evaluation
+	firstOOR := make([]int, c.SPixels)      // per row: first out-of-range pixel, evaluation
 	firstEval := make([]int, c.SPixels)
-	lanes := k.forwardLanes() && mode == interpNone
 	var done atomic.Int64 // rows, for progress
-	parallelWorkers(c.SPixels, func() func(int) {
-		var rb *rowBuf
-		if lanes {
-			rb = k.newRowBuf()
-		}
-		return func(s int) {
-			renderRow(k, s, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb)
-			if progress != nil {
-				progress(int(done.Add(1)))
+	// render renders rows from … to-1 in mode, on the lane kernels where
+	// they apply (counting them for progress when count is set).
+	render := func(from, to int, mode interpMode, count bool) {
+		lanes := k.forwardLanes() && mode == interpNone
+		parallelWorkers(to-from, func() func(int) {
+			var rb *rowBuf
+			if lanes {
+				rb = k.newRowBuf()
+			}
+			return func(i int) {
+				renderRow(k, from+i, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb)
+				if progress != nil && count {
+					progress(int(done.Add(1)))
+				}
+			}
+		})
+	}
+	if !c.Interpolate || !c.HasHKL {
+		render(0, c.SPixels, interpNone, true)
+		return k.solidAngle(omegaRows)
+	}
+	// Interpolation: the reference switches it off for good at the first
+	// point out of the table's range in scan order. Rows are rendered
+	// interpolating in order, a batch of them at a time, until a batch
+	// holds that point; its pixel is rendered again up to that point
+	// (interpUntil), the rest of its row and the batch's later rows
+	// again and the rows after the batch for the first time, all
+	// without interpolation (whole rows on the lane kernels where they
+	// apply). Rendering every row interpolating
+	// and then the pixels after the point again, as before, did the
+	// image's work twice where the table does not cover the detector:
+	// 1.3–1.6× the reference's time at cubic 512² with P1.hkl.
+	batch := 4 * runtime.GOMAXPROCS(0)
+	p, e, next := -1, 0, 0
+	for next < c.SPixels && p < 0 {
+		to := min(c.SPixels, next+batch)
+		render(next, to, interpOn, true)
+		p, e = cutoff(c, firstOOR[:to], firstEval)
+		next = to
+	}
+	if p >= 0 {
+		ps := p / c.FPixels
+		v, _ := k.pixel(p%c.FPixels, ps, interpUntil, e, nil, nil)
+		out[p] = T(v)
+		for f := p%c.FPixels + 1; f < c.FPixels; f++ {
+			if c.Rendered(f, ps, in.Mask) {
+				v, _ := k.pixel(f, ps, interpNone, 0, nil, nil)
+				out[ps*c.FPixels+f] = T(v)
 			}
 		}
-	})
-	solid := k.solidAngle(omegaRows)
-	if mode != interpOn {
-		return solid
+		render(ps+1, next, interpNone, false)
+		render(next, c.SPixels, interpNone, true)
 	}
-	p, e := cutoff(c, firstOOR, firstEval)
-	if p < 0 {
-		return solid
-	}
-	v, _ := k.pixel(p%c.FPixels, p/c.FPixels, interpUntil, e, nil, nil)
-	out[p] = T(v)
-	parallelRows(c.SPixels, func(s int) {
-		for f := 0; f < c.FPixels; f++ {
-			if i := s*c.FPixels + f; i > p && c.Rendered(f, s, in.Mask) {
-				v, _ := k.pixel(f, s, interpNone, 0, nil, nil)
-				out[i] = T(v)
-			}
-		}
-	})
-	return solid
+	return k.solidAngle(omegaRows)
 }
 
 // renderRow renders row s of out for RenderSolidAngle (by the lane

@@ -85,15 +85,33 @@ func TestPolarization(t *testing.T) {
 // sequential walk gives, whatever the number of threads. The walk below is
 // written out evaluation by evaluation against the reference's loop.
 func TestInterpolationSwitchOff(t *testing.T) {
+	for _, g := range []struct {
+		name       string
+		table      int     // the table's h, k, l from −table to table
+		pix0       float64 // the beam's offset along the fast axis, mm
+		cutoffRows [2]int  // the rows the switch-off must fall in
+	}{
+		// A ±3 table: |l| passes 1 (where it can no longer hold the
+		// 4-point neighbourhood) a few pixels along the first row.
+		{"early", 3, 0.5, [2]int{0, 0}},
+		// A ±8 table with the beam above the middle of the first row:
+		// the switch-off comes in a later row, past the first batches of
+		// rows Render interpolates (4 per thread).
+		{"late", 8, 12.5, [2]int{5, 19}},
+	} {
+		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.cutoffRows) })
+	}
+}
+
+func testSwitchOff(t *testing.T, table int, pix0 float64, cutoffRows [2]int) {
 	c := &Config{FPixels: 24, SPixels: 20, Oversample: 2, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
 		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
-		ROIFMax: 24, ROISMax: 20, Interpolate: true, HasHKL: true, HMin: -3, HMax: 3, KMin: -3, KMax: 3, LMin: -3, LMax: 3}
+		ROIFMax: 24, ROISMax: 20, Interpolate: true, HasHKL: true,
+		HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table}
 	p := make([]float64, NParams)
 	// MOSFLM-like detector 100 mm away, 1 mm pixels, the beam on pixel
-	// (0, 0): with a 40 Å cell at 1 Å, |l| passes 1 (where the ±3 table can
-	// no longer hold the 4-point neighbourhood) a few pixels along the
-	// first row, so the switch-off comes part-way through the image.
-	copy(p[PPix0:], []float64{0.1, 0.0005, -0.0005})
+	// (pix0 − ½, 0), a 40 Å cell at 1 Å.
+	copy(p[PPix0:], []float64{0.1, 0.0005, -pix0 * 1e-3})
 	copy(p[PFdet:], []float64{0, 0, 1})
 	copy(p[PSdet:], []float64{0, -1, 0})
 	copy(p[PObs:], []float64{1, 0, 0})
@@ -101,12 +119,14 @@ func TestInterpolationSwitchOff(t *testing.T) {
 	copy(p[PCellB:], []float64{0, 40e-10, 0})
 	copy(p[PCellC:], []float64{0, 0, 40e-10})
 	p[PLambda], p[PFluence], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel], p[PFudge] = 1e-10, 1e24, 3, 3, 3, 7, 1e-3, 1
-	table := make([]float64, c.TableLen())
-	for i := range table {
-		table[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
+	tab := make([]float64, c.TableLen())
+	for i := range tab {
+		tab[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
 	}
-	in := &Inputs{P: p, Fhkl: table, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
+	in := &Inputs{P: p, Fhkl: tab, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
 
+	// The walk written out evaluation by evaluation against the
+	// reference's loop.
 	want := make([]float64, c.FPixels*c.SPixels)
 	k := newKernel(c, in)
 	off, cut := false, -1
@@ -123,8 +143,8 @@ func TestInterpolationSwitchOff(t *testing.T) {
 		}
 		want[i] = v
 	}
-	if cut <= 0 || cut >= len(want)-1 {
-		t.Fatalf("switch-off at pixel %d: the test geometry must switch part-way through", cut)
+	if cut <= 0 || cut >= len(want)-1 || cut/c.FPixels < cutoffRows[0] || cut/c.FPixels > cutoffRows[1] {
+		t.Fatalf("switch-off at pixel %d (row %d): the test geometry must switch part-way through, in rows %v", cut, cut/c.FPixels, cutoffRows)
 	}
 	if got, _ := InterpolationCutoff(c, in); got != cut {
 		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", got, cut)
