@@ -572,6 +572,10 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 	return exp(-float64(t)*k.thickStep*k.mu/par) - exp(-float64(t+1)*k.thickStep*k.mu/par)
 }
 
+// forwardLanes reports whether the forward rows run on the lane kernels
+// (pixelsLanes and its variants).
+func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes }
+
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
 // sources, φ steps, mosaic domains. The cached factors (ω, polarization,
 // capture fraction) are recomputed where the reference recomputes them:
@@ -581,10 +585,6 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 // second result is the index of the first evaluation whose interpolation
 // neighbourhood left the table (interpOn only), or −1. tr, when not nil,
 // records what -printout prints (Tracer).
-// forwardLanes reports whether the forward rows run on the lane kernels
-// (pixelsLanes and its variants).
-func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes }
-
 func (k *kernel) pixel(fpix, spix int, mode interpMode, until int, omegaSum *float64, tr *Trace) (float64, int) {
 	c := k.c
 	sum := k.ibg
