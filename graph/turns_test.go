@@ -26,6 +26,11 @@ var turnCases = map[string][]string{
 	// Tricubic interpolation of P1.hkl's structure factors (the general
 	// walk), cubic 512², inside the table's range everywhere.
 	"interpolate": append(cubic(512, 100), "-hkl", filepath.Join(inputsDir(), "P1.hkl"), "-interpolate"),
+	// The Gaussian spot shape, cubic 512² (its forward on the lanes, its
+	// gradient on the general loops).
+	"gauss": append(cubic(512, 100), "-gauss_xtal"),
+	// Whole N beyond the Chebyshev form, cubic 512².
+	"n50": append(cubic(512, 100), "-N", "50"),
 }
 
 // inputsDir is testdata/inputs, found from this file's directory.

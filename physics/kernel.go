@@ -437,7 +437,11 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i] = nOne
 		case whole(n) && n <= maxChebyshevN:
 			k.nmode[i] = nChebyshev
-		case !whole(n) && n < maxRatioN:
+		case n < maxRatioN:
+			// Whole N beyond maxChebyshevN too: the general loops'
+			// sincgRatio is sin(Nπd)/sin(πd) on the same offset with the
+			// sign (−1)^((N−1)m) of the definition, which F_latt² does
+			// not see (the same bits: TestPixelSimple).
 			k.nmode[i] = nRatio
 		default:
 			k.nmode[i], axes = nGeneral, false

@@ -67,11 +67,11 @@ type laneReps struct {
 const (
 	nOne       int8 = iota // N ≤ 1: the factor is 1
 	nChebyshev             // whole 1 < N ≤ maxChebyshevN: U_{N−1}(cos πx)
-	nRatio                 // 1 < N < maxRatioN, not whole: sin(Nπd)/sin(πd)
+	nRatio                 // 1 < N < maxRatioN, not whole or beyond maxChebyshevN: sin(Nπd)/sin(πd)
 	nGeneral               // any other N: only the general loops
 )
 
-// maxRatioN bounds the N that is not whole of the lane kernels: N·d
+// maxRatioN bounds the N of the ratio form on the lane kernels: N·d
 // stays below 2⁵¹ and is rounded as the kernels round.
 const maxRatioN = 1 << 20
 

@@ -30,10 +30,11 @@ func TestPixelSimple(t *testing.T) {
 		{"-hkl " + inputs + "/P1.hkl -water 50", true, [3]float64{}},
 		{"-nopolar -point_pixel -detector_rotx 3 -twotheta 5", true, [3]float64{}},
 		{"-detpixels_x 150 -detpixels_y 4 -roi 3 140 1 2", true, [3]float64{}}, // rows of several chunks
-		{"-N 40", false, [3]float64{}},
+		{"-N 40", true, [3]float64{}},
+		{"-Na 33 -Nb 64 -Nc 101 -mosaic 0.5 -mosaic_domains 3", true, [3]float64{}},
 		{"-Na 3", true, [3]float64{}},
 		{"-Na 1 -Nb 32 -Nc 2", true, [3]float64{}},
-		{"-Na 33", false, [3]float64{}},
+		{"-Na 33", true, [3]float64{}},
 		// N as a fit moves it: not whole, mixed, beyond the lanes' range.
 		{"", true, [3]float64{5.3, 4.71, 6.02}},
 		{"-mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl", true, [3]float64{5, 4.5, 0.8}},
@@ -193,7 +194,11 @@ func TestShortcutGradients(t *testing.T) {
 	cases = append(cases, structure{"", [3]float64{5.3, 4.71, 6.02}},
 		structure{"-mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40", [3]float64{5, 4.5, 0.8}},
 		structure{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", [3]float64{2.5, 3, 7.25}},
-		structure{"-oversample 2 -polar 0.8", [3]float64{5.3, 1, 6}})
+		structure{"-oversample 2 -polar 0.8", [3]float64{5.3, 1, 6}},
+		// Whole N beyond the Chebyshev form (the ratio of sines, as for
+		// N not whole).
+		structure{"-Na 33 -Nb 40 -Nc 64 -polar 0.8", [3]float64{}},
+		structure{"-oversample 2", [3]float64{48, 5, 33.5}})
 	for _, sc := range cases {
 		extra := sc.extra
 		cfg, in := freshInputs(t, base+" "+extra)
