@@ -409,7 +409,18 @@
 //     lane, with expLanes for e^x, ≤ 2 ulp from math.Exp): at 1024²
 //     0.02–0.04 s against the reference's 0.43 and 0.28 s, with 10
 //     mosaic domains 0.08 s against 0.83 s (before: 0.15, 0.08 and
-//     0.91 s). Their gradients still take the general loops.
+//     0.91 s); the round shape (sinc3Lanes, sin and cos of π√u from
+//     the π-scaled polynomials) 0.15 → 0.03 s, reference 0.25 s. Their
+//     gradients still take the general loops (the Gaussian's 25× its
+//     forward at 512²). Whole N above 32 took the general loops; the
+//     lanes' ratio form for N not whole gives the same images (the sign
+//     of the definition aside, which F_latt² does not see): N 50 at
+//     1024² 1.7 → 0.2 s (reference 1.7 s), its gradient 0.09× at 512².
+//     An interpolating render rendered the whole image interpolating and
+//     then every pixel after the reference's switch-off point again:
+//     now in batches of rows until the batch that holds the point, the
+//     rest once, on the lanes (P1.hkl, 512²: 0.11 → 0.02 s, reference
+//     0.07 s).
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
