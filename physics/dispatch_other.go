@@ -17,6 +17,10 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsShapeLanes(rb, n)
 		return
 	}
+	if k.dminLanes {
+		k.pixelsAxesDminLanes(rb, n)
+		return
+	}
 	if k.lr.axes {
 		k.pixelsAxesLanes(rb, n)
 		return

@@ -112,7 +112,7 @@ func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	axes := k.lr.axes
-	shape := k.shapeLanes
+	shape, dmin := k.shapeLanes, k.dminLanes
 	switch {
 	case k.tier == tierAVX512 && shape:
 		k.pixelsShapeLanesAVX512(rb, n)
@@ -120,6 +120,12 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsShapeLanesAVX2(rb, n)
 	case shape:
 		k.pixelsShapeLanes(rb, n)
+	case k.tier == tierAVX512 && dmin:
+		k.pixelsAxesDminLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && dmin:
+		k.pixelsAxesDminLanesAVX2(rb, n)
+	case dmin:
+		k.pixelsAxesDminLanes(rb, n)
 	case k.tier == tierAVX512 && axes:
 		k.pixelsAxesLanesAVX512(rb, n)
 	case k.tier == tierAVX512:

@@ -376,6 +376,7 @@ type kernel struct {
 	whole                bool    // Na, Nb, Nc are all whole numbers
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
+	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -447,11 +448,12 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i], axes = nGeneral, false
 		}
 	}
-	flat := !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick && !(k.dmin > 0)
-	k.simple = flat && c.Shape == Square && axes
-	k.shapeLanes = flat && c.Shape != Square
+	flat := !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick
+	k.simple = flat && c.Shape == Square && axes && !(k.dmin > 0)
+	k.shapeLanes = flat && c.Shape != Square && !(k.dmin > 0)
+	k.dminLanes = flat && c.Shape == Square && axes && k.dmin > 0
 	if generalOnly {
-		k.simple, k.shapeLanes = false, false
+		k.simple, k.shapeLanes, k.dminLanes = false, false, false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -523,7 +525,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.shapeLanes = false, false
+		k.simple, k.shapeLanes, k.dminLanes = false, false, false
 	}
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
@@ -578,7 +580,7 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 
 // forwardLanes reports whether the forward rows run on the lane kernels
 // (pixelsLanes and its variants).
-func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes }
+func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes || k.dminLanes }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
 // sources, φ steps, mosaic domains. The cached factors (ω, polarization,

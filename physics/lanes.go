@@ -298,6 +298,7 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
 //lanegen:variant termsShapeLanes sincg3Lanes=shapeLatticeLanes
+//lanegen:variant termsAxesDminLanes sincg3Lanes=sincgAxesLanes dminKeepLanes=dminMergeLanes
 func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar vf) (vf, vf) {
 	c := k.c
 	n := k.nn[0]
@@ -306,6 +307,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 		sr := &r.src[si]
 		il := vrep(&sr.il)
 		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
+		sum0, polar0 := sum, polar
 		if m := polar.Equal(zero); vany(m) {
 			var p vf
 			if r.kahnZero {
@@ -333,8 +335,31 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 			}
 			sum = s
 		}
+		sum, polar = dminKeepLanes(r, sum0, polar0, sum, polar, qx, qy, qz)
 	}
 	return sum, polar
+}
+
+// dminKeepLanes is termsLanes' step after a source's terms without
+// -dmin: it keeps them (sum, polar). (The arguments are
+// dminMergeLanes', whose place it takes in termsAxesDminLanes.)
+//
+//lanegen:inline
+func dminKeepLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, vf) {
+	return sum, polar
+}
+
+// dminMergeLanes is dminKeepLanes with -dmin: where the source's
+// scattering vector q is beyond the resolution limit, sin θ/λ = ½|q| > 0
+// and dmin > 1/(2 sin θ/λ), it puts back the sum and the polarization
+// from before the source (sum0, polar0), as the general loops skip the
+// source there (the polarization then comes from a later source).
+//
+//lanegen:inline
+func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, vf) {
+	stol := vk(0.5).Mul(qx.Mul(qx).Add(qy.Mul(qy)).Add(qz.Mul(qz)).Sqrt())
+	skip := stol.Greater(vk(0)).And(vrep(&r.dmin).Greater(vk(0.5).Div(stol)))
+	return sum0.Merge(sum, skip), polar0.Merge(polar, skip)
 }
 
 // subpixelLanes adds the terms of one sub-pixel to sum: its position from
@@ -346,6 +371,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 //lanegen:inline
 //lanegen:variant subpixelAxesLanes termsLanes=termsAxesLanes
 //lanegen:variant subpixelShapeLanes termsLanes=termsShapeLanes
+//lanegen:variant subpixelAxesDminLanes termsLanes=termsAxesDminLanes
 func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
@@ -382,6 +408,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 //
 //lanegen:variant pixelsAxesLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesLanes
 //lanegen:variant pixelsShapeLanes termsLanes=termsShapeLanes subpixelLanes=subpixelShapeLanes
+//lanegen:variant pixelsAxesDminLanes termsLanes=termsAxesDminLanes subpixelLanes=subpixelAxesDminLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr

@@ -50,6 +50,7 @@ type laneReps struct {
 	shape                                                Shape      // the crystal's (shapeLatticeLanes: Gauss or Tophat)
 	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
 	nabc, fudge                                          laneVal    // Na·Nb·Nc and the spot shapes' fudge
+	dmin                                                 laneVal    // the resolution limit (dminMergeLanes)
 	axes                                                 bool       // N per axis (sincgAxesLanes), not one whole N for all three
 	nmode                                                [3]int8    // per axis: nOne, nChebyshev or nRatio
 	nn                                                   [3]int     // per axis: whole N (nChebyshev)
@@ -93,7 +94,7 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		negZero: repeat(math.Copysign(0, -1)),
 		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD),
 		shape: c.Shape, astar: repeat3(k.astar), bstar: repeat3(k.bstar), cstar: repeat3(k.cstar),
-		nabc: repeat(k.nabc), fudge: repeat(k.fudge)}
+		nabc: repeat(k.nabc), fudge: repeat(k.fudge), dmin: repeat(k.dmin)}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)

@@ -51,7 +51,14 @@ func TestPixelSimple(t *testing.T) {
 		{"-gauss_xtal", true, [3]float64{}},
 		{"-tophat_spots -fudge 4", true, [3]float64{}},
 		{"-gauss_xtal -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{5.3, 4.71, 6.02}},
-		{"-dmin 3", false, [3]float64{}},
+		// -dmin: 0.5/(sin θ/λ) is 100 Å over the pixel's distance from the
+		// beam in mm here, so 80 Å leaves out the outer pixels (the
+		// corners are 1.7 mm out) and 3 Å none.
+		{"-dmin 3", true, [3]float64{}},
+		{"-dmin 80", true, [3]float64{}},
+		{"-dmin 75 -mosaic 0.5 -mosaic_domains 3 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true, [3]float64{}},
+		{"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -hkl " + inputs + "/P1.hkl", true, [3]float64{5.3, 4.71, 6.02}},
+		{"-dmin 80 -gauss_xtal", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)
 		if c.n != [3]float64{} {
