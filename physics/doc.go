@@ -420,7 +420,9 @@
 //     then every pixel after the reference's switch-off point again:
 //     now in batches of rows until the batch that holds the point, the
 //     rest once, on the lanes (P1.hkl, 512²: 0.11 → 0.02 s, reference
-//     0.07 s). -dmin on the forward lanes (dminMergeLanes puts a
+//     0.07 s); its gradient takes the loss rows after the switch-off
+//     point's row, and finds the point in the same batches (0.085×,
+//     1.8× its forward). -dmin on the forward lanes (dminMergeLanes puts a
 //     source's terms back where q is beyond the limit): 1024² with 10
 //     domains 0.50 → 0.08 s, reference 1.45 s.
 //

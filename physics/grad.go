@@ -1,6 +1,9 @@
 package physics
 
-import "math"
+import (
+	"math"
+	"runtime"
+)
 
 // Gradient is the pixel physics' backward pass: given dI, the gradient of
 // a loss with respect to every pixel of the image Render computes, it
@@ -43,7 +46,7 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 		return t
 	}
 	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
-	if k.lossRows() {
+	if k.lossRowStructure() {
 		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
 			k.lossRow(s, in.Mask, l, a, w, sum, comp, pixel)
 		}
@@ -89,7 +92,10 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 			a := make([]float64, L)
 			var sum, comp float64
 			for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
-				if row != nil {
+				// The loss rows take the rows that do not interpolate:
+				// every row without interpolation, those after the
+				// switch-off point's row with it.
+				if row != nil && (mode == interpNone || cut >= 0 && s > cut/c.FPixels) {
 					row(s, a, w, &sum, &comp)
 					continue
 				}
@@ -132,23 +138,33 @@ const gradTiles = 64
 
 // interpolationCutoff runs the forward pass with interpolation on and
 // returns the first rendered pixel (scan order) and evaluation at which the
-// reference would switch it off, or −1.
+// reference would switch it off, or −1: row by row up to each row's first
+// such point, in batches of rows in order (as RenderProgress), stopping
+// after the first batch that holds one.
 func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 	c := k.c
 	firstOOR := make([]int, c.SPixels)
 	firstEval := make([]int, c.SPixels)
-	parallelRows(c.SPixels, func(s int) {
-		firstOOR[s] = -1
-		for f := 0; f < c.FPixels; f++ {
-			if c.Rendered(f, s, mask) {
-				if _, e := k.pixel(f, s, interpOn, 0, nil, nil); e >= 0 {
-					firstOOR[s], firstEval[s] = f, e
-					return
+	batch := 4 * runtime.GOMAXPROCS(0)
+	for next := 0; next < c.SPixels; next += batch {
+		to := min(c.SPixels, next+batch)
+		parallelRows(to-next, func(i int) {
+			s := next + i
+			firstOOR[s] = -1
+			for f := 0; f < c.FPixels; f++ {
+				if c.Rendered(f, s, mask) {
+					if _, e := k.pixel(f, s, interpOn, 0, nil, nil); e >= 0 {
+						firstOOR[s], firstEval[s] = f, e
+						return
+					}
 				}
 			}
+		})
+		if p, e := cutoff(c, firstOOR[:to], firstEval); p >= 0 {
+			return p, e
 		}
-	})
-	return cutoff(c, firstOOR, firstEval)
+	}
+	return -1, 0
 }
 
 // geo is one sub-pixel's geometry: its coordinates on the detector, lab

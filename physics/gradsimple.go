@@ -518,13 +518,22 @@ const (
 	minLossChunk = 4
 )
 
-// lossRows reports whether LossGradient runs the loss rows (lossRow):
-// for the structures kernel.simple covers without interpolation, always
-// with one sub-pixel in one layer, with more within maxLossSubs and
-// minLossChunk.
+// lossRows reports whether LossGradient runs the loss rows (lossRow) for
+// every row: for the structures kernel.simple covers without
+// interpolation (lossRowStructure).
 func (k *kernel) lossRows() bool {
 	c := k.c
-	if !k.simple || c.Interpolate && c.HasHKL {
+	return k.lossRowStructure() && !(c.Interpolate && c.HasHKL)
+}
+
+// lossRowStructure reports whether the loss rows take the structure's
+// rows that do not interpolate (with interpolation, those after the
+// reference's switch-off point: kernel.reduce): the structures
+// kernel.simple covers, always with one sub-pixel in one layer, with
+// more within maxLossSubs and minLossChunk.
+func (k *kernel) lossRowStructure() bool {
+	c := k.c
+	if !k.simple {
 		return false
 	}
 	J := c.ThickSteps * c.Oversample * c.Oversample
