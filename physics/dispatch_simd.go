@@ -20,9 +20,10 @@ var hasAVX = archsimd.X86.AVX()
 // are after every asynchronous preemption (the runtime restores the
 // 512-bit registers), and stay so until the next VZEROUPPER: a loop of
 // math.Exp calls ran 50× slower here (Intel Xeon, AVX-512), the
-// Gaussian spot shape's image 8× slower than the default build's, the
-// Poisson noise 2.7×. Clearing them before each call costs a cycle or
-// two.
+// Gaussian spot shape's image (which now takes expLanes) 8× slower than
+// the default build's, the Poisson noise 2.7×. The callers: the sensor's
+// capture fraction and its adjoint, and the noise. Clearing them before
+// each call costs a cycle or two.
 func exp(x float64) float64 {
 	if hasAVX {
 		archsimd.ClearAVXUpperBits()

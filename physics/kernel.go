@@ -151,9 +151,11 @@ type Inputs struct {
 // With Config.Interpolate the reference switches interpolation off for the
 // rest of its run at the first evaluation whose tricubic neighbourhood
 // leaves the table, walking pixels in scan order. Render reproduces that
-// independently of threads: a first pass interpolates everywhere and finds
-// the first such evaluation; pixels from there on are computed again with
-// interpolation off from that evaluation onwards.
+// independently of threads: rows are rendered interpolating, in order, a
+// batch of them at a time, until a batch holds the first such evaluation;
+// from that evaluation on (the rest of its pixel, its row and the batch
+// again, the later rows once) pixels are computed with interpolation off
+// (RenderProgress).
 func Render[T float32 | float64](c *Config, in *Inputs, out []T) { RenderSolidAngle(c, in, out) }
 
 // RenderSolidAngle is Render that also returns what SolidAngle returns,
@@ -440,9 +442,11 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i] = nChebyshev
 		case n < maxRatioN:
 			// Whole N beyond maxChebyshevN too: the general loops'
-			// sincgRatio is sin(Nπd)/sin(πd) on the same offset with the
-			// sign (−1)^((N−1)m) of the definition, which F_latt² does
-			// not see (the same bits: TestPixelSimple).
+			// sincgRatio is sin(Nπd)/sin(πd) on the offset d from the
+			// nearest integer (at half-integers the other one of the two,
+			// with the same magnitude) with the sign (−1)^((N−1)m) of the
+			// definition, which F_latt² does not see (the same bits:
+			// TestPixelSimple).
 			k.nmode[i] = nRatio
 		default:
 			k.nmode[i], axes = nGeneral, false
@@ -819,7 +823,8 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 	return fs[:n], f
 }
 
-// rowLanes renders row spix for the structures kernel.simple covers with
+// rowLanes renders row spix for the structures the forward lane kernels
+// cover (kernel.forwardLanes: kernel.simple's, the spot shapes, -dmin) with
 // the lane kernel the CPU runs (pixelsLanes: the general loop's
 // arithmetic in its order, TestPixelSimple checks the bits). It adds the
 // ω terms to omegaSum in pixel order.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -82,31 +83,42 @@ func TestPolarization(t *testing.T) {
 // TestInterpolationSwitchOff: the reference walks pixels in scan order and
 // switches interpolation off for good at the first evaluation whose 4×4×4
 // neighbourhood leaves the table. Render must give exactly what that
-// sequential walk gives, whatever the number of threads. The walk below is
-// written out evaluation by evaluation against the reference's loop.
+// sequential walk gives, whatever the number of threads, with masks and
+// ROIs, with the solid angle SolidAngle sums and one progress call per
+// row. The walk below is written out evaluation by evaluation against the
+// reference's loop.
 func TestInterpolationSwitchOff(t *testing.T) {
+	all := [4]int{0, 23, 0, 19}
 	for _, g := range []struct {
 		name       string
 		table      int     // the table's h, k, l from −table to table
 		pix0       float64 // the beam's offset along the fast axis, mm
-		cutoffRows [2]int  // the rows the switch-off must fall in
+		mask       bool    // every fifth pixel left out
+		roi        [4]int  // fmin, fmax, smin, smax
+		cutoffRows [2]int  // the rows the switch-off must fall in (−1: none)
 	}{
 		// A ±3 table: |l| passes 1 (where it can no longer hold the
 		// 4-point neighbourhood) a few pixels along the first row.
-		{"early", 3, 0.5, [2]int{0, 0}},
+		{"early", 3, 0.5, false, all, [2]int{0, 0}},
+		{"early, mask, ROI", 3, 0.5, true, [4]int{3, 21, 0, 19}, [2]int{0, 0}},
 		// A ±8 table with the beam above the middle of the first row:
-		// the switch-off comes in a later row, past the first batches of
-		// rows Render interpolates (4 per thread).
-		{"late", 8, 12.5, [2]int{5, 19}},
+		// the switch-off comes in row 15, past the first batches of rows
+		// Render interpolates (4 per thread: with 3 threads row 15 is
+		// inside a batch, whose later rows are rendered again).
+		{"late", 8, 12.5, false, all, [2]int{15, 15}},
+		{"late, mask", 8, 12.5, true, all, [2]int{15, 15}},
+		{"late, mask, ROI", 8, 12.5, true, [4]int{2, 20, 1, 17}, [2]int{5, 17}},
+		// A ±20 table holds every point: no switch-off.
+		{"none", 20, 12.5, false, all, [2]int{-1, -1}},
 	} {
-		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.cutoffRows) })
+		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.mask, g.roi, g.cutoffRows) })
 	}
 }
 
-func testSwitchOff(t *testing.T, table int, pix0 float64, cutoffRows [2]int) {
+func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int) {
 	c := &Config{FPixels: 24, SPixels: 20, Oversample: 2, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
 		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
-		ROIFMax: 24, ROISMax: 20, Interpolate: true, HasHKL: true,
+		ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], Interpolate: true, HasHKL: true,
 		HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table}
 	p := make([]float64, NParams)
 	// MOSFLM-like detector 100 mm away, 1 mm pixels, the beam on pixel
@@ -124,6 +136,15 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, cutoffRows [2]int) {
 		tab[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
 	}
 	in := &Inputs{P: p, Fhkl: tab, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
+	if mask {
+		c.HasMask = true
+		in.Mask = make([]float64, c.FPixels*c.SPixels)
+		for i := range in.Mask {
+			if i%5 != 2 {
+				in.Mask[i] = 1
+			}
+		}
+	}
 
 	// The walk written out evaluation by evaluation against the
 	// reference's loop.
@@ -132,6 +153,9 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, cutoffRows [2]int) {
 	off, cut := false, -1
 	for i := range want {
 		f, s := i%c.FPixels, i/c.FPixels
+		if !c.Rendered(f, s, in.Mask) {
+			continue
+		}
 		if off {
 			want[i], _ = k.pixel(f, s, interpNone, 0, nil, nil)
 			continue
@@ -143,21 +167,38 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, cutoffRows [2]int) {
 		}
 		want[i] = v
 	}
-	if cut <= 0 || cut >= len(want)-1 || cut/c.FPixels < cutoffRows[0] || cut/c.FPixels > cutoffRows[1] {
+	if cutoffRows[0] < 0 {
+		if cut >= 0 {
+			t.Fatalf("switch-off at pixel %d: the test geometry must have none", cut)
+		}
+	} else if cut <= 0 || cut >= len(want)-1 || cut/c.FPixels < cutoffRows[0] || cut/c.FPixels > cutoffRows[1] {
 		t.Fatalf("switch-off at pixel %d (row %d): the test geometry must switch part-way through, in rows %v", cut, cut/c.FPixels, cutoffRows)
 	}
 	if got, _ := InterpolationCutoff(c, in); got != cut {
 		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", got, cut)
 	}
-	for _, procs := range []int{1, 2, 7} {
+	solid := SolidAngle(c, in)
+	for _, procs := range []int{1, 2, 3, 7} {
 		old := runtime.GOMAXPROCS(procs)
 		got := make([]float64, len(want))
-		Render(c, in, got)
+		var mu sync.Mutex
+		calls, most := 0, 0
+		sa := RenderProgress(c, in, got, func(rows int) {
+			mu.Lock()
+			calls, most = calls+1, max(most, rows)
+			mu.Unlock()
+		})
 		runtime.GOMAXPROCS(old)
 		for i := range want {
-			if got[i] != want[i] {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("GOMAXPROCS=%d: pixel %d = %g, sequential walk %g", procs, i, got[i], want[i])
 			}
+		}
+		if math.Float64bits(sa) != math.Float64bits(solid) {
+			t.Errorf("GOMAXPROCS=%d: solid angle %.17g, SolidAngle %.17g", procs, sa, solid)
+		}
+		if calls != c.SPixels || most != c.SPixels {
+			t.Errorf("GOMAXPROCS=%d: %d progress calls, the last %d rows; want %d", procs, calls, most, c.SPixels)
 		}
 	}
 }

@@ -121,8 +121,8 @@ func sincg3Lanes(r *laneReps, h, kk, l vf, n int) vf {
 // with q in pieces as cosPiLanes evaluates its polynomial, then 2^k
 // put in by its bit pattern. k + 1023 comes with k: x·log₂e + expMagic
 // holds it in its low bits, which a shift moves into the exponent field.
-// Where 2^k is not a normal number (k < −1000 or k > 1000) it is put in
-// as 2^(k±600)·2^∓600, so that results down to the subnormals and up to
+// Near the ends of its range (k < −1000 or k > 1000, a margin on where
+// 2^k stops being a normal number) it is put in as 2^(k±600)·2^∓600, so that results down to the subnormals and up to
 // the overflow come out as their products round; x is first clamped to
 // [−746, 710], beyond which e^x is 0 or +∞ in float64 (a NaN stays a
 // NaN). TestExpLanes measures it against math.Exp: ≤ 2 ulp apart, 85 %
@@ -293,7 +293,10 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
 // one whole N on all three axes. ia is cellFLanes' scratch. Its
-// copy termsAxesLanes takes N per axis (laneReps.axes).
+// copies: termsAxesLanes takes N per axis (laneReps.axes),
+// termsShapeLanes the spot shapes' F_latt (shapeLatticeLanes) and
+// termsAxesDminLanes also leaves out a source's terms beyond -dmin
+// (dminMergeLanes in dminKeepLanes' place).
 //
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
@@ -391,7 +394,9 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 }
 
 // pixelsLanes computes the pixels of a row for the structures
-// kernel.simple covers, in the general loop's order: sensor layers,
+// kernel.simple covers (its copies pixelsAxesLanes, pixelsShapeLanes and
+// pixelsAxesDminLanes those of termsLanes' copies: kernel.forwardLanes),
+// in the general loop's order: sensor layers,
 // sub-pixels, sources, orientations; ω and polarization from the first
 // sub-pixel where they are not 0. The row's pixels are given by
 // float64(f·Oversample) in rb.f[:n] (repeated past the last to a whole

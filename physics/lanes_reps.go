@@ -47,7 +47,7 @@ type laneReps struct {
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
 	pitch2, closeD                                       laneVal
-	shape                                                Shape      // the crystal's (shapeLatticeLanes: Gauss or Tophat)
+	shape                                                Shape      // the crystal's (shapeLatticeLanes: Round, Gauss or Tophat)
 	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
 	nabc, fudge                                          laneVal    // Na·Nb·Nc and the spot shapes' fudge
 	dmin                                                 laneVal    // the resolution limit (dminMergeLanes)

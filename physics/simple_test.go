@@ -164,6 +164,8 @@ func TestShortcutGradients(t *testing.T) {
 		// row, the loss rows after it.
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 2":                                                                                 true,
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3": true,
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2":                               true,
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2":                               true,
 	}
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
 	type structure struct {
@@ -205,6 +207,10 @@ func TestShortcutGradients(t *testing.T) {
 		// are all 100, which interpolation leaves as they are.
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 2",
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
+		// … and part-way through a pixel (row 33, its third evaluation)
+		// and part-way along a row (row 0, pixel 19), found by a review.
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
 	} {
 		cases = append(cases, structure{extra: extra})
 	}
