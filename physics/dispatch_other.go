@@ -21,6 +21,10 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsAxesDminLanes(rb, n)
 		return
 	}
+	if k.curvedLanes {
+		k.pixelsAxesCurvedLanes(rb, n)
+		return
+	}
 	if k.lr.axes {
 		k.pixelsAxesLanes(rb, n)
 		return

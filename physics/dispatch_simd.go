@@ -127,6 +127,12 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsAxesDminLanesAVX2(rb, n)
 	case dmin:
 		k.pixelsAxesDminLanes(rb, n)
+	case k.tier == tierAVX512 && k.curvedLanes:
+		k.pixelsAxesCurvedLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && k.curvedLanes:
+		k.pixelsAxesCurvedLanesAVX2(rb, n)
+	case k.curvedLanes:
+		k.pixelsAxesCurvedLanes(rb, n)
 	case k.tier == tierAVX512 && axes:
 		k.pixelsAxesLanesAVX512(rb, n)
 	case k.tier == tierAVX512:

@@ -190,12 +190,7 @@ func (k *kernel) geomInto(g *geo, f, s, subF, subS, t int) {
 	}
 	g.pos = g.flat
 	if k.c.Curved {
-		var v [3]float64
-		for i := 0; i < 3; i++ {
-			v[i] = k.distance * k.c.Beam[i]
-		}
-		v = rotateAxis(v, k.sd, g.flat[1]/k.distance)
-		g.pos = rotateAxis(v, k.fd, g.flat[2]/k.distance)
+		g.pos = k.bend(g.flat)
 	}
 	g.r = math.Sqrt(dot(g.pos, g.pos))
 	g.invR = 1 / g.r

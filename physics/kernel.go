@@ -379,6 +379,7 @@ type kernel struct {
 	simple               bool    // the lane kernels apply: flat detector, no -oversample_* rules, parallelepiped with every N in nmode's forms, no -dmin
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
+	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -452,12 +453,14 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i], axes = nGeneral, false
 		}
 	}
-	flat := !c.Curved && !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick
+	rules := !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick
+	flat := !c.Curved && rules
 	k.simple = flat && c.Shape == Square && axes && !(k.dmin > 0)
 	k.shapeLanes = flat && c.Shape != Square && !(k.dmin > 0)
 	k.dminLanes = flat && c.Shape == Square && axes && k.dmin > 0
+	k.curvedLanes = c.Curved && rules && c.Shape == Square && axes && !(k.dmin > 0)
 	if generalOnly {
-		k.simple, k.shapeLanes, k.dminLanes = false, false, false
+		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes = false, false, false, false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -529,7 +532,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.shapeLanes, k.dminLanes = false, false, false
+		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes = false, false, false, false
 	}
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
@@ -562,12 +565,8 @@ func (k *kernel) flat(fdet, sdet, odet float64) (x, y, z float64) {
 // does: the lab y and z components, read as arc lengths, become rotations
 // of distance·beam about the slow then the fast axis.
 func (k *kernel) bend(pos [3]float64) [3]float64 {
-	var v [3]float64
-	for i := 0; i < 3; i++ {
-		v[i] = k.distance * k.c.Beam[i]
-	}
-	v = rotateAxis(v, k.sd, pos[1]/k.distance)
-	return rotateAxis(v, k.fd, pos[2]/k.distance)
+	x, y, z := bendLanes(k.lr, pos[0], pos[1], pos[2]) // the lanes' on one lane
+	return [3]float64{x, y, z}
 }
 
 // omega is the solid angle of a sub-pixel at distance r = 1/invR:
@@ -584,7 +583,7 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 
 // forwardLanes reports whether the forward rows run on the lane kernels
 // (pixelsLanes and its variants).
-func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes || k.dminLanes }
+func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes || k.dminLanes || k.curvedLanes }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
 // sources, φ steps, mosaic domains. The cached factors (ω, polarization,

@@ -201,6 +201,49 @@ func sinc3Lanes(u vf) vf {
 	return vk(1).Merge(vk(3).Mul(s.Div(x).Sub(c)).Div(x.Mul(x)), x.Equal(vk(0)))
 }
 
+// bendKeepLanes is the forward rows' step after a sub-pixel's position
+// on the flat detector: it keeps it. (The arguments are bendLanes',
+// whose place it takes on the curved detector.)
+//
+//lanegen:inline
+func bendKeepLanes(r *laneReps, x, y, z vf) (vf, vf, vf) {
+	return x, y, z
+}
+
+// bendLanes moves a flat position onto the curved detector as the
+// reference does (kernel.bend): the lab y and z components, read as arc
+// lengths at the distance, become rotations of distance·beam about the
+// slow, then the fast axis (rotateAxisLanes).
+//
+//lanegen:inline
+func bendLanes(r *laneReps, x, y, z vf) (vf, vf, vf) {
+	dist := vrep(&r.distance)
+	v0, v1, v2 := rotateAxisLanes(r, &r.sd, vrep(&r.beamD[0]), vrep(&r.beamD[1]), vrep(&r.beamD[2]), y.Div(dist))
+	w0, w1, w2 := rotateAxisLanes(r, &r.fd, v0, v1, v2, z.Div(dist))
+	return w0, w1, w2
+}
+
+// rotateAxisLanes rotates v by the angle phi (radians) about the unit
+// axis a, in rotateAxis' arithmetic (Rodrigues' formula), with cos φ and
+// sin φ those of π·(φ/π) on the offset from its nearest integer
+// (cosPiLanes, sinPiLanes, the signs flipped for an odd integer).
+//
+//lanegen:inline
+func rotateAxisLanes(r *laneReps, a *[3]laneVal, v0, v1, v2, phi vf) (vf, vf, vf) {
+	magic := vk(roundMagic)
+	y := phi.Mul(vk(invPi))
+	t := y.Add(magic)
+	dd := y.Sub(t.Sub(magic))
+	c, s := flipOdd(cosPiLanes(dd), t), flipOdd(sinPiLanes(dd), t)
+	neg := vbits(vrep(&r.negZero))
+	a0, a1, a2 := vrep(&a[0]), vrep(&a[1]), vrep(&a[2])
+	d := a0.Mul(v0).Add(a1.Mul(v1)).Add(a2.Mul(v2)).Mul(vk(1).Sub(c))
+	w0 := a0.Mul(d).Add(v0.Mul(c)).Add(vfloat(vxor(vbits(a2), neg)).Mul(v1).Add(a1.Mul(v2)).Mul(s))
+	w1 := a1.Mul(d).Add(v1.Mul(c)).Add(a2.Mul(v0).Sub(a0.Mul(v2)).Mul(s))
+	w2 := a2.Mul(d).Add(v2.Mul(c)).Add(vfloat(vxor(vbits(a1), neg)).Mul(v0).Add(a0.Mul(v1)).Mul(s))
+	return w0, w1, w2
+}
+
 // flatAxis is one component of the position on the flat detector at
 // detector coordinate fdet along the fast axis, with that component f of
 // the fast axis, s and o those of sdet·(slow axis) and odet·(normal), p
@@ -375,11 +418,13 @@ func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, v
 //lanegen:variant subpixelAxesLanes termsLanes=termsAxesLanes
 //lanegen:variant subpixelShapeLanes termsLanes=termsShapeLanes
 //lanegen:variant subpixelAxesDminLanes termsLanes=termsAxesDminLanes
+//lanegen:variant subpixelAxesCurvedLanes termsLanes=termsAxesLanes bendKeepLanes=bendLanes
 func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
 	y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s[1]), vrep(&o[1]), vrep(&r.pix0[1]))
 	z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&s[2]), vrep(&o[2]), vrep(&r.pix0[2]))
+	x, y, z = bendKeepLanes(r, x, y, z)
 	invR := vk(1).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
 	if m := omega.Equal(vk(0)); vany(m) {
@@ -414,6 +459,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 //lanegen:variant pixelsAxesLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesLanes
 //lanegen:variant pixelsShapeLanes termsLanes=termsShapeLanes subpixelLanes=subpixelShapeLanes
 //lanegen:variant pixelsAxesDminLanes termsLanes=termsAxesDminLanes subpixelLanes=subpixelAxesDminLanes
+//lanegen:variant pixelsAxesCurvedLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesCurvedLanes bendKeepLanes=bendLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr
@@ -442,6 +488,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 				x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s0[0]), vrep(&o0[0]), vrep(&r.pix0[0]))
 				y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s0[1]), vrep(&o0[1]), vrep(&r.pix0[1]))
 				z := flatAxis(fdet, vrep(&r.fd[2]), vrep(&s0[2]), vrep(&o0[2]), vrep(&r.pix0[2]))
+				x, y, z = bendKeepLanes(r, x, y, z)
 				invR := vk(1).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 				x.Mul(invR).StoreSlice(g[0][q:])
 				y.Mul(invR).StoreSlice(g[1][q:])

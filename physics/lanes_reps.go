@@ -51,6 +51,8 @@ type laneReps struct {
 	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
 	nabc, fudge                                          laneVal    // Na·Nb·Nc and the spot shapes' fudge
 	dmin                                                 laneVal    // the resolution limit (dminMergeLanes)
+	distance                                             laneVal    // the curved detector's radius (bendLanes)
+	beamD                                                [3]laneVal // distance·beam (bendLanes)
 	axes                                                 bool       // N per axis (sincgAxesLanes), not one whole N for all three
 	nmode                                                [3]int8    // per axis: nOne, nChebyshev or nRatio
 	nn                                                   [3]int     // per axis: whole N (nChebyshev)
@@ -94,7 +96,8 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		negZero: repeat(math.Copysign(0, -1)),
 		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD),
 		shape: c.Shape, astar: repeat3(k.astar), bstar: repeat3(k.bstar), cstar: repeat3(k.cstar),
-		nabc: repeat(k.nabc), fudge: repeat(k.fudge), dmin: repeat(k.dmin)}
+		nabc: repeat(k.nabc), fudge: repeat(k.fudge), dmin: repeat(k.dmin),
+		distance: repeat(k.distance), beamD: repeat3([3]float64{k.distance * c.Beam[0], k.distance * c.Beam[1], k.distance * c.Beam[2]})}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)

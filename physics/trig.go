@@ -71,6 +71,9 @@ func cosPiReduced(d float64) float64 { return cosPiLanes(d) }
 // the low bit of its representation is the parity of m.
 const roundMagic = 3 << 51
 
+// invPi is 1/π (rotateAxisLanes' angles in units of π).
+const invPi = 1 / math.Pi
+
 // Constants of expLanes: its clamp of x, Cody and Waite's ln 2 in two
 // parts (fdlibm's: the high part has 21 trailing zero bits), the round
 // magic that holds k + 1023 in its low bits, the powers 2^∓600 of the
