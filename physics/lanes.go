@@ -184,19 +184,29 @@ func shapeLatticeLanes(r *laneReps, h, kk, l vf, n int) vf {
 	return fl
 }
 
+// sinCosPiLanes is sin πx and cos πx from the polynomials on x's offset
+// from its nearest integer (ties to even), the signs flipped where that
+// integer is odd: sinCosPi on lanes (whose rounding of ties away from
+// zero gives the same bits: at a tie the offsets are ±½ and the flips
+// opposite). |x| < 2⁵¹.
+//
+//lanegen:inline
+func sinCosPiLanes(x vf) (vf, vf) {
+	magic := vk(roundMagic)
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	s, c := flipOdd(sinPiLanes(d), t), flipOdd(cosPiLanes(d), t)
+	return s, c
+}
+
 // sinc3Lanes is the round shape's 3(sin x/x − cos x)/x² at x = π√u, as
 // the reference writes it (1 at x = 0), with sin x and cos x those of
-// π·y, y = √u, on y's offset from its nearest integer (sinPiLanes,
-// cosPiLanes, the signs flipped for an odd integer): no reduction of x
-// by π in float64.
+// π·y, y = √u (sinCosPiLanes): no reduction of x by π in float64.
 //
 //lanegen:inline
 func sinc3Lanes(u vf) vf {
 	y := u.Sqrt()
-	magic := vk(roundMagic)
-	t := y.Add(magic)
-	d := y.Sub(t.Sub(magic))
-	s, c := flipOdd(sinPiLanes(d), t), flipOdd(cosPiLanes(d), t)
+	s, c := sinCosPiLanes(y)
 	x := vk(piC).Mul(y)
 	return vk(1).Merge(vk(3).Mul(s.Div(x).Sub(c)).Div(x.Mul(x)), x.Equal(vk(0)))
 }
@@ -225,16 +235,11 @@ func bendLanes(r *laneReps, x, y, z vf) (vf, vf, vf) {
 
 // rotateAxisLanes rotates v by the angle phi (radians) about the unit
 // axis a, in rotateAxis' arithmetic (Rodrigues' formula), with cos φ and
-// sin φ those of π·(φ/π) on the offset from its nearest integer
-// (cosPiLanes, sinPiLanes, the signs flipped for an odd integer).
+// sin φ those of π·(φ/π) (sinCosPiLanes).
 //
 //lanegen:inline
 func rotateAxisLanes(r *laneReps, a *[3]laneVal, v0, v1, v2, phi vf) (vf, vf, vf) {
-	magic := vk(roundMagic)
-	y := phi.Mul(vk(invPi))
-	t := y.Add(magic)
-	dd := y.Sub(t.Sub(magic))
-	c, s := flipOdd(cosPiLanes(dd), t), flipOdd(sinPiLanes(dd), t)
+	s, c := sinCosPiLanes(phi.Mul(vk(invPi)))
 	neg := vbits(vrep(&r.negZero))
 	a0, a1, a2 := vrep(&a[0]), vrep(&a[1]), vrep(&a[2])
 	d := a0.Mul(v0).Add(a1.Mul(v1)).Add(a2.Mul(v2)).Mul(vk(1).Sub(c))
@@ -661,10 +666,7 @@ func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
 	magic := vk(roundMagic)
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
-	y := nv.Mul(d)
-	u := y.Add(magic)
-	e := y.Sub(u.Sub(magic))
-	sn, cn := flipOdd(sinPiLanes(e), u), flipOdd(cosPiLanes(e), u)
+	sn, cn := sinCosPiLanes(nv.Mul(d))
 	s1, c1 := sinPiLanes(d), cosPiLanes(d)
 	pi := vk(piC)
 	at := d.Equal(vk(0))
