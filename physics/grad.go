@@ -1,9 +1,6 @@
 package physics
 
-import (
-	"math"
-	"runtime"
-)
+import "math"
 
 // Gradient is the pixel physics' backward pass: given dI, the gradient of
 // a loss with respect to every pixel of the image Render computes, it
@@ -139,17 +136,14 @@ const gradTiles = 64
 // interpolationCutoff runs the forward pass with interpolation on and
 // returns the first rendered pixel (scan order) and evaluation at which the
 // reference would switch it off, or −1: row by row up to each row's first
-// such point, in batches of rows in order (as RenderProgress), stopping
-// after the first batch that holds one.
+// such point, in batches of rows in order (untilCutoff).
 func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 	c := k.c
 	firstOOR := make([]int, c.SPixels)
 	firstEval := make([]int, c.SPixels)
-	batch := 4 * runtime.GOMAXPROCS(0)
-	for next := 0; next < c.SPixels; next += batch {
-		to := min(c.SPixels, next+batch)
-		parallelRows(to-next, func(i int) {
-			s := next + i
+	pixel, eval, _ = untilCutoff(c, firstOOR, firstEval, func(from, to int) {
+		parallelRows(to-from, func(i int) {
+			s := from + i
 			firstOOR[s] = -1
 			for f := 0; f < c.FPixels; f++ {
 				if c.Rendered(f, s, mask) {
@@ -160,11 +154,8 @@ func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 				}
 			}
 		})
-		if p, e := cutoff(c, firstOOR[:to], firstEval); p >= 0 {
-			return p, e
-		}
-	}
-	return -1, 0
+	})
+	return pixel, eval
 }
 
 // geo is one sub-pixel's geometry: its coordinates on the detector, lab

@@ -207,14 +207,7 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 	// and then the pixels after the point again, as before, did the
 	// image's work twice where the table does not cover the detector:
 	// 1.3–1.6× the reference's time at cubic 512² with P1.hkl.
-	batch := 4 * runtime.GOMAXPROCS(0)
-	p, e, next := -1, 0, 0
-	for next < c.SPixels && p < 0 {
-		to := min(c.SPixels, next+batch)
-		render(next, to, interpOn, true)
-		p, e = cutoff(c, firstOOR[:to], firstEval)
-		next = to
-	}
+	p, e, next := untilCutoff(c, firstOOR, firstEval, func(from, to int) { render(from, to, interpOn, true) })
 	if p >= 0 {
 		ps := p / c.FPixels
 		v, _ := k.pixel(p%c.FPixels, ps, interpUntil, e, nil, nil)
@@ -281,6 +274,24 @@ func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 		}
 	}
 	return -1, hkl
+}
+
+// untilCutoff runs rows(from, to), which sets firstOOR and firstEval of
+// those rows (each row's first out-of-range point, −1 for none), over the
+// rows in order, a batch of 4 per thread at a time, until a batch holds
+// such a point, and returns the first (cutoff's pixel and evaluation)
+// and the row after the last batch it ran. (The interpolating forward
+// and the gradient's search for the switch-off point.)
+func untilCutoff(c *Config, firstOOR, firstEval []int, rows func(from, to int)) (pixel, eval, next int) {
+	batch := 4 * runtime.GOMAXPROCS(0)
+	pixel = -1
+	for next < c.SPixels && pixel < 0 {
+		to := min(c.SPixels, next+batch)
+		rows(next, to)
+		pixel, eval = cutoff(c, firstOOR[:to], firstEval)
+		next = to
+	}
+	return pixel, eval, next
 }
 
 // cutoff turns per-row first out-of-range positions into the global one:
