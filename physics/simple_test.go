@@ -163,12 +163,23 @@ func TestShortcutGradients(t *testing.T) {
 	perPixel := map[string]bool{
 		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2": true,
 		"-oversample 17 -detpixels 4": true,
-		// Interpolating: the per-pixel walk up to the switch-off point's
-		// row, the loss rows after it.
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 2":                                                                                 true,
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3": true,
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2":                               true,
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2":                               true,
+	}
+	// Interpolating structures: the per-pixel walk up to the switch-off
+	// point's row, the loss rows after it. The switch-off comes at the
+	// first pixel with 2 mm pixels; at the start of row 30 of 60 with the
+	// beam on the first pixel (physics.InterpolationCutoff says); and, as
+	// a review found, part-way through a pixel (row 33, its third
+	// evaluation) and part-way along a row (row 0, pixel 19).
+	// P1_varied.hkl: P1.hkl's F are all 100, which interpolation leaves
+	// as they are.
+	interpolating := []string{
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 2",
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
+	}
+	for _, extra := range interpolating {
+		perPixel[extra] = true
 	}
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20 -oversample 1"
 	type structure struct {
@@ -203,18 +214,10 @@ func TestShortcutGradients(t *testing.T) {
 		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
 		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2",
 		"-oversample 17 -detpixels 4",
-		// Interpolation: the loss rows take the rows after the switch-off
-		// point's (at the first pixel with 2 mm pixels; at the start of
-		// row 30 of 60 with the beam on the first pixel,
-		// physics.InterpolationCutoff says). P1_varied.hkl: P1.hkl's F
-		// are all 100, which interpolation leaves as they are.
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 2",
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
-		// … and part-way through a pixel (row 33, its third evaluation)
-		// and part-way along a row (row 0, pixel 19), found by a review.
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
-		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
 	} {
+		cases = append(cases, structure{extra: extra})
+	}
+	for _, extra := range interpolating {
 		cases = append(cases, structure{extra: extra})
 	}
 	// N as a fit moves it (not whole; one axis at N ≤ 1; mixed).
