@@ -25,6 +25,10 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsAxesCurvedLanes(rb, n)
 		return
 	}
+	if k.rulesLanes {
+		k.pixelsAxesRulesLanes(rb, n)
+		return
+	}
 	if k.lr.axes {
 		k.pixelsAxesLanes(rb, n)
 		return

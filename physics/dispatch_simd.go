@@ -133,6 +133,12 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsAxesCurvedLanesAVX2(rb, n)
 	case k.curvedLanes:
 		k.pixelsAxesCurvedLanes(rb, n)
+	case k.tier == tierAVX512 && k.rulesLanes:
+		k.pixelsAxesRulesLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && k.rulesLanes:
+		k.pixelsAxesRulesLanesAVX2(rb, n)
+	case k.rulesLanes:
+		k.pixelsAxesRulesLanes(rb, n)
 	case k.tier == tierAVX512 && axes:
 		k.pixelsAxesLanesAVX512(rb, n)
 	case k.tier == tierAVX512:

@@ -391,6 +391,7 @@ type kernel struct {
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
+	rulesLanes           bool    // … and to -oversample_polar and -oversample_omega, flat (pixelsAxesRulesLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -470,8 +471,12 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	k.shapeLanes = flat && c.Shape != Square && !(k.dmin > 0)
 	k.dminLanes = flat && c.Shape == Square && axes && k.dmin > 0
 	k.curvedLanes = c.Curved && rules && c.Shape == Square && axes && !(k.dmin > 0)
+	// The -oversample_polar and -oversample_omega rules on a flat detector
+	// (-oversample_thick's capture fraction per sub-pixel takes math.Exp,
+	// which the lanes do not have bit for bit).
+	k.rulesLanes = !c.Curved && !rules && !c.OversampleThick && c.Shape == Square && axes && !(k.dmin > 0)
 	if generalOnly {
-		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes = false, false, false, false
+		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -543,7 +548,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes = false, false, false, false
+		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
 	}
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
@@ -594,7 +599,9 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 
 // forwardLanes reports whether the forward rows run on the lane kernels
 // (pixelsLanes and its variants).
-func (k *kernel) forwardLanes() bool { return k.simple || k.shapeLanes || k.dminLanes || k.curvedLanes }
+func (k *kernel) forwardLanes() bool {
+	return k.simple || k.shapeLanes || k.dminLanes || k.curvedLanes || k.rulesLanes
+}
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,
 // sources, φ steps, mosaic domains. The cached factors (ω, polarization,
@@ -947,7 +954,8 @@ func fillRun(g []float64, v, d float64) {
 
 // laneValue is the value of pixel p (pixel f of row spix) of a row the
 // lane kernel ran on with a sensor thickness, as the general loop forms it
-// (scale·S·capture·P·ω), adding its ω terms to om. Where the capture
+// (scale·S·capture·P·ω, P and ω left out under their -oversample_* rule,
+// the sum has them), adding its ω terms to om. Where the capture
 // fraction at the last layer's first sub-pixel is 0 the general loop
 // takes it further: the pixel is computed again.
 func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
@@ -958,7 +966,14 @@ func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
 		return v
 	}
 	*om += k.omegaTerms(rb.w[p], rb.w[p])
-	return rb.v[p] * capture * rb.polar[p] * rb.w[p]
+	v := rb.v[p] * capture
+	if !c.OversamplePolar {
+		v *= rb.polar[p]
+	}
+	if !c.OversampleOmega {
+		v *= rb.w[p]
+	}
+	return v
 }
 
 // lattice is the lattice transform F_latt for the crystal's shape.

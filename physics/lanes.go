@@ -344,13 +344,16 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 // copies: termsAxesLanes takes N per axis (laneReps.axes),
 // termsShapeLanes the spot shapes' F_latt (shapeLatticeLanes) and
 // termsAxesDminLanes also leaves out a source's terms beyond -dmin
-// (dminMergeLanes in dminKeepLanes' place).
+// (dminMergeLanes in dminKeepLanes' place), termsAxesRulesLanes follows
+// -oversample_polar and -oversample_omega (polarRuleDueLanes, ruleLanes;
+// omega is the sub-pixel's ω, read there only).
 //
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
 //lanegen:variant termsShapeLanes sincg3Lanes=shapeLatticeLanes
 //lanegen:variant termsAxesDminLanes sincg3Lanes=sincgAxesLanes dminKeepLanes=dminMergeLanes
-func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar vf) (vf, vf) {
+//lanegen:variant termsAxesRulesLanes sincg3Lanes=sincgAxesLanes polarDueLanes=polarRuleDueLanes ruleKeepLanes=ruleLanes
+func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar, omega vf) (vf, vf) {
 	c := k.c
 	n := k.nn[0]
 	zero := vk(0)
@@ -359,7 +362,8 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 		il := vrep(&sr.il)
 		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
 		sum0, polar0 := sum, polar
-		if m := polar.Equal(zero); vany(m) {
+		m := polarDueLanes(r, polar)
+		if vany(m) {
 			var p vf
 			if r.kahnZero {
 				c2 := vrep(&sr.inc[0]).Mul(dx).Add(vrep(&sr.inc[1]).Mul(dy)).Add(vrep(&sr.inc[2]).Mul(dz))
@@ -379,7 +383,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 			if c.HasHKL {
 				fc = cellFLanes(r, k.fhklBits, ia, h, kk, l)
 			}
-			s := sum.Add(fc.Mul(fc).Mul(fl).Mul(fl))
+			s := ruleKeepLanes(r, sum.Add(fc.Mul(fc).Mul(fl).Mul(fl)), polar, omega)
 			if !c.Water {
 				// A zero lattice factor adds no term (the reference skips it).
 				s = sum.Merge(s, fl.Equal(zero))
@@ -389,6 +393,50 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 		sum, polar = dminKeepLanes(r, sum0, polar0, sum, polar, qx, qy, qz)
 	}
 	return sum, polar
+}
+
+// polarDueLanes is where termsLanes computes a source's polarization:
+// where it is still 0.
+//
+//lanegen:inline
+func polarDueLanes(r *laneReps, polar vf) vm {
+	return polar.Equal(vk(0))
+}
+
+// polarRuleDueLanes is polarDueLanes under -oversample_polar
+// (laneReps.polarRule): every source, as the general loops recompute it.
+//
+//lanegen:inline
+func polarRuleDueLanes(r *laneReps, polar vf) vm {
+	p := polar
+	if r.polarRule {
+		p = vk(0)
+	}
+	return p.Equal(vk(0))
+}
+
+// ruleKeepLanes is termsLanes' step after a term is added to the running
+// sum s: without the -oversample_* rules, nothing.
+//
+//lanegen:inline
+func ruleKeepLanes(r *laneReps, s, polar, omega vf) vf {
+	return s
+}
+
+// ruleLanes is ruleKeepLanes under the -oversample_polar and
+// -oversample_omega rules (laneReps.polarRule, omegaRule): the running
+// sum, not the term, times the polarization and then ω, as the reference
+// (and the general loops) scale it after every term.
+//
+//lanegen:inline
+func ruleLanes(r *laneReps, s, polar, omega vf) vf {
+	if r.polarRule {
+		s = s.Mul(polar)
+	}
+	if r.omegaRule {
+		s = s.Mul(omega)
+	}
+	return s
 }
 
 // dminKeepLanes is termsLanes' step after a source's terms without
@@ -424,6 +472,7 @@ func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, v
 //lanegen:variant subpixelShapeLanes termsLanes=termsShapeLanes
 //lanegen:variant subpixelAxesDminLanes termsLanes=termsAxesDminLanes
 //lanegen:variant subpixelAxesCurvedLanes termsLanes=termsAxesLanes bendKeepLanes=bendLanes
+//lanegen:variant subpixelAxesRulesLanes termsLanes=termsAxesRulesLanes omegaDueLanes=omegaRuleDueLanes
 func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
@@ -432,15 +481,35 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 	x, y, z = bendKeepLanes(r, x, y, z)
 	invR := vk(1).Div(x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).Sqrt())
 	dx, dy, dz := x.Mul(invR), y.Mul(invR), z.Mul(invR)
-	if m := omega.Equal(vk(0)); vany(m) {
+	m := omegaDueLanes(r, omega)
+	if vany(m) {
 		omega = omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).Merge(omega, m)
 	}
 	if capture {
 		// The cosine of the oblique path through the layer.
 		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
 	}
-	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar)
+	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar, omega)
 	return sum, omega, polar
+}
+
+// omegaDueLanes is where subpixelLanes computes ω: where it is still 0.
+//
+//lanegen:inline
+func omegaDueLanes(r *laneReps, omega vf) vm {
+	return omega.Equal(vk(0))
+}
+
+// omegaRuleDueLanes is omegaDueLanes under -oversample_omega
+// (laneReps.omegaRule): every sub-pixel.
+//
+//lanegen:inline
+func omegaRuleDueLanes(r *laneReps, omega vf) vm {
+	w := omega
+	if r.omegaRule {
+		w = vk(0)
+	}
+	return w.Equal(vk(0))
 }
 
 // pixelsLanes computes the pixels of a row for the structures
@@ -465,6 +534,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 //lanegen:variant pixelsShapeLanes termsLanes=termsShapeLanes subpixelLanes=subpixelShapeLanes
 //lanegen:variant pixelsAxesDminLanes termsLanes=termsAxesDminLanes subpixelLanes=subpixelAxesDminLanes
 //lanegen:variant pixelsAxesCurvedLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesCurvedLanes bendKeepLanes=bendLanes
+//lanegen:variant pixelsAxesRulesLanes termsLanes=termsAxesRulesLanes subpixelLanes=subpixelAxesRulesLanes pixelValueLanes=pixelValueRulesLanes omegaAddLanes=omegaAddRulesLanes omegaTotalLanes=omegaTotalRulesLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr
@@ -507,8 +577,10 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar)
-				vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
+				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar, omega)
+				pixelValueLanes(r, sum, polar, omega).StoreSlice(rb.v[p0:])
+				// (Under -oversample_omega the pixel's one ω is its ω sum:
+				// count is 1.)
 				w := count.Mul(omega)
 				w.StoreSlice(rb.w[p0:])
 				if p0+lanes <= n {
@@ -524,12 +596,14 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	for p0 := 0; p0 < n; p0 += lanes {
 		f0 := vloadSlice(rb.f[p0:])
 		sum, omega, polar := vrep(&r.ibg), vk(0), vk(0)
+		wsum := vk(0) // the ω values computed (omegaAddLanes)
 		if c.NoPolar {
 			polar = vk(1)
 		}
 		if os == 1 && last == 0 {
 			// One sub-pixel (f + 0: the same bits) in one layer.
 			sum, omega, polar = k.subpixelLanes(r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:])
+			wsum = omegaAddLanes(r, wsum, omega)
 		} else {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
@@ -537,21 +611,88 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 						fdet := sub.Mul(f0.Add(vrep(&r.subF[subF]))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						sum, omega, polar = k.subpixelLanes(r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:])
+						wsum = omegaAddLanes(r, wsum, omega)
 					}
 				}
 			}
 		}
 		if c.Thick {
 			vrep(&r.scale).Mul(sum).StoreSlice(rb.v[p0:])
-			omega.StoreSlice(rb.w[p0:])
+			omegaTotalLanes(r, omega, wsum).StoreSlice(rb.w[p0:])
 			polar.StoreSlice(rb.polar[p0:])
 		} else {
 			// The capture fraction is 1 (×1 changes no bits).
-			vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega).StoreSlice(rb.v[p0:])
-			count.Mul(omega).StoreSlice(rb.w[p0:])
+			pixelValueLanes(r, sum, polar, omega).StoreSlice(rb.v[p0:])
+			omegaTotalLanes(r, count.Mul(omega), wsum).StoreSlice(rb.w[p0:])
 		}
 	}
 	vzeroupper()
+}
+
+// pixelValueLanes is a pixel's value scale·S·P·ω without a sensor
+// thickness (the capture fraction 1).
+//
+//lanegen:inline
+func pixelValueLanes(r *laneReps, sum, polar, omega vf) vf {
+	return vrep(&r.scale).Mul(sum).Mul(polar).Mul(omega)
+}
+
+// pixelValueRulesLanes is pixelValueLanes under the -oversample_polar and
+// -oversample_omega rules: P and ω are in the sum already where their rule
+// is set.
+//
+//lanegen:inline
+func pixelValueRulesLanes(r *laneReps, sum, polar, omega vf) vf {
+	v := vrep(&r.scale).Mul(sum)
+	if !r.polarRule {
+		v = v.Mul(polar)
+	}
+	if !r.omegaRule {
+		v = v.Mul(omega)
+	}
+	return v
+}
+
+// omegaAddLanes is pixelsLanes' step after a sub-pixel: the sum of the ω
+// values computed, which only -oversample_omega needs (omegaAddRulesLanes),
+// is not kept.
+//
+//lanegen:inline
+func omegaAddLanes(r *laneReps, wsum, omega vf) vf {
+	return wsum
+}
+
+// omegaAddRulesLanes is omegaAddLanes under -oversample_omega
+// (laneReps.omegaRule), where every sub-pixel computes ω: the sum of them,
+// in the general loops' order.
+//
+//lanegen:inline
+func omegaAddRulesLanes(r *laneReps, wsum, omega vf) vf {
+	if r.omegaRule {
+		wsum = wsum.Add(omega)
+	}
+	return wsum
+}
+
+// omegaTotalLanes is what pixelsLanes stores in rowBuf.w: w (ω, or the
+// pixel's ω terms count·ω without a sensor thickness; omegaTerms).
+//
+//lanegen:inline
+func omegaTotalLanes(r *laneReps, w, wsum vf) vf {
+	return w
+}
+
+// omegaTotalRulesLanes is omegaTotalLanes under the rules: under
+// -oversample_omega the sum of the ω values computed (omegaTerms), which
+// the pixel's value does not take again (pixelValueRulesLanes,
+// laneValue).
+//
+//lanegen:inline
+func omegaTotalRulesLanes(r *laneReps, w, wsum vf) vf {
+	if r.omegaRule {
+		w = wsum
+	}
+	return w
 }
 
 // sincgAxesLanes is the parallelepiped's F_latt where N is not one

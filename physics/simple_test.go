@@ -43,8 +43,21 @@ func TestPixelSimple(t *testing.T) {
 		{"", false, [3]float64{5.5, 1 << 21, 5}},
 		{"-oversample 3", true, [3]float64{}},
 		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true, [3]float64{}},
-		{"-oversample 2 -oversample_omega", false, [3]float64{}},
+		// The -oversample_polar and -oversample_omega rules (the running
+		// sum times P or ω after every term) on the lanes; the capture
+		// fraction's rule on the general loops.
+		{"-oversample 2 -oversample_omega", true, [3]float64{}},
+		{"-oversample 3 -oversample_polar -polar 0.7 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2", true, [3]float64{}},
+		{"-oversample 2 -oversample_omega -oversample_polar -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl -water 50", true, [3]float64{5.3, 4.71, 6.02}},
+		{"-oversample_omega -oversample_polar -divergence 1 -divsteps 3", true, [3]float64{}}, // one sub-pixel: the row walk
+		{"-oversample_omega -oversample_polar -nopolar -point_pixel -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{}},
+		{"-oversample 2 -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true, [3]float64{}},
+		{"-oversample 2 -oversample_polar -detector_thick 100 -detector_abs 500 -thicksteps 2 -N 40", true, [3]float64{}},
 		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
+		{"-oversample 2 -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
+		{"-oversample 2 -oversample_omega -curved_det", false, [3]float64{}},
+		{"-oversample 2 -oversample_polar -dmin 80", false, [3]float64{}},
+		{"-oversample 2 -oversample_omega -round_xtal", false, [3]float64{}},
 		{"-curved_det", true, [3]float64{}},
 		{"-curved_det -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 0.5 -mosaic_domains 3 -twotheta 20", true, [3]float64{5.3, 4.71, 6.02}},
 		{"-curved_det -distance 20 -detpixels 24 -pixel 2 -hkl " + inputs + "/P1.hkl", true, [3]float64{}},
@@ -122,8 +135,9 @@ func TestPixelSimple(t *testing.T) {
 
 // TestRenderSolidAngle: the solid angle summed by the rendering pass has
 // the bits of SolidAngle's own pass, on the shortcut and the general loop,
-// with ROI, oversampling, -oversample_omega, thickness, curved detector
-// and interpolation.
+// with ROI, oversampling, -oversample_omega (with and without a sensor
+// thickness, and at one sub-pixel), thickness, curved detector and
+// interpolation.
 func TestRenderSolidAngle(t *testing.T) {
 	inputs := inScratch(t)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 20"
@@ -131,6 +145,8 @@ func TestRenderSolidAngle(t *testing.T) {
 		"-oversample 1",
 		"-oversample 2 -roi 3 15 2 11",
 		"-oversample 3 -oversample_omega",
+		"-oversample 2 -oversample_omega -oversample_polar -detector_thick 100 -detector_abs 500 -thicksteps 2",
+		"-oversample 1 -oversample_omega -mosaic 0.5 -mosaic_domains 2",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3",
 		"-curved_det -oversample 2 -oversample_omega",
 		"-point_pixel -oversample 2 -roi 0 9 4 19",
