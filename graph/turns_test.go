@@ -31,6 +31,10 @@ var turnCases = map[string][]string{
 	"gauss": append(cubic(512, 100), "-gauss_xtal"),
 	// Whole N beyond the Chebyshev form, cubic 512².
 	"n50": append(cubic(512, 100), "-N", "50"),
+	// Many sources × orientations (10 × 100), as fits with a spectrum
+	// and mosaic domains have them, cubic 256²: the loss rows' chunks
+	// beyond hklBudget.
+	"many": append(cubic(256, 100), "-mosaic", "1", "-mosaic_domains", "100", "-dispersion", "1", "-dispsteps", "10"),
 }
 
 // inputsDir is testdata/inputs, found from this file's directory.

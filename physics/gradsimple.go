@@ -211,15 +211,13 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	r := w.recs(os, T)
 	S, M := len(k.src), len(k.orient)
 	SM := S * M
-	n := min(rowChunk, max(1, hklBudget/(3*SM*J)))
+	n := lossChunk(3 * SM * J)
 	// The vector lanes take whole vectors of pixels (padded chunks of up
 	// to rowChunk, a multiple of maxLanes) and so want chunks of at least
-	// maxLanes pixels, which ∂S/∂(h, k, l) of up to 682 sub-pixels, sources
-	// and orientations leave room for; with more the scalar copy runs.
+	// maxLanes pixels, which ∂S/∂(h, k, l) of up to 5461 sub-pixels,
+	// sources and orientations leave room for (hklCap); with more the
+	// scalar copy runs.
 	vector := n >= maxLanes
-	if vector {
-		n = n / maxLanes * maxLanes
-	}
 	if len(w.hkl) < J*n*3*SM+rowChunk {
 		w.hkl = make([]float64, J*n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
 	}
@@ -500,11 +498,25 @@ func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, c
 }
 
 // hklBudget bounds the ∂S/∂(h, k, l) a loss row keeps per chunk (3 per
-// pixel, sub-pixel, source and orientation): chunks shrink when there are
-// many (down to one pixel with one sub-pixel; with several, lossRows
-// leaves structures whose chunks would fall below minLossChunk to the
-// per-pixel walk).
+// pixel, sub-pixel, source and orientation) in chunks of rowChunk: chunks
+// shrink when there are more (lossChunk; down to one pixel with one
+// sub-pixel; with several, lossRows leaves structures whose chunks would
+// fall below minLossChunk to the per-pixel walk).
 const hklBudget = 1 << 14
+
+// hklCap and minVecChunk: with more sources × orientations × sub-pixels
+// than hklBudget holds in chunks of minVecChunk pixels, the chunks keep
+// that many pixels (or as many as hklCap values, 1 MB, within the second
+// level cache, hold). Each chunk adds a fixed cost per source and
+// orientation (the orientations' incident parts, nine row sums each):
+// with 100 domains × 10 sources at 256² the gradient took 4.0 s in
+// chunks of 5 pixels (one lane), 0.86 s in chunks of 40 (cap 2¹⁷,
+// minVecChunk 64; 2¹⁸ or 128: within noise); 600 of them with 2×2
+// sub-pixels 10 s on the per-pixel walk, 2.2 s.
+const (
+	hklCap      = 1 << 17
+	minVecChunk = 64
+)
 
 // maxLossSubs and minLossChunk bound the structures with several
 // sub-pixels (layers × Oversample²) that the loss rows take
@@ -540,7 +552,23 @@ func (k *kernel) lossRowStructure() bool {
 	if J == 1 {
 		return true
 	}
-	return J <= maxLossSubs && hklBudget/(3*len(k.src)*len(k.orient)*J) >= minLossChunk
+	return J <= maxLossSubs && lossChunk(3*len(k.src)*len(k.orient)*J) >= minLossChunk
+}
+
+// lossChunk is the number of pixels in a loss row's chunks for per
+// values of ∂S/∂(h, k, l) a pixel (3 per sub-pixel, source and
+// orientation): rowChunk while hklBudget holds them; with more, at least
+// minVecChunk while hklCap does, else as many as it does; whole vectors
+// (maxLanes) where there are that many.
+func lossChunk(per int) int {
+	n := min(rowChunk, max(1, hklBudget/per))
+	if n < minVecChunk {
+		n = max(n, min(minVecChunk, hklCap/per))
+	}
+	if n >= maxLanes {
+		n = n / maxLanes * maxLanes
+	}
+	return n
 }
 
 // lossRecs are one chunk's per-pixel records in lossRow, and its

@@ -259,3 +259,26 @@ func TestParallelWorkersPanic(t *testing.T) {
 	})
 	t.Error("no panic")
 }
+
+// TestLossChunk: the loss rows' chunk sizes for the structures
+// TestShortcutGradients names, worked out by hand from hklBudget (2¹⁴),
+// hklCap (2¹⁷), minVecChunk (64), rowChunk (256) and maxLanes (8): the
+// rule, not the code, gives each.
+func TestLossChunk(t *testing.T) {
+	for _, c := range []struct{ per, want int }{
+		{3, 256},          // one orientation: rowChunk
+		{30, 256},         // 10 domains: 16384/30 = 546, then rowChunk
+		{3 * 80, 64},      // 16384/240 = 68: in whole vectors
+		{3 * 100, 64},     // 16384/300 = 54 < 64: min(64, 131072/300 = 436)
+		{3 * 200, 64},     // 16384/600 = 27 < 64: min(64, 131072/600 = 218)
+		{3 * 4 * 200, 48}, // 16384/2400 = 6: min(64, 54) = 54, in whole vectors
+		{3 * 6000, 7},     // 131072/18000 = 7: one lane
+		{3 * 4 * 2000, 5}, // 131072/24000 = 5
+		{3 * 9 * 1300, 3}, // 131072/35100 = 3 (below minLossChunk)
+		{3 * 100000, 1},   // beyond hklCap: one pixel
+	} {
+		if got := lossChunk(c.per); got != c.want {
+			t.Errorf("lossChunk(%d) = %d, want %d", c.per, got, c.want)
+		}
+	}
+}

@@ -173,11 +173,11 @@ func TestRenderSolidAngle(t *testing.T) {
 func TestShortcutGradients(t *testing.T) {
 	inputs := inScratch(t)
 	// The per-pixel walk takes these (lossRows); every other structure
-	// here is on the loss rows. Of 9 sub-pixels and 200 orientations,
-	// chunks of 3 pixels would be slower than the per-pixel walk; 289
-	// sub-pixels are more than maxLossSubs.
+	// here is on the loss rows. Of 9 sub-pixels and 1300 orientations,
+	// chunks of 3 pixels (hklCap/(3·9·1300)) would be slower than the
+	// per-pixel walk; 289 sub-pixels are more than maxLossSubs.
 	perPixel := map[string]bool{
-		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2": true,
+		"-oversample 3 -mosaic 0.5 -mosaic_domains 100 -phi 0 -osc 1 -phisteps 13 -detpixels_x 4 -detpixels_y 2": true,
 		"-oversample 17 -detpixels 4": true,
 	}
 	// Interpolating structures: the per-pixel walk up to the switch-off
@@ -210,9 +210,12 @@ func TestShortcutGradients(t *testing.T) {
 		"-hkl " + inputs + "/P1.hkl -nopolar -point_pixel",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 1 -mosaic_domains 2",
 		"-detpixels_x 600 -detpixels_y 3 -roi 2 590 1 1", // rows of several chunks (589 pixels: 256, 256, 77)
-		// 200 orientations: chunks of 24 pixels (hklBudget: 27, rounded
-		// down to whole vectors).
-		"-mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
+		// 200 orientations: chunks of minVecChunk = 64 pixels (hklBudget
+		// would give 27), the row's last of 22.
+		"-mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 150 -detpixels_y 2",
+		// 6000 orientations: chunks of 7 pixels (hklCap/(3·6000)), on one
+		// lane.
+		"-mosaic 0.5 -mosaic_domains 100 -phi 0 -osc 1 -phisteps 60 -detpixels_x 20 -detpixels_y 1",
 		"-beam_vector 1 0 0 -polar_vector 1 0 0", // no E-B plane: cos2ψ = 1
 		"-beam_vector 1 0 0 -polar_vector 0 0 1", // 2θ ≤ 1.6°
 		"-water 40 -mosaic 0.5 -mosaic_domains 3 -polar 0.6 -divergence 1 -divsteps 2 -roi 2 17 0 19",
@@ -226,9 +229,12 @@ func TestShortcutGradients(t *testing.T) {
 		"-detector_thick 100 -detector_abs 500 -thicksteps 1",
 		"-oversample 2 -detector_thick 200 -detector_abs 300 -thicksteps 3 -polar 0.7 -mosaic 0.5 -mosaic_domains 2",
 		"-detector_thick 150 -detector_abs 400 -thicksteps 2 -point_pixel -nopolar -twotheta 20 -detector_rotx 5",
-		// 200 orientations of 4 sub-pixels: chunks of 6 pixels, on one lane.
+		// 200 orientations of 4 sub-pixels: chunks of 48 pixels
+		// (hklCap/(3·4·200) = 54, in whole vectors); 2000 of them:
+		// chunks of 5, on one lane.
 		"-oversample 2 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 60 -detpixels_y 2",
-		"-oversample 3 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 4 -detpixels_x 12 -detpixels_y 2",
+		"-oversample 2 -mosaic 0.5 -mosaic_domains 100 -phi 0 -osc 1 -phisteps 20 -detpixels_x 12 -detpixels_y 1",
+		"-oversample 3 -mosaic 0.5 -mosaic_domains 100 -phi 0 -osc 1 -phisteps 13 -detpixels_x 4 -detpixels_y 2",
 		"-oversample 17 -detpixels 4",
 	} {
 		cases = append(cases, structure{extra: extra})
