@@ -29,6 +29,9 @@ var turnCases = map[string][]string{
 	// The Gaussian spot shape, cubic 512² (its forward on the lanes, its
 	// gradient on the general loops).
 	"gauss": append(cubic(512, 100), "-gauss_xtal"),
+	// The round shape and the top-hat, cubic 512².
+	"round":  append(cubic(512, 100), "-round_xtal"),
+	"tophat": append(cubic(512, 100), "-tophat_spots"),
 	// Whole N beyond the Chebyshev form, cubic 512².
 	"n50": append(cubic(512, 100), "-N", "50"),
 	// Many sources × orientations (10 × 100), as fits with a spectrum

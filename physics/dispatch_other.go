@@ -44,6 +44,14 @@ func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, d
 	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
 }
 
+func (k *kernel) termsGradShapeRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {
+	k.termsGradShapeLanes(si, oinc, t, sh, ds, hkl, stride, np)
+}
+
+func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, out []float64) {
+	k.shapeBackLanes(fr, sh, g, np, out)
+}
+
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 }

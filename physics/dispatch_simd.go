@@ -63,6 +63,31 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 	}
 }
 
+// termsGradShapeRow is termsGradRow for the spot shapes
+// (termsGradShapeLanes).
+func (k *kernel) termsGradShapeRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {
+	switch {
+	case vector && k.tier == tierAVX512:
+		k.termsGradShapeLanesAVX512(si, oinc, t, sh, ds, hkl, stride, np)
+	case vector && k.tier == tierAVX2:
+		k.termsGradShapeLanesAVX2(si, oinc, t, sh, ds, hkl, stride, np)
+	default:
+		k.termsGradShapeLanes(si, oinc, t, sh, ds, hkl, stride, np)
+	}
+}
+
+// shapeBack is shapeBackLanes on vector lanes where the CPU has them.
+func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, out []float64) {
+	switch k.tier {
+	case tierAVX512:
+		k.shapeBackLanesAVX512(fr, sh, g, np, out)
+	case tierAVX2:
+		k.shapeBackLanesAVX2(fr, sh, g, np, out)
+	default:
+		k.shapeBackLanes(fr, sh, g, np, out)
+	}
+}
+
 // lossBack is lossBackLanes on vector lanes where the CPU has them.
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	switch k.tier {

@@ -411,8 +411,8 @@
 //     mosaic domains 0.08 s against 0.83 s (before: 0.15, 0.08 and
 //     0.91 s); the round shape (sinc3Lanes, sin and cos of π√u from
 //     the π-scaled polynomials) 0.15 → 0.03 s, reference 0.25 s. Their
-//     gradients still take the general loops (the Gaussian's 25× its
-//     forward at 512²). Whole N above 32 took the general loops; the
+//     gradients then still took the general loops (the Gaussian's 25×
+//     its forward at 512²; below). Whole N above 32 took the general loops; the
 //     lanes' ratio form for N not whole gives the same images (the sign
 //     of the definition aside, which F_latt² does not see): N 50 at
 //     1024² 1.7 → 0.2 s (reference 1.7 s), its gradient 0.09× at 512².
@@ -443,6 +443,12 @@
 //     sub-pixels the per-pixel walk. At least minVecChunk pixels now,
 //     within hklCap: cubic 256², 100 domains × 10 energies, gradient
 //     4.0 → 0.95 s, with 2×2 sub-pixels and 60 domains 10 → 2.2 s.
+//
+//   - The spot shapes' gradients on the loss rows (termsGradShapeLanes:
+//     shapeGradLanes' derivatives, the fudge's and a*, b*, c*'s per-pixel
+//     sums in shapeSums, weighed by shapeBackLanes): they took the
+//     general per-pixel walk. 512²: Gaussian 0.097×, round 0.099×,
+//     top-hat 0.095× (turns), 1.9–2.3× their forwards.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

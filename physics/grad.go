@@ -27,7 +27,7 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
-	if k.simple {
+	if k.simple || k.shapeLanes {
 		k.gradSetup()
 	}
 	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
@@ -357,16 +357,9 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 }
 
 // sinc3Grad returns the round shape's sinc3 at x = π√u (sinc3Lanes, the
-// forward's) and its derivative by u.
+// forward's) and its derivative by u: sinc3GradLanes on one lane.
 func sinc3Grad(u float64) (s, du float64) {
-	s = sinc3Lanes(u)
-	x := math.Pi * math.Sqrt(u)
-	if x < 1e-2 {
-		x2 := x * x
-		return s, math.Pi * math.Pi / 2 * (-1.0/5 + x2/70 - x2*x2/2520)
-	}
-	sx := 3*math.Sin(x)/(x*x) - 3*s/x
-	return s, sx * math.Pi * math.Pi / (2 * x)
+	return sinc3GradLanes(u)
 }
 
 // latt is a lattice-transform value with its derivatives.

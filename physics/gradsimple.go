@@ -15,6 +15,19 @@ const (
 	seriesMax2     = 1e-6                          // (Nπd)² below which sincg's ∂/∂x is a series
 	piC            = math.Pi
 	minusPi        = -math.Pi
+	halfPiSq       = math.Pi * math.Pi / 2
+	piSq           = math.Pi * math.Pi
+	sinc3SeriesMax = 1 // x below which sinc3GradLanes takes its series
+	// The series' coefficients j·a_j, a_j = 3(−1)^j·2(j+1)/(2j+3)! those
+	// of sinc3 in x² (sinc3GradLanes).
+	sinc3B1 = -1.0 / 10
+	sinc3B2 = 2 * 18.0 / 5040
+	sinc3B3 = -3 * 24.0 / 362880
+	sinc3B4 = 4 * 30.0 / 39916800
+	sinc3B5 = -5 * 36.0 / 6227020800
+	sinc3B6 = 6 * 42.0 / 1307674368000
+	sinc3B7 = -7 * 48.0 / 355687428096000
+	sinc3B8 = 8 * 54.0 / 121645100408832000
 )
 
 // polarizationCoef is polarizationCoefLanes on one lane, for source si.
@@ -231,6 +244,14 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 		w.back = make([]float64, slots*(lossBackSums+9*SM))
 	}
 	hkl, rs, dsq, back := w.hkl, w.rowSums[:R*9*SM], w.dsq, w.back
+	sh := r.shape
+	// The spot shapes' sums (shapeBackLanes): the fudge's, and the
+	// Gaussian's by a*, b*, c*.
+	var shapeTot [10]float64
+	ns := 1
+	if c.Shape == Gauss {
+		ns = 10
+	}
 	oinc := w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
@@ -273,6 +294,12 @@ chunks:
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
 		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
+		if k.shapeLanes {
+			clear(sh.fu[:pad])
+			for i := range sh.st {
+				clear(sh.st[i][:pad])
+			}
+		}
 		// The terms, sub-pixel by sub-pixel in the forward rows' order:
 		// the geometry and factors, then source by source the terms, added
 		// to the sums the previous sub-pixel left.
@@ -290,7 +317,11 @@ chunks:
 					}
 					for si := range k.src {
 						at := j*S + si
-						k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+						if k.shapeLanes {
+							k.termsGradShapeRow(vector, si, oinc, &sp.tl, sh, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+						} else {
+							k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+						}
 					}
 					j++
 				}
@@ -366,6 +397,12 @@ chunks:
 				if j == 0 {
 					k.lossBack(&sp.front, &sp.tl, r.g[:], dsq, hkl, n, np, pol, back)
 					tots[row].add(back)
+					if k.shapeLanes {
+						k.shapeBack(&sp.front, sh, r.g[:], np, back)
+						for i := range shapeTot[:ns] {
+							shapeTot[i] += slotSum(back[slots*i:])
+						}
+					}
 				} else {
 					// ω and the polarization are the first sub-pixel's.
 					copy(sp.front.p[:pad], fr0.p[:pad])
@@ -478,6 +515,12 @@ chunks:
 			acc[PObs+j] += t.cd * k.pix0[j]
 		}
 	}
+	if k.shapeLanes {
+		acc[PFudge] += shapeTot[0]
+		for i := range 9 {
+			acc[PAStar+i] += shapeTot[1+i]
+		}
+	}
 	if c.Thick {
 		acc[PThickStep] += capStep
 		acc[PMu] += capMu
@@ -545,7 +588,7 @@ func (k *kernel) lossRows() bool {
 // more within maxLossSubs and minLossChunk.
 func (k *kernel) lossRowStructure() bool {
 	c := k.c
-	if !k.simple {
+	if !k.simple && !k.shapeLanes {
 		return false
 	}
 	J := c.ThickSteps * c.Oversample * c.Oversample
@@ -581,6 +624,15 @@ type lossRecs struct {
 	tot     []lossTotals      // per row of sub-pixels (t·Oversample + subS)
 	sdet    []float64         // per subS
 	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
+	shape   *shapeSums        // the spot shapes' per-pixel sums (kernel.shapeLanes)
+}
+
+// shapeSums are a loss-row chunk's per-pixel sums, over its sub-pixels,
+// sources and orientations, of the spot shapes' ∂S/∂fudge and (the
+// Gaussian's) ∂S/∂(a*, b*, c*), a*'s three first.
+type shapeSums struct {
+	fu [rowChunk]float64
+	st [9][rowChunk]float64
 }
 
 // lossSub are a loss-row chunk's records of one sub-pixel: its front and
@@ -709,6 +761,9 @@ func (w *gradWork) recs(os, layers int) *lossRecs {
 	}
 	if len(r.subs) < layers*os*os {
 		r.subs = make([]lossSub, layers*os*os)
+	}
+	if r.shape == nil {
+		r.shape = new(shapeSums)
 	}
 	return r
 }

@@ -161,27 +161,61 @@ func expLanes(x vf) vf {
 //
 //lanegen:inline
 func shapeLatticeLanes(r *laneReps, h, kk, l vf, n int) vf {
-	half := vk(0.5)
-	dh, dk, dl := h.Sub(h.Sub(half).Ceil()), kk.Sub(kk.Sub(half).Ceil()), l.Sub(l.Sub(half).Ceil())
+	dh, dk, dl := shapeOffsetLanes(h, kk, l)
 	nabc := vrep(&r.nabc)
 	var fl vf
 	if r.shape == Round {
-		na, nb, nc := vrep(&r.nv[0]), vrep(&r.nv[1]), vrep(&r.nv[2])
-		hr := dh.Mul(dh).Mul(na).Mul(na).Add(dk.Mul(dk).Mul(nb).Mul(nb)).Add(dl.Mul(dl).Mul(nc).Mul(nc))
+		hr := roundRadiusLanes(r, dh, dk, dl)
 		fl = nabc.Mul(vk(roundScale)).Mul(sinc3Lanes(hr.Mul(vrep(&r.fudge))))
 	} else {
-		v0 := dh.Mul(vrep(&r.astar[0])).Add(dk.Mul(vrep(&r.bstar[0]))).Add(dl.Mul(vrep(&r.cstar[0])))
-		v1 := dh.Mul(vrep(&r.astar[1])).Add(dk.Mul(vrep(&r.bstar[1]))).Add(dl.Mul(vrep(&r.cstar[1])))
-		v2 := dh.Mul(vrep(&r.astar[2])).Add(dk.Mul(vrep(&r.bstar[2]))).Add(dl.Mul(vrep(&r.cstar[2])))
-		r2 := v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
+		v0, v1, v2, r2 := gaussRadiusLanes(r, dh, dk, dl)
+		_, _, _ = v0, v1, v2
 		if r.shape == Gauss {
-			e := vfloat(vxor(vbits(r2.Div(vk(gaussWidth)).Mul(vrep(&r.fudge))), vbits(vrep(&r.negZero)))) // −(r²/0.63·fudge)
-			fl = nabc.Mul(expLanes(e))
+			fl = nabc.Mul(expLanes(gaussArgLanes(r, r2)))
 		} else {
 			fl = nabc.Merge(vk(0), r2.Mul(vrep(&r.fudge)).Less(vk(tophatR2)))
 		}
 	}
 	return fl
+}
+
+// shapeOffsetLanes is the offset of (h, k, l) from the nearest
+// reflection, rounding halves down, as the reference finds it for the
+// spot shapes.
+//
+//lanegen:inline
+func shapeOffsetLanes(h, kk, l vf) (vf, vf, vf) {
+	half := vk(0.5)
+	return h.Sub(h.Sub(half).Ceil()), kk.Sub(kk.Sub(half).Ceil()), l.Sub(l.Sub(half).Ceil())
+}
+
+// roundRadiusLanes is the round shape's squared offset in units of 1/N
+// per axis, Σ (Δh_i·N_i)² as the reference groups it.
+//
+//lanegen:inline
+func roundRadiusLanes(r *laneReps, dh, dk, dl vf) vf {
+	na, nb, nc := vrep(&r.nv[0]), vrep(&r.nv[1]), vrep(&r.nv[2])
+	return dh.Mul(dh).Mul(na).Mul(na).Add(dk.Mul(dk).Mul(nb).Mul(nb)).Add(dl.Mul(dl).Mul(nc).Mul(nc))
+}
+
+// gaussRadiusLanes is the offset along the unrotated reciprocal axes, v =
+// Δh·a* + Δk·b* + Δl·c* (Å⁻¹), and r² = |v|²·(Na·Nb·Nc)², of the Gaussian
+// and top-hat shapes.
+//
+//lanegen:inline
+func gaussRadiusLanes(r *laneReps, dh, dk, dl vf) (vf, vf, vf, vf) {
+	nabc := vrep(&r.nabc)
+	v0 := dh.Mul(vrep(&r.astar[0])).Add(dk.Mul(vrep(&r.bstar[0]))).Add(dl.Mul(vrep(&r.cstar[0])))
+	v1 := dh.Mul(vrep(&r.astar[1])).Add(dk.Mul(vrep(&r.bstar[1]))).Add(dl.Mul(vrep(&r.cstar[1])))
+	v2 := dh.Mul(vrep(&r.astar[2])).Add(dk.Mul(vrep(&r.bstar[2]))).Add(dl.Mul(vrep(&r.cstar[2])))
+	return v0, v1, v2, v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2)).Mul(nabc).Mul(nabc)
+}
+
+// gaussArgLanes is the Gaussian's exponent −(r²/0.63·fudge).
+//
+//lanegen:inline
+func gaussArgLanes(r *laneReps, r2 vf) vf {
+	return vfloat(vxor(vbits(r2.Div(vk(gaussWidth)).Mul(vrep(&r.fudge))), vbits(vrep(&r.negZero))))
 }
 
 // sinCosPiLanes is sin πx and cos πx from the polynomials on x's offset
@@ -1013,6 +1047,190 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		sna.StoreSlice(t.na[p0:])
 		snb.StoreSlice(t.nb[p0:])
 		snc.StoreSlice(t.nc[p0:])
+	}
+	vzeroupper()
+}
+
+// sinc3GradLanes is sinc3Lanes(u) and its derivative by u: with
+// x = π√u, (3·sin x/x² − 3·s/x)·π²/(2x) (sin x from the π-scaled
+// polynomial) from x = 1 on, below it π²·Σ j·a_j·x^(2j−2) to j = 8
+// (a_j sinc3's coefficients in x²; the next term is below 1e-16 of the
+// sum there), where the closed form cancels (a relative error ~1e-16/x⁴).
+//
+//lanegen:inline
+func sinc3GradLanes(u vf) (vf, vf) {
+	s := sinc3Lanes(u)
+	y := u.Sqrt()
+	sn, cs := sinCosPiLanes(y)
+	_ = cs
+	x := vk(piC).Mul(y)
+	x2 := x.Mul(x)
+	p := vk(sinc3B8).Mul(x2).Add(vk(sinc3B7)).Mul(x2).Add(vk(sinc3B6)).Mul(x2).Add(vk(sinc3B5))
+	p = p.Mul(x2).Add(vk(sinc3B4)).Mul(x2).Add(vk(sinc3B3)).Mul(x2).Add(vk(sinc3B2)).Mul(x2).Add(vk(sinc3B1))
+	sx := vk(3).Mul(sn).Div(x2).Sub(vk(3).Mul(s).Div(x))
+	du := sx.Mul(vk(halfPiSq)).Div(x)
+	return s, vk(piSq).Mul(p).Merge(du, x.Less(vk(sinc3SeriesMax)))
+}
+
+// shapeGradLanes is shapeLatticeLanes (the same bits) with the
+// derivatives the loss rows need (latticeGrad's formulas): F_latt; its
+// derivatives by h, k, l, by Na, Nb, Nc and by the fudge; and, for the
+// Gaussian, w = ∂F_latt/∂r²·2(Na·Nb·Nc)², the offset v along the
+// reciprocal axes and the offset (Δh, Δk, Δl) from the nearest
+// reflection, whose products w·v_j·Δ_i are the derivatives by the
+// reciprocal axes' components (a*, b*, c*; 0 for the other shapes).
+//
+//lanegen:inline
+func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	dh, dk, dl := shapeOffsetLanes(h, kk, l)
+	nabc, fudge, two, zero := vrep(&r.nabc), vrep(&r.fudge), vk(2), vk(0)
+	na, nb, nc := vrep(&r.nv[0]), vrep(&r.nv[1]), vrep(&r.nv[2])
+	oa, ob, oc := nb.Mul(nc), na.Mul(nc), na.Mul(nb) // ∂(Na·Nb·Nc)/∂N
+	fl, g0, g1, g2, n0, n1, n2, dfu, w := zero, zero, zero, zero, zero, zero, zero, zero, zero
+	v0, v1, v2 := zero, zero, zero
+	if r.shape == Round {
+		hr := roundRadiusLanes(r, dh, dk, dl)
+		s, su := sinc3GradLanes(hr.Mul(fudge))
+		fl = nabc.Mul(vk(roundScale)).Mul(s)
+		flu := nabc.Mul(vk(roundScale)).Mul(su) // ∂F_latt/∂u, u = hr·fudge
+		ff := flu.Mul(fudge).Mul(two)
+		g0, g1, g2 = ff.Mul(dh).Mul(na).Mul(na), ff.Mul(dk).Mul(nb).Mul(nb), ff.Mul(dl).Mul(nc).Mul(nc)
+		ss := vk(roundScale).Mul(s)
+		n0 = oa.Mul(ss).Add(ff.Mul(dh).Mul(dh).Mul(na))
+		n1 = ob.Mul(ss).Add(ff.Mul(dk).Mul(dk).Mul(nb))
+		n2 = oc.Mul(ss).Add(ff.Mul(dl).Mul(dl).Mul(nc))
+		dfu = flu.Mul(hr)
+	} else {
+		var r2 vf
+		v0, v1, v2, r2 = gaussRadiusLanes(r, dh, dk, dl)
+		if r.shape == Gauss {
+			e := expLanes(gaussArgLanes(r, r2))
+			fl = nabc.Mul(e)
+			fr := zero.Sub(fl).Mul(fudge).Div(vk(gaussWidth)) // ∂F_latt/∂r²
+			w = fr.Mul(two).Mul(nabc).Mul(nabc)
+			g0 = w.Mul(v0.Mul(vrep(&r.astar[0])).Add(v1.Mul(vrep(&r.astar[1]))).Add(v2.Mul(vrep(&r.astar[2]))))
+			g1 = w.Mul(v0.Mul(vrep(&r.bstar[0])).Add(v1.Mul(vrep(&r.bstar[1]))).Add(v2.Mul(vrep(&r.bstar[2]))))
+			g2 = w.Mul(v0.Mul(vrep(&r.cstar[0])).Add(v1.Mul(vrep(&r.cstar[1]))).Add(v2.Mul(vrep(&r.cstar[2]))))
+			t := fr.Mul(v0.Mul(v0).Add(v1.Mul(v1)).Add(v2.Mul(v2))).Mul(two).Mul(nabc)
+			n0, n1, n2 = oa.Mul(e).Add(t.Mul(oa)), ob.Mul(e).Add(t.Mul(ob)), oc.Mul(e).Add(t.Mul(oc))
+			dfu = zero.Sub(fl).Mul(r2).Div(vk(gaussWidth))
+		} else {
+			// Inside the cap ∂F_latt/∂N is ∂(Na·Nb·Nc)/∂N; outside the term's
+			// factor 2F²·F_latt is 0 (gradTermShapeLanes).
+			fl = nabc.Merge(zero, r2.Mul(fudge).Less(vk(tophatR2)))
+			n0, n1, n2 = oa, ob, oc
+		}
+	}
+	return fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl
+}
+
+// gradTermShapeLanes is gradTermLanes for the spot shapes, given
+// shapeGradLanes' values: it adds the term to S and its derivatives (by
+// the default F, Na, Nb, Nc, the fudge, and σ), and for the Gaussian
+// ∂S/∂(a*, b*, c*) to sh's sums of pixels p0…; it stores the term's
+// ∂S/∂(h, k, l) at hkl[at], hkl[at+stride] and hkl[at+2·stride].
+//
+//lanegen:inline
+func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSums, p0 int, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf, vf) {
+	c := k.c
+	r := k.lr
+	two := vk(2)
+	fc, fd := vrep(&r.defaultF), vk(1)
+	if c.HasHKL {
+		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, h, kk, l)
+	}
+	ffl := fc.Mul(fc).Mul(fl)
+	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
+	def1 := def
+	if k.perDef {
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+	}
+	tfl := two.Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
+	hbar, kbar, lbar := tfl.Mul(g0), tfl.Mul(g1), tfl.Mul(g2)
+	sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
+	na1, nb1, nc1 := sna.Add(tfl.Mul(n0)), snb.Add(tfl.Mul(n1)), snc.Add(tfl.Mul(n2))
+	sfu1 := sfu.Add(tfl.Mul(dfu))
+	if r.shape == Gauss {
+		x := tfl.Mul(w)
+		a0, a1, a2 := x.Mul(dh), x.Mul(dk), x.Mul(dl)
+		vloadSlice(sh.st[0][p0:]).Add(a0.Mul(v0)).StoreSlice(sh.st[0][p0:])
+		vloadSlice(sh.st[1][p0:]).Add(a0.Mul(v1)).StoreSlice(sh.st[1][p0:])
+		vloadSlice(sh.st[2][p0:]).Add(a0.Mul(v2)).StoreSlice(sh.st[2][p0:])
+		vloadSlice(sh.st[3][p0:]).Add(a1.Mul(v0)).StoreSlice(sh.st[3][p0:])
+		vloadSlice(sh.st[4][p0:]).Add(a1.Mul(v1)).StoreSlice(sh.st[4][p0:])
+		vloadSlice(sh.st[5][p0:]).Add(a1.Mul(v2)).StoreSlice(sh.st[5][p0:])
+		vloadSlice(sh.st[6][p0:]).Add(a2.Mul(v0)).StoreSlice(sh.st[6][p0:])
+		vloadSlice(sh.st[7][p0:]).Add(a2.Mul(v1)).StoreSlice(sh.st[7][p0:])
+		vloadSlice(sh.st[8][p0:]).Add(a2.Mul(v2)).StoreSlice(sh.st[8][p0:])
+	}
+	// As in gradTermLanes: a zero F_latt adds no term, and ±0 to every
+	// derivative (tfl is 0, the other factors finite).
+	if !c.Water {
+		s1 = s.Merge(s1, fl.Equal(vk(0)))
+	}
+	hbar.StoreSlice(hkl[at:])
+	kbar.StoreSlice(hkl[at+stride:])
+	lbar.StoreSlice(hkl[at+2*stride:])
+	return s1, def1, sig1, na1, nb1, nc1, sfu1
+}
+
+// termsGradShapeLanes is termsGradLanes for the spot shapes
+// (shapeGradLanes, gradTermShapeLanes), with the fudge's and the
+// reciprocal axes' per-pixel sums in sh.
+func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	var ia [lanes]int32
+	k.orientIncLanes(si, oinc)
+	for p0 := 0; p0 < np; p0 += lanes {
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		sfu := vloadSlice(sh.fu[p0:])
+		for oi := range r.orient {
+			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+			fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl := shapeGradLanes(r, h, kk, l)
+			s, def, sig, sna, snb, snc, sfu = gradTermShapeLanes(k, &ia, &oinc[oi], sh, p0, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu, hkl, 3*oi*stride+p0, stride)
+		}
+		s.StoreSlice(t.s[p0:])
+		def.StoreSlice(t.def[p0:])
+		sig.StoreSlice(t.sig[p0:])
+		sna.StoreSlice(t.na[p0:])
+		snb.StoreSlice(t.nb[p0:])
+		snc.StoreSlice(t.nc[p0:])
+		sfu.StoreSlice(sh.fu[p0:])
+	}
+	vzeroupper()
+}
+
+// shapeBackLanes stores in out the partial sums (slots each, pixel p in
+// slot p mod slots, as lossBackLanes) over the first np pixels of a
+// loss-row chunk of g·scale·P·ω (g its ∂L/∂I, P and ω in fr: the first
+// sub-pixel's) times sh's sums: the fudge's, then for the Gaussian the
+// nine of a*, b*, c*.
+func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np int, out []float64) {
+	r := k.lr
+	scale := vrep(&r.scale)
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	const step = max(lanes, slots)
+	ns := 1
+	if r.shape == Gauss {
+		ns = 10
+	}
+	for i := 0; i < ns; i++ {
+		x := sh.fu[:]
+		if i > 0 {
+			x = sh.st[i-1][:]
+		}
+		var acc [m]vs
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*lanes
+				sb := vloadSlice(g[p:]).Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+				acc[q] = vslotadd(acc[q], sb.Mul(vloadSlice(x[p:])))
+			}
+		}
+		for q := 0; q < m; q++ {
+			acc[q].StoreSlice(out[i*slots+q*sl:])
+		}
 	}
 	vzeroupper()
 }

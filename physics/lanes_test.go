@@ -150,12 +150,18 @@ func TestLanesGradientBits(t *testing.T) {
 		base + " -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -water 40",     // sources, water
 		base + " -hkl " + inputs + "/P1.hkl -nopolar -point_pixel -roi 3 35 2 30",
 		base + " -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -polar 0.5",
-		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 30 -detpixels_y 2",              // chunks of 16 pixels, then 14
-		base + " -mosaic 0.5 -mosaic_domains 700 -detpixels_x 9 -detpixels_y 2",               // chunks of 7: terms on one lane
-		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                                      // no E-B plane
-		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",                         // sub-pixels
-		base + " -oversample 3 -mosaic 0.5 -mosaic_domains 40 -detpixels_x 12 -detpixels_y 2", // chunks of 8 pixels
-		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",           // sensor layers
+		base + " -mosaic 0.5 -mosaic_domains 300 -detpixels_x 150 -detpixels_y 2",              // chunks of 64 pixels (lossChunk), then 22
+		base + " -mosaic 0.5 -mosaic_domains 5500 -detpixels_x 9 -detpixels_y 2",               // chunks of 7: terms on one lane
+		base + " -beam_vector 1 0 0 -polar_vector 1 0 0",                                       // no E-B plane
+		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",                          // sub-pixels
+		base + " -oversample 3 -mosaic 0.5 -mosaic_domains 500 -detpixels_x 12 -detpixels_y 2", // chunks of 8 pixels
+		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",            // sensor layers
+		// The spot shapes (termsGradShapeLanes, shapeBackLanes).
+		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 4 -polar 0.8",
+		base + " -gauss_xtal -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -oversample 2",
+		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 5500 -detpixels_x 9 -detpixels_y 2", // one lane
+		base + " -round_xtal -fudge 0.3 -divergence 1 -divsteps 3 -water 40",
+		base + " -tophat_spots -fudge 3 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",
 	}
 	for _, gc := range golden {
 		args := strings.Join(gc.Args, " ")

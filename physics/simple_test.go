@@ -242,6 +242,21 @@ func TestShortcutGradients(t *testing.T) {
 	for _, extra := range interpolating {
 		cases = append(cases, structure{extra: extra})
 	}
+	// The spot shapes (their own terms and sums: termsGradShapeLanes).
+	for _, extra := range []string{
+		"-gauss_xtal",
+		"-gauss_xtal -fudge 0.7 -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl -polar 0.8",
+		"-gauss_xtal -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -divergence 1 -divsteps 2",
+		"-gauss_xtal -water 40 -mosaic 0.5 -mosaic_domains 50 -phi 0 -osc 1 -phisteps 40 -detpixels_x 20 -detpixels_y 2", // one lane
+		"-round_xtal",
+		"-round_xtal -fudge 0.3 -oversample 2 -mosaic 0.5 -mosaic_domains 2",
+		"-tophat_spots -fudge 4",
+		"-tophat_spots -fudge 2 -oversample 2 -hkl " + inputs + "/P1.hkl",
+	} {
+		cases = append(cases, structure{extra: extra})
+	}
+	cases = append(cases, structure{"-gauss_xtal", [3]float64{5.3, 4.71, 6.02}}, structure{"-round_xtal", [3]float64{4.5, 6, 3.2}},
+		structure{"-tophat_spots -fudge 3", [3]float64{4.5, 6, 3.2}})
 	// N as a fit moves it (not whole; one axis at N ≤ 1; mixed).
 	cases = append(cases, structure{"", [3]float64{5.3, 4.71, 6.02}},
 		structure{"-mosaic 0.5 -mosaic_domains 3 -polar 0.8 -water 40", [3]float64{5, 4.5, 0.8}},

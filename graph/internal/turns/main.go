@@ -44,7 +44,7 @@ import (
 
 func main() {
 	n := flag.Int("n", 40, "rounds")
-	cs := flag.String("case", "cubic1024", "cubic256, cubic1024, cubic4096, mosaic10, mosaic, interpolate, gauss, n50, many or layers")
+	cs := flag.String("case", "cubic1024", "cubic256, cubic1024, cubic4096, mosaic10, mosaic, interpolate, gauss, round, tophat, n50, many or layers")
 	mode := flag.String("mode", "gradient", "forward or gradient")
 	cpu := flag.String("cpu", "1", "the CPU the binaries are pinned to (taskset -c)")
 	wait := flag.Duration("timeout", 5*time.Minute, "the longest a server may take to get ready or to run once")
