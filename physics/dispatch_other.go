@@ -52,6 +52,10 @@ func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, ou
 	k.shapeBackLanes(fr, sh, g, np, out)
 }
 
+func (k *kernel) termsGradDminRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	k.termsGradAxesDminLanes(si, oinc, t, ds, hkl, stride, np)
+}
+
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 }

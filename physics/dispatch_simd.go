@@ -88,6 +88,18 @@ func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, ou
 	}
 }
 
+// termsGradDminRow is termsGradRow under -dmin (termsGradAxesDminLanes).
+func (k *kernel) termsGradDminRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+	switch {
+	case vector && k.tier == tierAVX512:
+		k.termsGradAxesDminLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+	case vector && k.tier == tierAVX2:
+		k.termsGradAxesDminLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+	default:
+		k.termsGradAxesDminLanes(si, oinc, t, ds, hkl, stride, np)
+	}
+}
+
 // lossBack is lossBackLanes on vector lanes where the CPU has them.
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	switch k.tier {

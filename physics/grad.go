@@ -27,7 +27,7 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
-	if k.simple || k.shapeLanes {
+	if k.simple || k.shapeLanes || k.dminLanes {
 		k.gradSetup()
 	}
 	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
@@ -593,17 +593,23 @@ func (k *kernel) pixelWalk(fpix, spix int, mode interpMode, until int, w *gradWo
 	} else {
 		w.sum = k.walk(fpix, spix, mode, until, w.tmp, w)
 	}
+	// The value with kernel.pixel's grouping, (scale·S)·C·P·ω (the same
+	// bits as Render's); post = C·P·ω for the backward pass.
+	v := k.scale * w.sum
 	w.post = 1
 	if !c.OversampleThick {
 		w.post *= w.capture.v
+		v *= w.capture.v
 	}
 	if !c.OversamplePolar {
 		w.post *= w.polar.v
+		v *= w.polar.v
 	}
 	if !c.OversampleOmega {
 		w.post *= w.omega.v
+		v *= w.omega.v
 	}
-	return k.scale * w.sum * w.post
+	return v
 }
 
 // pixelBack adds g·∂I/∂P for the pixel pixelWalk walked to acc.

@@ -317,7 +317,9 @@ chunks:
 					}
 					for si := range k.src {
 						at := j*S + si
-						if k.shapeLanes {
+						if k.dminLanes {
+							k.termsGradDminRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+						} else if k.shapeLanes {
 							k.termsGradShapeRow(vector, si, oinc, &sp.tl, sh, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
 						} else {
 							k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
@@ -329,6 +331,10 @@ chunks:
 		}
 		if J > 1 {
 			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
+		}
+		if k.dminLanes && pol != 0 && !k.dminPolar(r, J, np) {
+			k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+			continue chunks
 		}
 		// The loss terms; the backward pass weighs every term by g.
 		if c.Thick {
@@ -588,7 +594,9 @@ func (k *kernel) lossRows() bool {
 // more within maxLossSubs and minLossChunk.
 func (k *kernel) lossRowStructure() bool {
 	c := k.c
-	if !k.simple && !k.shapeLanes {
+	// -dmin with one source: with several, a pixel's polarization is the
+	// first source's within the limit, which the loss rows do not follow.
+	if !k.simple && !k.shapeLanes && !(k.dminLanes && len(k.src) == 1) {
 		return false
 	}
 	J := c.ThickSteps * c.Oversample * c.Oversample
@@ -596,6 +604,34 @@ func (k *kernel) lossRowStructure() bool {
 		return true
 	}
 	return J <= maxLossSubs && lossChunk(3*len(k.src)*len(k.orient)*J) >= minLossChunk
+}
+
+// dminPolar sets the polarization, and its derivatives' coefficients, of
+// a loss-row chunk's pixels (np of them; one source) whose every
+// sub-pixel is beyond -dmin to 0, as the general loops leave it where
+// no term is added; it reports false, leaving the chunk to the per-pixel
+// walk, where a pixel's first sub-pixel is beyond the limit and a later
+// one is not (the general loops then take that one's polarization).
+func (k *kernel) dminPolar(r *lossRecs, J, np int) bool {
+	sr := &k.src[0]
+	beyond := func(t *termLanes, p int) bool {
+		qx, qy, qz := (t.d[0][p]-sr.inc[0])*sr.invLambda, (t.d[1][p]-sr.inc[1])*sr.invLambda, (t.d[2][p]-sr.inc[2])*sr.invLambda
+		stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz)
+		return stol > 0 && k.dmin > 0.5/stol
+	}
+	fr := &r.subs[0].front
+	for p := 0; p < np; p++ {
+		if !beyond(&r.subs[0].tl, p) {
+			continue
+		}
+		for j := 1; j < J; j++ {
+			if !beyond(&r.subs[j].tl, p) {
+				return false
+			}
+		}
+		fr.p[p], fr.dkahn[p], fr.alpha[p], fr.beta[p], fr.gamma[p], fr.dd[p] = 0, 0, 0, 0, 0, 0
+	}
+	return true
 }
 
 // lossChunk is the number of pixels in a loss row's chunks for per

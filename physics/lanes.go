@@ -1029,6 +1029,7 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb,
 // 3–5 % slower).
 //
 //lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
+//lanegen:variant termsGradAxesDminLanes sincgGrad3Lanes=sincgGradAxesLanes noSkipLanes=dminSkipLanes keepLatticeLanes=dminLatticeLanes
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	r := k.lr
 	n := k.nn[0]
@@ -1036,9 +1037,11 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += lanes {
 		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		skip := noSkipLanes(r, qx, qy, qz)
 		for oi := range r.orient {
 			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
+			sa = keepLatticeLanes(skip, sa)
 			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
 		s.StoreSlice(t.s[p0:])
@@ -1049,6 +1052,41 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 		snc.StoreSlice(t.nc[p0:])
 	}
 	vzeroupper()
+}
+
+// noSkipLanes is termsGradLanes' mask of the pixels whose terms of a
+// source are left out: none (the arguments are dminSkipLanes').
+//
+//lanegen:inline
+func noSkipLanes(r *laneReps, qx, qy, qz vf) vm {
+	return vk(0).NotEqual(vk(0))
+}
+
+// dminSkipLanes is noSkipLanes under -dmin: where the scattering vector q
+// is beyond the resolution limit (dminMergeLanes' test).
+//
+//lanegen:inline
+func dminSkipLanes(r *laneReps, qx, qy, qz vf) vm {
+	stol := vk(0.5).Mul(qx.Mul(qx).Add(qy.Mul(qy)).Add(qz.Mul(qz)).Sqrt())
+	return stol.Greater(vk(0)).And(vrep(&r.dmin).Greater(vk(0.5).Div(stol)))
+}
+
+// keepLatticeLanes is termsGradLanes' step after a term's lattice
+// factors: it keeps sincg(h) (dminLatticeLanes' arguments).
+//
+//lanegen:inline
+func keepLatticeLanes(skip vm, sa vf) vf {
+	return sa
+}
+
+// dminLatticeLanes is keepLatticeLanes under -dmin: sincg(h) is 0 where
+// the source's terms are left out, so that F_latt is, and the term adds
+// nothing to S and ±0 to its derivatives (gradTermLanes; with a water
+// background, which keeps such terms, S + 0: S's value).
+//
+//lanegen:inline
+func dminLatticeLanes(skip vm, sa vf) vf {
+	return vk(0).Merge(sa, skip)
 }
 
 // sinc3GradLanes is sinc3Lanes(u) and its derivative by u: with

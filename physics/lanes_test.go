@@ -156,6 +156,10 @@ func TestLanesGradientBits(t *testing.T) {
 		base + " -hkl " + inputs + "/P1.hkl -polar 0.5 -oversample 2",                          // sub-pixels
 		base + " -oversample 3 -mosaic 0.5 -mosaic_domains 500 -detpixels_x 12 -detpixels_y 2", // chunks of 8 pixels
 		base + " -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",            // sensor layers
+		// -dmin (termsGradAxesDminLanes): 60 Å leaves out the pixels from
+		// ~1.7 mm off the beam on.
+		base + " -dmin 60 -water 40 -polar 0.6",
+		base + " -dmin 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
 		// The spot shapes (termsGradShapeLanes, shapeBackLanes).
 		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 4 -polar 0.8",
 		base + " -gauss_xtal -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -oversample 2",
