@@ -471,10 +471,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	k.shapeLanes = flat && c.Shape != Square && !(k.dmin > 0)
 	k.dminLanes = flat && c.Shape == Square && axes && k.dmin > 0
 	k.curvedLanes = c.Curved && rules && c.Shape == Square && axes && !(k.dmin > 0)
-	// The -oversample_polar and -oversample_omega rules on a flat detector
-	// (-oversample_thick's capture fraction per sub-pixel takes math.Exp,
-	// which the lanes do not have bit for bit).
-	k.rulesLanes = !c.Curved && !rules && !c.OversampleThick && c.Shape == Square && axes && !(k.dmin > 0)
+	// The -oversample_* rules on a flat detector.
+	k.rulesLanes = !c.Curved && !rules && c.Shape == Square && axes && !(k.dmin > 0)
 	if generalOnly {
 		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
 	}
@@ -952,21 +950,33 @@ func fillRun(g []float64, v, d float64) {
 	}
 }
 
+// captureRow replaces each obliquity in c by the capture fraction of
+// sensor layer t along it (captureRuleLanes, under -oversample_thick).
+func (k *kernel) captureRow(t int, c []float64) {
+	for i, par := range c {
+		c[i] = k.captureFrac(t, par)
+	}
+}
+
 // laneValue is the value of pixel p (pixel f of row spix) of a row the
 // lane kernel ran on with a sensor thickness, as the general loop forms it
-// (scale·S·capture·P·ω, P and ω left out under their -oversample_* rule,
-// the sum has them), adding its ω terms to om. Where the capture
-// fraction at the last layer's first sub-pixel is 0 the general loop
-// takes it further: the pixel is computed again.
+// (scale·S·capture·P·ω, each factor left out under its -oversample_*
+// rule: the sum has it), adding its ω terms to om. Where the capture
+// fraction at the last layer's first sub-pixel is 0 (without
+// -oversample_thick) the general loop takes it further: the pixel is
+// computed again.
 func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
 	c := k.c
-	capture := k.captureFrac(c.ThickSteps-1, rb.par[p])
-	if capture == 0 {
-		v, _ := k.pixel(f, spix, interpNone, 0, om, nil)
-		return v
+	v := rb.v[p]
+	if !c.OversampleThick {
+		capture := k.captureFrac(c.ThickSteps-1, rb.par[p])
+		if capture == 0 {
+			v, _ := k.pixel(f, spix, interpNone, 0, om, nil)
+			return v
+		}
+		v *= capture
 	}
 	*om += k.omegaTerms(rb.w[p], rb.w[p])
-	v := rb.v[p] * capture
 	if !c.OversamplePolar {
 		v *= rb.polar[p]
 	}

@@ -379,15 +379,15 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 // termsShapeLanes the spot shapes' F_latt (shapeLatticeLanes) and
 // termsAxesDminLanes also leaves out a source's terms beyond -dmin
 // (dminMergeLanes in dminKeepLanes' place), termsAxesRulesLanes follows
-// -oversample_polar and -oversample_omega (polarRuleDueLanes, ruleLanes;
-// omega is the sub-pixel's ω, read there only).
+// the -oversample_* rules (polarRuleDueLanes, ruleLanes; omega and
+// capture are the sub-pixel's ω and capture fraction, read there only).
 //
 //lanegen:inline
 //lanegen:variant termsAxesLanes sincg3Lanes=sincgAxesLanes
 //lanegen:variant termsShapeLanes sincg3Lanes=shapeLatticeLanes
 //lanegen:variant termsAxesDminLanes sincg3Lanes=sincgAxesLanes dminKeepLanes=dminMergeLanes
 //lanegen:variant termsAxesRulesLanes sincg3Lanes=sincgAxesLanes polarDueLanes=polarRuleDueLanes ruleKeepLanes=ruleLanes
-func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar, omega vf) (vf, vf) {
+func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar, omega, capture vf) (vf, vf) {
 	c := k.c
 	n := k.nn[0]
 	zero := vk(0)
@@ -417,7 +417,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 			if c.HasHKL {
 				fc = cellFLanes(r, k.fhklBits, ia, h, kk, l)
 			}
-			s := ruleKeepLanes(r, sum.Add(fc.Mul(fc).Mul(fl).Mul(fl)), polar, omega)
+			s := ruleKeepLanes(r, sum.Add(fc.Mul(fc).Mul(fl).Mul(fl)), polar, omega, capture)
 			if !c.Water {
 				// A zero lattice factor adds no term (the reference skips it).
 				s = sum.Merge(s, fl.Equal(zero))
@@ -453,17 +453,20 @@ func polarRuleDueLanes(r *laneReps, polar vf) vm {
 // sum s: without the -oversample_* rules, nothing.
 //
 //lanegen:inline
-func ruleKeepLanes(r *laneReps, s, polar, omega vf) vf {
+func ruleKeepLanes(r *laneReps, s, polar, omega, capture vf) vf {
 	return s
 }
 
-// ruleLanes is ruleKeepLanes under the -oversample_polar and
-// -oversample_omega rules (laneReps.polarRule, omegaRule): the running
-// sum, not the term, times the polarization and then ω, as the reference
-// (and the general loops) scale it after every term.
+// ruleLanes is ruleKeepLanes under the -oversample_* rules
+// (laneReps.thickRule, polarRule, omegaRule): the running sum, not the
+// term, times the capture fraction, the polarization and then ω, as the
+// reference (and the general loops) scale it after every term.
 //
 //lanegen:inline
-func ruleLanes(r *laneReps, s, polar, omega vf) vf {
+func ruleLanes(r *laneReps, s, polar, omega, capture vf) vf {
+	if r.thickRule {
+		s = s.Mul(capture)
+	}
 	if r.polarRule {
 		s = s.Mul(polar)
 	}
@@ -506,8 +509,8 @@ func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, v
 //lanegen:variant subpixelShapeLanes termsLanes=termsShapeLanes
 //lanegen:variant subpixelAxesDminLanes termsLanes=termsAxesDminLanes
 //lanegen:variant subpixelAxesCurvedLanes termsLanes=termsAxesLanes bendKeepLanes=bendLanes
-//lanegen:variant subpixelAxesRulesLanes termsLanes=termsAxesRulesLanes omegaDueLanes=omegaRuleDueLanes
-func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64) (vf, vf, vf) {
+//lanegen:variant subpixelAxesRulesLanes termsLanes=termsAxesRulesLanes omegaDueLanes=omegaRuleDueLanes captureKeepLanes=captureRuleLanes
+func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64, layer int) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
 	y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s[1]), vrep(&o[1]), vrep(&r.pix0[1]))
@@ -523,8 +526,35 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 		// The cosine of the oblique path through the layer.
 		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
 	}
-	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar, omega)
+	cf := captureKeepLanes(k, layer, dx, dy, dz)
+	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar, omega, cf)
 	return sum, omega, polar
+}
+
+// captureKeepLanes is subpixelLanes' capture fraction for the terms: none
+// without -oversample_thick (the arguments are captureRuleLanes').
+//
+//lanegen:inline
+func captureKeepLanes(k *kernel, layer int, dx, dy, dz vf) vf {
+	return vk(1)
+}
+
+// captureRuleLanes is captureKeepLanes under -oversample_thick
+// (laneReps.thickRule): the sub-pixel's capture fraction in its layer,
+// from its obliquity, by kernel.captureFrac on each lane (its e^x is
+// math.Exp's, which the lanes do not have bit for bit).
+//
+//lanegen:inline
+func captureRuleLanes(k *kernel, layer int, dx, dy, dz vf) vf {
+	r := k.lr
+	cf := vk(1)
+	if r.thickRule {
+		var buf [lanes]float64
+		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(buf[:])
+		k.captureRow(layer, buf[:])
+		cf = vloadSlice(buf[:])
+	}
+	return cf
 }
 
 // omegaDueLanes is where subpixelLanes computes ω: where it is still 0.
@@ -611,7 +641,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar, omega)
+				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar, omega, vk(1))
 				pixelValueLanes(r, sum, polar, omega).StoreSlice(rb.v[p0:])
 				// (Under -oversample_omega the pixel's one ω is its ω sum:
 				// count is 1.)
@@ -636,7 +666,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			// One sub-pixel (f + 0: the same bits) in one layer.
-			sum, omega, polar = k.subpixelLanes(r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:])
+			sum, omega, polar = k.subpixelLanes(r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:], 0)
 			wsum = omegaAddLanes(r, wsum, omega)
 		} else {
 			for t := 0; t <= last; t++ {
@@ -644,7 +674,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					for subF := 0; subF < os; subF++ {
 						fdet := sub.Mul(f0.Add(vrep(&r.subF[subF]))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
-						sum, omega, polar = k.subpixelLanes(r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:])
+						sum, omega, polar = k.subpixelLanes(r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t)
 						wsum = omegaAddLanes(r, wsum, omega)
 					}
 				}

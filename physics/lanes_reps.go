@@ -59,7 +59,7 @@ type laneReps struct {
 	nv                                                   [3]laneVal // per axis: N
 	negZero                                              laneVal    // −0: its bits are the sign bit
 	kahnZero                                             bool
-	polarRule, omegaRule                                 bool         // -oversample_polar, -oversample_omega (pixelsAxesRulesLanes)
+	thickRule, polarRule, omegaRule                      bool         // -oversample_thick, _polar, _omega (pixelsAxesRulesLanes)
 	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
 	odet                                                 [][3]laneVal // odet·(detector normal) for each layer
 	orient                                               [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
@@ -98,7 +98,7 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD),
 		shape: c.Shape, astar: repeat3(k.astar), bstar: repeat3(k.bstar), cstar: repeat3(k.cstar),
 		nabc: repeat(k.nabc), fudge: repeat(k.fudge), dmin: repeat(k.dmin),
-		polarRule: c.OversamplePolar, omegaRule: c.OversampleOmega,
+		thickRule: c.OversampleThick, polarRule: c.OversamplePolar, omegaRule: c.OversampleOmega,
 		distance: repeat(k.distance), beamD: repeat3([3]float64{k.distance * c.Beam[0], k.distance * c.Beam[1], k.distance * c.Beam[2]})}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {

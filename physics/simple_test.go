@@ -43,9 +43,8 @@ func TestPixelSimple(t *testing.T) {
 		{"", false, [3]float64{5.5, 1 << 21, 5}},
 		{"-oversample 3", true, [3]float64{}},
 		{"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true, [3]float64{}},
-		// The -oversample_polar and -oversample_omega rules (the running
-		// sum times P or ω after every term) on the lanes; the capture
-		// fraction's rule on the general loops.
+		// The -oversample_* rules (the running sum times C, P or ω after
+		// every term) on the lanes.
 		{"-oversample 2 -oversample_omega", true, [3]float64{}},
 		{"-oversample 3 -oversample_polar -polar 0.7 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2", true, [3]float64{}},
 		{"-oversample 2 -oversample_omega -oversample_polar -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl -water 50", true, [3]float64{5.3, 4.71, 6.02}},
@@ -53,8 +52,9 @@ func TestPixelSimple(t *testing.T) {
 		{"-oversample_omega -oversample_polar -nopolar -point_pixel -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{}},
 		{"-oversample 2 -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 3 -mosaic 1 -mosaic_domains 2", true, [3]float64{}},
 		{"-oversample 2 -oversample_polar -detector_thick 100 -detector_abs 500 -thicksteps 2 -N 40", true, [3]float64{}},
-		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
-		{"-oversample 2 -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", false, [3]float64{}},
+		{"-detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", true, [3]float64{}},
+		{"-oversample 2 -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 2 -oversample_thick", true, [3]float64{}},
+		{"-oversample 3 -oversample_thick -oversample_polar -polar 0.6 -detector_thick 200 -detector_abs 300 -thicksteps 3 -mosaic 0.5 -mosaic_domains 2 -hkl " + inputs + "/P1.hkl", true, [3]float64{4.5, 6, 3.2}},
 		{"-oversample 2 -oversample_omega -curved_det", false, [3]float64{}},
 		{"-oversample 2 -oversample_polar -dmin 80", false, [3]float64{}},
 		{"-oversample 2 -oversample_omega -round_xtal", false, [3]float64{}},
@@ -147,6 +147,7 @@ func TestRenderSolidAngle(t *testing.T) {
 		"-oversample 3 -oversample_omega",
 		"-oversample 2 -oversample_omega -oversample_polar -detector_thick 100 -detector_abs 500 -thicksteps 2",
 		"-oversample 1 -oversample_omega -mosaic 0.5 -mosaic_domains 2",
+		"-oversample 2 -oversample_thick -oversample_omega -detector_thick 100 -detector_abs 500 -thicksteps 2",
 		"-oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 3",
 		"-curved_det -oversample 2 -oversample_omega",
 		"-point_pixel -oversample 2 -roi 0 9 4 19",
