@@ -449,8 +449,8 @@
 //     shapeGradLanes' derivatives, the fudge's and a*, b*, c*'s per-pixel
 //     sums in shapeSums, weighed by shapeBackLanes): they took the
 //     general per-pixel walk. 512²: Gaussian 0.097×, round 0.099×,
-//     top-hat 0.095× (turns), 1.9–2.3× their forwards. -dmin with one
-//     source on the loss rows (termsGradAxesDminLanes, dminPolar): 512²
+//     top-hat 0.095× (turns), 1.9–2.3× their forwards. -dmin on the
+//     loss rows (termsGradAxesDminLanes, dminPolar): 512²
 //     0.09–0.12× of the general walk's, 1.6–3.0× the forward.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,

@@ -594,9 +594,7 @@ func (k *kernel) lossRows() bool {
 // more within maxLossSubs and minLossChunk.
 func (k *kernel) lossRowStructure() bool {
 	c := k.c
-	// -dmin with one source: with several, a pixel's polarization is the
-	// first source's within the limit, which the loss rows do not follow.
-	if !k.simple && !k.shapeLanes && !(k.dminLanes && len(k.src) == 1) {
+	if !k.simple && !k.shapeLanes && !k.dminLanes {
 		return false
 	}
 	J := c.ThickSteps * c.Oversample * c.Oversample
@@ -606,27 +604,31 @@ func (k *kernel) lossRowStructure() bool {
 	return J <= maxLossSubs && lossChunk(3*len(k.src)*len(k.orient)*J) >= minLossChunk
 }
 
-// dminPolar sets the polarization, and its derivatives' coefficients, of
-// a loss-row chunk's pixels (np of them; one source) whose every
-// sub-pixel is beyond -dmin to 0, as the general loops leave it where
-// no term is added; it reports false, leaving the chunk to the per-pixel
-// walk, where a pixel's first sub-pixel is beyond the limit and a later
-// one is not (the general loops then take that one's polarization).
+// dminPolar fits a loss-row chunk's polarization (np pixels) to -dmin.
+// The general loops take a pixel's from the first sub-pixel and source,
+// in their order, whose terms are within the limit, and leave it 0 where
+// there is none; the loss rows take the first sub-pixel's and source's.
+// Where that one is beyond the limit and every other is too, dminPolar
+// sets the polarization and its derivatives' coefficients to 0; where
+// another is not, it reports false, leaving the chunk to the per-pixel
+// walk.
 func (k *kernel) dminPolar(r *lossRecs, J, np int) bool {
-	sr := &k.src[0]
-	beyond := func(t *termLanes, p int) bool {
+	beyond := func(t *termLanes, si, p int) bool {
+		sr := &k.src[si]
 		qx, qy, qz := (t.d[0][p]-sr.inc[0])*sr.invLambda, (t.d[1][p]-sr.inc[1])*sr.invLambda, (t.d[2][p]-sr.inc[2])*sr.invLambda
 		stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz)
 		return stol > 0 && k.dmin > 0.5/stol
 	}
 	fr := &r.subs[0].front
 	for p := 0; p < np; p++ {
-		if !beyond(&r.subs[0].tl, p) {
+		if !beyond(&r.subs[0].tl, 0, p) {
 			continue
 		}
-		for j := 1; j < J; j++ {
-			if !beyond(&r.subs[j].tl, p) {
-				return false
+		for j := 0; j < J; j++ {
+			for si := range k.src {
+				if !beyond(&r.subs[j].tl, si, p) {
+					return false
+				}
 			}
 		}
 		fr.p[p], fr.dkahn[p], fr.alpha[p], fr.beta[p], fr.gamma[p], fr.dd[p] = 0, 0, 0, 0, 0, 0

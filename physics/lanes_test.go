@@ -160,6 +160,7 @@ func TestLanesGradientBits(t *testing.T) {
 		// ~1.7 mm off the beam on.
 		base + " -dmin 60 -water 40 -polar 0.6",
 		base + " -dmin 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
+		base + " -dmin 60 -dispersion 10 -dispsteps 3 -water 40",
 		// The spot shapes (termsGradShapeLanes, shapeBackLanes).
 		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 4 -polar 0.8",
 		base + " -gauss_xtal -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 20 -oversample 2",

@@ -243,13 +243,14 @@ func TestShortcutGradients(t *testing.T) {
 	for _, extra := range interpolating {
 		cases = append(cases, structure{extra: extra})
 	}
-	// -dmin with one source (termsGradAxesDminLanes): the outer pixels
+	// -dmin (termsGradAxesDminLanes): the outer pixels
 	// beyond 80 Å (the corners at 1.7 mm; 0.5/(sin θ/λ) is 100 Å over the
 	// distance from the beam in mm), with a water background (their
 	// polarization 0: no intensity), -nopolar (1), sub-pixels (a chunk
 	// with a pixel whose first sub-pixel is beyond and a later one not
-	// takes the per-pixel walk), domains and HKL; with several sources
-	// the per-pixel walk.
+	// takes the per-pixel walk), domains and HKL, and several sources
+	// (where the first is beyond the limit and a later one not, that
+	// chunk takes the per-pixel walk too: 10 % dispersion).
 	for _, extra := range []string{
 		"-dmin 80",
 		"-dmin 80 -water 40 -polar 0.7",
@@ -261,15 +262,16 @@ func TestShortcutGradients(t *testing.T) {
 		cases = append(cases, structure{extra: extra})
 	}
 	cases = append(cases, structure{"-dmin 80 -polar 0.8", [3]float64{5.3, 4.71, 6.02}})
-	perPixel["-dmin 80 -dispersion 1 -dispsteps 2"] = true
 	// Loss rows whose chunks with such a pixel take the per-pixel walk,
 	// whose intensities are Render's to rounding only (its lattice factors'
 	// formulas differ: with domains here).
 	mixed := map[string]bool{
 		"-dmin 78 -oversample 2 -water 40": true,
+		"-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40": true,
 		"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl": true,
 	}
-	cases = append(cases, structure{extra: "-dmin 80 -dispersion 1 -dispsteps 2"})
+	cases = append(cases, structure{extra: "-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40"},
+		structure{extra: "-dmin 80 -dispersion 1 -dispsteps 2 -polar 0.5"})
 	// The spot shapes (their own terms and sums: termsGradShapeLanes).
 	for _, extra := range []string{
 		"-gauss_xtal",
