@@ -266,7 +266,7 @@ func TestShortcutGradients(t *testing.T) {
 	// whose intensities are Render's to rounding only (its lattice factors'
 	// formulas differ: with domains here).
 	mixed := map[string]bool{
-		"-dmin 78 -oversample 2 -water 40": true,
+		"-dmin 78 -oversample 2 -water 40":                                         true,
 		"-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40": true,
 		"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl": true,
 	}
