@@ -13,7 +13,8 @@
 // running sum of F²·F_latt² seeded with the water background. Per pixel:
 // I = r_e²·fluence·Σ/steps·ω·P·capture,
 // with the solid angle ω and the Kahn polarization P taken from the
-// pixel's first sub-pixel unless the -oversample_omega/-oversample_polar
+// pixel's first sub-pixel and the capture fraction from the last layer's
+// first, unless the -oversample_omega/-oversample_polar/-oversample_thick
 // flags ask for every sub-pixel (then, as the reference does, the whole
 // running sum is multiplied by the factor after each addition).
 //

@@ -179,7 +179,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 }
 
 // lossRow is the fused loss-and-gradient walk of the rendered pixels of
-// row spix for the structures kernel.simple covers, with
+// row spix for the structures lossRowStructure takes, with
 // any number of sub-pixels and sensor layers. It adds g·∂I/∂P to acc
 // (orientation adjoints after NParams; g: the pixel's loss derivative) and
 // each pixel's loss term to the compensated sum (sum, comp). A chunk with
@@ -248,10 +248,7 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	// The spot shapes' sums (shapeBackLanes): the fudge's, and the
 	// Gaussian's by a*, b*, c*.
 	var shapeTot [10]float64
-	ns := 1
-	if c.Shape == Gauss {
-		ns = 10
-	}
+	ns := k.shapeSumCount()
 	oinc := w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
@@ -580,8 +577,8 @@ const (
 )
 
 // lossRows reports whether LossGradient runs the loss rows (lossRow) for
-// every row: for the structures kernel.simple covers without
-// interpolation (lossRowStructure).
+// every row: for the structures lossRowStructure takes, without
+// interpolation.
 func (k *kernel) lossRows() bool {
 	c := k.c
 	return k.lossRowStructure() && !(c.Interpolate && c.HasHKL)
@@ -590,8 +587,9 @@ func (k *kernel) lossRows() bool {
 // lossRowStructure reports whether the loss rows take the structure's
 // rows that do not interpolate (with interpolation, those after the
 // reference's switch-off point: kernel.reduce): the structures
-// kernel.simple covers, always with one sub-pixel in one layer, with
-// more within maxLossSubs and minLossChunk.
+// kernel.simple covers, the spot shapes' (shapeLanes) and -dmin's
+// (dminLanes), always with one sub-pixel in one layer, with more within
+// maxLossSubs and minLossChunk.
 func (k *kernel) lossRowStructure() bool {
 	c := k.c
 	if !k.simple && !k.shapeLanes && !k.dminLanes {
@@ -616,8 +614,7 @@ func (k *kernel) dminPolar(r *lossRecs, J, np int) bool {
 	beyond := func(t *termLanes, si, p int) bool {
 		sr := &k.src[si]
 		qx, qy, qz := (t.d[0][p]-sr.inc[0])*sr.invLambda, (t.d[1][p]-sr.inc[1])*sr.invLambda, (t.d[2][p]-sr.inc[2])*sr.invLambda
-		stol := 0.5 * math.Sqrt(qx*qx+qy*qy+qz*qz)
-		return stol > 0 && k.dmin > 0.5/stol
+		return dminSkipLanes(k.lr, qx, qy, qz) // (on one lane)
 	}
 	fr := &r.subs[0].front
 	for p := 0; p < np; p++ {
@@ -671,6 +668,15 @@ type lossRecs struct {
 type shapeSums struct {
 	fu [rowChunk]float64
 	st [9][rowChunk]float64
+}
+
+// shapeSumCount is the number of shapeSums' sums the spot shape has: the
+// fudge's, and the Gaussian's nine by a*, b*, c*.
+func (k *kernel) shapeSumCount() int {
+	if k.c.Shape == Gauss {
+		return 10
+	}
+	return 1
 }
 
 // lossSub are a loss-row chunk's records of one sub-pixel: its front and

@@ -391,7 +391,7 @@ type kernel struct {
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
-	rulesLanes           bool    // … and to -oversample_polar and -oversample_omega, flat (pixelsAxesRulesLanes)
+	rulesLanes           bool    // … and to the -oversample_* rules, flat (pixelsAxesRulesLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -839,7 +839,8 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 }
 
 // rowLanes renders row spix for the structures the forward lane kernels
-// cover (kernel.forwardLanes: kernel.simple's, the spot shapes, -dmin) with
+// cover (kernel.forwardLanes: kernel.simple's, the spot shapes, -dmin, the
+// curved detector, the -oversample_* rules) with
 // the lane kernel the CPU runs (pixelsLanes: the general loop's
 // arithmetic in its order, TestPixelSimple checks the bits). It adds the
 // ω terms to omegaSum in pixel order.

@@ -493,16 +493,18 @@ func dminKeepLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, vf
 //
 //lanegen:inline
 func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, vf) {
-	stol := vk(0.5).Mul(qx.Mul(qx).Add(qy.Mul(qy)).Add(qz.Mul(qz)).Sqrt())
-	skip := stol.Greater(vk(0)).And(vrep(&r.dmin).Greater(vk(0.5).Div(stol)))
+	skip := dminSkipLanes(r, qx, qy, qz)
 	return sum0.Merge(sum, skip), polar0.Merge(polar, skip)
 }
 
 // subpixelLanes adds the terms of one sub-pixel to sum: its position from
 // fdet (lanes) and the slow-axis and depth parts s, o (repeated), its
-// direction, ω and polarization where they are still 0. With capture
-// (a layer's capture fraction still to be found) it stores the obliquity
-// of the direction in par. It returns sum, ω and polarization.
+// direction, ω and polarization where they are still 0 (every sub-pixel
+// and source under their -oversample_* rules: the rules copy). With
+// capture (a layer's capture fraction still to be found) it stores the
+// obliquity of the direction in par. layer is the sensor layer (the
+// capture fraction under -oversample_thick). It returns sum, ω and
+// polarization.
 //
 //lanegen:inline
 //lanegen:variant subpixelAxesLanes termsLanes=termsAxesLanes
@@ -577,8 +579,9 @@ func omegaRuleDueLanes(r *laneReps, omega vf) vm {
 }
 
 // pixelsLanes computes the pixels of a row for the structures
-// kernel.simple covers (its copies pixelsAxesLanes, pixelsShapeLanes and
-// pixelsAxesDminLanes those of termsLanes' copies: kernel.forwardLanes),
+// kernel.simple covers (its copies pixelsAxesLanes, pixelsShapeLanes,
+// pixelsAxesDminLanes, pixelsAxesCurvedLanes and pixelsAxesRulesLanes
+// those of termsLanes' and subpixelLanes' copies: kernel.forwardLanes),
 // in the general loop's order: sensor layers,
 // sub-pixels, sources, orientations; ω and polarization from the first
 // sub-pixel where they are not 0. The row's pixels are given by
@@ -608,9 +611,10 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
 	s0, o0 := &rb.sdet[0], &r.odet[0]
-	if os == 1 && last == 0 && !c.Thick {
+	if os == 1 && last == 0 && !c.Thick && !c.OversampleThick {
 		// One sub-pixel in one layer without a capture fraction (the
-		// standard cases): the geometry of geoChunk pixels ahead of their
+		// standard cases; under -oversample_thick even a sensor without
+		// thickness has one, 0: captureRuleLanes): the geometry of geoChunk pixels ahead of their
 		// terms, so that each pixel's square root and division do not
 		// hold up the next pixel's start (chiefly for the one-lane copy).
 		// The row's ω terms are added to the running solid-angle sum here,
@@ -1004,42 +1008,63 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 //
 //lanegen:inline
 func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
-	c := k.c
-	r := k.lr
-	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
+	ffl, s1, def1 := gradFLanes(k, ia, h, kk, l, fl, s, def)
+	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
+	// two lattice factors times sincg's derivatives.
+	tfl := vk(2).Mul(ffl)
+	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+	s1, sig1 := gradTailLanes(k, e, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig, hkl, at, stride)
+	return s1, def1, sig1, na1, nb1, nc1
+}
+
+// gradFLanes is the part of a term in termsGradLanes (gradTermLanes,
+// gradTermShapeLanes) up to its lattice factor's derivatives: F and its
+// derivative by the default F, F²·F_latt, S with the term added, in
+// Render's order, and ∂S/∂(default F) (k.perDef).
+//
+//lanegen:inline
+func gradFLanes(k *kernel, ia *[lanes]int32, h, kk, l, fl, s, def vf) (vf, vf, vf) {
+	r := k.lr
 	fc, fd := vrep(&r.defaultF), vk(1)
-	if c.HasHKL {
+	if k.c.HasHKL {
 		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, h, kk, l)
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(vk(2).Mul(fc).Mul(fl).Mul(fl).Mul(fd))
 	}
-	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
-	// two lattice factors times sincg's derivatives.
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
-	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	return ffl, s1, def1
+}
+
+// gradTailLanes is the rest of a term in termsGradLanes after its
+// derivatives by the indices, ∂S/∂(h, k, l) = (hbar, kbar, lbar): σ with
+// the term's part added (e = (o_i·inc)/λ), S kept where F_latt is 0 (s1:
+// S with the term, s: without), and the derivatives stored at hkl[at],
+// hkl[at+stride] and hkl[at+2·stride].
+//
+// A zero lattice factor adds no term (the reference skips it) and no
+// derivative: every product then has a factor 0 and finite others (F, the
+// lattice factors and their derivatives are finite), so it adds ±0, which
+// leaves each derivative's sum as it was (they start at +0, so none is
+// −0). S starts at the water background, which can be −0 (-water -0, a
+// negative fluence): it is kept as it was. With a water background the
+// reference keeps the term, and so does this.
+//
+//lanegen:inline
+func gradTailLanes(k *kernel, e *[3]laneVal, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig vf, hkl []float64, at, stride int) (vf, vf) {
 	sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
-	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-	// A zero lattice factor adds no term (the reference skips it) and
-	// no derivative: every product above then has a factor 0 and finite
-	// others (F, the lattice factors and their derivatives are finite),
-	// so it adds ±0, which leaves each derivative's sum as it was (they
-	// start at +0, so none is −0). S starts at the water background,
-	// which can be −0 (-water -0, a negative fluence): it is kept as it
-	// was. With a water background the reference keeps the term, and so
-	// does this.
-	if !c.Water {
+	if !k.c.Water {
 		s1 = s.Merge(s1, fl.Equal(vk(0)))
 	}
 	hbar.StoreSlice(hkl[at:])
 	kbar.StoreSlice(hkl[at+stride:])
 	lbar.StoreSlice(hkl[at+2*stride:])
-	return s1, def1, sig1, na1, nb1, nc1
+	return s1, sig1
 }
 
 // termsGradLanes adds, for source si and the first np pixels of t (their
@@ -1093,7 +1118,8 @@ func noSkipLanes(r *laneReps, qx, qy, qz vf) vm {
 }
 
 // dminSkipLanes is noSkipLanes under -dmin: where the scattering vector q
-// is beyond the resolution limit (dminMergeLanes' test).
+// is beyond the resolution limit, sin θ/λ = ½|q| > 0 and dmin > 1/(2 sin
+// θ/λ) (the general loops' test; dminMergeLanes' and dminPolar's).
 //
 //lanegen:inline
 func dminSkipLanes(r *laneReps, qx, qy, qz vf) vm {
@@ -1200,22 +1226,10 @@ func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, v
 //
 //lanegen:inline
 func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSums, p0 int, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf, vf) {
-	c := k.c
 	r := k.lr
-	two := vk(2)
-	fc, fd := vrep(&r.defaultF), vk(1)
-	if c.HasHKL {
-		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, h, kk, l)
-	}
-	ffl := fc.Mul(fc).Mul(fl)
-	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
-	def1 := def
-	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
-	}
-	tfl := two.Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
+	ffl, s1, def1 := gradFLanes(k, ia, h, kk, l, fl, s, def)
+	tfl := vk(2).Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
 	hbar, kbar, lbar := tfl.Mul(g0), tfl.Mul(g1), tfl.Mul(g2)
-	sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
 	na1, nb1, nc1 := sna.Add(tfl.Mul(n0)), snb.Add(tfl.Mul(n1)), snc.Add(tfl.Mul(n2))
 	sfu1 := sfu.Add(tfl.Mul(dfu))
 	if r.shape == Gauss {
@@ -1231,14 +1245,8 @@ func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSum
 		vloadSlice(sh.st[7][p0:]).Add(a2.Mul(v1)).StoreSlice(sh.st[7][p0:])
 		vloadSlice(sh.st[8][p0:]).Add(a2.Mul(v2)).StoreSlice(sh.st[8][p0:])
 	}
-	// As in gradTermLanes: a zero F_latt adds no term, and ±0 to every
-	// derivative (tfl is 0, the other factors finite).
-	if !c.Water {
-		s1 = s.Merge(s1, fl.Equal(vk(0)))
-	}
-	hbar.StoreSlice(hkl[at:])
-	kbar.StoreSlice(hkl[at+stride:])
-	lbar.StoreSlice(hkl[at+2*stride:])
+	// (A zero F_latt: tfl is 0, as in gradTailLanes.)
+	s1, sig1 := gradTailLanes(k, e, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig, hkl, at, stride)
 	return s1, def1, sig1, na1, nb1, nc1, sfu1
 }
 
@@ -1279,10 +1287,7 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
-	ns := 1
-	if r.shape == Gauss {
-		ns = 10
-	}
+	ns := k.shapeSumCount()
 	for i := 0; i < ns; i++ {
 		x := sh.fu[:]
 		if i > 0 {
@@ -1443,7 +1448,7 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 	den := ee.Add(bb)
 	plane := den.Greater(zero)
 	inv := one.Div(den)
-	cos2psi := ee.Sub(bb).Mul(inv).Merge(one, plane)
+	cos2psi := ee.Sub(bb).Div(den).Merge(one, plane) // (polarizationLanes' bits)
 	de, db := zero, zero
 	if !r.kahnZero {
 		de = vk(4).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)

@@ -133,6 +133,35 @@ func TestPixelSimple(t *testing.T) {
 	}
 }
 
+// TestThickRuleWithoutSensor: -oversample_thick without a sensor
+// thickness. The capture fraction of a layer of thickness 0 is
+// e⁰ − e⁰ = 0 (the reference's formula), and the rule multiplies the
+// running sum by it after every term: every pixel is 0, on the lanes (at
+// one sub-pixel they once took the row walk, which has no capture
+// fraction, and rendered the crystal) as on the general loop.
+func TestThickRuleWithoutSensor(t *testing.T) {
+	for _, os := range []string{"1", "2"} {
+		cfg, in := freshInputs(t, "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 24 -oversample_thick -oversample "+os)
+		for _, tier := range physics.AvailableVectorLanes() {
+			restore := physics.SetVectorLanes(t, tier)
+			img := make([]float64, cfg.FPixels*cfg.SPixels)
+			physics.Render(&cfg, in, img)
+			for _, px := range [][2]int{{12, 12}, {0, 0}, {23, 5}} {
+				simple, fast, general := physics.PixelPaths(&cfg, in, px[0], px[1])
+				if !simple || fast != 0 || general != 0 {
+					t.Errorf("-oversample %s %s pixel %v: lanes %v %g, general loop %g; want both 0", os, tier, px, simple, fast, general)
+				}
+			}
+			for i, v := range img {
+				if v != 0 {
+					t.Fatalf("-oversample %s %s: pixel %d rendered %g, want 0", os, tier, i, v)
+				}
+			}
+			restore()
+		}
+	}
+}
+
 // TestRenderSolidAngle: the solid angle summed by the rendering pass has
 // the bits of SolidAngle's own pass, on the shortcut and the general loop,
 // with ROI, oversampling, -oversample_omega (with and without a sensor
@@ -263,8 +292,9 @@ func TestShortcutGradients(t *testing.T) {
 	}
 	cases = append(cases, structure{"-dmin 80 -polar 0.8", [3]float64{5.3, 4.71, 6.02}})
 	// Loss rows whose chunks with such a pixel take the per-pixel walk,
-	// whose intensities are Render's to rounding only (its lattice factors'
-	// formulas differ: with domains here).
+	// whose intensities are Render's to rounding only (its lattice
+	// factors' formulas differ from the lanes': sincgGrad's ratio of sines
+	// against the Chebyshev form).
 	mixed := map[string]bool{
 		"-dmin 78 -oversample 2 -water 40":                                         true,
 		"-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40": true,
@@ -272,6 +302,11 @@ func TestShortcutGradients(t *testing.T) {
 	}
 	cases = append(cases, structure{extra: "-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40"},
 		structure{extra: "-dmin 80 -dispersion 1 -dispsteps 2 -polar 0.5"})
+	// A Kahn factor not 0 where cos 2ψ's rounding shows: the loss rows'
+	// polarization had (e² − b²)·(1/den) where the forward has
+	// (e² − b²)/den (1-ulp intensities, found by a review).
+	cases = append(cases, structure{extra: "-distance 20 -pixel 1 -divergence 1 -divsteps 3 -polar 0.4"},
+		structure{extra: "-distance 20 -pixel 1 -divergence 1 -divsteps 3 -polar 0.4 -gauss_xtal -fudge 3 -N 3"})
 	// The spot shapes (their own terms and sums: termsGradShapeLanes).
 	for _, extra := range []string{
 		"-gauss_xtal",
