@@ -396,7 +396,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 		il := vrep(&sr.il)
 		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
 		sum0, polar0 := sum, polar
-		m := polarDueLanes(r, polar)
+		m := polarDueLanes(r, polar, zero)
 		if vany(m) {
 			var p vf
 			if r.kahnZero {
@@ -430,23 +430,23 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 }
 
 // polarDueLanes is where termsLanes computes a source's polarization:
-// where it is still 0.
+// where it is still 0 (zero: 0 in every lane).
 //
 //lanegen:inline
-func polarDueLanes(r *laneReps, polar vf) vm {
-	return polar.Equal(vk(0))
+func polarDueLanes(r *laneReps, polar, zero vf) vm {
+	return polar.Equal(zero)
 }
 
 // polarRuleDueLanes is polarDueLanes under -oversample_polar
 // (laneReps.polarRule): every source, as the general loops recompute it.
 //
 //lanegen:inline
-func polarRuleDueLanes(r *laneReps, polar vf) vm {
+func polarRuleDueLanes(r *laneReps, polar, zero vf) vm {
 	p := polar
 	if r.polarRule {
-		p = vk(0)
+		p = zero
 	}
-	return p.Equal(vk(0))
+	return p.Equal(zero)
 }
 
 // ruleKeepLanes is termsLanes' step after a term is added to the running
@@ -601,7 +601,7 @@ func omegaRuleDueLanes(r *laneReps, omega vf) vm {
 //lanegen:variant pixelsShapeLanes termsLanes=termsShapeLanes subpixelLanes=subpixelShapeLanes
 //lanegen:variant pixelsAxesDminLanes termsLanes=termsAxesDminLanes subpixelLanes=subpixelAxesDminLanes
 //lanegen:variant pixelsAxesCurvedLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesCurvedLanes bendKeepLanes=bendLanes
-//lanegen:variant pixelsAxesRulesLanes termsLanes=termsAxesRulesLanes subpixelLanes=subpixelAxesRulesLanes pixelValueLanes=pixelValueRulesLanes omegaAddLanes=omegaAddRulesLanes omegaTotalLanes=omegaTotalRulesLanes
+//lanegen:variant pixelsAxesRulesLanes termsLanes=termsAxesRulesLanes subpixelLanes=subpixelAxesRulesLanes pixelValueLanes=pixelValueRulesLanes omegaAddLanes=omegaAddRulesLanes omegaTotalLanes=omegaTotalRulesLanes noCaptureLanes=noCaptureRulesLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr
@@ -611,10 +611,10 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
 	s0, o0 := &rb.sdet[0], &r.odet[0]
-	if os == 1 && last == 0 && !c.Thick && !c.OversampleThick {
+	noCapture := noCaptureLanes(c)
+	if os == 1 && last == 0 && noCapture {
 		// One sub-pixel in one layer without a capture fraction (the
-		// standard cases; under -oversample_thick even a sensor without
-		// thickness has one, 0: captureRuleLanes): the geometry of geoChunk pixels ahead of their
+		// standard cases): the geometry of geoChunk pixels ahead of their
 		// terms, so that each pixel's square root and division do not
 		// hold up the next pixel's start (chiefly for the one-lane copy).
 		// The row's ω terms are added to the running solid-angle sum here,
@@ -695,6 +695,23 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 	}
 	vzeroupper()
+}
+
+// noCaptureLanes reports whether the pixels have no capture fraction: no
+// sensor thickness.
+//
+//lanegen:inline
+func noCaptureLanes(c *Config) bool {
+	return !c.Thick
+}
+
+// noCaptureRulesLanes is noCaptureLanes under the -oversample_* rules:
+// under -oversample_thick even a sensor without thickness has one, 0
+// (captureRuleLanes).
+//
+//lanegen:inline
+func noCaptureRulesLanes(c *Config) bool {
+	return !c.Thick && !c.OversampleThick
 }
 
 // pixelValueLanes is a pixel's value scale·S·P·ω without a sensor
@@ -1008,25 +1025,28 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 //
 //lanegen:inline
 func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
+	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
-	ffl, s1, def1 := gradFLanes(k, ia, h, kk, l, fl, s, def)
+	ffl, s1, def1 := gradFLanes(k, ia, two, h, kk, l, fl, s, def)
 	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
 	// two lattice factors times sincg's derivatives.
-	tfl := vk(2).Mul(ffl)
+	tfl := two.Mul(ffl)
 	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
 	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
-	s1, sig1 := gradTailLanes(k, e, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig, hkl, at, stride)
+	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
 	return s1, def1, sig1, na1, nb1, nc1
 }
 
 // gradFLanes is the part of a term in termsGradLanes (gradTermLanes,
 // gradTermShapeLanes) up to its lattice factor's derivatives: F and its
 // derivative by the default F, F²·F_latt, S with the term added, in
-// Render's order, and ∂S/∂(default F) (k.perDef).
+// Render's order, and ∂S/∂(default F) (k.perDef). (two is 2 in every
+// lane.)
 //
 //lanegen:inline
-func gradFLanes(k *kernel, ia *[lanes]int32, h, kk, l, fl, s, def vf) (vf, vf, vf) {
+func gradFLanes(k *kernel, ia *[lanes]int32, two, h, kk, l, fl, s, def vf) (vf, vf, vf) {
 	r := k.lr
 	fc, fd := vrep(&r.defaultF), vk(1)
 	if k.c.HasHKL {
@@ -1036,16 +1056,22 @@ func gradFLanes(k *kernel, ia *[lanes]int32, h, kk, l, fl, s, def vf) (vf, vf, v
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(vk(2).Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
 	}
 	return ffl, s1, def1
 }
 
-// gradTailLanes is the rest of a term in termsGradLanes after its
-// derivatives by the indices, ∂S/∂(h, k, l) = (hbar, kbar, lbar): σ with
-// the term's part added (e = (o_i·inc)/λ), S kept where F_latt is 0 (s1:
-// S with the term, s: without), and the derivatives stored at hkl[at],
-// hkl[at+stride] and hkl[at+2·stride].
+// gradSigmaLanes is σ with a term's part added, given its ∂S/∂(h, k,
+// l) = (hbar, kbar, lbar) and e = (o_i·inc)/λ (termsGradLanes).
+//
+//lanegen:inline
+func gradSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig vf) vf {
+	return sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
+}
+
+// gradStoreLanes ends a term in termsGradLanes: it returns S with the
+// term (s1), or without it (s) where F_latt is 0, and stores ∂S/∂(h, k, l)
+// at hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
 // A zero lattice factor adds no term (the reference skips it) and no
 // derivative: every product then has a factor 0 and finite others (F, the
@@ -1056,15 +1082,14 @@ func gradFLanes(k *kernel, ia *[lanes]int32, h, kk, l, fl, s, def vf) (vf, vf, v
 // reference keeps the term, and so does this.
 //
 //lanegen:inline
-func gradTailLanes(k *kernel, e *[3]laneVal, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig vf, hkl []float64, at, stride int) (vf, vf) {
-	sig1 := sig.Add(hbar.Mul(h.Add(vrep(&e[0]))).Add(kbar.Mul(kk.Add(vrep(&e[1])))).Add(lbar.Mul(l.Add(vrep(&e[2])))))
+func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at, stride int) vf {
 	if !k.c.Water {
 		s1 = s.Merge(s1, fl.Equal(vk(0)))
 	}
 	hbar.StoreSlice(hkl[at:])
 	kbar.StoreSlice(hkl[at+stride:])
 	lbar.StoreSlice(hkl[at+2*stride:])
-	return s1, sig1
+	return s1
 }
 
 // termsGradLanes adds, for source si and the first np pixels of t (their
@@ -1227,9 +1252,11 @@ func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, v
 //lanegen:inline
 func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSums, p0 int, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf, vf) {
 	r := k.lr
-	ffl, s1, def1 := gradFLanes(k, ia, h, kk, l, fl, s, def)
-	tfl := vk(2).Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
+	two := vk(2)
+	ffl, s1, def1 := gradFLanes(k, ia, two, h, kk, l, fl, s, def)
+	tfl := two.Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
 	hbar, kbar, lbar := tfl.Mul(g0), tfl.Mul(g1), tfl.Mul(g2)
+	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
 	na1, nb1, nc1 := sna.Add(tfl.Mul(n0)), snb.Add(tfl.Mul(n1)), snc.Add(tfl.Mul(n2))
 	sfu1 := sfu.Add(tfl.Mul(dfu))
 	if r.shape == Gauss {
@@ -1245,8 +1272,8 @@ func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSum
 		vloadSlice(sh.st[7][p0:]).Add(a2.Mul(v1)).StoreSlice(sh.st[7][p0:])
 		vloadSlice(sh.st[8][p0:]).Add(a2.Mul(v2)).StoreSlice(sh.st[8][p0:])
 	}
-	// (A zero F_latt: tfl is 0, as in gradTailLanes.)
-	s1, sig1 := gradTailLanes(k, e, h, kk, l, fl, hbar, kbar, lbar, s, s1, sig, hkl, at, stride)
+	// (A zero F_latt: tfl is 0, as in gradStoreLanes.)
+	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
 	return s1, def1, sig1, na1, nb1, nc1, sfu1
 }
 
