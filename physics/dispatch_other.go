@@ -56,6 +56,10 @@ func (k *kernel) termsGradDminRow(_ bool, si int, oinc [][3]laneVal, t *termLane
 	k.termsGradAxesDminLanes(si, oinc, t, ds, hkl, stride, np)
 }
 
+func (k *kernel) lossValue(fr *lossFront, t *termLanes, g []float64, np int) {
+	k.lossValueLanes(fr, t, g, np)
+}
+
 func (k *kernel) lossBack(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
 	k.lossBackLanes(fr, t, g, dsq, hkl, stride, np, pol, out)
 }

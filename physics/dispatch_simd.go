@@ -148,6 +148,18 @@ func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 	}
 }
 
+// lossValue is lossValueLanes on vector lanes where the CPU has them.
+func (k *kernel) lossValue(fr *lossFront, t *termLanes, g []float64, np int) {
+	switch k.tier {
+	case tierAVX512:
+		k.lossValueLanesAVX512(fr, t, g, np)
+	case tierAVX2:
+		k.lossValueLanesAVX2(fr, t, g, np)
+	default:
+		k.lossValueLanes(fr, t, g, np)
+	}
+}
+
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	axes := k.lr.axes
 	shape, dmin := k.shapeLanes, k.dminLanes

@@ -348,9 +348,7 @@ chunks:
 				r.g[p] = k.scale * t0.s[p] * r.capture[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
 			}
 		} else {
-			for p := 0; p < np; p++ {
-				r.g[p] = k.scale * t0.s[p] * fr0.p[p] * fr0.omega[p] // Render's grouping: the same bits
-			}
+			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
 		sum0, comp0 := *sum, *comp
 		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)

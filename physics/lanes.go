@@ -1443,6 +1443,17 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 	vzeroupper()
 }
 
+// lossValueLanes stores the intensities scale·S·P·ω of a loss-row chunk's
+// first np pixels (a whole number of lanes; without a sensor thickness)
+// in g: Render's grouping, the same bits as its scalar form.
+func (k *kernel) lossValueLanes(fr *lossFront, t *termLanes, g []float64, np int) {
+	scale := vrep(&k.lr.scale)
+	for p0 := 0; p0 < np; p0 += lanes {
+		scale.Mul(vloadSlice(t.s[p0:])).Mul(vloadSlice(fr.p[p0:])).Mul(vloadSlice(fr.omega[p0:])).StoreSlice(g[p0:])
+	}
+	vzeroupper()
+}
+
 // lossFrontSubLanes is lossFrontLanes for a sub-pixel after a pixel's
 // first: its geometry (lossGeomLanes), and σ (t.sig) started at 0; its
 // terms add to the sums the previous sub-pixel's left.

@@ -5308,6 +5308,14 @@ func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termL
 	archsimd.ClearAVXUpperBits()
 }
 
+func (k *kernel) lossValueLanesAVX2(fr *lossFront, t *termLanes, g []float64, np int) {
+	scale := archsimd.LoadFloat64x4((*[4]float64)((&k.lr.scale)[:4]))
+	for p0 := 0; p0 < np; p0 += 4 {
+		scale.Mul(archsimd.LoadFloat64x4Slice((t.s[p0:]))).Mul(archsimd.LoadFloat64x4Slice((fr.p[p0:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p0:]))).StoreSlice(g[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
 func (k *kernel) lossFrontSubLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
 	for p0 := 0; p0 < np; p0 += 4 {

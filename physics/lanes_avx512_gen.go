@@ -5308,6 +5308,14 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 	archsimd.ClearAVXUpperBits()
 }
 
+func (k *kernel) lossValueLanesAVX512(fr *lossFront, t *termLanes, g []float64, np int) {
+	scale := archsimd.LoadFloat64x8((*[8]float64)((&k.lr.scale)))
+	for p0 := 0; p0 < np; p0 += 8 {
+		scale.Mul(archsimd.LoadFloat64x8Slice((t.s[p0:]))).Mul(archsimd.LoadFloat64x8Slice((fr.p[p0:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p0:]))).StoreSlice(g[p0:])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
 func (k *kernel) lossFrontSubLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
 	zero := archsimd.LoadFloat64x8((&vkTableAVX512[44]))
 	for p0 := 0; p0 < np; p0 += 8 {

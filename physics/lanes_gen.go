@@ -5306,6 +5306,14 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 	nop()
 }
 
+func (k *kernel) lossValueLanes(fr *lossFront, t *termLanes, g []float64, np int) {
+	scale := (&k.lr.scale)[0]
+	for p0 := 0; p0 < np; p0 += 1 {
+		g[p0] = (((scale * t.s[p0]) * fr.p[p0]) * fr.omega[p0])
+	}
+	nop()
+}
+
 func (k *kernel) lossFrontSubLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np int) {
 	zero := float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
