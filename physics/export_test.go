@@ -43,9 +43,9 @@ func RenderGeneral[T float32 | float64](c *Config, in *Inputs, out []T) float64 
 }
 
 // LossRows reports whether LossGradient runs the loss rows (lossRow) for
-// this structure: then its intensities are Render's bits (but for chunks
-// the loss rows hand to the per-pixel walk: -dmin's, with sub-pixels or
-// sources, and those with a zero capture fraction).
+// this structure: then its intensities are Render's bits (also in the
+// chunks they hand to the per-pixel walk, whose lattice factors are the
+// lanes' for whole N up to maxChebyshevN: kernel.sincgGradAxis).
 func LossRows(c *Config, in *Inputs) bool {
 	return newKernel(c, in).lossRows()
 }

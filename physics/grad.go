@@ -432,18 +432,29 @@ func (k *kernel) squareGrad(h, kk, l float64, g *latt) {
 	sa, sb, sc := 1.0, 1.0, 1.0
 	var ha, hb, hc, na, nb, nc float64
 	if k.na > 1 {
-		sa, ha, na = sincgGrad(h, k.na)
+		sa, ha, na = k.sincgGradAxis(0, h)
 	}
 	if k.nb > 1 {
-		sb, hb, nb = sincgGrad(kk, k.nb)
+		sb, hb, nb = k.sincgGradAxis(1, kk)
 	}
 	if k.nc > 1 {
-		sc, hc, nc = sincgGrad(l, k.nc)
+		sc, hc, nc = k.sincgGradAxis(2, l)
 	}
 	g.fl = sa * sb * sc
 	g.dh = [3]float64{ha * sb * sc, sa * hb * sc, sa * sb * hc}
 	g.dn = [3]float64{na * sb * sc, sa * nb * sc, sa * sb * nc}
 	g.dfudge = 0
+}
+
+// sincgGradAxis is sincgGrad for axis i (N > 1) with whole N up to
+// maxChebyshevN the lane kernels' Chebyshev form on one lane
+// (sincgGradLanes): the forward's value bits (sincgWhole's, sincg3's),
+// so that the per-pixel walk's intensities are Render's.
+func (k *kernel) sincgGradAxis(i int, x float64) (s, dx, dn float64) {
+	if k.nmode[i] == nChebyshev && math.Abs(x) < 1<<51 {
+		return sincgGradLanes(k.lr, x, k.lr.nn[i], &k.lr.nv[i])
+	}
+	return sincgGrad(x, [3]float64{k.na, k.nb, k.nc}[i])
 }
 
 // cellFGrad is cellF with its derivative by the default F.

@@ -294,15 +294,6 @@ func TestShortcutGradients(t *testing.T) {
 		cases = append(cases, structure{extra: extra})
 	}
 	cases = append(cases, structure{"-dmin 80 -polar 0.8", [3]float64{5.3, 4.71, 6.02}})
-	// Loss rows whose chunks with such a pixel take the per-pixel walk,
-	// whose intensities are Render's to rounding only (its lattice
-	// factors' formulas differ from the lanes': sincgGrad's ratio of sines
-	// against the Chebyshev form).
-	mixed := map[string]bool{
-		"-dmin 78 -oversample 2 -water 40":                                         true,
-		"-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40": true,
-		"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -mosaic 0.5 -mosaic_domains 3 -hkl " + inputs + "/P1.hkl": true,
-	}
 	cases = append(cases, structure{extra: "-dmin 80 -dispersion 10 -dispsteps 3 -divergence 1 -divsteps 2 -water 40"},
 		structure{extra: "-dmin 80 -dispersion 1 -dispsteps 2 -polar 0.5"})
 	// A Kahn factor not 0 where cos 2ψ's rounding shows: the loss rows'
@@ -350,7 +341,7 @@ func TestShortcutGradients(t *testing.T) {
 		// exactly zero.
 		if rows := physics.LossRows(&cfg, in); rows == perPixel[sc.extra] {
 			t.Errorf("%q: on the loss rows %v", extra, rows)
-		} else if rows && !mixed[sc.extra] {
+		} else if rows {
 			img := make([]float64, n)
 			physics.Render(&cfg, in, img)
 			zero := make([]float64, physics.NParams)
