@@ -356,12 +356,6 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 	return sincgRatioGradLanes(h-math.RoundToEven(h), n)
 }
 
-// sinc3Grad returns the round shape's sinc3 at x = π√u (sinc3Lanes, the
-// forward's) and its derivative by u: sinc3GradLanes on one lane.
-func sinc3Grad(u float64) (s, du float64) {
-	return sinc3GradLanes(u)
-}
-
 // latt is a lattice-transform value with its derivatives.
 type latt struct {
 	fl     float64
@@ -379,48 +373,14 @@ func (k *kernel) latticeGrad(h, kk, l float64, g *latt) {
 		k.squareGrad(h, kk, l, g)
 		return
 	}
-	dh := [3]float64{h - math.Ceil(h-0.5), kk - math.Ceil(kk-0.5), l - math.Ceil(l-0.5)}
-	n := [3]float64{k.na, k.nb, k.nc}
-	others := [3]float64{k.nb * k.nc, k.na * k.nc, k.na * k.nb} // ∂nabc/∂N
-	switch c.Shape {
-	case Round:
-		const scale = roundScale
-		var hr float64
-		for i := range dh {
-			hr += dh[i] * dh[i] * n[i] * n[i]
-		}
-		s, su := sinc3Grad(hr * k.fudge)
-		g.fl = k.nabc * scale * s
-		flu := k.nabc * scale * su // ∂fl/∂u, u = hr·fudge
-		for i := range dh {
-			g.dh[i] = flu * k.fudge * 2 * dh[i] * n[i] * n[i]
-			g.dn[i] = others[i]*scale*s + flu*k.fudge*2*dh[i]*dh[i]*n[i]
-		}
-		g.dfudge = flu * hr
-	case Gauss:
-		stars := [3][3]float64{k.astar, k.bstar, k.cstar}
-		var v [3]float64
-		for i := 0; i < 3; i++ {
-			v[i] = dh[0]*k.astar[i] + dh[1]*k.bstar[i] + dh[2]*k.cstar[i]
-		}
-		vv := dot(v, v)
-		r2 := vv * k.nabc * k.nabc
-		e := expLanes(-(r2 / gaussWidth * k.fudge)) // (kernel.lattice's e^x)
-		g.fl = k.nabc * e
-		fr := -g.fl * k.fudge / 0.63 // ∂fl/∂r2
-		for i := range dh {
-			g.dh[i] = fr * 2 * k.nabc * k.nabc * dot(v, stars[i])
-			g.dn[i] = others[i]*e + fr*vv*2*k.nabc*others[i]
-			for j := 0; j < 3; j++ {
-				g.dstar[3*i+j] = fr * 2 * k.nabc * k.nabc * v[j] * dh[i]
-			}
-		}
-		g.dfudge = -g.fl * r2 / 0.63
-	default:
-		g.fl = k.lattice(h, kk, l)
-		if g.fl != 0 {
-			for i := range dh {
-				g.dn[i] = others[i]
+	// The spot shapes: the loss rows' formulas on one lane (shapeGradLanes;
+	// F_latt with kernel.lattice's bits).
+	fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl := shapeGradLanes(k.lr, h, kk, l)
+	g.fl, g.dh, g.dn, g.dfudge = fl, [3]float64{g0, g1, g2}, [3]float64{n0, n1, n2}, dfu
+	if c.Shape == Gauss {
+		for i, d := range [3]float64{dh, dk, dl} {
+			for j, v := range [3]float64{v0, v1, v2} {
+				g.dstar[3*i+j] = w * d * v
 			}
 		}
 	}
