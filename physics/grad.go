@@ -27,7 +27,7 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
-	if k.simple || k.shapeLanes || k.dminLanes {
+	if k.lossLanes() {
 		k.gradSetup()
 	}
 	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {

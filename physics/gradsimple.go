@@ -590,7 +590,7 @@ func (k *kernel) lossRows() bool {
 // maxLossSubs and minLossChunk.
 func (k *kernel) lossRowStructure() bool {
 	c := k.c
-	if !k.simple && !k.shapeLanes && !k.dminLanes {
+	if !k.lossLanes() {
 		return false
 	}
 	J := c.ThickSteps * c.Oversample * c.Oversample

@@ -465,16 +465,18 @@ func newKernel(c *Config, in *Inputs) *kernel {
 			k.nmode[i], axes = nGeneral, false
 		}
 	}
-	rules := !c.OversampleOmega && !c.OversamplePolar && !c.OversampleThick
-	flat := !c.Curved && rules
-	k.simple = flat && c.Shape == Square && axes && !(k.dmin > 0)
-	k.shapeLanes = flat && c.Shape != Square && !(k.dmin > 0)
-	k.dminLanes = flat && c.Shape == Square && axes && k.dmin > 0
-	k.curvedLanes = c.Curved && rules && c.Shape == Square && axes && !(k.dmin > 0)
-	// The -oversample_* rules on a flat detector.
-	k.rulesLanes = !c.Curved && !rules && c.Shape == Square && axes && !(k.dmin > 0)
+	// One lane kernel family per structure: the usual one (simple), or
+	// one of the others, each with a single departure from it.
+	rules := c.OversampleOmega || c.OversamplePolar || c.OversampleThick
+	square := c.Shape == Square && axes
+	cut := k.dmin > 0
+	k.simple = !c.Curved && !rules && square && !cut
+	k.shapeLanes = !c.Curved && !rules && c.Shape != Square && !cut
+	k.dminLanes = !c.Curved && !rules && square && cut
+	k.curvedLanes = c.Curved && !rules && square && !cut
+	k.rulesLanes = !c.Curved && rules && square && !cut
 	if generalOnly {
-		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
+		k.noLanes()
 	}
 	// ω uses the perpendicular distance of the placed detector.
 	k.closeD = dot(k.pix0, k.od)
@@ -546,7 +548,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	k.hklSmall = qmax*omax < 1<<50
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
-		k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
+		k.noLanes()
 	}
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
@@ -594,6 +596,16 @@ func (k *kernel) omega(invR float64) float64 {
 func (k *kernel) captureFrac(t int, par float64) float64 {
 	return exp(-float64(t)*k.thickStep*k.mu/par) - exp(-float64(t+1)*k.thickStep*k.mu/par)
 }
+
+// noLanes sends every row to the general loops.
+func (k *kernel) noLanes() {
+	k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
+}
+
+// lossLanes reports whether the loss rows' lane kernels apply to the
+// structure (termsGradLanes and its variants, termsGradShapeLanes):
+// lossRowStructure's first condition, and whether they need gradSetup.
+func (k *kernel) lossLanes() bool { return k.simple || k.shapeLanes || k.dminLanes }
 
 // forwardLanes reports whether the forward rows run on the lane kernels
 // (pixelsLanes and its variants).
