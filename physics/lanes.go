@@ -526,11 +526,19 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 	}
 	if capture {
 		// The cosine of the oblique path through the layer.
-		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(par)
+		obliquityLanes(r, dx, dy, dz).StoreSlice(par)
 	}
 	cf := captureKeepLanes(k, layer, dx, dy, dz)
 	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar, omega, cf)
 	return sum, omega, polar
+}
+
+// obliquityLanes is d·(detector normal), the cosine of the diffracted
+// ray's oblique path through a sensor layer (kernel.captureFrac's par).
+//
+//lanegen:inline
+func obliquityLanes(r *laneReps, dx, dy, dz vf) vf {
+	return dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2])))
 }
 
 // captureKeepLanes is subpixelLanes' capture fraction for the terms: none
@@ -552,7 +560,7 @@ func captureRuleLanes(k *kernel, layer int, dx, dy, dz vf) vf {
 	cf := vk(1)
 	if r.thickRule {
 		var buf [lanes]float64
-		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(buf[:])
+		obliquityLanes(r, dx, dy, dz).StoreSlice(buf[:])
 		k.captureRow(layer, buf[:])
 		cf = vloadSlice(buf[:])
 	}
@@ -1387,7 +1395,7 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 	dy.StoreSlice(t.d[1][p0:])
 	dz.StoreSlice(t.d[2][p0:])
 	if k.c.Thick {
-		dx.Mul(vrep(&r.od[0])).Add(dy.Mul(vrep(&r.od[1]))).Add(dz.Mul(vrep(&r.od[2]))).StoreSlice(fr.par[p0:])
+		obliquityLanes(r, dx, dy, dz).StoreSlice(fr.par[p0:])
 	}
 	return dx, dy, dz, invR
 }
