@@ -244,11 +244,14 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 		w.back = make([]float64, slots*(lossBackSums+9*SM))
 	}
 	hkl, rs, dsq, back := w.hkl, w.rowSums[:R*9*SM], w.dsq, w.back
-	sh := r.shape
 	// The spot shapes' sums (shapeBackLanes): the fudge's, and the
-	// Gaussian's by a*, b*, c*.
+	// Gaussian's by a*, b*, c* (their records only for a shape).
 	var shapeTot [10]float64
 	ns := k.shapeSumCount()
+	if k.shapeLanes && r.shape == nil {
+		r.shape = new(shapeSums)
+	}
+	sh := r.shape
 	oinc := w.orientScratch(M)
 	clear(rs)
 	sr0 := &k.src[0]
@@ -293,7 +296,7 @@ chunks:
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
 		if k.shapeLanes {
 			clear(sh.fu[:pad])
-			for i := range sh.st {
+			for i := range sh.st[:ns-1] {
 				clear(sh.st[i][:pad])
 			}
 		}
@@ -803,9 +806,6 @@ func (w *gradWork) recs(os, layers int) *lossRecs {
 	}
 	if len(r.subs) < layers*os*os {
 		r.subs = make([]lossSub, layers*os*os)
-	}
-	if r.shape == nil {
-		r.shape = new(shapeSums)
 	}
 	return r
 }
