@@ -13,27 +13,20 @@ func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 func exp(x float64) float64 { return math.Exp(x) }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
-	if k.shapeLanes {
+	switch {
+	case k.shapeLanes:
 		k.pixelsShapeLanes(rb, n)
-		return
-	}
-	if k.dminLanes {
+	case k.dminLanes:
 		k.pixelsAxesDminLanes(rb, n)
-		return
-	}
-	if k.curvedLanes {
+	case k.curvedLanes:
 		k.pixelsAxesCurvedLanes(rb, n)
-		return
-	}
-	if k.rulesLanes {
+	case k.rulesLanes:
 		k.pixelsAxesRulesLanes(rb, n)
-		return
-	}
-	if k.lr.axes {
+	case k.lr.axes:
 		k.pixelsAxesLanes(rb, n)
-		return
+	default:
+		k.pixelsLanes(rb, n)
 	}
-	k.pixelsLanes(rb, n)
 }
 
 func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
