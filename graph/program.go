@@ -418,6 +418,8 @@ type Simulator struct {
 	values   []float64
 	tables   [4]*tensor.Dense
 	solid    float64 // of the last image run
+	cutoff   int     // of the last image run: the interpolation's switch-off pixel (−1: none)
+	cutHKL   [3]float64
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -427,7 +429,7 @@ func New(m *models.Model, opts ...Option) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{Model: m, prog: prog, solid: math.NaN()}
+	s := &Simulator{Model: m, prog: prog, solid: math.NaN(), cutoff: -1}
 	pv := m.Params()
 	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
 		s.values = append(s.values, *f.ptr)
@@ -582,6 +584,12 @@ func (s *Simulator) Image32() ([]float32, error) {
 // same pass over the pixels; NaN before the first run.
 func (s *Simulator) SolidAngle() float64 { return s.solid }
 
+// InterpolationCutoff is physics.InterpolationCutoff of the last Image or
+// Image32 run, found by that run: the pixel (scan order) at which the
+// reference switches tricubic interpolation off and the fractional indices
+// that caused it; −1 when it did not (or before the first run).
+func (s *Simulator) InterpolationCutoff() (pixel int, hkl [3]float64) { return s.cutoff, s.cutHKL }
+
 // run renders the image and hands over its backing slice: every run
 // allocates a new one, and the machine and graph let go of it here, so the
 // cached program keeps no image alive and nothing is copied.
@@ -611,7 +619,7 @@ func (s *Simulator) run() (data any, err error) {
 	if !ok {
 		return nil, fmt.Errorf("graph: image is %T", p.image.Value())
 	}
-	s.solid = p.side.SolidAngle
+	s.solid, s.cutoff, s.cutHKL = p.side.SolidAngle, p.side.Cutoff, p.side.CutoffHKL
 	switch d := t.Data().(type) {
 	case []float64, []float32:
 		return d, nil

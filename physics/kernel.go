@@ -170,6 +170,23 @@ func RenderSolidAngle[T float32 | float64](c *Config, in *Inputs, out []T) float
 // (from the goroutine that rendered it: progress must be safe for
 // concurrent use).
 func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) float64 {
+	return RenderReport(c, in, out, progress).SolidAngle
+}
+
+// Report is what a render finds besides the image.
+type Report struct {
+	// SolidAngle is what SolidAngle returns (RenderSolidAngle).
+	SolidAngle float64
+	// Cutoff is the pixel at which interpolation switched off, with the
+	// fractional indices that caused it: what InterpolationCutoff
+	// returns, found by the render itself (−1: interpolation did not
+	// switch off, or was not on).
+	Cutoff    int
+	CutoffHKL [3]float64
+}
+
+// RenderReport is RenderProgress returning its Report.
+func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) Report {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
 	firstOOR := make([]int, c.SPixels)      // per row: first out-of-range pixel, evaluation
@@ -194,7 +211,7 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 	}
 	if !c.Interpolate || !c.HasHKL {
 		render(0, c.SPixels, interpNone, true)
-		return k.solidAngle(omegaRows)
+		return Report{SolidAngle: k.solidAngle(omegaRows), Cutoff: -1}
 	}
 	// Interpolation: the reference switches it off for good at the first
 	// point out of the table's range in scan order. Rows are rendered
@@ -208,8 +225,15 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 	// image's work twice where the table does not cover the detector:
 	// 1.3–1.6× the reference's time at cubic 512² with P1.hkl.
 	p, e, next := untilCutoff(c, firstOOR, firstEval, func(from, to int) { render(from, to, interpOn, true) })
+	rep := Report{Cutoff: p}
 	if p >= 0 {
 		ps := p / c.FPixels
+		// The indices that caused it: the pixel walked again interpolating,
+		// up to its first point out of range (the rows' workers are done:
+		// the kernel is this goroutine's alone).
+		k.onOOR = func(h, kk, l float64) { rep.CutoffHKL = [3]float64{h, kk, l} }
+		k.pixel(p%c.FPixels, ps, interpOn, 0, nil, nil)
+		k.onOOR = nil
 		v, _ := k.pixel(p%c.FPixels, ps, interpUntil, e, nil, nil)
 		out[p] = T(v)
 		for f := p%c.FPixels + 1; f < c.FPixels; f++ {
@@ -221,7 +245,8 @@ func RenderProgress[T float32 | float64](c *Config, in *Inputs, out []T, progres
 		render(ps+1, next, interpNone, false)
 		render(next, c.SPixels, interpNone, true)
 	}
-	return k.solidAngle(omegaRows)
+	rep.SolidAngle = k.solidAngle(omegaRows)
+	return rep
 }
 
 // renderRow renders row s of out for RenderSolidAngle (by the lane

@@ -174,8 +174,9 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 	} else if cut <= 0 || cut >= len(want)-1 || cut/c.FPixels < cutoffRows[0] || cut/c.FPixels > cutoffRows[1] {
 		t.Fatalf("switch-off at pixel %d (row %d): the test geometry must switch part-way through, in rows %v", cut, cut/c.FPixels, cutoffRows)
 	}
-	if got, _ := InterpolationCutoff(c, in); got != cut {
-		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", got, cut)
+	gotCut, cutHKL := InterpolationCutoff(c, in)
+	if gotCut != cut {
+		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", gotCut, cut)
 	}
 	solid := SolidAngle(c, in)
 	for _, procs := range []int{1, 2, 3, 7} {
@@ -183,12 +184,16 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 		got := make([]float64, len(want))
 		var mu sync.Mutex
 		calls, most := 0, 0
-		sa := RenderProgress(c, in, got, func(rows int) {
+		rep := RenderReport(c, in, got, func(rows int) {
 			mu.Lock()
 			calls, most = calls+1, max(most, rows)
 			mu.Unlock()
 		})
+		sa := rep.SolidAngle
 		runtime.GOMAXPROCS(old)
+		if rep.Cutoff != cut || rep.CutoffHKL != cutHKL {
+			t.Errorf("GOMAXPROCS=%d: the render's cutoff %d at %v, InterpolationCutoff %d at %v", procs, rep.Cutoff, rep.CutoffHKL, cut, cutHKL)
+		}
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("GOMAXPROCS=%d: pixel %d = %g, sequential walk %g", procs, i, got[i], want[i])

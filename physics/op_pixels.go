@@ -18,8 +18,8 @@ import (
 type PixelOp struct {
 	Cfg Config
 	// Side, when set, receives the solid angle (SolidAngle) of each run,
-	// summed by the same pass. It is not part of the op's hash: it carries
-	// results out, not inputs in.
+	// summed by the same pass, and where interpolation switched off. It is
+	// not part of the op's hash: it carries results out, not inputs in.
 	Side *Side
 }
 
@@ -28,6 +28,8 @@ type PixelOp struct {
 // their total, from the rendering goroutines; nil: none).
 type Side struct {
 	SolidAngle float64
+	Cutoff     int        // Report's: the interpolation's switch-off pixel, −1 for none
+	CutoffHKL  [3]float64 // and the indices that caused it
 	Progress   func(rows, total int)
 }
 
@@ -70,18 +72,18 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	n := op.Cfg.SPixels * op.Cfg.FPixels
 	var backing any
-	var solid float64
+	var rep Report
 	if op.Cfg.Float32 {
 		out := makeHuge[float32](n)
-		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
+		rep = RenderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	} else {
 		out := makeHuge[float64](n)
-		solid = RenderProgress(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
+		rep = RenderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	}
 	if op.Side != nil {
-		op.Side.SolidAngle = solid
+		op.Side.SolidAngle, op.Side.Cutoff, op.Side.CutoffHKL = rep.SolidAngle, rep.Cutoff, rep.CutoffHKL
 	}
 	return tensor.New(tensor.WithShape(op.Cfg.SPixels, op.Cfg.FPixels), tensor.WithBacking(backing)), nil
 }

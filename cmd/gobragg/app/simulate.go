@@ -113,7 +113,7 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 	if r.Stats, err = stats(&cfg, m, r.Image, in, intScale); err != nil {
 		return nil, err
 	}
-	if p, hkl := physics.InterpolationCutoff(&cfg, in); p >= 0 {
+	if p, hkl := sim.InterpolationCutoff(); p >= 0 {
 		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
 	}
