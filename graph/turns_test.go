@@ -23,9 +23,10 @@ var turnCases = map[string][]string{
 	// factors from P1.hkl, the orientation from A.mat, 1000² pixels, 10
 	// domains. Its inputs are found beside this source file.
 	"mosaic": mosaicHKL(),
-	// Tricubic interpolation of P1.hkl's structure factors (the general
-	// walk), cubic 512², inside the table's range everywhere.
-	"interpolate": append(cubic(512, 100), "-hkl", filepath.Join(inputsDir(), "P1.hkl"), "-interpolate"),
+	// Tricubic interpolation of P1_varied.hkl's structure factors (h, k, l
+	// from −8 to 8), cubic 512²: inside the table's range everywhere, so
+	// no pixel switches it off.
+	"interpolate": append(cubic(512, 100), "-hkl", filepath.Join(inputsDir(), "P1_varied.hkl"), "-interpolate"),
 	// The Gaussian spot shape, cubic 512² (its forward on the lanes, its
 	// gradient on the general loops).
 	"gauss": append(cubic(512, 100), "-gauss_xtal"),

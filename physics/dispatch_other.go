@@ -14,6 +14,8 @@ func exp(x float64) float64 { return math.Exp(x) }
 
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	switch {
+	case rb.interp:
+		k.pixelsAxesInterpLanes(rb, n)
 	case k.shapeLanes:
 		k.pixelsShapeLanes(rb, n)
 	case k.dminLanes:

@@ -164,6 +164,12 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 	axes := k.lr.axes
 	shape, dmin := k.shapeLanes, k.dminLanes
 	switch {
+	case k.tier == tierAVX512 && rb.interp:
+		k.pixelsAxesInterpLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && rb.interp:
+		k.pixelsAxesInterpLanesAVX2(rb, n)
+	case rb.interp:
+		k.pixelsAxesInterpLanes(rb, n)
 	case k.tier == tierAVX512 && shape:
 		k.pixelsShapeLanesAVX512(rb, n)
 	case k.tier == tierAVX2 && shape:

@@ -454,6 +454,21 @@
 //     loss rows (termsGradAxesDminLanes, dminPolar): 512²
 //     0.09–0.12× of the general walk's, 1.6–3.0× the forward.
 //
+//   - Interpolation on the forward lanes (pixelsAxesInterpLanes,
+//     interpFLanes; kernel.interpolate is its one-lane copy): rows that
+//     interpolate took the general loops until the switch-off point, and
+//     with a table that covers the detector (no switch-off) that was the
+//     whole image, and simulate walked it again for its warning (now the
+//     render's Report). vgatherCube loads each lane's 16 rows of four
+//     structure factors as vectors and transposes them (VPERMI2Q on
+//     AVX-512), one bounds check per lane for its 4×4×4 cells (checked
+//     per row, the address arithmetic cost as much as the divisions); a
+//     lane out of the table gives NaN, and rowLanes hands the row from
+//     that pixel on to the general loops. 512² with P1_varied.hkl 72 →
+//     29 ms (turns); bound by the Lagrange polynomials' 42 divisions a
+//     term (÷−6 and ÷6, which multiplications would not reproduce bit for
+//     bit).
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

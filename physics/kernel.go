@@ -195,7 +195,7 @@ func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 	// render renders rows from … to-1 in mode, on the lane kernels where
 	// they apply (counting them for progress when count is set).
 	render := func(from, to int, mode interpMode, count bool) {
-		lanes := k.forwardLanes() && mode == interpNone
+		lanes := k.forwardLanes() && (mode == interpNone || mode == interpOn && k.interpLanes)
 		parallelWorkers(to-from, func() func(int) {
 			var rb *rowBuf
 			if lanes {
@@ -261,7 +261,8 @@ func renderRow[T float32 | float64](k *kernel, s int, mode interpMode, mask []fl
 	var om float64
 	defer func() { omegaRows[s] = om }()
 	if rb != nil {
-		rowLanes(k, s, mask, row, &om, rb)
+		rb.interp = mode == interpOn
+		firstOOR[s], firstEval[s] = rowLanes(k, s, mask, row, &om, rb)
 		return
 	}
 	{
@@ -281,24 +282,15 @@ func renderRow[T float32 | float64](k *kernel, s int, mode interpMode, mask []fl
 
 // InterpolationCutoff returns the first rendered pixel (scan order) at
 // which the reference would switch interpolation off, with the fractional
-// indices that caused it; pixel is −1 when that never happens. It walks the
-// pixels in order and stops there.
+// indices that caused it; pixel is −1 when that never happens. It renders
+// the image (RenderReport, into a scratch image) and reports what the
+// render found.
 func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 	if !c.Interpolate || !c.HasHKL {
 		return -1, hkl
 	}
-	k := newKernel(c, in)
-	k.onOOR = func(h, kk, l float64) { hkl = [3]float64{h, kk, l} }
-	for s := 0; s < c.SPixels; s++ {
-		for f := 0; f < c.FPixels; f++ {
-			if c.Rendered(f, s, in.Mask) {
-				if _, e := k.pixel(f, s, interpOn, 0, nil, nil); e >= 0 {
-					return s*c.FPixels + f, hkl
-				}
-			}
-		}
-	}
-	return -1, hkl
+	rep := RenderReport(c, in, make([]float32, c.FPixels*c.SPixels), nil)
+	return rep.Cutoff, rep.CutoffHKL
 }
 
 // untilCutoff runs rows(from, to), which sets firstOOR and firstEval of
@@ -416,6 +408,7 @@ type kernel struct {
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
+	interpLanes          bool    // simple's, and the forward lane kernels interpolate (pixelsAxesInterpLanes): no sensor thickness
 	rulesLanes           bool    // … and to the -oversample_* rules, flat (pixelsAxesRulesLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
@@ -575,6 +568,10 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
 		k.noLanes()
 	}
+	// Interpolating rows on the lanes: until the switch-off point the
+	// reference interpolates, and rowLanes leaves a pixel whose terms
+	// leave the table to the general loops.
+	k.interpLanes = k.simple && c.Interpolate && c.HasHKL && !c.Thick
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
 	k.tier = currentTier()
@@ -624,7 +621,7 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 
 // noLanes sends every row to the general loops.
 func (k *kernel) noLanes() {
-	k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
+	k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes, k.interpLanes = false, false, false, false, false, false
 }
 
 // lossLanes reports whether the loss rows' lane kernels apply to the
@@ -881,14 +878,22 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 // the lane kernel the CPU runs (pixelsLanes: the general loop's
 // arithmetic in its order, TestPixelSimple checks the bits). It adds the
 // ω terms to omegaSum in pixel order.
-func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64, rb *rowBuf) {
+//
+// With rb.interp the row interpolates (kernel.interpLanes): from the first
+// pixel the lanes leave NaN (a term whose neighbourhood leaves the table,
+// interpFLanes) on, the general loops compute the pixels again, and it
+// returns the first of them with such a term and that term's evaluation
+// (renderRow's firstOOR and firstEval), else −1, 0. The ω terms are the
+// lanes' (they do not depend on the structure factors).
+func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64, rb *rowBuf) (oorF, oorE int) {
 	c := k.c
+	oorF = -1
 	f0, f1 := max(c.ROIFMin, 0), min(c.ROIFMax, c.FPixels-1)
 	if c.HasMask || f0 > 0 || f1 < c.FPixels-1 || spix < c.ROISMin || spix > c.ROISMax {
 		clear(row) // (else every pixel of the row is written below)
 	}
 	if spix < c.ROISMin || spix > c.ROISMax {
-		return
+		return oorF, oorE
 	}
 	var n int
 	rb.om, rb.omDone = laneVal{*omegaSum}, 0
@@ -907,6 +912,25 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 	} else {
 		n = max(0, f1+1-f0)
 		k.lanesRow(spix, nil, f0, n, rb)
+	}
+	if rb.interp {
+		for p, v := range rb.v[:n] {
+			if v == v {
+				continue
+			}
+			for ; p < n; p++ {
+				f := f0 + p
+				if c.HasMask {
+					f = rb.idx[p]
+				}
+				var e int
+				rb.v[p], e = k.pixel(f, spix, interpOn, 0, nil, nil)
+				if e >= 0 && oorF < 0 {
+					oorF, oorE = f, e
+				}
+			}
+			break
+		}
 	}
 	om := rb.om[0]
 	if c.Thick {
@@ -940,6 +964,7 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 		}
 	}
 	*omegaSum = om
+	return oorF, oorE
 }
 
 // lanesRow runs the lane kernel on n pixels of row spix: idx, or the run
@@ -1069,48 +1094,13 @@ func (k *kernel) inInterpRange(h, kk, l float64) bool {
 		l-float64(c.LMin)+3 > lr || l-2 < float64(c.LMin))
 }
 
-// interpolate is the reference's tricubic interpolation: 4-point Lagrange
-// polynomials through the structure factors at floor(x)−1 … floor(x)+2,
-// along l, then k, then h (its polin3/polin2/polint).
+// interpolate is the reference's tricubic interpolation at a point whose
+// neighbourhood is inside the table (inInterpRange): interpFLanes on one
+// lane.
 func (k *kernel) interpolate(h, kk, l float64) float64 {
-	c := k.c
-	h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
-	var xh, xk, xl [4]float64
-	for i := 0; i < 4; i++ {
-		xh[i], xk[i], xl[i] = float64(h0-1+i), float64(k0-1+i), float64(l0-1+i)
-	}
-	ph, pk, pl := lagrangeNum(h, &xh), lagrangeNum(kk, &xk), lagrangeNum(l, &xl)
-	var alongH [4]float64
-	for i1 := 0; i1 < 4; i1++ {
-		var alongK [4]float64
-		for i2 := 0; i2 < 4; i2++ {
-			base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
-			alongK[i2] = polint(&pl, (*[4]float64)(k.fhkl[base:base+4]))
-		}
-		alongH[i1] = polint(&pk, &alongK)
-	}
-	return polint(&ph, &alongH)
-}
-
-// polint is the 4-point Lagrange interpolating polynomial through
-// (xa[i], ya[i]) evaluated at x, term by term as the reference writes it,
-// for xa four consecutive integers (interpolate's), given the products
-// of x's differences to the other three points, p = lagrangeNum(x, xa):
-// the reference multiplies them left to right before y, so they are the
-// same for every ya at one x, and its denominators, products of
-// differences of the xa, are exactly −6, 2, −2 and 6; the divisions by
-// ±2 are the multiplications by ±½ that give the same bits (TestPolint).
-// (Computed in full for each of its 21 polynomials, the interpolation
-// took the general walk to twice the reference's time.)
-func polint(p, ya *[4]float64) float64 {
-	return p[0]*ya[0]/-6 + p[1]*ya[1]*0.5 + p[2]*ya[2]*-0.5 + p[3]*ya[3]/6
-}
-
-// lagrangeNum returns polint's products for x: x − xa[j] over the three
-// j other than i, for each i, multiplied in the reference's order.
-func lagrangeNum(x float64, xa *[4]float64) [4]float64 {
-	d0, d1, d2, d3 := x-xa[0], x-xa[1], x-xa[2], x-xa[3]
-	return [4]float64{d1 * d2 * d3, d0 * d2 * d3, d0 * d1 * d3, d0 * d1 * d2}
+	var ia [1]int32
+	var cube [64]float64
+	return interpFLanes(k.lr, k.fhklBits, &ia, cube[:], h, kk, l)
 }
 
 // Sincg is the lattice transform of N unit cells along one axis,

@@ -96,27 +96,39 @@ func TestInterpolationSwitchOff(t *testing.T) {
 		mask       bool    // every fifth pixel left out
 		roi        [4]int  // fmin, fmax, smin, smax
 		cutoffRows [2]int  // the rows the switch-off must fall in (−1: none)
+		os         int     // sub-pixels per axis (2 unless set)
 	}{
 		// A ±3 table: |l| passes 1 (where it can no longer hold the
 		// 4-point neighbourhood) a few pixels along the first row.
-		{"early", 3, 0.5, false, all, [2]int{0, 0}},
-		{"early, mask, ROI", 3, 0.5, true, [4]int{3, 21, 0, 19}, [2]int{0, 0}},
+		{"early", 3, 0.5, false, all, [2]int{0, 0}, 0},
+		{"early, mask, ROI", 3, 0.5, true, [4]int{3, 21, 0, 19}, [2]int{0, 0}, 0},
 		// A ±8 table with the beam above the middle of the first row:
 		// the switch-off comes in row 15, past the first batches of rows
 		// Render interpolates (4 per thread: with 3 threads row 15 is
 		// inside a batch, whose later rows are rendered again).
-		{"late", 8, 12.5, false, all, [2]int{15, 15}},
-		{"late, mask", 8, 12.5, true, all, [2]int{15, 15}},
-		{"late, mask, ROI", 8, 12.5, true, [4]int{2, 20, 1, 17}, [2]int{5, 17}},
+		{"late", 8, 12.5, false, all, [2]int{15, 15}, 0},
+		{"late, mask", 8, 12.5, true, all, [2]int{15, 15}, 0},
+		{"late, mask, ROI", 8, 12.5, true, [4]int{2, 20, 1, 17}, [2]int{5, 17}, 0},
 		// A ±20 table holds every point: no switch-off.
-		{"none", 20, 12.5, false, all, [2]int{-1, -1}},
+		{"none", 20, 12.5, false, all, [2]int{-1, -1}, 0},
+		// One sub-pixel (the lane kernels' other loop): the switch-off at
+		// the start of row 16, and inside the first row, part-way through
+		// a vector of 4 or 8 pixels (pixels 20 and 22).
+		{"late, one sub-pixel", 8, 12.5, false, all, [2]int{16, 16}, 1},
+		{"mid-row, one sub-pixel", 7, 7.7, false, all, [2]int{0, 0}, 1},
+		{"mid-row, mask, one sub-pixel", 7, 9.3, true, all, [2]int{0, 0}, 1},
+		{"none, one sub-pixel", 20, 12.5, false, all, [2]int{-1, -1}, 1},
 	} {
-		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.mask, g.roi, g.cutoffRows) })
+		os := g.os
+		if os == 0 {
+			os = 2
+		}
+		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.mask, g.roi, g.cutoffRows, os) })
 	}
 }
 
-func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int) {
-	c := &Config{FPixels: 24, SPixels: 20, Oversample: 2, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
+func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int, os int) {
+	c := &Config{FPixels: 24, SPixels: 20, Oversample: os, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
 		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
 		ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], Interpolate: true, HasHKL: true,
 		HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table}
@@ -151,6 +163,12 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 	want := make([]float64, c.FPixels*c.SPixels)
 	k := newKernel(c, in)
 	off, cut := false, -1
+	var cutHKL [3]float64 // the indices of the first point out of range
+	k.onOOR = func(h, kk, l float64) {
+		if !off {
+			cutHKL = [3]float64{h, kk, l}
+		}
+	}
 	for i := range want {
 		f, s := i%c.FPixels, i/c.FPixels
 		if !c.Rendered(f, s, in.Mask) {
@@ -174,50 +192,61 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 	} else if cut <= 0 || cut >= len(want)-1 || cut/c.FPixels < cutoffRows[0] || cut/c.FPixels > cutoffRows[1] {
 		t.Fatalf("switch-off at pixel %d (row %d): the test geometry must switch part-way through, in rows %v", cut, cut/c.FPixels, cutoffRows)
 	}
-	gotCut, cutHKL := InterpolationCutoff(c, in)
-	if gotCut != cut {
-		t.Errorf("InterpolationCutoff = %d, sequential walk switches at %d", gotCut, cut)
+	if gotCut, gotHKL := InterpolationCutoff(c, in); gotCut != cut || gotHKL != cutHKL {
+		t.Errorf("InterpolationCutoff = %d at %v, sequential walk switches at %d at %v", gotCut, gotHKL, cut, cutHKL)
 	}
 	solid := SolidAngle(c, in)
-	for _, procs := range []int{1, 2, 3, 7} {
-		old := runtime.GOMAXPROCS(procs)
-		got := make([]float64, len(want))
-		var mu sync.Mutex
-		calls, most := 0, 0
-		rep := RenderReport(c, in, got, func(rows int) {
-			mu.Lock()
-			calls, most = calls+1, max(most, rows)
-			mu.Unlock()
-		})
-		sa := rep.SolidAngle
-		runtime.GOMAXPROCS(old)
-		if rep.Cutoff != cut || rep.CutoffHKL != cutHKL {
-			t.Errorf("GOMAXPROCS=%d: the render's cutoff %d at %v, InterpolationCutoff %d at %v", procs, rep.Cutoff, rep.CutoffHKL, cut, cutHKL)
+	// Every lane kernel this binary runs here (and the general loops:
+	// the walk's own).
+	defer UseVectorLanes(VectorLanes())
+	for _, tier := range AvailableVectorLanes() {
+		if err := UseVectorLanes(tier); err != nil {
+			t.Fatal(err)
 		}
-		for i := range want {
-			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-				t.Fatalf("GOMAXPROCS=%d: pixel %d = %g, sequential walk %g", procs, i, got[i], want[i])
+		for _, procs := range []int{1, 2, 3, 7} {
+			old := runtime.GOMAXPROCS(procs)
+			got := make([]float64, len(want))
+			var mu sync.Mutex
+			calls, most := 0, 0
+			rep := RenderReport(c, in, got, func(rows int) {
+				mu.Lock()
+				calls, most = calls+1, max(most, rows)
+				mu.Unlock()
+			})
+			sa := rep.SolidAngle
+			runtime.GOMAXPROCS(old)
+			if rep.Cutoff != cut || rep.CutoffHKL != cutHKL {
+				t.Errorf("%s, GOMAXPROCS=%d: the render's cutoff %d at %v, sequential walk %d at %v", tier, procs, rep.Cutoff, rep.CutoffHKL, cut, cutHKL)
 			}
-		}
-		if math.Float64bits(sa) != math.Float64bits(solid) {
-			t.Errorf("GOMAXPROCS=%d: solid angle %.17g, SolidAngle %.17g", procs, sa, solid)
-		}
-		if calls != c.SPixels || most != c.SPixels {
-			t.Errorf("GOMAXPROCS=%d: %d progress calls, the last %d rows; want %d", procs, calls, most, c.SPixels)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s, GOMAXPROCS=%d: pixel %d = %g, sequential walk %g", tier, procs, i, got[i], want[i])
+				}
+			}
+			if math.Float64bits(sa) != math.Float64bits(solid) {
+				t.Errorf("%s, GOMAXPROCS=%d: solid angle %.17g, SolidAngle %.17g", tier, procs, sa, solid)
+			}
+			if calls != c.SPixels || most != c.SPixels {
+				t.Errorf("%s, GOMAXPROCS=%d: %d progress calls, the last %d rows; want %d", tier, procs, calls, most, c.SPixels)
+			}
 		}
 	}
 }
 
-// TestPolint: the 4-point Lagrange polynomial reproduces a cubic exactly,
-// and gives the bits of the reference's formula (nanoBragg's polint, its
-// denominators computed from the points) on consecutive integer points.
+// TestPolint: the 4-point Lagrange polynomial (lagrangeLanes,
+// polintLanes on one lane) reproduces a cubic exactly, and gives the bits
+// of the reference's formula (nanoBragg's polint, its denominators
+// computed from the points) on consecutive integer points.
 func TestPolint(t *testing.T) {
 	cubic := func(x float64) float64 { return 2*x*x*x - 3*x*x + 0.5*x - 4 }
-	xa := [4]float64{-1, 0, 1, 2}
+	// The points −1 … 2 around x in [0, 1).
 	ya := [4]float64{cubic(-1), cubic(0), cubic(1), cubic(2)}
-	for _, x := range []float64{-0.7, 0.25, 1.5, 1.99} {
-		p := lagrangeNum(x, &xa)
-		if got, want := polint(&p, &ya), cubic(x); math.Abs(got-want) > 1e-12 {
+	polint := func(x, x0 float64, ya *[4]float64) float64 {
+		p0, p1, p2, p3 := lagrangeLanes(x, x0)
+		return polintLanes(p0, p1, p2, p3, ya[0], ya[1], ya[2], ya[3])
+	}
+	for _, x := range []float64{0, 0.25, 0.5, 0.99} {
+		if got, want := polint(x, 0, &ya), cubic(x); math.Abs(got-want) > 1e-12 {
 			t.Errorf("polint(%g) = %g, cubic gives %g", x, got, want)
 		}
 	}
@@ -240,8 +269,7 @@ func TestPolint(t *testing.T) {
 				ya[j] = 0
 			}
 		}
-		p := lagrangeNum(x, &xa)
-		if got, want := polint(&p, &ya), reference(&xa, &ya, x); math.Float64bits(got) != math.Float64bits(want) {
+		if got, want := polint(x, m, &ya), reference(&xa, &ya, x); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("polint(%v, %v, %v) = %v, the reference's formula %v", xa, ya, x, got, want)
 		}
 	}

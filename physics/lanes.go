@@ -371,6 +371,88 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 	return f, fd.Merge(vk(1), in)
 }
 
+// cellFKeepLanes is termsLanes' structure factor: cellFLanes (cube is
+// not read: the arguments are interpFLanes', which takes its place in
+// termsAxesInterpLanes).
+//
+//lanegen:inline
+func cellFKeepLanes(r *laneReps, bits []uint64, ia *[lanes]int32, cube []float64, h, kk, l vf) vf {
+	return cellFLanes(r, bits, ia, h, kk, l)
+}
+
+// interpFLanes is the reference's tricubic interpolation of the structure
+// factors (bits: the table's bit patterns) at (h, k, l), which the general
+// loops call on one lane: 4-point Lagrange polynomials through the values
+// at floor(x)−1 … floor(x)+2 (lagrangeLanes, polintLanes), along l, then
+// k, then h (its polin3, polin2, polint). A lane whose 4×4×4
+// neighbourhood is not inside the table (the reference's test on the
+// fractional indices; a NaN index fails it too) has the value NaN: the
+// reference switches interpolation off there, and the forward rows leave
+// a NaN pixel to the general loops (rowLanes). ia and cube are scratch
+// space: the neighbourhoods' first cells, and their 64 values, which
+// vgatherCube loads lane by lane (cube[((4i + j)·4 + m)·lanes + lane] for
+// cell (h0−1+i, k0−1+j, l0−1+m)).
+//
+//lanegen:inline
+func interpFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, cube []float64, h, kk, l vf) vf {
+	one, two, three := vk(1), vk(2), vk(3)
+	hmin, kmin, lmin := vrep(&r.hmin), vrep(&r.kmin), vrep(&r.lmin)
+	in := h.Sub(hmin).Add(three).LessEqual(vrep(&r.span[0])).And(h.Sub(two).GreaterEqual(hmin)).
+		And(kk.Sub(kmin).Add(three).LessEqual(vrep(&r.span[1]))).And(kk.Sub(two).GreaterEqual(kmin)).
+		And(l.Sub(lmin).Add(three).LessEqual(vrep(&r.span[2]))).And(l.Sub(two).GreaterEqual(lmin))
+	f := vrep(&r.nan)
+	if vany(in) {
+		h0, k0, l0 := h.Floor(), kk.Floor(), l.Floor()
+		// The first cell, (h0−1, k0−1, l0−1), as the general loops index
+		// the table (whole numbers, exact); the table's first where the
+		// neighbourhood is outside (its values are not used).
+		at := h0.Sub(one).Sub(hmin).Mul(vrep(&r.hstride)).Add(k0.Sub(one).Sub(kmin).Mul(vrep(&r.kstride))).Add(l0.Sub(one).Sub(lmin))
+		vint32(at.Merge(vk(0), in), ia)
+		vgatherCube(bits, ia, r.hs, r.ks, cube)
+		ph0, ph1, ph2, ph3 := lagrangeLanes(h, h0)
+		pk0, pk1, pk2, pk3 := lagrangeLanes(kk, k0)
+		pl0, pl1, pl2, pl3 := lagrangeLanes(l, l0)
+		var alongH [4]vf
+		for i := 0; i < 4; i++ {
+			var alongK [4]vf
+			for j := 0; j < 4; j++ {
+				c0 := cube[(4*i+j)*4*lanes:]
+				c1 := c0[lanes:]
+				c2 := c1[lanes:]
+				c3 := c2[lanes:]
+				alongK[j] = polintLanes(pl0, pl1, pl2, pl3, vloadSlice(c0), vloadSlice(c1), vloadSlice(c2), vloadSlice(c3))
+			}
+			alongH[i] = polintLanes(pk0, pk1, pk2, pk3, alongK[0], alongK[1], alongK[2], alongK[3])
+		}
+		f = polintLanes(ph0, ph1, ph2, ph3, alongH[0], alongH[1], alongH[2], alongH[3]).Merge(f, in)
+	}
+	return f
+}
+
+// lagrangeLanes returns the products of x's differences to three of the
+// four points x0−1 … x0+2 (x0 = floor(x)), the fourth left out in turn,
+// multiplied in the reference's order (its polint multiplies them before
+// the value, so they are the same for every polynomial at one x).
+//
+//lanegen:inline
+func lagrangeLanes(x, x0 vf) (vf, vf, vf, vf) {
+	one := vk(1)
+	d0, d1, d2, d3 := x.Sub(x0.Sub(one)), x.Sub(x0), x.Sub(x0.Add(one)), x.Sub(x0.Add(vk(2)))
+	return d1.Mul(d2).Mul(d3), d0.Mul(d2).Mul(d3), d0.Mul(d1).Mul(d3), d0.Mul(d1).Mul(d2)
+}
+
+// polintLanes is the 4-point Lagrange interpolating polynomial through
+// the values y0 … y3 at four consecutive integers, given x's products p0
+// … p3 (lagrangeLanes), term by term as the reference writes it: its
+// denominators, products of differences of the points, are exactly −6,
+// 2, −2 and 6, and the divisions by ±2 are the multiplications by ±½
+// that give the same bits (TestPolint).
+//
+//lanegen:inline
+func polintLanes(p0, p1, p2, p3, y0, y1, y2, y3 vf) vf {
+	return p0.Mul(y0).Div(vk(-6)).Add(p1.Mul(y1).Mul(vk(0.5))).Add(p2.Mul(y2).Mul(vk(-0.5))).Add(p3.Mul(y3).Div(vk(6)))
+}
+
 // termsLanes adds the terms of one sub-pixel with diffracted direction d
 // to sum and returns it, with polar set from the first source where it is
 // 0: over sources and orientations, F²·F_latt² with the lattice factor of
@@ -387,7 +469,8 @@ func cellFGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, h, kk, l
 //lanegen:variant termsShapeLanes sincg3Lanes=shapeLatticeLanes
 //lanegen:variant termsAxesDminLanes sincg3Lanes=sincgAxesLanes dminKeepLanes=dminMergeLanes
 //lanegen:variant termsAxesRulesLanes sincg3Lanes=sincgAxesLanes polarDueLanes=polarRuleDueLanes ruleKeepLanes=ruleLanes
-func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, polar, omega, capture vf) (vf, vf) {
+//lanegen:variant termsAxesInterpLanes sincg3Lanes=sincgAxesLanes cellFKeepLanes=interpFLanes
+func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, cube []float64, sum, dx, dy, dz, polar, omega, capture vf) (vf, vf) {
 	c := k.c
 	n := k.nn[0]
 	zero := vk(0)
@@ -415,7 +498,7 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, sum, dx, dy, dz, pola
 			fl := sincg3Lanes(r, h, kk, l, n)
 			fc := vrep(&r.defaultF)
 			if c.HasHKL {
-				fc = cellFLanes(r, k.fhklBits, ia, h, kk, l)
+				fc = cellFKeepLanes(r, k.fhklBits, ia, cube, h, kk, l)
 			}
 			s := ruleKeepLanes(r, sum.Add(fc.Mul(fc).Mul(fl).Mul(fl)), polar, omega, capture)
 			if !c.Water {
@@ -512,7 +595,8 @@ func dminMergeLanes(r *laneReps, sum0, polar0, sum, polar, qx, qy, qz vf) (vf, v
 //lanegen:variant subpixelAxesDminLanes termsLanes=termsAxesDminLanes
 //lanegen:variant subpixelAxesCurvedLanes termsLanes=termsAxesLanes bendKeepLanes=bendLanes
 //lanegen:variant subpixelAxesRulesLanes termsLanes=termsAxesRulesLanes omegaDueLanes=omegaRuleDueLanes captureKeepLanes=captureRuleLanes
-func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64, layer int) (vf, vf, vf) {
+//lanegen:variant subpixelAxesInterpLanes termsLanes=termsAxesInterpLanes
+func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, cube []float64, fdet vf, s, o *[3]laneVal, sum, omega, polar vf, capture bool, par []float64, layer int) (vf, vf, vf) {
 	c := k.c
 	x := flatAxis(fdet, vrep(&r.fd[0]), vrep(&s[0]), vrep(&o[0]), vrep(&r.pix0[0]))
 	y := flatAxis(fdet, vrep(&r.fd[1]), vrep(&s[1]), vrep(&o[1]), vrep(&r.pix0[1]))
@@ -529,7 +613,7 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[lanes]int32, fdet vf, s, o *[3]
 		obliquityLanes(r, dx, dy, dz).StoreSlice(par)
 	}
 	cf := captureKeepLanes(k, layer, dx, dy, dz)
-	sum, polar = k.termsLanes(r, ia, sum, dx, dy, dz, polar, omega, cf)
+	sum, polar = k.termsLanes(r, ia, cube, sum, dx, dy, dz, polar, omega, cf)
 	return sum, omega, polar
 }
 
@@ -610,11 +694,13 @@ func omegaRuleDueLanes(r *laneReps, omega vf) vm {
 //lanegen:variant pixelsAxesDminLanes termsLanes=termsAxesDminLanes subpixelLanes=subpixelAxesDminLanes
 //lanegen:variant pixelsAxesCurvedLanes termsLanes=termsAxesLanes subpixelLanes=subpixelAxesCurvedLanes bendKeepLanes=bendLanes
 //lanegen:variant pixelsAxesRulesLanes termsLanes=termsAxesRulesLanes subpixelLanes=subpixelAxesRulesLanes pixelValueLanes=pixelValueRulesLanes omegaAddLanes=omegaAddRulesLanes omegaTotalLanes=omegaTotalRulesLanes noCaptureLanes=noCaptureRulesLanes
+//lanegen:variant pixelsAxesInterpLanes termsLanes=termsAxesInterpLanes subpixelLanes=subpixelAxesInterpLanes
 func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	c := k.c
 	r := k.lr
 	os := c.Oversample
 	var ia [lanes]int32
+	cube := rb.cube // (interpFLanes' scratch)
 	sub, half := vrep(&r.sub), vrep(&r.half)
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
@@ -653,7 +739,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					polar = vk(1)
 				}
 				omega := vloadSlice(g[3][q:])
-				sum, polar = k.termsLanes(r, &ia, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar, omega, vk(1))
+				sum, polar = k.termsLanes(r, &ia, cube, sum, vloadSlice(g[0][q:]), vloadSlice(g[1][q:]), vloadSlice(g[2][q:]), polar, omega, vk(1))
 				pixelValueLanes(r, sum, polar, omega).StoreSlice(rb.v[p0:])
 				// (Under -oversample_omega the pixel's one ω is its ω sum:
 				// count is 1.)
@@ -678,7 +764,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		}
 		if os == 1 && last == 0 {
 			// One sub-pixel (f + 0: the same bits) in one layer.
-			sum, omega, polar = k.subpixelLanes(r, &ia, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:], 0)
+			sum, omega, polar = k.subpixelLanes(r, &ia, cube, sub.Mul(f0).Add(half), s0, o0, sum, omega, polar, c.Thick, rb.par[p0:], 0)
 			wsum = omegaAddLanes(r, wsum, omega)
 		} else {
 			for t := 0; t <= last; t++ {
@@ -686,7 +772,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					for subF := 0; subF < os; subF++ {
 						fdet := sub.Mul(f0.Add(vrep(&r.subF[subF]))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
-						sum, omega, polar = k.subpixelLanes(r, &ia, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t)
+						sum, omega, polar = k.subpixelLanes(r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t)
 						wsum = omegaAddLanes(r, wsum, omega)
 					}
 				}

@@ -2,7 +2,10 @@
 
 package physics
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 // vaddseqAVX2 is the AVX2 kernels' vaddseq: it adds the four lanes of v
 // to the sum in the first lane of acc one at a time, in lane order,
@@ -24,4 +27,32 @@ func vgatherAVX2(bits []uint64, ia *[4]int32) archsimd.Uint64x4 {
 	a := archsimd.BroadcastUint64x2(bits[ia[0]]).SetElem(1, bits[ia[1]])
 	b := archsimd.BroadcastUint64x2(bits[ia[2]]).SetElem(1, bits[ia[3]])
 	return archsimd.Uint64x4{}.SetLo(a).SetHi(b)
+}
+
+// vgatherCubeAVX2 is the AVX2 kernels' vgatherCube: for each of the 16
+// rows of 4 values along l, the four lanes' rows loaded (one vector each,
+// through pointers as vgatherCubeAVX512 loads them) and turned into the
+// rows' four columns (a 4×4 transpose).
+func vgatherCubeAVX2(bits []uint64, ia *[4]int32, hs, ks int, cube []float64) {
+	var at [4]unsafe.Pointer
+	for l := range at {
+		at[l] = cubeRows(bits, ia[l], hs, ks)
+	}
+	c := cube[:64*4]
+	row := func(l int, off uintptr) archsimd.Uint64x4 {
+		return archsimd.LoadUint64x4((*[4]uint64)(unsafe.Add(at[l], off)))
+	}
+	for i := range 4 {
+		for j := range 4 {
+			off := uintptr(i*hs+j*ks) * 8
+			r0, r1, r2, r3 := row(0, off), row(1, off), row(2, off), row(3, off)
+			lo01, hi01 := r0.SelectFromPairGrouped(0, 2, r1), r0.SelectFromPairGrouped(1, 3, r1) // r0₀ r1₀ r0₂ r1₂; r0₁ r1₁ r0₃ r1₃
+			lo23, hi23 := r2.SelectFromPairGrouped(0, 2, r3), r2.SelectFromPairGrouped(1, 3, r3)
+			o := c[(4*i+j)*16:][:16]
+			lo01.Select128FromPair(0, 2, lo23).AsFloat64x4().StoreSlice(o)
+			hi01.Select128FromPair(0, 2, hi23).AsFloat64x4().StoreSlice(o[4:])
+			lo01.Select128FromPair(1, 3, lo23).AsFloat64x4().StoreSlice(o[8:])
+			hi01.Select128FromPair(1, 3, hi23).AsFloat64x4().StoreSlice(o[12:])
+		}
+	}
 }

@@ -46,6 +46,9 @@ type laneReps struct {
 	sub, half, scale, omegaNum, ibg, defaultF, kahn      laneVal
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
+	span                                                 [3]laneVal // the table's h, k, l ranges, max − min + 1 (interpFLanes)
+	hs, ks                                               int        // the table's strides (interpFLanes' vgatherCube)
+	nan                                                  laneVal    // NaN (interpFLanes)
 	pitch2, closeD                                       laneVal
 	shape                                                Shape      // the crystal's (shapeLatticeLanes: Round, Gauss or Tophat)
 	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
@@ -93,6 +96,8 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 		hmin: repeat(float64(c.HMin)), hmax: repeat(float64(c.HMax)), kmin: repeat(float64(c.KMin)),
 		kmax: repeat(float64(c.KMax)), lmin: repeat(float64(c.LMin)), lmax: repeat(float64(c.LMax)),
 		hstride: repeat(float64(k.hStride)), kstride: repeat(float64(k.kStride)),
+		span: repeat3([3]float64{float64(c.HMax - c.HMin + 1), float64(c.KMax - c.KMin + 1), float64(c.LMax - c.LMin + 1)}),
+		hs:   k.hStride, ks: k.kStride, nan: repeat(math.NaN()),
 		count:   repeat(float64(c.ThickSteps * c.Oversample * c.Oversample)),
 		negZero: repeat(math.Copysign(0, -1)),
 		pitch2:  repeat(k.pitch * k.pitch), closeD: repeat(k.closeD),
@@ -151,10 +156,16 @@ type rowBuf struct {
 	geo                 [4][geoChunk]float64 // pixelsLanes: d and ω of a chunk
 	om                  laneVal              // the running solid-angle sum (first lane)
 	omDone              int                  // the pixels whose ω terms pixelsLanes added to om
+	cube                []float64            // interpFLanes' scratch (kernel.interpLanes only)
+	interp              bool                 // the row interpolates (pixelsAxesInterpLanes)
 }
 
 func (k *kernel) newRowBuf() *rowBuf {
 	n := (k.c.FPixels + maxLanes - 1) / maxLanes * maxLanes
-	return &rowBuf{f: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
+	rb := &rowBuf{f: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
 		polar: make([]float64, n), par: make([]float64, n), sdet: make([][3]laneVal, k.c.Oversample)}
+	if k.interpLanes {
+		rb.cube = make([]float64, cubeLen)
+	}
+	return rb
 }

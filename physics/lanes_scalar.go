@@ -1,5 +1,10 @@
 package physics
 
+import (
+	"math"
+	"unsafe"
+)
+
 //go:generate go run ./internal/lanegen/cmd
 
 // The scalar copy of the lane kernels (lanes_gen.go) is lanes.go with the
@@ -25,3 +30,29 @@ func storeInt32(x float64, a *[1]int32) { a[0] = int32(x) }
 
 // nop is vzeroupper, which scalar code does not need.
 func nop() {}
+
+// cubeLen is the length of interpFLanes' scratch: 4×4×4 values on the
+// widest lanes.
+const cubeLen = 64 * maxLanes
+
+// gatherCube is vgatherCube on one lane: the 4×4×4 structure factors
+// from the table cell ia[0], the strides of h and k hs and ks, as
+// cube[(4i + j)·4 + m] = table[ia[0] + i·hs + j·ks + m].
+func gatherCube(bits []uint64, ia *[1]int32, hs, ks int, cube []float64) {
+	for i := range 4 {
+		for j := range 4 {
+			row := bits[int(ia[0])+i*hs+j*ks:][:4]
+			c := cube[(4*i+j)*4:][:4]
+			for m := range 4 {
+				c[m] = math.Float64frombits(row[m])
+			}
+		}
+	}
+}
+
+// cubeRows returns a pointer to table cell at, having checked that the
+// table holds the 4×4×4 cells from there (strides hs and ks): the vector
+// gatherCubes then load its rows unchecked.
+func cubeRows(bits []uint64, at int32, hs, ks int) unsafe.Pointer {
+	return unsafe.Pointer(&bits[int(at):][:3*hs+3*ks+4][0])
+}

@@ -47,7 +47,7 @@ import (
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
 	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
-	"vgather",
+	"vgather", "vgatherCube",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -82,6 +82,10 @@ var Targets = []Target{
 		// vgather(table, ia): table[ia[i]] in lane i (vector targets:
 		// a hand-written function each; simd/archsimd has no gather).
 		"vgather": "$1[$2[0]]",
+		// vgatherCube(table, ia, hs, ks, cube): the 4×4×4 values from
+		// cell ia[i] in lane i (interpFLanes; a hand-written function
+		// each, lanes_scalar.go's gatherCube here).
+		"vgatherCube": "gatherCube($1, $2, $3, $4, $5)",
 	}, Methods: map[string]string{
 		"Add":          "($0 + $1)",
 		"Sub":          "($0 - $1)",
@@ -89,6 +93,7 @@ var Targets = []Target{
 		"Div":          "($0 / $1)",
 		"Sqrt":         "math.Sqrt($0)",
 		"Ceil":         "math.Ceil($0)",
+		"Floor":        "math.Floor($0)",
 		"Equal":        "($0 == $1)",
 		"NotEqual":     "($0 != $1)",
 		"Less":         "($0 < $1)",
@@ -105,8 +110,9 @@ var Targets = []Target{
 	{File: "lanes_avx512_gen.go", Suffix: "AVX512", Tag: "goexperiment.simd && amd64", Lanes: 8,
 		Import: "simd/archsimd", Words: archsimdWords(8, nil), Methods: map[string]string{
 			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
-			// is VROUNDPD's.
-			"Ceil": "$0.CeilScaled(0)",
+			// and floor are VROUNDPD's.
+			"Ceil":  "$0.CeilScaled(0)",
+			"Floor": "$0.FloorScaled(0)",
 		}},
 }
 
@@ -438,6 +444,11 @@ func words(f *ast.File, w, methods map[string]string) error {
 			x.X, x.Index = replace(x.X), replace(x.Index)
 		case *ast.SliceExpr:
 			x.X = replace(x.X)
+			for _, b := range []*ast.Expr{&x.Low, &x.High, &x.Max} {
+				if *b != nil {
+					*b = replace(*b)
+				}
+			}
 		case *ast.CompositeLit:
 			x.Type = replace(x.Type)
 			for i, e := range x.Elts {
