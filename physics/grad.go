@@ -136,11 +136,26 @@ const gradTiles = 64
 // interpolationCutoff runs the forward pass with interpolation on and
 // returns the first rendered pixel (scan order) and evaluation at which the
 // reference would switch it off, or −1: row by row up to each row's first
-// such point, in batches of rows in order (untilCutoff).
+// such point (on the lanes where they interpolate, whole rows into
+// scratch space), in batches of rows in order (untilCutoff).
 func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 	c := k.c
 	firstOOR := make([]int, c.SPixels)
 	firstEval := make([]int, c.SPixels)
+	if k.interpLanes {
+		pixel, eval, _ = untilCutoff(c, firstOOR, firstEval, func(from, to int) {
+			parallelWorkers(to-from, func() func(int) {
+				rb := k.newRowBuf()
+				rb.interp = true
+				row := make([]float64, c.FPixels)
+				return func(i int) {
+					var om float64
+					firstOOR[from+i], firstEval[from+i] = rowLanes(k, from+i, mask, row, &om, rb)
+				}
+			})
+		})
+		return pixel, eval
+	}
 	pixel, eval, _ = untilCutoff(c, firstOOR, firstEval, func(from, to int) {
 		parallelRows(to-from, func(i int) {
 			s := from + i
