@@ -31,12 +31,16 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 	}
 }
 
-func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	if k.lr.axes {
-		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
+func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
+	if cube != nil {
+		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		return
 	}
-	k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
+	if k.lr.axes {
+		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		return
+	}
+	k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
 }
 
 func (k *kernel) termsGradShapeRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {
@@ -48,7 +52,7 @@ func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, ou
 }
 
 func (k *kernel) termsGradDminRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
-	k.termsGradAxesDminLanes(si, oinc, t, ds, hkl, stride, np)
+	k.termsGradAxesDminLanes(si, oinc, t, nil, ds, hkl, stride, np)
 }
 
 func (k *kernel) lossValue(fr *lossFront, t *termLanes, g []float64, np int) {

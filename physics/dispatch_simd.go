@@ -42,24 +42,31 @@ func supportedTiers() []laneTier {
 	return t
 }
 
-// termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis) on
-// vector lanes where the CPU has them and the chunk allows (vector; see
-// lossRow).
-func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+// termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
+// termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
+// nil) on vector lanes where the CPU has them and the chunk allows
+// (vector; see lossRow).
+func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
 	switch {
+	case vector && k.tier == tierAVX512 && cube != nil:
+		k.termsGradAxesInterpLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+	case vector && k.tier == tierAVX2 && cube != nil:
+		k.termsGradAxesInterpLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+	case cube != nil:
+		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX512 && axes:
-		k.termsGradAxesLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX512:
-		k.termsGradLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX2 && axes:
-		k.termsGradAxesLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX2:
-		k.termsGradLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
 	case axes:
-		k.termsGradAxesLanes(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	default:
-		k.termsGradLanes(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	}
 }
 
@@ -92,11 +99,11 @@ func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, ou
 func (k *kernel) termsGradDminRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	switch {
 	case vector && k.tier == tierAVX512:
-		k.termsGradAxesDminLanesAVX512(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesDminLanesAVX512(si, oinc, t, nil, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX2:
-		k.termsGradAxesDminLanesAVX2(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesDminLanesAVX2(si, oinc, t, nil, ds, hkl, stride, np)
 	default:
-		k.termsGradAxesDminLanes(si, oinc, t, ds, hkl, stride, np)
+		k.termsGradAxesDminLanes(si, oinc, t, nil, ds, hkl, stride, np)
 	}
 }
 

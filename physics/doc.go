@@ -467,7 +467,12 @@
 //     that pixel on to the general loops. 512² with P1_varied.hkl 72 →
 //     29 ms (turns); bound by the Lagrange polynomials' 42 divisions a
 //     term (÷−6 and ÷6, which multiplications would not reproduce bit for
-//     bit).
+//     bit). Its gradient: the loss rows take the rows before the
+//     switch-off point's (termsGradAxesInterpLanes, gradFInterpLanes:
+//     interpGradLanes' derivatives of F by h, k, l and the default F,
+//     added to ∂S/∂(h, k, l) by fGradAddLanes; the general loops'
+//     interpolateGrad is its one-lane copy), and the switch-off search
+//     renders its rows on the lanes: 512² 273 → 46 ms, 2.4× the forward.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

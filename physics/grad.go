@@ -27,9 +27,7 @@ func Gradient(c *Config, in *Inputs, dI []float64, out []float64) {
 // tile order (each tile's with compensated summation).
 func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
-	if k.lossLanes() {
-		k.gradSetup()
-	}
+	k.gradSetup()
 	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
 		if l.skips(i) {
 			return 0
@@ -94,6 +92,14 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 				// switch-off point's row with it.
 				if row != nil && (mode == interpNone || cut >= 0 && s > cut/c.FPixels) {
 					row(s, a, w, &sum, &comp)
+					continue
+				}
+				// With interpolation on the lanes, the loss rows take the
+				// rows before the switch-off point's too, interpolating.
+				if row != nil && k.interpLanes && (cut < 0 || s < cut/c.FPixels) {
+					w.interp = true
+					row(s, a, w, &sum, &comp)
+					w.interp = false
 					continue
 				}
 				for f := 0; f < c.FPixels; f++ {
@@ -449,43 +455,13 @@ func (k *kernel) cellFGrad(h, kk, l float64) (f, ddef float64) {
 	return k.fhkl[i], 0
 }
 
-// lagrange4 returns the 4-point Lagrange basis through the integers
-// x0−1 … x0+2 (x0 = ⌊x⌋) at x, and its derivatives.
-func lagrange4(x float64) (w, dw [4]float64) {
-	t := x - math.Floor(x)
-	a, b, c, d := t+1, t, t-1, t-2
-	w = [4]float64{-b * c * d / 6, a * c * d / 2, -a * b * d / 2, a * b * c / 6}
-	dw = [4]float64{-(c*d + b*d + b*c) / 6, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) / 6}
-	return w, dw
-}
-
 // interpolateGrad is interpolate with its derivatives by h, k, l and by
-// the default F (through table cells without data).
+// the default F (through table cells without data: k.missBits, gradSetup):
+// interpGradLanes on one lane.
 func (k *kernel) interpolateGrad(h, kk, l float64) (f float64, df [3]float64, ddef float64) {
-	c := k.c
-	f = k.interpolate(h, kk, l)
-	h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
-	wh, dwh := lagrange4(h)
-	wk, dwk := lagrange4(kk)
-	wl, dwl := lagrange4(l)
-	for i1 := 0; i1 < 4; i1++ {
-		for i2 := 0; i2 < 4; i2++ {
-			base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
-			var s, sl, sd float64
-			for i3 := 0; i3 < 4; i3++ {
-				v := k.fhkl[base+i3]
-				s += wl[i3] * v
-				sl += dwl[i3] * v
-				if k.missing != nil && k.missing[base+i3] {
-					sd += wl[i3]
-				}
-			}
-			df[0] += dwh[i1] * wk[i2] * s
-			df[1] += wh[i1] * dwk[i2] * s
-			df[2] += wh[i1] * wk[i2] * sl
-			ddef += wh[i1] * wk[i2] * sd
-		}
-	}
+	var ia [1]int32
+	var cube [2 * 64]float64
+	f, ddef, df[0], df[1], df[2] = interpGradLanes(k.lr, k.fhklBits, k.missBits, &ia, cube[:], h, kk, l)
 	return f, df, ddef
 }
 
@@ -501,6 +477,8 @@ type gradWork struct {
 	lr      *lossRecs // loss rows: the chunk's records
 	oinc    [][3]laneVal
 	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)
+	interp  bool      // loss rows: the row interpolates (kernel.reduce)
+	cube    []float64 // loss rows: interpGradLanes' scratch
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

@@ -135,7 +135,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
 					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
-					k.termsGradRow(false, si, oinc, tl, ds[:], hkl, 1, 1)
+					k.termsGradRow(false, si, oinc, tl, nil, ds[:], hkl, 1, 1)
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64
@@ -253,6 +253,13 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	}
 	sh := r.shape
 	oinc := w.orientScratch(M)
+	var cube []float64 // interpolating rows: interpGradLanes' scratch
+	if w.interp {
+		if w.cube == nil {
+			w.cube = make([]float64, 2*cubeLen)
+		}
+		cube = w.cube
+	}
 	clear(rs)
 	sr0 := &k.src[0]
 	// The K = 0 shortcut needs an E-B plane: with the polarization axis
@@ -322,7 +329,7 @@ chunks:
 						} else if k.shapeLanes {
 							k.termsGradShapeRow(vector, si, oinc, &sp.tl, sh, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
 						} else {
-							k.termsGradRow(vector, si, oinc, &sp.tl, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
+							k.termsGradRow(vector, si, oinc, &sp.tl, cube, dsq[at*rowChunk:][:rowChunk], hkl[3*M*at*n:], n, np)
 						}
 					}
 					j++
@@ -587,7 +594,8 @@ func (k *kernel) lossRows() bool {
 
 // lossRowStructure reports whether the loss rows take the structure's
 // rows that do not interpolate (with interpolation, those after the
-// reference's switch-off point: kernel.reduce): the structures
+// reference's switch-off point, and with kernel.interpLanes those before
+// its row, interpolating: kernel.reduce): the structures
 // kernel.simple covers, the spot shapes' (shapeLanes) and -dmin's
 // (dminLanes), always with one sub-pixel in one layer, with more within
 // maxLossSubs and minLossChunk.

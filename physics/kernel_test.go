@@ -315,3 +315,91 @@ func TestLossChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestInterpGrad: interpGradLanes on one lane (the general loops'
+// interpolateGrad) gives the bits of the Lagrange-weight formulas written
+// out below, term by term (the general loops' own before they took the
+// lanes' function): the value, the derivatives by h, k, l and, through
+// cells without data, by the default F. (Derivatives against finite
+// differences: graph's interpolation gradient checks.)
+func TestInterpGrad(t *testing.T) {
+	const table = 6
+	c := &Config{FPixels: 1, SPixels: 1, Oversample: 1, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
+		Interpolate: true, HasHKL: true, HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table,
+		ROIFMax: 0, ROISMax: 0}
+	p := make([]float64, NParams)
+	p[PLambda], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel] = 1e-10, 3, 3, 3, 7, 1e-3
+	copy(p[PCellA:], []float64{40e-10, 0, 0})
+	copy(p[PCellB:], []float64{0, 40e-10, 0})
+	copy(p[PCellC:], []float64{0, 0, 40e-10})
+	rng := rand.New(rand.NewPCG(7, 8))
+	tab := make([]float64, c.TableLen())
+	for i := range tab {
+		tab[i] = rng.Float64() * 100
+		if rng.IntN(5) == 0 {
+			tab[i] = math.NaN() // no data: the default F
+		}
+	}
+	in := &Inputs{P: p, Fhkl: tab, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
+	k := newKernel(c, in)
+	k.gradSetup()
+	if k.missing == nil || k.missBits == nil {
+		t.Fatal("the table must have cells without data")
+	}
+	lagrange4 := func(x float64) (w, dw [4]float64) {
+		t := x - math.Floor(x)
+		a, b, c, d := t+1, t, t-1, t-2
+		w = [4]float64{-b * c * d / 6, a * c * d / 2, -a * b * d / 2, a * b * c / 6}
+		dw = [4]float64{-(c*d + b*d + b*c) / 6, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) / 6}
+		return w, dw
+	}
+	want := func(h, kk, l float64) (df [3]float64, ddef float64) {
+		h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
+		wh, dwh := lagrange4(h)
+		wk, dwk := lagrange4(kk)
+		wl, dwl := lagrange4(l)
+		for i1 := 0; i1 < 4; i1++ {
+			for i2 := 0; i2 < 4; i2++ {
+				base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
+				var s, sl, sd float64
+				for i3 := 0; i3 < 4; i3++ {
+					v := k.fhkl[base+i3]
+					s += wl[i3] * v
+					sl += dwl[i3] * v
+					if k.missing[base+i3] {
+						sd += wl[i3]
+					}
+				}
+				df[0] += dwh[i1] * wk[i2] * s
+				df[1] += wh[i1] * dwk[i2] * s
+				df[2] += wh[i1] * wk[i2] * sl
+				ddef += wh[i1] * wk[i2] * sd
+			}
+		}
+		return df, ddef
+	}
+	for i := 0; i < 20000; i++ {
+		h := (rng.Float64()*2 - 1) * (table - 2)
+		kk := (rng.Float64()*2 - 1) * (table - 2)
+		l := (rng.Float64()*2 - 1) * (table - 2)
+		if i%7 == 0 {
+			h = math.Round(h) // whole indices too
+		}
+		if !k.inInterpRange(h, kk, l) {
+			continue
+		}
+		f, df, ddef := k.interpolateGrad(h, kk, l)
+		wdf, wddef := want(h, kk, l)
+		if wf := k.interpolate(h, kk, l); math.Float64bits(f) != math.Float64bits(wf) {
+			t.Fatalf("(%g, %g, %g): F %v, interpolate %v", h, kk, l, f, wf)
+		}
+		for j := range df {
+			if math.Float64bits(df[j]) != math.Float64bits(wdf[j]) {
+				t.Fatalf("(%g, %g, %g): ∂F/∂index %d %v, written out %v", h, kk, l, j, df[j], wdf[j])
+			}
+		}
+		if math.Float64bits(ddef) != math.Float64bits(wddef) {
+			t.Fatalf("(%g, %g, %g): ∂F/∂(default F) %v, written out %v", h, kk, l, ddef, wddef)
+		}
+	}
+}

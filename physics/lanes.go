@@ -395,38 +395,138 @@ func cellFKeepLanes(r *laneReps, bits []uint64, ia *[lanes]int32, cube []float64
 //
 //lanegen:inline
 func interpFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, cube []float64, h, kk, l vf) vf {
-	one, two, three := vk(1), vk(2), vk(3)
-	hmin, kmin, lmin := vrep(&r.hmin), vrep(&r.kmin), vrep(&r.lmin)
-	in := h.Sub(hmin).Add(three).LessEqual(vrep(&r.span[0])).And(h.Sub(two).GreaterEqual(hmin)).
-		And(kk.Sub(kmin).Add(three).LessEqual(vrep(&r.span[1]))).And(kk.Sub(two).GreaterEqual(kmin)).
-		And(l.Sub(lmin).Add(three).LessEqual(vrep(&r.span[2]))).And(l.Sub(two).GreaterEqual(lmin))
+	in := interpInLanes(r, h, kk, l)
 	f := vrep(&r.nan)
 	if vany(in) {
-		h0, k0, l0 := h.Floor(), kk.Floor(), l.Floor()
-		// The first cell, (h0−1, k0−1, l0−1), as the general loops index
-		// the table (whole numbers, exact); the table's first where the
-		// neighbourhood is outside (its values are not used).
-		at := h0.Sub(one).Sub(hmin).Mul(vrep(&r.hstride)).Add(k0.Sub(one).Sub(kmin).Mul(vrep(&r.kstride))).Add(l0.Sub(one).Sub(lmin))
-		vint32(at.Merge(vk(0), in), ia)
-		vgatherCube(bits, ia, r.hs, r.ks, cube)
-		ph0, ph1, ph2, ph3 := lagrangeLanes(h, h0)
-		pk0, pk1, pk2, pk3 := lagrangeLanes(kk, k0)
-		pl0, pl1, pl2, pl3 := lagrangeLanes(l, l0)
-		var alongH [4]vf
-		for i := 0; i < 4; i++ {
-			var alongK [4]vf
-			for j := 0; j < 4; j++ {
-				c0 := cube[(4*i+j)*4*lanes:]
-				c1 := c0[lanes:]
-				c2 := c1[lanes:]
-				c3 := c2[lanes:]
-				alongK[j] = polintLanes(pl0, pl1, pl2, pl3, vloadSlice(c0), vloadSlice(c1), vloadSlice(c2), vloadSlice(c3))
-			}
-			alongH[i] = polintLanes(pk0, pk1, pk2, pk3, alongK[0], alongK[1], alongK[2], alongK[3])
-		}
-		f = polintLanes(ph0, ph1, ph2, ph3, alongH[0], alongH[1], alongH[2], alongH[3]).Merge(f, in)
+		h0, k0, l0 := interpCubeLanes(r, bits, ia, cube, in, h, kk, l)
+		f = interpValueLanes(cube, h, kk, l, h0, k0, l0).Merge(f, in)
 	}
 	return f
+}
+
+// interpInLanes is the reference's test that the 4×4×4 neighbourhood of
+// (h, k, l) is inside the table, on the fractional indices (false for NaN
+// ones).
+//
+//lanegen:inline
+func interpInLanes(r *laneReps, h, kk, l vf) vm {
+	two, three := vk(2), vk(3)
+	hmin, kmin, lmin := vrep(&r.hmin), vrep(&r.kmin), vrep(&r.lmin)
+	return h.Sub(hmin).Add(three).LessEqual(vrep(&r.span[0])).And(h.Sub(two).GreaterEqual(hmin)).
+		And(kk.Sub(kmin).Add(three).LessEqual(vrep(&r.span[1]))).And(kk.Sub(two).GreaterEqual(kmin)).
+		And(l.Sub(lmin).Add(three).LessEqual(vrep(&r.span[2]))).And(l.Sub(two).GreaterEqual(lmin))
+}
+
+// interpCubeLanes loads the 4×4×4 neighbourhoods (of bits, a table's bit
+// patterns) of (h, k, l) into cube (vgatherCube's layout) and returns
+// floor(h), floor(k), floor(l). Where in is not set the table's first
+// cells are loaded (their values are not used).
+//
+//lanegen:inline
+func interpCubeLanes(r *laneReps, bits []uint64, ia *[lanes]int32, cube []float64, in vm, h, kk, l vf) (vf, vf, vf) {
+	one := vk(1)
+	h0, k0, l0 := h.Floor(), kk.Floor(), l.Floor()
+	// The first cell, (h0−1, k0−1, l0−1), as the general loops index the
+	// table (whole numbers, exact).
+	at := h0.Sub(one).Sub(vrep(&r.hmin)).Mul(vrep(&r.hstride)).Add(k0.Sub(one).Sub(vrep(&r.kmin)).Mul(vrep(&r.kstride))).Add(l0.Sub(one).Sub(vrep(&r.lmin)))
+	vint32(at.Merge(vk(0), in), ia)
+	vgatherCube(bits, ia, r.hs, r.ks, cube)
+	return h0, k0, l0
+}
+
+// interpValueLanes is the tricubic interpolation from a neighbourhood in
+// cube (interpCubeLanes), floor(h), floor(k), floor(l) in h0, k0, l0: the
+// reference's polint along l for each of the 16 rows, along k for each of
+// the 4 planes, then along h.
+//
+//lanegen:inline
+func interpValueLanes(cube []float64, h, kk, l, h0, k0, l0 vf) vf {
+	ph0, ph1, ph2, ph3 := lagrangeLanes(h, h0)
+	pk0, pk1, pk2, pk3 := lagrangeLanes(kk, k0)
+	pl0, pl1, pl2, pl3 := lagrangeLanes(l, l0)
+	var alongH [4]vf
+	for i := 0; i < 4; i++ {
+		var alongK [4]vf
+		for j := 0; j < 4; j++ {
+			c0 := cube[(4*i+j)*4*lanes:]
+			c1 := c0[lanes:]
+			c2 := c1[lanes:]
+			c3 := c2[lanes:]
+			alongK[j] = polintLanes(pl0, pl1, pl2, pl3, vloadSlice(c0), vloadSlice(c1), vloadSlice(c2), vloadSlice(c3))
+		}
+		alongH[i] = polintLanes(pk0, pk1, pk2, pk3, alongK[0], alongK[1], alongK[2], alongK[3])
+	}
+	return polintLanes(ph0, ph1, ph2, ph3, alongH[0], alongH[1], alongH[2], alongH[3])
+}
+
+// interpGradLanes is interpFLanes with its derivatives: by the default F
+// (through table cells without data: miss holds the bit patterns of 1
+// there and 0 elsewhere, nil when every cell has data) and by h, k, l,
+// from the Lagrange weights and their derivatives (lagrangeWeightsLanes),
+// summed along l, then over the k and h planes. A lane out of the table
+// has the value 0 and no derivatives: the loss rows take the rows before
+// the switch-off point's, where such a lane's lattice factor is 0 and
+// its term leaves the sums as they were. cube is scratch space for two
+// neighbourhoods (vgatherCube's): the values', and miss's.
+//
+//lanegen:inline
+func interpGradLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, cube []float64, h, kk, l vf) (vf, vf, vf, vf, vf) {
+	mcube := cube[64*lanes:]
+	in := interpInLanes(r, h, kk, l)
+	zero := vk(0)
+	f, fd, dh, dk, dl := zero, zero, zero, zero, zero
+	if vany(in) {
+		h0, k0, l0 := interpCubeLanes(r, bits, ia, cube, in, h, kk, l)
+		f = interpValueLanes(cube, h, kk, l, h0, k0, l0)
+		if miss != nil {
+			vgatherCube(miss, ia, r.hs, r.ks, mcube)
+		}
+		var wh, dwh, wk, dwk, wl, dwl [4]vf
+		wh[0], wh[1], wh[2], wh[3], dwh[0], dwh[1], dwh[2], dwh[3] = lagrangeWeightsLanes(r, h.Sub(h0))
+		wk[0], wk[1], wk[2], wk[3], dwk[0], dwk[1], dwk[2], dwk[3] = lagrangeWeightsLanes(r, kk.Sub(k0))
+		wl[0], wl[1], wl[2], wl[3], dwl[0], dwl[1], dwl[2], dwl[3] = lagrangeWeightsLanes(r, l.Sub(l0))
+		for i := 0; i < 4; i++ {
+			for j := 0; j < 4; j++ {
+				at := (4*i + j) * 4 * lanes
+				sv, sl, sd := zero, zero, zero
+				for m := 0; m < 4; m++ {
+					v := vloadSlice(cube[at+m*lanes:])
+					sv = sv.Add(wl[m].Mul(v))
+					sl = sl.Add(dwl[m].Mul(v))
+					if miss != nil {
+						sd = sd.Add(wl[m].Mul(vloadSlice(mcube[at+m*lanes:])))
+					}
+				}
+				dh = dh.Add(dwh[i].Mul(wk[j]).Mul(sv))
+				dk = dk.Add(wh[i].Mul(dwk[j]).Mul(sv))
+				dl = dl.Add(wh[i].Mul(wk[j]).Mul(sl))
+				fd = fd.Add(wh[i].Mul(wk[j]).Mul(sd))
+			}
+		}
+		f, fd, dh, dk, dl = f.Merge(zero, in), fd.Merge(zero, in), dh.Merge(zero, in), dk.Merge(zero, in), dl.Merge(zero, in)
+	}
+	return f, fd, dh, dk, dl
+}
+
+// lagrangeWeightsLanes returns the four Lagrange basis polynomials through
+// the points −1, 0, 1, 2 at t (the offset of x from floor(x)) and their
+// derivatives.
+//
+//lanegen:inline
+func lagrangeWeightsLanes(r *laneReps, t vf) (vf, vf, vf, vf, vf, vf, vf, vf) {
+	one, two, six := vk(1), vk(2), vk(6)
+	sign := vbits(vrep(&r.negZero))
+	a, b, c, d := t.Add(one), t, t.Sub(one), t.Sub(two)
+	nb := vfloat(vxor(vbits(b), sign)) // −b
+	w0 := nb.Mul(c).Mul(d).Div(six)
+	w1 := a.Mul(c).Mul(d).Div(two)
+	w2 := vfloat(vxor(vbits(a), sign)).Mul(b).Mul(d).Div(two)
+	w3 := a.Mul(b).Mul(c).Div(six)
+	d0 := vfloat(vxor(vbits(c.Mul(d).Add(b.Mul(d)).Add(b.Mul(c))), sign)).Div(six)
+	d1 := c.Mul(d).Add(a.Mul(d)).Add(a.Mul(c)).Div(two)
+	d2 := vfloat(vxor(vbits(b.Mul(d).Add(a.Mul(d)).Add(a.Mul(b))), sign)).Div(two)
+	d3 := b.Mul(c).Add(a.Mul(c)).Add(a.Mul(b)).Div(six)
+	return w0, w1, w2, w3, d0, d1, d2, d3
 }
 
 // lagrangeLanes returns the products of x's differences to three of the
@@ -1118,15 +1218,18 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 // hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
 //lanegen:inline
-func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
+//lanegen:variant gradTermInterpLanes gradFLanes=gradFInterpLanes fGradKeepLanes=fGradAddLanes
+func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
-	ffl, s1, def1 := gradFLanes(k, ia, two, h, kk, l, fl, s, def)
+	ffl, s1, def1, g, fh, fk, fkl := gradFLanes(k, ia, cube, two, h, kk, l, fl, s, def)
 	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
-	// two lattice factors times sincg's derivatives.
+	// two lattice factors times sincg's derivatives (and, where F
+	// depends on h, k, l, 2F·F_latt² times F's derivatives).
 	tfl := two.Mul(ffl)
 	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	hbar, kbar, lbar = fGradKeepLanes(g, fh, fk, fkl, hbar, kbar, lbar)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
 	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
 	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
@@ -1139,20 +1242,54 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, h, kk, l, sa, sb,
 // Render's order, and ∂S/∂(default F) (k.perDef). (two is 2 in every
 // lane.)
 //
+// It also returns 2F·F_latt² (∂S/∂F) and F's derivatives by h, k, l: 0
+// for the nearest reflection (cellFGradKeepLanes); its copy
+// gradFInterpLanes interpolates (interpGradLanes; cube is its scratch).
+//
 //lanegen:inline
-func gradFLanes(k *kernel, ia *[lanes]int32, two, h, kk, l, fl, s, def vf) (vf, vf, vf) {
+//lanegen:variant gradFInterpLanes cellFGradKeepLanes=interpGradLanes
+func gradFLanes(k *kernel, ia *[lanes]int32, cube []float64, two, h, kk, l, fl, s, def vf) (vf, vf, vf, vf, vf, vf, vf) {
 	r := k.lr
-	fc, fd := vrep(&r.defaultF), vk(1)
+	zero := vk(0)
+	fc, fd, fh, fk, fkl := vrep(&r.defaultF), vk(1), zero, zero, zero
 	if k.c.HasHKL {
-		fc, fd = cellFGradLanes(r, k.fhklBits, k.missBits, ia, h, kk, l)
+		fc, fd, fh, fk, fkl = cellFGradKeepLanes(r, k.fhklBits, k.missBits, ia, cube, h, kk, l)
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
+	g := two.Mul(fc).Mul(fl).Mul(fl)
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(g.Mul(fd))
 	}
-	return ffl, s1, def1
+	return ffl, s1, def1, g, fh, fk, fkl
+}
+
+// cellFGradKeepLanes is gradFLanes' structure factor: cellFGradLanes, and
+// 0 for its derivatives by h, k, l. (cube is not read: the arguments are
+// interpGradLanes', which takes its place in gradFInterpLanes.)
+//
+//lanegen:inline
+func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, cube []float64, h, kk, l vf) (vf, vf, vf, vf, vf) {
+	f, fd := cellFGradLanes(r, bits, miss, ia, h, kk, l)
+	zero := vk(0)
+	return f, fd, zero, zero, zero
+}
+
+// fGradKeepLanes is gradTermLanes' ∂S/∂(h, k, l) where F does not depend
+// on h, k, l: as they are (the arguments are fGradAddLanes').
+//
+//lanegen:inline
+func fGradKeepLanes(g, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+	return hbar, kbar, lbar
+}
+
+// fGradAddLanes is fGradKeepLanes for an interpolated F: ∂S/∂(h, k, l)
+// plus g = 2F·F_latt² times F's derivatives.
+//
+//lanegen:inline
+func fGradAddLanes(g, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+	return hbar.Add(g.Mul(fh)), kbar.Add(g.Mul(fk)), lbar.Add(g.Mul(fl))
 }
 
 // gradSigmaLanes is σ with a term's part added, given its ∂S/∂(h, k,
@@ -1204,7 +1341,8 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 //
 //lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
 //lanegen:variant termsGradAxesDminLanes sincgGrad3Lanes=sincgGradAxesLanes noSkipLanes=dminSkipLanes keepLatticeLanes=dminLatticeLanes
-func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
+//lanegen:variant termsGradAxesInterpLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermInterpLanes
+func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
 	n := k.nn[0]
 	var ia [lanes]int32
@@ -1216,7 +1354,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, ds, hkl
 			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
 			sa = keepLatticeLanes(skip, sa)
-			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
+			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
 		s.StoreSlice(t.s[p0:])
 		def.StoreSlice(t.def[p0:])
@@ -1347,7 +1485,7 @@ func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, v
 func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSums, p0 int, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf, vf) {
 	r := k.lr
 	two := vk(2)
-	ffl, s1, def1 := gradFLanes(k, ia, two, h, kk, l, fl, s, def)
+	ffl, s1, def1, _, _, _, _ := gradFLanes(k, ia, []float64(nil), two, h, kk, l, fl, s, def)
 	tfl := two.Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
 	hbar, kbar, lbar := tfl.Mul(g0), tfl.Mul(g1), tfl.Mul(g2)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
