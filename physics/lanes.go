@@ -1222,14 +1222,14 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
-	ffl, s1, def1, g, fh, fk, fkl := gradFLanes(k, ia, cube, two, h, kk, l, fl, s, def)
+	ffl, s1, def1, fc, fh, fk, fkl := gradFLanes(k, ia, cube, two, h, kk, l, fl, s, def)
 	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
 	// two lattice factors times sincg's derivatives (and, where F
 	// depends on h, k, l, 2F·F_latt² times F's derivatives).
 	tfl := two.Mul(ffl)
 	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
-	hbar, kbar, lbar = fGradKeepLanes(g, fh, fk, fkl, hbar, kbar, lbar)
+	hbar, kbar, lbar = fGradKeepLanes(two, fc, fl, fh, fk, fkl, hbar, kbar, lbar)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
 	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
 	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
@@ -1242,7 +1242,7 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h
 // Render's order, and ∂S/∂(default F) (k.perDef). (two is 2 in every
 // lane.)
 //
-// It also returns 2F·F_latt² (∂S/∂F) and F's derivatives by h, k, l: 0
+// It also returns F and its derivatives by h, k, l: 0
 // for the nearest reflection (cellFGradKeepLanes); its copy
 // gradFInterpLanes interpolates (interpGradLanes; cube is its scratch).
 //
@@ -1257,12 +1257,11 @@ func gradFLanes(k *kernel, ia *[lanes]int32, cube []float64, two, h, kk, l, fl, 
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
-	g := two.Mul(fc).Mul(fl).Mul(fl)
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(g.Mul(fd))
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
 	}
-	return ffl, s1, def1, g, fh, fk, fkl
+	return ffl, s1, def1, fc, fh, fk, fkl
 }
 
 // cellFGradKeepLanes is gradFLanes' structure factor: cellFGradLanes, and
@@ -1277,18 +1276,21 @@ func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, cube
 }
 
 // fGradKeepLanes is gradTermLanes' ∂S/∂(h, k, l) where F does not depend
-// on h, k, l: as they are (the arguments are fGradAddLanes').
+// on h, k, l: as they are (the arguments are fGradAddLanes'; the usual
+// kernels compile as they did without this step).
 //
 //lanegen:inline
-func fGradKeepLanes(g, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+func fGradKeepLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
 	return hbar, kbar, lbar
 }
 
-// fGradAddLanes is fGradKeepLanes for an interpolated F: ∂S/∂(h, k, l)
-// plus g = 2F·F_latt² times F's derivatives.
+// fGradAddLanes is fGradKeepLanes for an interpolated F (fc, its
+// derivatives fh, fk, fl): ∂S/∂(h, k, l) plus 2F·F_latt² (flatt: F_latt)
+// times F's derivatives.
 //
 //lanegen:inline
-func fGradAddLanes(g, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+func fGradAddLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+	g := two.Mul(fc).Mul(flatt).Mul(flatt)
 	return hbar.Add(g.Mul(fh)), kbar.Add(g.Mul(fk)), lbar.Add(g.Mul(fl))
 }
 

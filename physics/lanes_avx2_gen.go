@@ -4324,14 +4324,13 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 		}
 		ffl_179 := fc_179.Mul(fc_179).Mul(fl_179)
 		s1_179 := s_179.Add(ffl_179.Mul(fl_179))
-		g_179 := two_179.Mul(fc_179).Mul(fl_179).Mul(fl_179)
 		def1_179 := def_179
 		if k_179.perDef {
-			def1_179 = def_179.Add(g_179.Mul(fd_179))
+			def1_179 = def_179.Add(two_179.Mul(fc_179).Mul(fl_179).Mul(fl_179).Mul(fd_179))
 		}
-		r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179 = ffl_179, s1_179, def1_179, g_179, fh_179, fk_179, fkl_179
+		r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179 = ffl_179, s1_179, def1_179, fc_179, fh_179, fk_179, fkl_179
 	}
-	ffl, s1, def1, g, fh, fk, fkl := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179
+	ffl, s1, def1, fc, fh, fk, fkl := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179
 	tfl := two.Mul(ffl)
 	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
@@ -4341,8 +4340,10 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 		r2_0_182 archsimd.Float64x4
 	)
 	{
-		g_182, fh_182, fk_182, fl_182, hbar_182, kbar_182, lbar_182 := g, fh, fk, fkl, hbar, kbar, lbar
-		_ = g_182
+		two_182, fc_182, flatt_182, fh_182, fk_182, fl_182, hbar_182, kbar_182, lbar_182 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		_ = two_182
+		_ = fc_182
+		_ = flatt_182
 		_ = fh_182
 		_ = fk_182
 		_ = fl_182
@@ -4423,12 +4424,11 @@ func gradFLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l, fl, 
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
-	g := two.Mul(fc).Mul(fl).Mul(fl)
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(g.Mul(fd))
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
 	}
-	return ffl, s1, def1, g, fh, fk, fkl
+	return ffl, s1, def1, fc, fh, fk, fkl
 }
 
 func cellFGradKeepLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, cube []float64, h, kk, l archsimd.Float64x4,
@@ -4466,7 +4466,7 @@ func cellFGradKeepLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, cube
 	return f, fd, zero, zero, zero
 }
 
-func fGradKeepLanesAVX2(g, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
+func fGradKeepLanesAVX2(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
@@ -4474,11 +4474,12 @@ func fGradKeepLanesAVX2(g, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
 	return hbar, kbar, lbar
 }
 
-func fGradAddLanesAVX2(g, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
+func fGradAddLanesAVX2(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
+	g := two.Mul(fc).Mul(flatt).Mul(flatt)
 	return hbar.Add(g.Mul(fh)), kbar.Add(g.Mul(fk)), lbar.Add(g.Mul(fl))
 }
 
@@ -4867,14 +4868,13 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					}
 					ffl_179_193 := fc_179_193.Mul(fc_179_193).Mul(fl_179_193)
 					s1_179_193 := s_179_193.Add(ffl_179_193.Mul(fl_179_193))
-					g_179_193 := two_179_193.Mul(fc_179_193).Mul(fl_179_193).Mul(fl_179_193)
 					def1_179_193 := def_179_193
 					if k_179_193.perDef {
-						def1_179_193 = def_179_193.Add(g_179_193.Mul(fd_179_193))
+						def1_179_193 = def_179_193.Add(two_179_193.Mul(fc_179_193).Mul(fl_179_193).Mul(fl_179_193).Mul(fd_179_193))
 					}
-					r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193 = ffl_179_193, s1_179_193, def1_179_193, g_179_193, fh_179_193, fk_179_193, fkl_179_193
+					r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193 = ffl_179_193, s1_179_193, def1_179_193, fc_179_193, fh_179_193, fk_179_193, fkl_179_193
 				}
-				ffl_193, s1_193, def1_193, g_193, fh_193, fk_193, fkl_193 := r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193
+				ffl_193, s1_193, def1_193, fc_193, fh_193, fk_193, fkl_193 := r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193
 				tfl_193 := two_193.Mul(ffl_193)
 				xa_193, xb_193, xc_193 := tfl_193.Mul(sb_193.Mul(sc_193)), tfl_193.Mul(sa_193.Mul(sc_193)), tfl_193.Mul(sa_193.Mul(sb_193))
 				hbar_193, kbar_193, lbar_193 := xa_193.Mul(ha_193), xb_193.Mul(hb_193), xc_193.Mul(hc_193)
@@ -4884,8 +4884,10 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					r2_0_182_193 archsimd.Float64x4
 				)
 				{
-					g_182_193, fh_182_193, fk_182_193, fl_182_193, hbar_182_193, kbar_182_193, lbar_182_193 := g_193, fh_193, fk_193, fkl_193, hbar_193, kbar_193, lbar_193
-					_ = g_182_193
+					two_182_193, fc_182_193, flatt_182_193, fh_182_193, fk_182_193, fl_182_193, hbar_182_193, kbar_182_193, lbar_182_193 := two_193, fc_193, fl_193, fh_193, fk_193, fkl_193, hbar_193, kbar_193, lbar_193
+					_ = two_182_193
+					_ = fc_182_193
+					_ = flatt_182_193
 					_ = fh_182_193
 					_ = fk_182_193
 					_ = fl_182_193
@@ -5348,12 +5350,11 @@ func gradTermShapeLanesAVX2(k *kernel, ia *[4]int32, e *[3]laneVal, sh *shapeSum
 		}
 		ffl_202 := fc_202.Mul(fc_202).Mul(fl_202)
 		s1_202 := s_202.Add(ffl_202.Mul(fl_202))
-		g_202 := two_202.Mul(fc_202).Mul(fl_202).Mul(fl_202)
 		def1_202 := def_202
 		if k_202.perDef {
-			def1_202 = def_202.Add(g_202.Mul(fd_202))
+			def1_202 = def_202.Add(two_202.Mul(fc_202).Mul(fl_202).Mul(fl_202).Mul(fd_202))
 		}
-		r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202 = ffl_202, s1_202, def1_202, g_202, fh_202, fk_202, fkl_202
+		r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202 = ffl_202, s1_202, def1_202, fc_202, fh_202, fk_202, fkl_202
 	}
 	ffl, s1, def1, _, _, _, _ := r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202
 	tfl := two.Mul(ffl)
@@ -5733,12 +5734,11 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 					}
 					ffl_202_208 := fc_202_208.Mul(fc_202_208).Mul(fl_202_208)
 					s1_202_208 := s_202_208.Add(ffl_202_208.Mul(fl_202_208))
-					g_202_208 := two_202_208.Mul(fc_202_208).Mul(fl_202_208).Mul(fl_202_208)
 					def1_202_208 := def_202_208
 					if k_202_208.perDef {
-						def1_202_208 = def_202_208.Add(g_202_208.Mul(fd_202_208))
+						def1_202_208 = def_202_208.Add(two_202_208.Mul(fc_202_208).Mul(fl_202_208).Mul(fl_202_208).Mul(fd_202_208))
 					}
-					r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208 = ffl_202_208, s1_202_208, def1_202_208, g_202_208, fh_202_208, fk_202_208, fkl_202_208
+					r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208 = ffl_202_208, s1_202_208, def1_202_208, fc_202_208, fh_202_208, fk_202_208, fkl_202_208
 				}
 				ffl_208, s1_208, def1_208, _, _, _, _ := r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208
 				tfl_208 := two_208.Mul(ffl_208)
@@ -19995,14 +19995,13 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 		}
 		ffl_394 := fc_394.Mul(fc_394).Mul(fl_394)
 		s1_394 := s_394.Add(ffl_394.Mul(fl_394))
-		g_394 := two_394.Mul(fc_394).Mul(fl_394).Mul(fl_394)
 		def1_394 := def_394
 		if k_394.perDef {
-			def1_394 = def_394.Add(g_394.Mul(fd_394))
+			def1_394 = def_394.Add(two_394.Mul(fc_394).Mul(fl_394).Mul(fl_394).Mul(fd_394))
 		}
-		r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394 = ffl_394, s1_394, def1_394, g_394, fh_394, fk_394, fkl_394
+		r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394 = ffl_394, s1_394, def1_394, fc_394, fh_394, fk_394, fkl_394
 	}
-	ffl, s1, def1, g, fh, fk, fkl := r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394
+	ffl, s1, def1, fc, fh, fk, fkl := r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394
 	tfl := two.Mul(ffl)
 	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
@@ -20012,7 +20011,8 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 		r2_0_396 archsimd.Float64x4
 	)
 	{
-		g_396, fh_396, fk_396, fl_396, hbar_396, kbar_396, lbar_396 := g, fh, fk, fkl, hbar, kbar, lbar
+		two_396, fc_396, flatt_396, fh_396, fk_396, fl_396, hbar_396, kbar_396, lbar_396 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		g_396 := two_396.Mul(fc_396).Mul(flatt_396).Mul(flatt_396)
 		r0_0_396, r1_0_396, r2_0_396 = hbar_396.Add(g_396.Mul(fh_396)), kbar_396.Add(g_396.Mul(fk_396)), lbar_396.Add(g_396.Mul(fl_396))
 	}
 	hbar, kbar, lbar = r0_0_396, r1_0_396, r2_0_396
@@ -20261,12 +20261,11 @@ func gradFInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
-	g := two.Mul(fc).Mul(fl).Mul(fl)
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(g.Mul(fd))
+		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
 	}
-	return ffl, s1, def1, g, fh, fk, fkl
+	return ffl, s1, def1, fc, fh, fk, fkl
 }
 func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
@@ -20972,14 +20971,13 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 					}
 					ffl_179_405 := fc_179_405.Mul(fc_179_405).Mul(fl_179_405)
 					s1_179_405 := s_179_405.Add(ffl_179_405.Mul(fl_179_405))
-					g_179_405 := two_179_405.Mul(fc_179_405).Mul(fl_179_405).Mul(fl_179_405)
 					def1_179_405 := def_179_405
 					if k_179_405.perDef {
-						def1_179_405 = def_179_405.Add(g_179_405.Mul(fd_179_405))
+						def1_179_405 = def_179_405.Add(two_179_405.Mul(fc_179_405).Mul(fl_179_405).Mul(fl_179_405).Mul(fd_179_405))
 					}
-					r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405 = ffl_179_405, s1_179_405, def1_179_405, g_179_405, fh_179_405, fk_179_405, fkl_179_405
+					r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405 = ffl_179_405, s1_179_405, def1_179_405, fc_179_405, fh_179_405, fk_179_405, fkl_179_405
 				}
-				ffl_405, s1_405, def1_405, g_405, fh_405, fk_405, fkl_405 := r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405
+				ffl_405, s1_405, def1_405, fc_405, fh_405, fk_405, fkl_405 := r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405
 				tfl_405 := two_405.Mul(ffl_405)
 				xa_405, xb_405, xc_405 := tfl_405.Mul(sb_405.Mul(sc_405)), tfl_405.Mul(sa_405.Mul(sc_405)), tfl_405.Mul(sa_405.Mul(sb_405))
 				hbar_405, kbar_405, lbar_405 := xa_405.Mul(ha_405), xb_405.Mul(hb_405), xc_405.Mul(hc_405)
@@ -20989,8 +20987,10 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 					r2_0_182_405 archsimd.Float64x4
 				)
 				{
-					g_182_405, fh_182_405, fk_182_405, fl_182_405, hbar_182_405, kbar_182_405, lbar_182_405 := g_405, fh_405, fk_405, fkl_405, hbar_405, kbar_405, lbar_405
-					_ = g_182_405
+					two_182_405, fc_182_405, flatt_182_405, fh_182_405, fk_182_405, fl_182_405, hbar_182_405, kbar_182_405, lbar_182_405 := two_405, fc_405, fl_405, fh_405, fk_405, fkl_405, hbar_405, kbar_405, lbar_405
+					_ = two_182_405
+					_ = fc_182_405
+					_ = flatt_182_405
 					_ = fh_182_405
 					_ = fk_182_405
 					_ = fl_182_405
@@ -21729,14 +21729,13 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 					}
 					ffl_179_411 := fc_179_411.Mul(fc_179_411).Mul(fl_179_411)
 					s1_179_411 := s_179_411.Add(ffl_179_411.Mul(fl_179_411))
-					g_179_411 := two_179_411.Mul(fc_179_411).Mul(fl_179_411).Mul(fl_179_411)
 					def1_179_411 := def_179_411
 					if k_179_411.perDef {
-						def1_179_411 = def_179_411.Add(g_179_411.Mul(fd_179_411))
+						def1_179_411 = def_179_411.Add(two_179_411.Mul(fc_179_411).Mul(fl_179_411).Mul(fl_179_411).Mul(fd_179_411))
 					}
-					r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411 = ffl_179_411, s1_179_411, def1_179_411, g_179_411, fh_179_411, fk_179_411, fkl_179_411
+					r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411 = ffl_179_411, s1_179_411, def1_179_411, fc_179_411, fh_179_411, fk_179_411, fkl_179_411
 				}
-				ffl_411, s1_411, def1_411, g_411, fh_411, fk_411, fkl_411 := r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411
+				ffl_411, s1_411, def1_411, fc_411, fh_411, fk_411, fkl_411 := r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411
 				tfl_411 := two_411.Mul(ffl_411)
 				xa_411, xb_411, xc_411 := tfl_411.Mul(sb_411.Mul(sc_411)), tfl_411.Mul(sa_411.Mul(sc_411)), tfl_411.Mul(sa_411.Mul(sb_411))
 				hbar_411, kbar_411, lbar_411 := xa_411.Mul(ha_411), xb_411.Mul(hb_411), xc_411.Mul(hc_411)
@@ -21746,8 +21745,10 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 					r2_0_182_411 archsimd.Float64x4
 				)
 				{
-					g_182_411, fh_182_411, fk_182_411, fl_182_411, hbar_182_411, kbar_182_411, lbar_182_411 := g_411, fh_411, fk_411, fkl_411, hbar_411, kbar_411, lbar_411
-					_ = g_182_411
+					two_182_411, fc_182_411, flatt_182_411, fh_182_411, fk_182_411, fl_182_411, hbar_182_411, kbar_182_411, lbar_182_411 := two_411, fc_411, fl_411, fh_411, fk_411, fkl_411, hbar_411, kbar_411, lbar_411
+					_ = two_182_411
+					_ = fc_182_411
+					_ = flatt_182_411
 					_ = fh_182_411
 					_ = fk_182_411
 					_ = fl_182_411
@@ -22666,14 +22667,13 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 					}
 					ffl_394_417 := fc_394_417.Mul(fc_394_417).Mul(fl_394_417)
 					s1_394_417 := s_394_417.Add(ffl_394_417.Mul(fl_394_417))
-					g_394_417 := two_394_417.Mul(fc_394_417).Mul(fl_394_417).Mul(fl_394_417)
 					def1_394_417 := def_394_417
 					if k_394_417.perDef {
-						def1_394_417 = def_394_417.Add(g_394_417.Mul(fd_394_417))
+						def1_394_417 = def_394_417.Add(two_394_417.Mul(fc_394_417).Mul(fl_394_417).Mul(fl_394_417).Mul(fd_394_417))
 					}
-					r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417 = ffl_394_417, s1_394_417, def1_394_417, g_394_417, fh_394_417, fk_394_417, fkl_394_417
+					r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417 = ffl_394_417, s1_394_417, def1_394_417, fc_394_417, fh_394_417, fk_394_417, fkl_394_417
 				}
-				ffl_417, s1_417, def1_417, g_417, fh_417, fk_417, fkl_417 := r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417
+				ffl_417, s1_417, def1_417, fc_417, fh_417, fk_417, fkl_417 := r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417
 				tfl_417 := two_417.Mul(ffl_417)
 				xa_417, xb_417, xc_417 := tfl_417.Mul(sb_417.Mul(sc_417)), tfl_417.Mul(sa_417.Mul(sc_417)), tfl_417.Mul(sa_417.Mul(sb_417))
 				hbar_417, kbar_417, lbar_417 := xa_417.Mul(ha_417), xb_417.Mul(hb_417), xc_417.Mul(hc_417)
@@ -22683,7 +22683,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 					r2_0_396_417 archsimd.Float64x4
 				)
 				{
-					g_396_417, fh_396_417, fk_396_417, fl_396_417, hbar_396_417, kbar_396_417, lbar_396_417 := g_417, fh_417, fk_417, fkl_417, hbar_417, kbar_417, lbar_417
+					two_396_417, fc_396_417, flatt_396_417, fh_396_417, fk_396_417, fl_396_417, hbar_396_417, kbar_396_417, lbar_396_417 := two_417, fc_417, fl_417, fh_417, fk_417, fkl_417, hbar_417, kbar_417, lbar_417
+					g_396_417 := two_396_417.Mul(fc_396_417).Mul(flatt_396_417).Mul(flatt_396_417)
 					r0_0_396_417, r1_0_396_417, r2_0_396_417 = hbar_396_417.Add(g_396_417.Mul(fh_396_417)), kbar_396_417.Add(g_396_417.Mul(fk_396_417)), lbar_396_417.Add(g_396_417.Mul(fl_396_417))
 				}
 				hbar_417, kbar_417, lbar_417 = r0_0_396_417, r1_0_396_417, r2_0_396_417

@@ -4322,14 +4322,13 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 		}
 		ffl_179 := ((fc_179 * fc_179) * fl_179)
 		s1_179 := (s_179 + (ffl_179 * fl_179))
-		g_179 := (((two_179 * fc_179) * fl_179) * fl_179)
 		def1_179 := def_179
 		if k_179.perDef {
-			def1_179 = (def_179 + (g_179 * fd_179))
+			def1_179 = (def_179 + ((((two_179 * fc_179) * fl_179) * fl_179) * fd_179))
 		}
-		r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179 = ffl_179, s1_179, def1_179, g_179, fh_179, fk_179, fkl_179
+		r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179 = ffl_179, s1_179, def1_179, fc_179, fh_179, fk_179, fkl_179
 	}
-	ffl, s1, def1, g, fh, fk, fkl := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179
+	ffl, s1, def1, fc, fh, fk, fkl := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179
 	tfl := (two * ffl)
 	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
@@ -4339,8 +4338,10 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 		r2_0_182 float64
 	)
 	{
-		g_182, fh_182, fk_182, fl_182, hbar_182, kbar_182, lbar_182 := g, fh, fk, fkl, hbar, kbar, lbar
-		_ = g_182
+		two_182, fc_182, flatt_182, fh_182, fk_182, fl_182, hbar_182, kbar_182, lbar_182 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		_ = two_182
+		_ = fc_182
+		_ = flatt_182
 		_ = fh_182
 		_ = fk_182
 		_ = fl_182
@@ -4421,12 +4422,11 @@ func gradFLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl, s, d
 	}
 	ffl := ((fc * fc) * fl)
 	s1 := (s + (ffl * fl))
-	g := (((two * fc) * fl) * fl)
 	def1 := def
 	if k.perDef {
-		def1 = (def + (g * fd))
+		def1 = (def + ((((two * fc) * fl) * fl) * fd))
 	}
-	return ffl, s1, def1, g, fh, fk, fkl
+	return ffl, s1, def1, fc, fh, fk, fkl
 }
 
 func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, cube []float64, h, kk, l float64,
@@ -4464,7 +4464,7 @@ func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, cube []f
 	return f, fd, zero, zero, zero
 }
 
-func fGradKeepLanes(g, fh, fk, fl, hbar, kbar, lbar float64,
+func fGradKeepLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
 
 ) (float64, float64, float64,
 
@@ -4472,11 +4472,12 @@ func fGradKeepLanes(g, fh, fk, fl, hbar, kbar, lbar float64,
 	return hbar, kbar, lbar
 }
 
-func fGradAddLanes(g, fh, fk, fl, hbar, kbar, lbar float64,
+func fGradAddLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
 
 ) (float64, float64, float64,
 
 ) {
+	g := (((two * fc) * flatt) * flatt)
 	return (hbar + (g * fh)), (kbar + (g * fk)), (lbar + (g * fl))
 }
 
@@ -4865,14 +4866,13 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					}
 					ffl_179_193 := ((fc_179_193 * fc_179_193) * fl_179_193)
 					s1_179_193 := (s_179_193 + (ffl_179_193 * fl_179_193))
-					g_179_193 := (((two_179_193 * fc_179_193) * fl_179_193) * fl_179_193)
 					def1_179_193 := def_179_193
 					if k_179_193.perDef {
-						def1_179_193 = (def_179_193 + (g_179_193 * fd_179_193))
+						def1_179_193 = (def_179_193 + ((((two_179_193 * fc_179_193) * fl_179_193) * fl_179_193) * fd_179_193))
 					}
-					r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193 = ffl_179_193, s1_179_193, def1_179_193, g_179_193, fh_179_193, fk_179_193, fkl_179_193
+					r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193 = ffl_179_193, s1_179_193, def1_179_193, fc_179_193, fh_179_193, fk_179_193, fkl_179_193
 				}
-				ffl_193, s1_193, def1_193, g_193, fh_193, fk_193, fkl_193 := r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193
+				ffl_193, s1_193, def1_193, fc_193, fh_193, fk_193, fkl_193 := r0_0_179_193, r1_0_179_193, r2_0_179_193, r3_0_179_193, r4_0_179_193, r5_0_179_193, r6_0_179_193
 				tfl_193 := (two_193 * ffl_193)
 				xa_193, xb_193, xc_193 := (tfl_193 * (sb_193 * sc_193)), (tfl_193 * (sa_193 * sc_193)), (tfl_193 * (sa_193 * sb_193))
 				hbar_193, kbar_193, lbar_193 := (xa_193 * ha_193), (xb_193 * hb_193), (xc_193 * hc_193)
@@ -4882,8 +4882,10 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					r2_0_182_193 float64
 				)
 				{
-					g_182_193, fh_182_193, fk_182_193, fl_182_193, hbar_182_193, kbar_182_193, lbar_182_193 := g_193, fh_193, fk_193, fkl_193, hbar_193, kbar_193, lbar_193
-					_ = g_182_193
+					two_182_193, fc_182_193, flatt_182_193, fh_182_193, fk_182_193, fl_182_193, hbar_182_193, kbar_182_193, lbar_182_193 := two_193, fc_193, fl_193, fh_193, fk_193, fkl_193, hbar_193, kbar_193, lbar_193
+					_ = two_182_193
+					_ = fc_182_193
+					_ = flatt_182_193
 					_ = fh_182_193
 					_ = fk_182_193
 					_ = fl_182_193
@@ -5346,12 +5348,11 @@ func gradTermShapeLanes(k *kernel, ia *[1]int32, e *[3]laneVal, sh *shapeSums, p
 		}
 		ffl_202 := ((fc_202 * fc_202) * fl_202)
 		s1_202 := (s_202 + (ffl_202 * fl_202))
-		g_202 := (((two_202 * fc_202) * fl_202) * fl_202)
 		def1_202 := def_202
 		if k_202.perDef {
-			def1_202 = (def_202 + (g_202 * fd_202))
+			def1_202 = (def_202 + ((((two_202 * fc_202) * fl_202) * fl_202) * fd_202))
 		}
-		r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202 = ffl_202, s1_202, def1_202, g_202, fh_202, fk_202, fkl_202
+		r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202 = ffl_202, s1_202, def1_202, fc_202, fh_202, fk_202, fkl_202
 	}
 	ffl, s1, def1, _, _, _, _ := r0_0_202, r1_0_202, r2_0_202, r3_0_202, r4_0_202, r5_0_202, r6_0_202
 	tfl := (two * ffl)
@@ -5731,12 +5732,11 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 					}
 					ffl_202_208 := ((fc_202_208 * fc_202_208) * fl_202_208)
 					s1_202_208 := (s_202_208 + (ffl_202_208 * fl_202_208))
-					g_202_208 := (((two_202_208 * fc_202_208) * fl_202_208) * fl_202_208)
 					def1_202_208 := def_202_208
 					if k_202_208.perDef {
-						def1_202_208 = (def_202_208 + (g_202_208 * fd_202_208))
+						def1_202_208 = (def_202_208 + ((((two_202_208 * fc_202_208) * fl_202_208) * fl_202_208) * fd_202_208))
 					}
-					r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208 = ffl_202_208, s1_202_208, def1_202_208, g_202_208, fh_202_208, fk_202_208, fkl_202_208
+					r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208 = ffl_202_208, s1_202_208, def1_202_208, fc_202_208, fh_202_208, fk_202_208, fkl_202_208
 				}
 				ffl_208, s1_208, def1_208, _, _, _, _ := r0_0_202_208, r1_0_202_208, r2_0_202_208, r3_0_202_208, r4_0_202_208, r5_0_202_208, r6_0_202_208
 				tfl_208 := (two_208 * ffl_208)
@@ -19993,14 +19993,13 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 		}
 		ffl_394 := ((fc_394 * fc_394) * fl_394)
 		s1_394 := (s_394 + (ffl_394 * fl_394))
-		g_394 := (((two_394 * fc_394) * fl_394) * fl_394)
 		def1_394 := def_394
 		if k_394.perDef {
-			def1_394 = (def_394 + (g_394 * fd_394))
+			def1_394 = (def_394 + ((((two_394 * fc_394) * fl_394) * fl_394) * fd_394))
 		}
-		r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394 = ffl_394, s1_394, def1_394, g_394, fh_394, fk_394, fkl_394
+		r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394 = ffl_394, s1_394, def1_394, fc_394, fh_394, fk_394, fkl_394
 	}
-	ffl, s1, def1, g, fh, fk, fkl := r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394
+	ffl, s1, def1, fc, fh, fk, fkl := r0_0_394, r1_0_394, r2_0_394, r3_0_394, r4_0_394, r5_0_394, r6_0_394
 	tfl := (two * ffl)
 	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
@@ -20010,7 +20009,8 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 		r2_0_396 float64
 	)
 	{
-		g_396, fh_396, fk_396, fl_396, hbar_396, kbar_396, lbar_396 := g, fh, fk, fkl, hbar, kbar, lbar
+		two_396, fc_396, flatt_396, fh_396, fk_396, fl_396, hbar_396, kbar_396, lbar_396 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		g_396 := (((two_396 * fc_396) * flatt_396) * flatt_396)
 		r0_0_396, r1_0_396, r2_0_396 = (hbar_396 + (g_396 * fh_396)), (kbar_396 + (g_396 * fk_396)), (lbar_396 + (g_396 * fl_396))
 	}
 	hbar, kbar, lbar = r0_0_396, r1_0_396, r2_0_396
@@ -20259,12 +20259,11 @@ func gradFInterpLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl
 	}
 	ffl := ((fc * fc) * fl)
 	s1 := (s + (ffl * fl))
-	g := (((two * fc) * fl) * fl)
 	def1 := def
 	if k.perDef {
-		def1 = (def + (g * fd))
+		def1 = (def + ((((two * fc) * fl) * fl) * fd))
 	}
-	return ffl, s1, def1, g, fh, fk, fkl
+	return ffl, s1, def1, fc, fh, fk, fkl
 }
 func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
@@ -20970,14 +20969,13 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 					}
 					ffl_179_405 := ((fc_179_405 * fc_179_405) * fl_179_405)
 					s1_179_405 := (s_179_405 + (ffl_179_405 * fl_179_405))
-					g_179_405 := (((two_179_405 * fc_179_405) * fl_179_405) * fl_179_405)
 					def1_179_405 := def_179_405
 					if k_179_405.perDef {
-						def1_179_405 = (def_179_405 + (g_179_405 * fd_179_405))
+						def1_179_405 = (def_179_405 + ((((two_179_405 * fc_179_405) * fl_179_405) * fl_179_405) * fd_179_405))
 					}
-					r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405 = ffl_179_405, s1_179_405, def1_179_405, g_179_405, fh_179_405, fk_179_405, fkl_179_405
+					r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405 = ffl_179_405, s1_179_405, def1_179_405, fc_179_405, fh_179_405, fk_179_405, fkl_179_405
 				}
-				ffl_405, s1_405, def1_405, g_405, fh_405, fk_405, fkl_405 := r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405
+				ffl_405, s1_405, def1_405, fc_405, fh_405, fk_405, fkl_405 := r0_0_179_405, r1_0_179_405, r2_0_179_405, r3_0_179_405, r4_0_179_405, r5_0_179_405, r6_0_179_405
 				tfl_405 := (two_405 * ffl_405)
 				xa_405, xb_405, xc_405 := (tfl_405 * (sb_405 * sc_405)), (tfl_405 * (sa_405 * sc_405)), (tfl_405 * (sa_405 * sb_405))
 				hbar_405, kbar_405, lbar_405 := (xa_405 * ha_405), (xb_405 * hb_405), (xc_405 * hc_405)
@@ -20987,8 +20985,10 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 					r2_0_182_405 float64
 				)
 				{
-					g_182_405, fh_182_405, fk_182_405, fl_182_405, hbar_182_405, kbar_182_405, lbar_182_405 := g_405, fh_405, fk_405, fkl_405, hbar_405, kbar_405, lbar_405
-					_ = g_182_405
+					two_182_405, fc_182_405, flatt_182_405, fh_182_405, fk_182_405, fl_182_405, hbar_182_405, kbar_182_405, lbar_182_405 := two_405, fc_405, fl_405, fh_405, fk_405, fkl_405, hbar_405, kbar_405, lbar_405
+					_ = two_182_405
+					_ = fc_182_405
+					_ = flatt_182_405
 					_ = fh_182_405
 					_ = fk_182_405
 					_ = fl_182_405
@@ -21727,14 +21727,13 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 					}
 					ffl_179_411 := ((fc_179_411 * fc_179_411) * fl_179_411)
 					s1_179_411 := (s_179_411 + (ffl_179_411 * fl_179_411))
-					g_179_411 := (((two_179_411 * fc_179_411) * fl_179_411) * fl_179_411)
 					def1_179_411 := def_179_411
 					if k_179_411.perDef {
-						def1_179_411 = (def_179_411 + (g_179_411 * fd_179_411))
+						def1_179_411 = (def_179_411 + ((((two_179_411 * fc_179_411) * fl_179_411) * fl_179_411) * fd_179_411))
 					}
-					r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411 = ffl_179_411, s1_179_411, def1_179_411, g_179_411, fh_179_411, fk_179_411, fkl_179_411
+					r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411 = ffl_179_411, s1_179_411, def1_179_411, fc_179_411, fh_179_411, fk_179_411, fkl_179_411
 				}
-				ffl_411, s1_411, def1_411, g_411, fh_411, fk_411, fkl_411 := r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411
+				ffl_411, s1_411, def1_411, fc_411, fh_411, fk_411, fkl_411 := r0_0_179_411, r1_0_179_411, r2_0_179_411, r3_0_179_411, r4_0_179_411, r5_0_179_411, r6_0_179_411
 				tfl_411 := (two_411 * ffl_411)
 				xa_411, xb_411, xc_411 := (tfl_411 * (sb_411 * sc_411)), (tfl_411 * (sa_411 * sc_411)), (tfl_411 * (sa_411 * sb_411))
 				hbar_411, kbar_411, lbar_411 := (xa_411 * ha_411), (xb_411 * hb_411), (xc_411 * hc_411)
@@ -21744,8 +21743,10 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 					r2_0_182_411 float64
 				)
 				{
-					g_182_411, fh_182_411, fk_182_411, fl_182_411, hbar_182_411, kbar_182_411, lbar_182_411 := g_411, fh_411, fk_411, fkl_411, hbar_411, kbar_411, lbar_411
-					_ = g_182_411
+					two_182_411, fc_182_411, flatt_182_411, fh_182_411, fk_182_411, fl_182_411, hbar_182_411, kbar_182_411, lbar_182_411 := two_411, fc_411, fl_411, fh_411, fk_411, fkl_411, hbar_411, kbar_411, lbar_411
+					_ = two_182_411
+					_ = fc_182_411
+					_ = flatt_182_411
 					_ = fh_182_411
 					_ = fk_182_411
 					_ = fl_182_411
@@ -22664,14 +22665,13 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 					}
 					ffl_394_417 := ((fc_394_417 * fc_394_417) * fl_394_417)
 					s1_394_417 := (s_394_417 + (ffl_394_417 * fl_394_417))
-					g_394_417 := (((two_394_417 * fc_394_417) * fl_394_417) * fl_394_417)
 					def1_394_417 := def_394_417
 					if k_394_417.perDef {
-						def1_394_417 = (def_394_417 + (g_394_417 * fd_394_417))
+						def1_394_417 = (def_394_417 + ((((two_394_417 * fc_394_417) * fl_394_417) * fl_394_417) * fd_394_417))
 					}
-					r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417 = ffl_394_417, s1_394_417, def1_394_417, g_394_417, fh_394_417, fk_394_417, fkl_394_417
+					r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417 = ffl_394_417, s1_394_417, def1_394_417, fc_394_417, fh_394_417, fk_394_417, fkl_394_417
 				}
-				ffl_417, s1_417, def1_417, g_417, fh_417, fk_417, fkl_417 := r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417
+				ffl_417, s1_417, def1_417, fc_417, fh_417, fk_417, fkl_417 := r0_0_394_417, r1_0_394_417, r2_0_394_417, r3_0_394_417, r4_0_394_417, r5_0_394_417, r6_0_394_417
 				tfl_417 := (two_417 * ffl_417)
 				xa_417, xb_417, xc_417 := (tfl_417 * (sb_417 * sc_417)), (tfl_417 * (sa_417 * sc_417)), (tfl_417 * (sa_417 * sb_417))
 				hbar_417, kbar_417, lbar_417 := (xa_417 * ha_417), (xb_417 * hb_417), (xc_417 * hc_417)
@@ -22681,7 +22681,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 					r2_0_396_417 float64
 				)
 				{
-					g_396_417, fh_396_417, fk_396_417, fl_396_417, hbar_396_417, kbar_396_417, lbar_396_417 := g_417, fh_417, fk_417, fkl_417, hbar_417, kbar_417, lbar_417
+					two_396_417, fc_396_417, flatt_396_417, fh_396_417, fk_396_417, fl_396_417, hbar_396_417, kbar_396_417, lbar_396_417 := two_417, fc_417, fl_417, fh_417, fk_417, fkl_417, hbar_417, kbar_417, lbar_417
+					g_396_417 := (((two_396_417 * fc_396_417) * flatt_396_417) * flatt_396_417)
 					r0_0_396_417, r1_0_396_417, r2_0_396_417 = (hbar_396_417 + (g_396_417 * fh_396_417)), (kbar_396_417 + (g_396_417 * fk_396_417)), (lbar_396_417 + (g_396_417 * fl_396_417))
 				}
 				hbar_417, kbar_417, lbar_417 = r0_0_396_417, r1_0_396_417, r2_0_396_417
