@@ -99,4 +99,13 @@ func TestBenchTableFormat(t *testing.T) {
 	if strings.Contains(without.String(), "time/ref") {
 		t.Errorf("reference columns without a reference:\n%s", without.String())
 	}
+	// A case the issue did not time: "-" in its last column, not 0.00.
+	var other bytes.Buffer
+	if err := writeBenchTable(&other, []benchRow{{name: "interpolate", pixels: 1, seconds: 1}}, 3, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	last := strings.Fields(strings.Split(strings.TrimSpace(other.String()), "\n")[2])
+	if got := last[len(last)-1]; got != "-" {
+		t.Errorf("issue reference of a case without one: %q, want -:\n%s", got, other.String())
+	}
 }
