@@ -388,7 +388,12 @@
 //     the four partial sums in the one-lane copy (they spill either way).
 //     Leaving out the square roots or the divisions altogether (results
 //     wrong) saved 8 % and 5 % of the 10-domain gradient: the terms are
-//     not bound by them.
+//     not bound by them. Later (issue's mosaic case, turns): without the
+//     square roots, divisions and near-peak branch 0.87×, and with no
+//     lattice-factor derivatives at all 0.75× (1.67× the forward), the
+//     floor of this structure; the backward pass's sums in eight slots
+//     (one 512-bit add each instead of two 256-bit adds and an extract)
+//     and its loads without bounds checks: no gain (1.00–1.05×).
 //
 //   - Paths beyond the standard cases, surveyed against the reference
 //     (whole processes, one CPU, cubic 512² and 1024²) on the Intel
