@@ -466,8 +466,9 @@
 //     whole image, and simulate walked it again for its warning (now the
 //     render's Report). vgatherCube loads each lane's 16 rows of four
 //     structure factors as vectors and transposes them (VPERMI2Q on
-//     AVX-512), one bounds check per lane for its 4×4×4 cells (checked
-//     per row, the address arithmetic cost as much as the divisions); a
+//     AVX-512), one bounds check per lane for its 4×4×4 cells (with a
+//     check per row the address arithmetic had cost as much as the
+//     divisions); a
 //     lane out of the table gives NaN, and rowLanes hands the row from
 //     that pixel on to the general loops. 512² with P1_varied.hkl 72 →
 //     29 ms (turns); bound by the Lagrange polynomials' 42 divisions a

@@ -881,10 +881,13 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 //
 // With rb.interp the row interpolates (kernel.interpLanes): from the first
 // pixel the lanes leave NaN (a term whose neighbourhood leaves the table,
-// interpFLanes) on, the general loops compute the pixels again, and it
-// returns the first of them with such a term and that term's evaluation
-// (renderRow's firstOOR and firstEval), else −1, 0. The ω terms are the
-// lanes' (they do not depend on the structure factors).
+// interpFLanes) on, the general loops compute the pixels again up to the
+// first with such a term, and it returns that pixel and the term's
+// evaluation (renderRow's firstOOR and firstEval), else −1, 0. The pixels
+// after it keep the lanes' values (NaN where they left the table): every
+// caller computes them again without interpolation or does not use them
+// (RenderReport, kernel.interpolationCutoff). The ω terms are the lanes'
+// (they do not depend on the structure factors).
 func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T, omegaSum *float64, rb *rowBuf) (oorF, oorE int) {
 	c := k.c
 	oorF = -1
@@ -925,8 +928,9 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 				}
 				var e int
 				rb.v[p], e = k.pixel(f, spix, interpOn, 0, nil, nil)
-				if e >= 0 && oorF < 0 {
+				if e >= 0 {
 					oorF, oorE = f, e
+					break
 				}
 			}
 			break

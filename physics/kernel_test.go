@@ -250,13 +250,7 @@ func TestPolint(t *testing.T) {
 			t.Errorf("polint(%g) = %g, cubic gives %g", x, got, want)
 		}
 	}
-	reference := func(xa *[4]float64, ya *[4]float64, x float64) float64 {
-		x0 := (x - xa[1]) * (x - xa[2]) * (x - xa[3]) * ya[0] / ((xa[0] - xa[1]) * (xa[0] - xa[2]) * (xa[0] - xa[3]))
-		x1 := (x - xa[0]) * (x - xa[2]) * (x - xa[3]) * ya[1] / ((xa[1] - xa[0]) * (xa[1] - xa[2]) * (xa[1] - xa[3]))
-		x2 := (x - xa[0]) * (x - xa[1]) * (x - xa[3]) * ya[2] / ((xa[2] - xa[0]) * (xa[2] - xa[1]) * (xa[2] - xa[3]))
-		x3 := (x - xa[0]) * (x - xa[1]) * (x - xa[2]) * ya[3] / ((xa[3] - xa[0]) * (xa[3] - xa[1]) * (xa[3] - xa[2]))
-		return x0 + x1 + x2 + x3
-	}
+	reference := referencePolint
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < 100000; i++ {
 		m := math.Floor(rng.NormFloat64() * 30)
@@ -316,12 +310,24 @@ func TestLossChunk(t *testing.T) {
 	}
 }
 
+// referencePolint is the reference's 4-point Lagrange polynomial (its
+// polint) through (xa[i], ya[i]) at x, written out with its denominators
+// computed from the points.
+func referencePolint(xa *[4]float64, ya *[4]float64, x float64) float64 {
+	x0 := (x - xa[1]) * (x - xa[2]) * (x - xa[3]) * ya[0] / ((xa[0] - xa[1]) * (xa[0] - xa[2]) * (xa[0] - xa[3]))
+	x1 := (x - xa[0]) * (x - xa[2]) * (x - xa[3]) * ya[1] / ((xa[1] - xa[0]) * (xa[1] - xa[2]) * (xa[1] - xa[3]))
+	x2 := (x - xa[0]) * (x - xa[1]) * (x - xa[3]) * ya[2] / ((xa[2] - xa[0]) * (xa[2] - xa[1]) * (xa[2] - xa[3]))
+	x3 := (x - xa[0]) * (x - xa[1]) * (x - xa[2]) * ya[3] / ((xa[3] - xa[0]) * (xa[3] - xa[1]) * (xa[3] - xa[2]))
+	return x0 + x1 + x2 + x3
+}
+
 // TestInterpGrad: interpGradLanes on one lane (the general loops'
 // interpolateGrad) gives the bits of the Lagrange-weight formulas written
 // out below, term by term (the general loops' own before they took the
-// lanes' function): the value, the derivatives by h, k, l and, through
-// cells without data, by the default F. (Derivatives against finite
-// differences: graph's interpolation gradient checks.)
+// lanes' function): the value (the reference's polin3: its polint along
+// l for each of 16 rows, then along k, then h), the derivatives by h, k, l
+// and, through cells without data, by the default F. (Derivatives against
+// finite differences: graph's interpolation gradient checks.)
 func TestInterpGrad(t *testing.T) {
 	const table = 6
 	c := &Config{FPixels: 1, SPixels: 1, Oversample: 1, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
@@ -352,6 +358,22 @@ func TestInterpGrad(t *testing.T) {
 		w = [4]float64{-b * c * d / 6, a * c * d / 2, -a * b * d / 2, a * b * c / 6}
 		dw = [4]float64{-(c*d + b*d + b*c) / 6, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) / 6}
 		return w, dw
+	}
+	wantF := func(h, kk, l float64) float64 {
+		h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
+		var xh, xk, xl, alongH [4]float64
+		for i := range 4 {
+			xh[i], xk[i], xl[i] = float64(h0-1+i), float64(k0-1+i), float64(l0-1+i)
+		}
+		for i1 := 0; i1 < 4; i1++ {
+			var alongK [4]float64
+			for i2 := 0; i2 < 4; i2++ {
+				base := (h0-1+i1-c.HMin)*k.hStride + (k0-1+i2-c.KMin)*k.kStride + (l0 - 1 - c.LMin)
+				alongK[i2] = referencePolint(&xl, (*[4]float64)(k.fhkl[base:base+4]), l)
+			}
+			alongH[i1] = referencePolint(&xk, &alongK, kk)
+		}
+		return referencePolint(&xh, &alongH, h)
 	}
 	want := func(h, kk, l float64) (df [3]float64, ddef float64) {
 		h0, k0, l0 := int(math.Floor(h)), int(math.Floor(kk)), int(math.Floor(l))
@@ -390,8 +412,8 @@ func TestInterpGrad(t *testing.T) {
 		}
 		f, df, ddef := k.interpolateGrad(h, kk, l)
 		wdf, wddef := want(h, kk, l)
-		if wf := k.interpolate(h, kk, l); math.Float64bits(f) != math.Float64bits(wf) {
-			t.Fatalf("(%g, %g, %g): F %v, interpolate %v", h, kk, l, f, wf)
+		if wf := wantF(h, kk, l); math.Float64bits(f) != math.Float64bits(wf) {
+			t.Fatalf("(%g, %g, %g): F %v, the reference's formulas %v", h, kk, l, f, wf)
 		}
 		for j := range df {
 			if math.Float64bits(df[j]) != math.Float64bits(wdf[j]) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -449,6 +450,41 @@ func TestBenchCasesWithinBudget(t *testing.T) {
 			a.PixelBytes = models.SimulatePixelBytes
 			if _, err := a.Model(io.Discard); err != nil {
 				t.Errorf("%s: %v", bc.Name, err)
+			}
+		})
+	}
+}
+
+// TestInterpolationWarning: simulate warns where the reference switches
+// tricubic interpolation off, at the indices the reference names (its own
+// warning for these command lines, nanoBragg run here: h,k,l =
+// -1.18536,0.149437,6.06713 part-way along the first row, and
+// -3.10017,6.72289,-6.72289 at the first pixel), found by the render
+// itself (Simulator.InterpolationCutoff); and not where the table covers
+// the detector (the reference prints nothing there either).
+func TestInterpolationWarning(t *testing.T) {
+	base := strings.Fields("-cell 100 100 100 90 90 90 -lambda 6.2 -distance 100 -default_F 100 -hkl P1_varied.hkl -interpolate")
+	for _, c := range []struct {
+		args, want string
+	}{
+		{"-N 2 -pixel 0.8 -detpixels 128 -Xbeam 1 -Ybeam 1", "at pixel 52 0 (h,k,l = -1.18536,0.149437,6.06713)"},
+		{"-N 2 -pixel 0.8 -detpixels 128", "at pixel 0 0 (h,k,l = -3.10017,6.72289,-6.72289)"},
+		{"-N 2 -pixel 0.5 -detpixels 128", ""},
+	} {
+		inDir(t, []string{"P1_varied.hkl"}, func() {
+			var log bytes.Buffer
+			if _, _, err := Render(append(slices.Clone(base), strings.Fields(c.args)...), &log); err != nil {
+				t.Fatal(err)
+			}
+			got := log.String()
+			if c.want == "" {
+				if strings.Contains(got, "out of range") {
+					t.Errorf("%s: a warning where the table covers the detector:\n%s", c.args, got)
+				}
+				return
+			}
+			if !strings.Contains(got, "WARNING: out of range for three point interpolation "+c.want+": nearest structure factors from there on") {
+				t.Errorf("%s: want the warning %q in\n%s", c.args, c.want, got)
 			}
 		})
 	}
