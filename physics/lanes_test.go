@@ -167,6 +167,11 @@ func TestLanesGradientBits(t *testing.T) {
 		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 5500 -detpixels_x 9 -detpixels_y 2", // one lane
 		base + " -round_xtal -fudge 0.3 -divergence 1 -divsteps 3 -water 40",
 		base + " -tophat_spots -fudge 3 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2",
+		// Interpolation (termsGradAxesInterpLanes): with missing
+		// reflections and the switch-off at the start of row 26 (simulate
+		// says); with sub-pixels, domains and water and none.
+		base + " -hkl holes.hkl -cell 20 20 20 90 90 90 -distance 25 -Xbeam 0 -Ybeam 2 -interpolate -polar 0.5",
+		base + " -hkl " + inputs + "/P1_varied.hkl -interpolate -cell 100 100 100 90 90 90 -lambda 6.2 -oversample 2 -mosaic 0.5 -mosaic_domains 3 -water 40",
 	}
 	for _, gc := range golden {
 		args := strings.Join(gc.Args, " ")
