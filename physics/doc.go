@@ -470,7 +470,9 @@
 //     check per row the address arithmetic had cost as much as the
 //     divisions); a
 //     lane out of the table gives NaN, and rowLanes hands the row from
-//     that pixel on to the general loops. 512² with P1_varied.hkl 72 →
+//     that pixel on to the general loops (with a sensor thickness the
+//     values are formed per pixel, laneValue, and the general loops take
+//     the pixels from there). 512² with P1_varied.hkl 72 →
 //     29 ms (turns); bound by the Lagrange polynomials' 42 divisions a
 //     term (÷−6 and ÷6, which multiplications would not reproduce bit for
 //     bit). Its gradient: the loss rows take the rows before the

@@ -13,7 +13,7 @@ func PixelPaths(c *Config, in *Inputs, f, s int) (simple bool, fast, general flo
 	v := rb.v[0]
 	if c.Thick {
 		var om float64
-		v = k.laneValue(s, f, 0, rb, &om)
+		v = k.laneValue(s, f, 0, rb, &om, interpNone)
 	}
 	return true, v, general
 }

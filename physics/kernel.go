@@ -408,7 +408,7 @@ type kernel struct {
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
-	interpLanes          bool    // simple's, and the forward lane kernels interpolate (pixelsAxesInterpLanes): no sensor thickness
+	interpLanes          bool    // simple's, and the forward lane kernels interpolate (pixelsAxesInterpLanes)
 	rulesLanes           bool    // … and to the -oversample_* rules, flat (pixelsAxesRulesLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
@@ -571,7 +571,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	// Interpolating rows on the lanes: until the switch-off point the
 	// reference interpolates, and rowLanes leaves a pixel whose terms
 	// leave the table to the general loops.
-	k.interpLanes = k.simple && c.Interpolate && c.HasHKL && !c.Thick
+	k.interpLanes = k.simple && c.Interpolate && c.HasHKL
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
 	k.tier = currentTier()
@@ -916,36 +916,51 @@ func rowLanes[T float32 | float64](k *kernel, spix int, mask []float64, row []T,
 		n = max(0, f1+1-f0)
 		k.lanesRow(spix, nil, f0, n, rb)
 	}
+	// An interpolating row: the first pixel the lanes left NaN, from which
+	// the general loops take over up to the first pixel with a point out
+	// of the table.
+	nanAt := n
 	if rb.interp {
 		for p, v := range rb.v[:n] {
-			if v == v {
-				continue
+			if v != v {
+				nanAt = p
+				break
 			}
-			for ; p < n; p++ {
-				f := f0 + p
-				if c.HasMask {
-					f = rb.idx[p]
-				}
-				var e int
-				rb.v[p], e = k.pixel(f, spix, interpOn, 0, nil, nil)
-				if e >= 0 {
-					oorF, oorE = f, e
-					break
-				}
-			}
-			break
 		}
 	}
 	om := rb.om[0]
 	if c.Thick {
+		mode := interpNone
+		if rb.interp {
+			mode = interpOn
+		}
 		for p := range n {
 			f := f0 + p
 			if c.HasMask {
 				f = rb.idx[p]
 			}
-			row[f] = T(k.laneValue(spix, f, p, rb, &om))
+			if p >= nanAt && oorF < 0 {
+				v, e := k.pixel(f, spix, interpOn, 0, &om, nil) // (and its ω terms)
+				row[f] = T(v)
+				if e >= 0 {
+					oorF, oorE = f, e
+				}
+				continue
+			}
+			row[f] = T(k.laneValue(spix, f, p, rb, &om, mode))
 		}
 	} else {
+		for p := nanAt; p < n && oorF < 0; p++ {
+			f := f0 + p
+			if c.HasMask {
+				f = rb.idx[p]
+			}
+			var e int
+			rb.v[p], e = k.pixel(f, spix, interpOn, 0, nil, nil)
+			if e >= 0 {
+				oorF, oorE = f, e
+			}
+		}
 		// The ω terms pixelsLanes has not added, in pixel order.
 		for _, w := range rb.w[rb.omDone:n] {
 			om += w
@@ -1032,13 +1047,13 @@ func (k *kernel) captureRow(t int, c []float64) {
 // fraction at the last layer's first sub-pixel is 0 (without
 // -oversample_thick) the general loop takes it further: the pixel is
 // computed again.
-func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64) float64 {
+func (k *kernel) laneValue(spix, f, p int, rb *rowBuf, om *float64, mode interpMode) float64 {
 	c := k.c
 	v := rb.v[p]
 	if !c.OversampleThick {
 		capture := k.captureFrac(c.ThickSteps-1, rb.par[p])
 		if capture == 0 {
-			v, _ := k.pixel(f, spix, interpNone, 0, om, nil)
+			v, _ := k.pixel(f, spix, mode, 0, om, nil)
 			return v
 		}
 		v *= capture

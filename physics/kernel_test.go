@@ -97,37 +97,43 @@ func TestInterpolationSwitchOff(t *testing.T) {
 		roi        [4]int  // fmin, fmax, smin, smax
 		cutoffRows [2]int  // the rows the switch-off must fall in (−1: none)
 		os         int     // sub-pixels per axis (2 unless set)
+		sensor     int     // 1: a sensor of two 100 µm layers (capture fractions)
 	}{
 		// A ±3 table: |l| passes 1 (where it can no longer hold the
 		// 4-point neighbourhood) a few pixels along the first row.
-		{"early", 3, 0.5, false, all, [2]int{0, 0}, 0},
-		{"early, mask, ROI", 3, 0.5, true, [4]int{3, 21, 0, 19}, [2]int{0, 0}, 0},
+		{"early", 3, 0.5, false, all, [2]int{0, 0}, 0, 0},
+		{"early, mask, ROI", 3, 0.5, true, [4]int{3, 21, 0, 19}, [2]int{0, 0}, 0, 0},
 		// A ±8 table with the beam above the middle of the first row:
 		// the switch-off comes in row 15, past the first batches of rows
 		// Render interpolates (4 per thread: with 3 threads row 15 is
 		// inside a batch, whose later rows are rendered again).
-		{"late", 8, 12.5, false, all, [2]int{15, 15}, 0},
-		{"late, mask", 8, 12.5, true, all, [2]int{15, 15}, 0},
-		{"late, mask, ROI", 8, 12.5, true, [4]int{2, 20, 1, 17}, [2]int{5, 17}, 0},
+		{"late", 8, 12.5, false, all, [2]int{15, 15}, 0, 0},
+		{"late, mask", 8, 12.5, true, all, [2]int{15, 15}, 0, 0},
+		{"late, mask, ROI", 8, 12.5, true, [4]int{2, 20, 1, 17}, [2]int{5, 17}, 0, 0},
 		// A ±20 table holds every point: no switch-off.
-		{"none", 20, 12.5, false, all, [2]int{-1, -1}, 0},
+		{"none", 20, 12.5, false, all, [2]int{-1, -1}, 0, 0},
 		// One sub-pixel (the lane kernels' other loop): the switch-off at
 		// the start of row 16, and inside the first row, part-way through
 		// a vector of 4 or 8 pixels (pixels 20 and 22).
-		{"late, one sub-pixel", 8, 12.5, false, all, [2]int{16, 16}, 1},
-		{"mid-row, one sub-pixel", 7, 7.7, false, all, [2]int{0, 0}, 1},
-		{"mid-row, mask, one sub-pixel", 7, 9.3, true, all, [2]int{0, 0}, 1},
-		{"none, one sub-pixel", 20, 12.5, false, all, [2]int{-1, -1}, 1},
+		{"late, one sub-pixel", 8, 12.5, false, all, [2]int{16, 16}, 1, 0},
+		{"mid-row, one sub-pixel", 7, 7.7, false, all, [2]int{0, 0}, 1, 0},
+		{"mid-row, mask, one sub-pixel", 7, 9.3, true, all, [2]int{0, 0}, 1, 0},
+		// A sensor thickness (the capture fraction formed after the lanes,
+		// laneValue).
+		{"late, sensor", 8, 12.5, false, all, [2]int{15, 15}, 0, 1},
+		{"mid-row, mask, one sub-pixel, sensor", 7, 9.3, true, all, [2]int{0, 0}, 1, 1},
+		{"none, sensor", 20, 12.5, false, all, [2]int{-1, -1}, 1, 1},
+		{"none, one sub-pixel", 20, 12.5, false, all, [2]int{-1, -1}, 1, 0},
 	} {
 		os := g.os
 		if os == 0 {
 			os = 2
 		}
-		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.mask, g.roi, g.cutoffRows, os) })
+		t.Run(g.name, func(t *testing.T) { testSwitchOff(t, g.table, g.pix0, g.mask, g.roi, g.cutoffRows, os, g.sensor) })
 	}
 }
 
-func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int, os int) {
+func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int, os, sensor int) {
 	c := &Config{FPixels: 24, SPixels: 20, Oversample: os, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
 		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
 		ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], Interpolate: true, HasHKL: true,
@@ -146,6 +152,10 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 	tab := make([]float64, c.TableLen())
 	for i := range tab {
 		tab[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
+	}
+	if sensor == 1 {
+		c.Thick, c.ThickSteps = true, 2
+		p[PThickStep], p[PMu] = 100e-6, 1/500e-6
 	}
 	in := &Inputs{P: p, Fhkl: tab, Sources: []float64{1, 0, 0, 1}, Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
 	if mask {

@@ -226,6 +226,9 @@ func TestShortcutGradients(t *testing.T) {
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -mosaic 0.5 -mosaic_domains 3",
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.4 -Xbeam 1 -Ybeam 0 -detpixels_y 60 -oversample 2",
+		// A sensor thickness: the per-pixel walk before the switch-off
+		// row (its switch-off search on the lanes, laneValue).
+		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -detector_thick 100 -detector_abs 500 -thicksteps 2",
 		// The shapes' and -dmin's loss rows after the switch-off row.
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -oversample 2 -gauss_xtal",
 		"-hkl " + inputs + "/P1_varied.hkl -interpolate -pixel 0.3 -Xbeam 0 -Ybeam 0 -detpixels_y 60 -dmin 8 -water 40", // (beyond 8 Å from ~12.5 mm, row 42, on)
