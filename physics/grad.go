@@ -96,10 +96,9 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 				}
 				// With interpolation on the lanes, the loss rows take the
 				// rows before the switch-off point's too, interpolating
-				// (without a sensor thickness: the loss rows hand pixels
-				// whose capture fraction is 0 to the per-pixel walk, which
-				// does not interpolate there).
-				if row != nil && k.interpLanes && !c.Thick && (cut < 0 || s < cut/c.FPixels) {
+				// (and so do the pixels they hand to the per-pixel walk:
+				// perPixel).
+				if row != nil && k.interpLanes && (cut < 0 || s < cut/c.FPixels) {
 					w.interp = true
 					row(s, a, w, &sum, &comp)
 					w.interp = false

@@ -546,8 +546,14 @@ chunks:
 // per-pixel walk): lossRow's way out for a chunk it does not take.
 func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, comp *float64,
 	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) {
+	// An interpolating row (w.interp) is before the switch-off point's:
+	// interpOn interpolates every term there.
+	m := interpNone
+	if w.interp {
+		m = interpOn
+	}
 	for _, f := range fs {
-		*sum, *comp = neumaier(*sum, *comp, pixel(spix*k.c.FPixels+f, f, spix, interpNone, 0, acc, w))
+		*sum, *comp = neumaier(*sum, *comp, pixel(spix*k.c.FPixels+f, f, spix, m, 0, acc, w))
 	}
 }
 
