@@ -9,6 +9,9 @@ import "math"
 // whole 2 ≤ n ≤ 32: ≤ 2.5e-13 from d = 0.01 on).
 const closedFormMin = 1.0 / 64
 
+// oneSixth is 1/6 rounded (lagrangeWeightsLanes).
+const oneSixth = 1.0 / 6
+
 // Constants of the lane kernels (lanes.go), which take only named ones.
 const (
 	closedFormMin2 = closedFormMin * closedFormMin // exact

@@ -365,8 +365,9 @@ func TestInterpGrad(t *testing.T) {
 	lagrange4 := func(x float64) (w, dw [4]float64) {
 		t := x - math.Floor(x)
 		a, b, c, d := t+1, t, t-1, t-2
-		w = [4]float64{-b * c * d / 6, a * c * d / 2, -a * b * d / 2, a * b * c / 6}
-		dw = [4]float64{-(c*d + b*d + b*c) / 6, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) / 6}
+		const sixth = 1.0 / 6 // (the lanes multiply by ⅙ where these weights were divided by 6)
+		w = [4]float64{-b * c * d * sixth, a * c * d / 2, -a * b * d / 2, a * b * c * sixth}
+		dw = [4]float64{-(c*d + b*d + b*c) * sixth, (c*d + a*d + a*c) / 2, -(b*d + a*d + a*b) / 2, (b*c + a*c + a*b) * sixth}
 		return w, dw
 	}
 	wantF := func(h, kk, l float64) float64 {

@@ -1020,18 +1020,18 @@ func interpGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, cube 
 		)
 		{
 			r_49, t_49 := r, h.Sub(h0)
-			one_49, two_49, six_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+			one_49, two_49, half_49, sixth_49 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 			sign_49 := archsimd.LoadFloat64x8((*[8]float64)((&r_49.negZero))).AsUint64x8()
 			a_49, b_49, c_49, d_49 := t_49.Add(one_49), t_49, t_49.Sub(one_49), t_49.Sub(two_49)
 			nb_49 := b_49.AsUint64x8().Xor(sign_49).AsFloat64x8()
-			w0_49 := nb_49.Mul(c_49).Mul(d_49).Div(six_49)
-			w1_49 := a_49.Mul(c_49).Mul(d_49).Div(two_49)
-			w2_49 := a_49.AsUint64x8().Xor(sign_49).AsFloat64x8().Mul(b_49).Mul(d_49).Div(two_49)
-			w3_49 := a_49.Mul(b_49).Mul(c_49).Div(six_49)
-			d0_49 := c_49.Mul(d_49).Add(b_49.Mul(d_49)).Add(b_49.Mul(c_49)).AsUint64x8().Xor(sign_49).AsFloat64x8().Div(six_49)
-			d1_49 := c_49.Mul(d_49).Add(a_49.Mul(d_49)).Add(a_49.Mul(c_49)).Div(two_49)
-			d2_49 := b_49.Mul(d_49).Add(a_49.Mul(d_49)).Add(a_49.Mul(b_49)).AsUint64x8().Xor(sign_49).AsFloat64x8().Div(two_49)
-			d3_49 := b_49.Mul(c_49).Add(a_49.Mul(c_49)).Add(a_49.Mul(b_49)).Div(six_49)
+			w0_49 := nb_49.Mul(c_49).Mul(d_49).Mul(sixth_49)
+			w1_49 := a_49.Mul(c_49).Mul(d_49).Mul(half_49)
+			w2_49 := a_49.AsUint64x8().Xor(sign_49).AsFloat64x8().Mul(b_49).Mul(d_49).Mul(half_49)
+			w3_49 := a_49.Mul(b_49).Mul(c_49).Mul(sixth_49)
+			d0_49 := c_49.Mul(d_49).Add(b_49.Mul(d_49)).Add(b_49.Mul(c_49)).AsUint64x8().Xor(sign_49).AsFloat64x8().Mul(sixth_49)
+			d1_49 := c_49.Mul(d_49).Add(a_49.Mul(d_49)).Add(a_49.Mul(c_49)).Mul(half_49)
+			d2_49 := b_49.Mul(d_49).Add(a_49.Mul(d_49)).Add(a_49.Mul(b_49)).AsUint64x8().Xor(sign_49).AsFloat64x8().Mul(half_49)
+			d3_49 := b_49.Mul(c_49).Add(a_49.Mul(c_49)).Add(a_49.Mul(b_49)).Mul(sixth_49)
 			r0_0_49, r1_0_49, r2_0_49, r3_0_49, r4_0_49, r5_0_49, r6_0_49, r7_0_49 = w0_49, w1_49, w2_49, w3_49, d0_49, d1_49, d2_49, d3_49
 		}
 		wh[0], wh[1], wh[2], wh[3], dwh[0], dwh[1], dwh[2], dwh[3] = r0_0_49, r1_0_49, r2_0_49, r3_0_49, r4_0_49, r5_0_49, r6_0_49, r7_0_49
@@ -1047,18 +1047,18 @@ func interpGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, cube 
 		)
 		{
 			r_50, t_50 := r, kk.Sub(k0)
-			one_50, two_50, six_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+			one_50, two_50, half_50, sixth_50 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 			sign_50 := archsimd.LoadFloat64x8((*[8]float64)((&r_50.negZero))).AsUint64x8()
 			a_50, b_50, c_50, d_50 := t_50.Add(one_50), t_50, t_50.Sub(one_50), t_50.Sub(two_50)
 			nb_50 := b_50.AsUint64x8().Xor(sign_50).AsFloat64x8()
-			w0_50 := nb_50.Mul(c_50).Mul(d_50).Div(six_50)
-			w1_50 := a_50.Mul(c_50).Mul(d_50).Div(two_50)
-			w2_50 := a_50.AsUint64x8().Xor(sign_50).AsFloat64x8().Mul(b_50).Mul(d_50).Div(two_50)
-			w3_50 := a_50.Mul(b_50).Mul(c_50).Div(six_50)
-			d0_50 := c_50.Mul(d_50).Add(b_50.Mul(d_50)).Add(b_50.Mul(c_50)).AsUint64x8().Xor(sign_50).AsFloat64x8().Div(six_50)
-			d1_50 := c_50.Mul(d_50).Add(a_50.Mul(d_50)).Add(a_50.Mul(c_50)).Div(two_50)
-			d2_50 := b_50.Mul(d_50).Add(a_50.Mul(d_50)).Add(a_50.Mul(b_50)).AsUint64x8().Xor(sign_50).AsFloat64x8().Div(two_50)
-			d3_50 := b_50.Mul(c_50).Add(a_50.Mul(c_50)).Add(a_50.Mul(b_50)).Div(six_50)
+			w0_50 := nb_50.Mul(c_50).Mul(d_50).Mul(sixth_50)
+			w1_50 := a_50.Mul(c_50).Mul(d_50).Mul(half_50)
+			w2_50 := a_50.AsUint64x8().Xor(sign_50).AsFloat64x8().Mul(b_50).Mul(d_50).Mul(half_50)
+			w3_50 := a_50.Mul(b_50).Mul(c_50).Mul(sixth_50)
+			d0_50 := c_50.Mul(d_50).Add(b_50.Mul(d_50)).Add(b_50.Mul(c_50)).AsUint64x8().Xor(sign_50).AsFloat64x8().Mul(sixth_50)
+			d1_50 := c_50.Mul(d_50).Add(a_50.Mul(d_50)).Add(a_50.Mul(c_50)).Mul(half_50)
+			d2_50 := b_50.Mul(d_50).Add(a_50.Mul(d_50)).Add(a_50.Mul(b_50)).AsUint64x8().Xor(sign_50).AsFloat64x8().Mul(half_50)
+			d3_50 := b_50.Mul(c_50).Add(a_50.Mul(c_50)).Add(a_50.Mul(b_50)).Mul(sixth_50)
 			r0_0_50, r1_0_50, r2_0_50, r3_0_50, r4_0_50, r5_0_50, r6_0_50, r7_0_50 = w0_50, w1_50, w2_50, w3_50, d0_50, d1_50, d2_50, d3_50
 		}
 		wk[0], wk[1], wk[2], wk[3], dwk[0], dwk[1], dwk[2], dwk[3] = r0_0_50, r1_0_50, r2_0_50, r3_0_50, r4_0_50, r5_0_50, r6_0_50, r7_0_50
@@ -1074,18 +1074,18 @@ func interpGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, cube 
 		)
 		{
 			r_51, t_51 := r, l.Sub(l0)
-			one_51, two_51, six_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+			one_51, two_51, half_51, sixth_51 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 			sign_51 := archsimd.LoadFloat64x8((*[8]float64)((&r_51.negZero))).AsUint64x8()
 			a_51, b_51, c_51, d_51 := t_51.Add(one_51), t_51, t_51.Sub(one_51), t_51.Sub(two_51)
 			nb_51 := b_51.AsUint64x8().Xor(sign_51).AsFloat64x8()
-			w0_51 := nb_51.Mul(c_51).Mul(d_51).Div(six_51)
-			w1_51 := a_51.Mul(c_51).Mul(d_51).Div(two_51)
-			w2_51 := a_51.AsUint64x8().Xor(sign_51).AsFloat64x8().Mul(b_51).Mul(d_51).Div(two_51)
-			w3_51 := a_51.Mul(b_51).Mul(c_51).Div(six_51)
-			d0_51 := c_51.Mul(d_51).Add(b_51.Mul(d_51)).Add(b_51.Mul(c_51)).AsUint64x8().Xor(sign_51).AsFloat64x8().Div(six_51)
-			d1_51 := c_51.Mul(d_51).Add(a_51.Mul(d_51)).Add(a_51.Mul(c_51)).Div(two_51)
-			d2_51 := b_51.Mul(d_51).Add(a_51.Mul(d_51)).Add(a_51.Mul(b_51)).AsUint64x8().Xor(sign_51).AsFloat64x8().Div(two_51)
-			d3_51 := b_51.Mul(c_51).Add(a_51.Mul(c_51)).Add(a_51.Mul(b_51)).Div(six_51)
+			w0_51 := nb_51.Mul(c_51).Mul(d_51).Mul(sixth_51)
+			w1_51 := a_51.Mul(c_51).Mul(d_51).Mul(half_51)
+			w2_51 := a_51.AsUint64x8().Xor(sign_51).AsFloat64x8().Mul(b_51).Mul(d_51).Mul(half_51)
+			w3_51 := a_51.Mul(b_51).Mul(c_51).Mul(sixth_51)
+			d0_51 := c_51.Mul(d_51).Add(b_51.Mul(d_51)).Add(b_51.Mul(c_51)).AsUint64x8().Xor(sign_51).AsFloat64x8().Mul(sixth_51)
+			d1_51 := c_51.Mul(d_51).Add(a_51.Mul(d_51)).Add(a_51.Mul(c_51)).Mul(half_51)
+			d2_51 := b_51.Mul(d_51).Add(a_51.Mul(d_51)).Add(a_51.Mul(b_51)).AsUint64x8().Xor(sign_51).AsFloat64x8().Mul(half_51)
+			d3_51 := b_51.Mul(c_51).Add(a_51.Mul(c_51)).Add(a_51.Mul(b_51)).Mul(sixth_51)
 			r0_0_51, r1_0_51, r2_0_51, r3_0_51, r4_0_51, r5_0_51, r6_0_51, r7_0_51 = w0_51, w1_51, w2_51, w3_51, d0_51, d1_51, d2_51, d3_51
 		}
 		wl[0], wl[1], wl[2], wl[3], dwl[0], dwl[1], dwl[2], dwl[3] = r0_0_51, r1_0_51, r2_0_51, r3_0_51, r4_0_51, r5_0_51, r6_0_51, r7_0_51
@@ -1117,18 +1117,18 @@ func lagrangeWeightsLanesAVX512(r *laneReps, t archsimd.Float64x8,
 ) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
 
 ) {
-	one, two, six := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+	one, two, half, sixth := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 	sign := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8()
 	a, b, c, d := t.Add(one), t, t.Sub(one), t.Sub(two)
 	nb := b.AsUint64x8().Xor(sign).AsFloat64x8()
-	w0 := nb.Mul(c).Mul(d).Div(six)
-	w1 := a.Mul(c).Mul(d).Div(two)
-	w2 := a.AsUint64x8().Xor(sign).AsFloat64x8().Mul(b).Mul(d).Div(two)
-	w3 := a.Mul(b).Mul(c).Div(six)
-	d0 := c.Mul(d).Add(b.Mul(d)).Add(b.Mul(c)).AsUint64x8().Xor(sign).AsFloat64x8().Div(six)
-	d1 := c.Mul(d).Add(a.Mul(d)).Add(a.Mul(c)).Div(two)
-	d2 := b.Mul(d).Add(a.Mul(d)).Add(a.Mul(b)).AsUint64x8().Xor(sign).AsFloat64x8().Div(two)
-	d3 := b.Mul(c).Add(a.Mul(c)).Add(a.Mul(b)).Div(six)
+	w0 := nb.Mul(c).Mul(d).Mul(sixth)
+	w1 := a.Mul(c).Mul(d).Mul(half)
+	w2 := a.AsUint64x8().Xor(sign).AsFloat64x8().Mul(b).Mul(d).Mul(half)
+	w3 := a.Mul(b).Mul(c).Mul(sixth)
+	d0 := c.Mul(d).Add(b.Mul(d)).Add(b.Mul(c)).AsUint64x8().Xor(sign).AsFloat64x8().Mul(sixth)
+	d1 := c.Mul(d).Add(a.Mul(d)).Add(a.Mul(c)).Mul(half)
+	d2 := b.Mul(d).Add(a.Mul(d)).Add(a.Mul(b)).AsUint64x8().Xor(sign).AsFloat64x8().Mul(half)
+	d3 := b.Mul(c).Add(a.Mul(c)).Add(a.Mul(b)).Mul(sixth)
 	return w0, w1, w2, w3, d0, d1, d2, d3
 }
 
@@ -3104,7 +3104,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_121 := cu_121.Sub(u0_121)
 				dx_121 := archsimd.LoadFloat64x8((*[8]float64)(nf_121)).Mul(tn_121).Sub(cu_121).Mul(rs_121)
 				dn_121 := d_121.Mul(tn_121).Mul(rs_121)
-				near_121 := d_121.Mul(d_121).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+				near_121 := d_121.Mul(d_121).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 				if near_121.ToBits() != 0 {
 					var (
 						r0_0_123 archsimd.Float64x8
@@ -3129,7 +3129,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 						for j_123 := 2; j_123 < n_123; j_123++ {
 							u0_123, u1_123, p0_123, p1_123 = u1_123, c2_123.Mul(u1_123).Sub(u0_123), p1_123, two_123.Mul(u1_123).Add(c2_123.Mul(p1_123)).Sub(p0_123)
 						}
-						dx_123 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_123).Mul(p1_123)
+						dx_123 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_123).Mul(p1_123)
 						peak_123 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_123.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_123.negZero))).AsUint64x8())).AsFloat64x8()
 						dn_123 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_123).Mul(tn_123).Div(s_123).Merge(peak_123, d_123.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						r0_0_123, r1_0_123 = dx_123, dn_123
@@ -3230,10 +3230,10 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					n_129, x_129 := nv_125, pd_125
 					n2_129 := n_129.Mul(n_129)
 					a_129 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_129.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_129).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-					b_129 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129).Mul(n2_129).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_129).Mul(x_129).Mul(x_129).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+					b_129 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129).Mul(n2_129).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_129)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_129).Mul(x_129).Mul(x_129).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 					r0_0_129 = n_129.Mul(a_129.Add(b_129))
 				}
-				dx_125 = pi_125.Mul(r0_0_129).Merge(dx_125, npd_125.Mul(npd_125).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+				dx_125 = pi_125.Mul(r0_0_129).Merge(dx_125, npd_125.Mul(npd_125).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 				dx_125 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_125, at_125)
 				dn_125 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_125.Mul(cn_125).Div(s1_125), at_125)
 				r0_0_125, r1_0_125, r2_0_125 = s_125, dx_125, dn_125
@@ -3291,7 +3291,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_131 := cu_131.Sub(u0_131)
 				dx_131 := archsimd.LoadFloat64x8((*[8]float64)(nf_131)).Mul(tn_131).Sub(cu_131).Mul(rs_131)
 				dn_131 := d_131.Mul(tn_131).Mul(rs_131)
-				near_131 := d_131.Mul(d_131).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+				near_131 := d_131.Mul(d_131).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 				if near_131.ToBits() != 0 {
 					var (
 						r0_0_133 archsimd.Float64x8
@@ -3316,7 +3316,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 						for j_133 := 2; j_133 < n_133; j_133++ {
 							u0_133, u1_133, p0_133, p1_133 = u1_133, c2_133.Mul(u1_133).Sub(u0_133), p1_133, two_133.Mul(u1_133).Add(c2_133.Mul(p1_133)).Sub(p0_133)
 						}
-						dx_133 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_133).Mul(p1_133)
+						dx_133 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_133).Mul(p1_133)
 						peak_133 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_133.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_133.negZero))).AsUint64x8())).AsFloat64x8()
 						dn_133 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_133).Mul(tn_133).Div(s_133).Merge(peak_133, d_133.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						r0_0_133, r1_0_133 = dx_133, dn_133
@@ -3417,10 +3417,10 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					n_139, x_139 := nv_135, pd_135
 					n2_139 := n_139.Mul(n_139)
 					a_139 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_139.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_139).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-					b_139 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139).Mul(n2_139).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_139).Mul(x_139).Mul(x_139).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+					b_139 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139).Mul(n2_139).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_139)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_139).Mul(x_139).Mul(x_139).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 					r0_0_139 = n_139.Mul(a_139.Add(b_139))
 				}
-				dx_135 = pi_135.Mul(r0_0_139).Merge(dx_135, npd_135.Mul(npd_135).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+				dx_135 = pi_135.Mul(r0_0_139).Merge(dx_135, npd_135.Mul(npd_135).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 				dx_135 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_135, at_135)
 				dn_135 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_135.Mul(cn_135).Div(s1_135), at_135)
 				r0_0_135, r1_0_135, r2_0_135 = s_135, dx_135, dn_135
@@ -3478,7 +3478,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_141 := cu_141.Sub(u0_141)
 				dx_141 := archsimd.LoadFloat64x8((*[8]float64)(nf_141)).Mul(tn_141).Sub(cu_141).Mul(rs_141)
 				dn_141 := d_141.Mul(tn_141).Mul(rs_141)
-				near_141 := d_141.Mul(d_141).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+				near_141 := d_141.Mul(d_141).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 				if near_141.ToBits() != 0 {
 					var (
 						r0_0_143 archsimd.Float64x8
@@ -3503,7 +3503,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 						for j_143 := 2; j_143 < n_143; j_143++ {
 							u0_143, u1_143, p0_143, p1_143 = u1_143, c2_143.Mul(u1_143).Sub(u0_143), p1_143, two_143.Mul(u1_143).Add(c2_143.Mul(p1_143)).Sub(p0_143)
 						}
-						dx_143 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_143).Mul(p1_143)
+						dx_143 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_143).Mul(p1_143)
 						peak_143 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_143.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_143.negZero))).AsUint64x8())).AsFloat64x8()
 						dn_143 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_143).Mul(tn_143).Div(s_143).Merge(peak_143, d_143.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 						r0_0_143, r1_0_143 = dx_143, dn_143
@@ -3604,10 +3604,10 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					n_149, x_149 := nv_145, pd_145
 					n2_149 := n_149.Mul(n_149)
 					a_149 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_149.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_149).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-					b_149 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149).Mul(n2_149).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_149).Mul(x_149).Mul(x_149).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+					b_149 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149).Mul(n2_149).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_149)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_149).Mul(x_149).Mul(x_149).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 					r0_0_149 = n_149.Mul(a_149.Add(b_149))
 				}
-				dx_145 = pi_145.Mul(r0_0_149).Merge(dx_145, npd_145.Mul(npd_145).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+				dx_145 = pi_145.Mul(r0_0_149).Merge(dx_145, npd_145.Mul(npd_145).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 				dx_145 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_145, at_145)
 				dn_145 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_145.Mul(cn_145).Div(s1_145), at_145)
 				r0_0_145, r1_0_145, r2_0_145 = s_145, dx_145, dn_145
@@ -3666,7 +3666,7 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 			tn_150 := cu_150.Sub(u0_150)
 			dx_150 := archsimd.LoadFloat64x8((*[8]float64)(nf_150)).Mul(tn_150).Sub(cu_150).Mul(rs_150)
 			dn_150 := d_150.Mul(tn_150).Mul(rs_150)
-			near_150 := d_150.Mul(d_150).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+			near_150 := d_150.Mul(d_150).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 			if near_150.ToBits() != 0 {
 				var (
 					r0_0_152 archsimd.Float64x8
@@ -3691,7 +3691,7 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 					for j_152 := 2; j_152 < n_152; j_152++ {
 						u0_152, u1_152, p0_152, p1_152 = u1_152, c2_152.Mul(u1_152).Sub(u0_152), p1_152, two_152.Mul(u1_152).Add(c2_152.Mul(p1_152)).Sub(p0_152)
 					}
-					dx_152 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_152).Mul(p1_152)
+					dx_152 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_152).Mul(p1_152)
 					peak_152 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_152.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_152.negZero))).AsUint64x8())).AsFloat64x8()
 					dn_152 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_152).Mul(tn_152).Div(s_152).Merge(peak_152, d_152.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 					r0_0_152, r1_0_152 = dx_152, dn_152
@@ -3792,10 +3792,10 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 				n_158, x_158 := nv_154, pd_154
 				n2_158 := n_158.Mul(n_158)
 				a_158 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_158.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_158).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-				b_158 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_158).Mul(n2_158).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_158).Mul(x_158).Mul(x_158).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+				b_158 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_158).Mul(n2_158).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_158)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_158).Mul(x_158).Mul(x_158).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 				r0_0_158 = n_158.Mul(a_158.Add(b_158))
 			}
-			dx_154 = pi_154.Mul(r0_0_158).Merge(dx_154, npd_154.Mul(npd_154).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+			dx_154 = pi_154.Mul(r0_0_158).Merge(dx_154, npd_154.Mul(npd_154).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 			dx_154 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_154, at_154)
 			dn_154 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_154.Mul(cn_154).Div(s1_154), at_154)
 			r0_0_154, r1_0_154, r2_0_154 = s_154, dx_154, dn_154
@@ -3892,10 +3892,10 @@ func sincgRatioGradLanesAVX512(x, nv archsimd.Float64x8,
 		n_162, x_162 := nv, pd
 		n2_162 := n_162.Mul(n_162)
 		a_162 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_162.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-		b_162 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_162).Mul(n2_162).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_162).Mul(x_162).Mul(x_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+		b_162 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_162).Mul(n2_162).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_162)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_162).Mul(x_162).Mul(x_162).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 		r0_0_162 = n_162.Mul(a_162.Add(b_162))
 	}
-	dx = pi.Mul(r0_0_162).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+	dx = pi.Mul(r0_0_162).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 	dx = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx, at)
 	dn := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd.Mul(cn).Div(s1), at)
 	return s, dx, dn
@@ -3906,7 +3906,7 @@ func sincgSeriesLanesAVX512(n, x archsimd.Float64x8,
 ) archsimd.Float64x8 {
 	n2 := n.Mul(n)
 	a := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-	b := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+	b := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 	return n.Mul(a.Add(b))
 }
 
@@ -3954,7 +3954,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_163 := cu_163.Sub(u0_163)
 		dx_163 := archsimd.LoadFloat64x8((*[8]float64)(nf_163)).Mul(tn_163).Sub(cu_163).Mul(rs_163)
 		dn_163 := d_163.Mul(tn_163).Mul(rs_163)
-		near_163 := d_163.Mul(d_163).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+		near_163 := d_163.Mul(d_163).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 		if near_163.ToBits() != 0 {
 			var (
 				r0_0_165 archsimd.Float64x8
@@ -3979,7 +3979,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				for j_165 := 2; j_165 < n_165; j_165++ {
 					u0_165, u1_165, p0_165, p1_165 = u1_165, c2_165.Mul(u1_165).Sub(u0_165), p1_165, two_165.Mul(u1_165).Add(c2_165.Mul(p1_165)).Sub(p0_165)
 				}
-				dx_165 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_165).Mul(p1_165)
+				dx_165 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_165).Mul(p1_165)
 				peak_165 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_165.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_165.negZero))).AsUint64x8())).AsFloat64x8()
 				dn_165 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_165).Mul(tn_165).Div(s_165).Merge(peak_165, d_165.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				r0_0_165, r1_0_165 = dx_165, dn_165
@@ -4029,7 +4029,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_167 := cu_167.Sub(u0_167)
 		dx_167 := archsimd.LoadFloat64x8((*[8]float64)(nf_167)).Mul(tn_167).Sub(cu_167).Mul(rs_167)
 		dn_167 := d_167.Mul(tn_167).Mul(rs_167)
-		near_167 := d_167.Mul(d_167).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+		near_167 := d_167.Mul(d_167).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 		if near_167.ToBits() != 0 {
 			var (
 				r0_0_169 archsimd.Float64x8
@@ -4054,7 +4054,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				for j_169 := 2; j_169 < n_169; j_169++ {
 					u0_169, u1_169, p0_169, p1_169 = u1_169, c2_169.Mul(u1_169).Sub(u0_169), p1_169, two_169.Mul(u1_169).Add(c2_169.Mul(p1_169)).Sub(p0_169)
 				}
-				dx_169 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_169).Mul(p1_169)
+				dx_169 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_169).Mul(p1_169)
 				peak_169 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_169.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_169.negZero))).AsUint64x8())).AsFloat64x8()
 				dn_169 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_169).Mul(tn_169).Div(s_169).Merge(peak_169, d_169.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				r0_0_169, r1_0_169 = dx_169, dn_169
@@ -4104,7 +4104,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_171 := cu_171.Sub(u0_171)
 		dx_171 := archsimd.LoadFloat64x8((*[8]float64)(nf_171)).Mul(tn_171).Sub(cu_171).Mul(rs_171)
 		dn_171 := d_171.Mul(tn_171).Mul(rs_171)
-		near_171 := d_171.Mul(d_171).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+		near_171 := d_171.Mul(d_171).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 		if near_171.ToBits() != 0 {
 			var (
 				r0_0_173 archsimd.Float64x8
@@ -4129,7 +4129,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				for j_173 := 2; j_173 < n_173; j_173++ {
 					u0_173, u1_173, p0_173, p1_173 = u1_173, c2_173.Mul(u1_173).Sub(u0_173), p1_173, two_173.Mul(u1_173).Add(c2_173.Mul(p1_173)).Sub(p0_173)
 				}
-				dx_173 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_173).Mul(p1_173)
+				dx_173 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_173).Mul(p1_173)
 				peak_173 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_173.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_173.negZero))).AsUint64x8())).AsFloat64x8()
 				dn_173 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_173).Mul(tn_173).Div(s_173).Merge(peak_173, d_173.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 				r0_0_173, r1_0_173 = dx_173, dn_173
@@ -4180,7 +4180,7 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	tn := cu.Sub(u0)
 	dx := archsimd.LoadFloat64x8((*[8]float64)(nf)).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
-	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+	near := d.Mul(d).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 	if near.ToBits() != 0 {
 		var (
 			r0_0_176 archsimd.Float64x8
@@ -4205,7 +4205,7 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 			for j_176 := 2; j_176 < n_176; j_176++ {
 				u0_176, u1_176, p0_176, p1_176 = u1_176, c2_176.Mul(u1_176).Sub(u0_176), p1_176, two_176.Mul(u1_176).Add(c2_176.Mul(p1_176)).Sub(p0_176)
 			}
-			dx_176 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_176).Mul(p1_176)
+			dx_176 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_176).Mul(p1_176)
 			peak_176 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_176.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_176.negZero))).AsUint64x8())).AsFloat64x8()
 			dn_176 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_176).Mul(tn_176).Div(s_176).Merge(peak_176, d_176.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 			r0_0_176, r1_0_176 = dx_176, dn_176
@@ -4242,7 +4242,7 @@ func sincgNearPeakLanesAVX512(r *laneReps, d, c2 archsimd.Float64x8,
 	for j := 2; j < n; j++ {
 		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
 	}
-	dx := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s).Mul(p1)
+	dx := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s).Mul(p1)
 	peak := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8())).AsFloat64x8()
 	dn := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 	return dx, dn
@@ -4602,7 +4602,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_163_191 := cu_163_191.Sub(u0_163_191)
 					dx_163_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_163_191)).Mul(tn_163_191).Sub(cu_163_191).Mul(rs_163_191)
 					dn_163_191 := d_163_191.Mul(tn_163_191).Mul(rs_163_191)
-					near_163_191 := d_163_191.Mul(d_163_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					near_163_191 := d_163_191.Mul(d_163_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 					if near_163_191.ToBits() != 0 {
 						var (
 							r0_0_165_191 archsimd.Float64x8
@@ -4627,7 +4627,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 							for j_165_191 := 2; j_165_191 < n_165_191; j_165_191++ {
 								u0_165_191, u1_165_191, p0_165_191, p1_165_191 = u1_165_191, c2_165_191.Mul(u1_165_191).Sub(u0_165_191), p1_165_191, two_165_191.Mul(u1_165_191).Add(c2_165_191.Mul(p1_165_191)).Sub(p0_165_191)
 							}
-							dx_165_191 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_165_191).Mul(p1_165_191)
+							dx_165_191 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_165_191).Mul(p1_165_191)
 							peak_165_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_165_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_165_191.negZero))).AsUint64x8())).AsFloat64x8()
 							dn_165_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_165_191).Mul(tn_165_191).Div(s_165_191).Merge(peak_165_191, d_165_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							r0_0_165_191, r1_0_165_191 = dx_165_191, dn_165_191
@@ -4677,7 +4677,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_167_191 := cu_167_191.Sub(u0_167_191)
 					dx_167_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_167_191)).Mul(tn_167_191).Sub(cu_167_191).Mul(rs_167_191)
 					dn_167_191 := d_167_191.Mul(tn_167_191).Mul(rs_167_191)
-					near_167_191 := d_167_191.Mul(d_167_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					near_167_191 := d_167_191.Mul(d_167_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 					if near_167_191.ToBits() != 0 {
 						var (
 							r0_0_169_191 archsimd.Float64x8
@@ -4702,7 +4702,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 							for j_169_191 := 2; j_169_191 < n_169_191; j_169_191++ {
 								u0_169_191, u1_169_191, p0_169_191, p1_169_191 = u1_169_191, c2_169_191.Mul(u1_169_191).Sub(u0_169_191), p1_169_191, two_169_191.Mul(u1_169_191).Add(c2_169_191.Mul(p1_169_191)).Sub(p0_169_191)
 							}
-							dx_169_191 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_169_191).Mul(p1_169_191)
+							dx_169_191 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_169_191).Mul(p1_169_191)
 							peak_169_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_169_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_169_191.negZero))).AsUint64x8())).AsFloat64x8()
 							dn_169_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_169_191).Mul(tn_169_191).Div(s_169_191).Merge(peak_169_191, d_169_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							r0_0_169_191, r1_0_169_191 = dx_169_191, dn_169_191
@@ -4752,7 +4752,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_171_191 := cu_171_191.Sub(u0_171_191)
 					dx_171_191 := archsimd.LoadFloat64x8((*[8]float64)(nf_171_191)).Mul(tn_171_191).Sub(cu_171_191).Mul(rs_171_191)
 					dn_171_191 := d_171_191.Mul(tn_171_191).Mul(rs_171_191)
-					near_171_191 := d_171_191.Mul(d_171_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+					near_171_191 := d_171_191.Mul(d_171_191).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 					if near_171_191.ToBits() != 0 {
 						var (
 							r0_0_173_191 archsimd.Float64x8
@@ -4777,7 +4777,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 							for j_173_191 := 2; j_173_191 < n_173_191; j_173_191++ {
 								u0_173_191, u1_173_191, p0_173_191, p1_173_191 = u1_173_191, c2_173_191.Mul(u1_173_191).Sub(u0_173_191), p1_173_191, two_173_191.Mul(u1_173_191).Add(c2_173_191.Mul(p1_173_191)).Sub(p0_173_191)
 							}
-							dx_173_191 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_173_191).Mul(p1_173_191)
+							dx_173_191 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_173_191).Mul(p1_173_191)
 							peak_173_191 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_173_191.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_173_191.negZero))).AsUint64x8())).AsFloat64x8()
 							dn_173_191 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_173_191).Mul(tn_173_191).Div(s_173_191).Merge(peak_173_191, d_173_191.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 							r0_0_173_191, r1_0_173_191 = dx_173_191, dn_173_191
@@ -5063,11 +5063,11 @@ func sinc3GradLanesAVX512(u archsimd.Float64x8,
 	_ = cs
 	x := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y)
 	x2 := x.Mul(x)
-	p := archsimd.LoadFloat64x8((&vkTableAVX512[64])).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[65]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67])))
-	p = p.Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71])))
+	p := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68])))
+	p = p.Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71]))).Mul(x2).Add(archsimd.LoadFloat64x8((&vkTableAVX512[72])))
 	sx := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(sn).Div(x2).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s).Div(x))
-	du := sx.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[72]))).Div(x)
-	return s, archsimd.LoadFloat64x8((&vkTableAVX512[73])).Mul(p).Merge(du, x.Less(archsimd.LoadFloat64x8((&vkTableAVX512[74]))))
+	du := sx.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[73]))).Div(x)
+	return s, archsimd.LoadFloat64x8((&vkTableAVX512[74])).Mul(p).Merge(du, x.Less(archsimd.LoadFloat64x8((&vkTableAVX512[75]))))
 }
 
 func shapeGradLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
@@ -5207,11 +5207,11 @@ func shapeGradLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 			_ = cs_198
 			x_198 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_198)
 			x2_198 := x_198.Mul(x_198)
-			p_198 := archsimd.LoadFloat64x8((&vkTableAVX512[64])).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[65]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67])))
-			p_198 = p_198.Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71])))
+			p_198 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68])))
+			p_198 = p_198.Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71]))).Mul(x2_198).Add(archsimd.LoadFloat64x8((&vkTableAVX512[72])))
 			sx_198 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(sn_198).Div(x2_198).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_198).Div(x_198))
-			du_198 := sx_198.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[72]))).Div(x_198)
-			r0_0_198, r1_0_198 = s_198, archsimd.LoadFloat64x8((&vkTableAVX512[73])).Mul(p_198).Merge(du_198, x_198.Less(archsimd.LoadFloat64x8((&vkTableAVX512[74]))))
+			du_198 := sx_198.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[73]))).Div(x_198)
+			r0_0_198, r1_0_198 = s_198, archsimd.LoadFloat64x8((&vkTableAVX512[74])).Mul(p_198).Merge(du_198, x_198.Less(archsimd.LoadFloat64x8((&vkTableAVX512[75]))))
 		}
 		s, su := r0_0_198, r1_0_198
 		fl = nabc.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(s)
@@ -5585,11 +5585,11 @@ func (k *kernel) termsGradShapeLanesAVX512(si int, oinc [][3]laneVal, t *termLan
 						_ = cs_198_207
 						x_198_207 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(y_198_207)
 						x2_198_207 := x_198_207.Mul(x_198_207)
-						p_198_207 := archsimd.LoadFloat64x8((&vkTableAVX512[64])).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[65]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67])))
-						p_198_207 = p_198_207.Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71])))
+						p_198_207 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[66]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[67]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[68])))
+						p_198_207 = p_198_207.Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[69]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[70]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[71]))).Mul(x2_198_207).Add(archsimd.LoadFloat64x8((&vkTableAVX512[72])))
 						sx_198_207 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(sn_198_207).Div(x2_198_207).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(s_198_207).Div(x_198_207))
-						du_198_207 := sx_198_207.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[72]))).Div(x_198_207)
-						r0_0_198_207, r1_0_198_207 = s_198_207, archsimd.LoadFloat64x8((&vkTableAVX512[73])).Mul(p_198_207).Merge(du_198_207, x_198_207.Less(archsimd.LoadFloat64x8((&vkTableAVX512[74]))))
+						du_198_207 := sx_198_207.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[73]))).Div(x_198_207)
+						r0_0_198_207, r1_0_198_207 = s_198_207, archsimd.LoadFloat64x8((&vkTableAVX512[74])).Mul(p_198_207).Merge(du_198_207, x_198_207.Less(archsimd.LoadFloat64x8((&vkTableAVX512[75]))))
 					}
 					s_207, su_207 := r0_0_198_207, r1_0_198_207
 					fl_207 = nabc_207.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[51]))).Mul(s_207)
@@ -5994,8 +5994,8 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 				cos2psi_216 := ee_216.Sub(bb_216).Div(den_216).Merge(one_216, plane_216)
 				de_216, db_216 := zero_216, zero_216
 				if !r_216.kahnZero {
-					de_216 = archsimd.LoadFloat64x8((&vkTableAVX512[75])).Mul(e_216).Mul(b_216).Mul(b_216).Mul(inv_216).Mul(inv_216).Merge(zero_216, plane_216)
-					db_216 = archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(b_216).Mul(e_216).Mul(e_216).Mul(inv_216).Mul(inv_216).Merge(zero_216, plane_216)
+					de_216 = archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(e_216).Mul(b_216).Mul(b_216).Mul(inv_216).Mul(inv_216).Merge(zero_216, plane_216)
+					db_216 = archsimd.LoadFloat64x8((&vkTableAVX512[77])).Mul(b_216).Mul(e_216).Mul(e_216).Mul(inv_216).Mul(inv_216).Merge(zero_216, plane_216)
 				}
 				p_216 := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one_216.Add(c2sq_216).Sub(kahn_216.Mul(cos2psi_216).Mul(s2sq_216)))
 				dkahn_216 := archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(cos2psi_216).Mul(s2sq_216)
@@ -6102,8 +6102,8 @@ func polarizationCoefLanesAVX512(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Fl
 	cos2psi := ee.Sub(bb).Div(den).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x8((&vkTableAVX512[75])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x8((&vkTableAVX512[77])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
 	p := archsimd.LoadFloat64x8((&vkTableAVX512[48])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
 	dkahn := archsimd.LoadFloat64x8((&vkTableAVX512[56])).Mul(cos2psi).Mul(s2sq)
@@ -6210,11 +6210,11 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 			inv3 := invR.Mul(invR).Mul(invR)
 			var rbar archsimd.Float64x8
 			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[77])).Mul(wbar).Mul(inv3)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[78])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
 				cd[q] = vslotaddAVX512(cd[q], cdp)
-				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[78])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
+				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[79])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
 			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
@@ -19900,18 +19900,18 @@ func gradTermInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, e *[3]la
 					)
 					{
 						r_49_395, t_49_395 := r_395, h_395.Sub(h0_395)
-						one_49_395, two_49_395, six_49_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+						one_49_395, two_49_395, half_49_395, sixth_49_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 						sign_49_395 := archsimd.LoadFloat64x8((*[8]float64)((&r_49_395.negZero))).AsUint64x8()
 						a_49_395, b_49_395, c_49_395, d_49_395 := t_49_395.Add(one_49_395), t_49_395, t_49_395.Sub(one_49_395), t_49_395.Sub(two_49_395)
 						nb_49_395 := b_49_395.AsUint64x8().Xor(sign_49_395).AsFloat64x8()
-						w0_49_395 := nb_49_395.Mul(c_49_395).Mul(d_49_395).Div(six_49_395)
-						w1_49_395 := a_49_395.Mul(c_49_395).Mul(d_49_395).Div(two_49_395)
-						w2_49_395 := a_49_395.AsUint64x8().Xor(sign_49_395).AsFloat64x8().Mul(b_49_395).Mul(d_49_395).Div(two_49_395)
-						w3_49_395 := a_49_395.Mul(b_49_395).Mul(c_49_395).Div(six_49_395)
-						d0_49_395 := c_49_395.Mul(d_49_395).Add(b_49_395.Mul(d_49_395)).Add(b_49_395.Mul(c_49_395)).AsUint64x8().Xor(sign_49_395).AsFloat64x8().Div(six_49_395)
-						d1_49_395 := c_49_395.Mul(d_49_395).Add(a_49_395.Mul(d_49_395)).Add(a_49_395.Mul(c_49_395)).Div(two_49_395)
-						d2_49_395 := b_49_395.Mul(d_49_395).Add(a_49_395.Mul(d_49_395)).Add(a_49_395.Mul(b_49_395)).AsUint64x8().Xor(sign_49_395).AsFloat64x8().Div(two_49_395)
-						d3_49_395 := b_49_395.Mul(c_49_395).Add(a_49_395.Mul(c_49_395)).Add(a_49_395.Mul(b_49_395)).Div(six_49_395)
+						w0_49_395 := nb_49_395.Mul(c_49_395).Mul(d_49_395).Mul(sixth_49_395)
+						w1_49_395 := a_49_395.Mul(c_49_395).Mul(d_49_395).Mul(half_49_395)
+						w2_49_395 := a_49_395.AsUint64x8().Xor(sign_49_395).AsFloat64x8().Mul(b_49_395).Mul(d_49_395).Mul(half_49_395)
+						w3_49_395 := a_49_395.Mul(b_49_395).Mul(c_49_395).Mul(sixth_49_395)
+						d0_49_395 := c_49_395.Mul(d_49_395).Add(b_49_395.Mul(d_49_395)).Add(b_49_395.Mul(c_49_395)).AsUint64x8().Xor(sign_49_395).AsFloat64x8().Mul(sixth_49_395)
+						d1_49_395 := c_49_395.Mul(d_49_395).Add(a_49_395.Mul(d_49_395)).Add(a_49_395.Mul(c_49_395)).Mul(half_49_395)
+						d2_49_395 := b_49_395.Mul(d_49_395).Add(a_49_395.Mul(d_49_395)).Add(a_49_395.Mul(b_49_395)).AsUint64x8().Xor(sign_49_395).AsFloat64x8().Mul(half_49_395)
+						d3_49_395 := b_49_395.Mul(c_49_395).Add(a_49_395.Mul(c_49_395)).Add(a_49_395.Mul(b_49_395)).Mul(sixth_49_395)
 						r0_0_49_395, r1_0_49_395, r2_0_49_395, r3_0_49_395, r4_0_49_395, r5_0_49_395, r6_0_49_395, r7_0_49_395 = w0_49_395, w1_49_395, w2_49_395, w3_49_395, d0_49_395, d1_49_395, d2_49_395, d3_49_395
 					}
 					wh_395[0], wh_395[1], wh_395[2], wh_395[3], dwh_395[0], dwh_395[1], dwh_395[2], dwh_395[3] = r0_0_49_395, r1_0_49_395, r2_0_49_395, r3_0_49_395, r4_0_49_395, r5_0_49_395, r6_0_49_395, r7_0_49_395
@@ -19927,18 +19927,18 @@ func gradTermInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, e *[3]la
 					)
 					{
 						r_50_395, t_50_395 := r_395, kk_395.Sub(k0_395)
-						one_50_395, two_50_395, six_50_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+						one_50_395, two_50_395, half_50_395, sixth_50_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 						sign_50_395 := archsimd.LoadFloat64x8((*[8]float64)((&r_50_395.negZero))).AsUint64x8()
 						a_50_395, b_50_395, c_50_395, d_50_395 := t_50_395.Add(one_50_395), t_50_395, t_50_395.Sub(one_50_395), t_50_395.Sub(two_50_395)
 						nb_50_395 := b_50_395.AsUint64x8().Xor(sign_50_395).AsFloat64x8()
-						w0_50_395 := nb_50_395.Mul(c_50_395).Mul(d_50_395).Div(six_50_395)
-						w1_50_395 := a_50_395.Mul(c_50_395).Mul(d_50_395).Div(two_50_395)
-						w2_50_395 := a_50_395.AsUint64x8().Xor(sign_50_395).AsFloat64x8().Mul(b_50_395).Mul(d_50_395).Div(two_50_395)
-						w3_50_395 := a_50_395.Mul(b_50_395).Mul(c_50_395).Div(six_50_395)
-						d0_50_395 := c_50_395.Mul(d_50_395).Add(b_50_395.Mul(d_50_395)).Add(b_50_395.Mul(c_50_395)).AsUint64x8().Xor(sign_50_395).AsFloat64x8().Div(six_50_395)
-						d1_50_395 := c_50_395.Mul(d_50_395).Add(a_50_395.Mul(d_50_395)).Add(a_50_395.Mul(c_50_395)).Div(two_50_395)
-						d2_50_395 := b_50_395.Mul(d_50_395).Add(a_50_395.Mul(d_50_395)).Add(a_50_395.Mul(b_50_395)).AsUint64x8().Xor(sign_50_395).AsFloat64x8().Div(two_50_395)
-						d3_50_395 := b_50_395.Mul(c_50_395).Add(a_50_395.Mul(c_50_395)).Add(a_50_395.Mul(b_50_395)).Div(six_50_395)
+						w0_50_395 := nb_50_395.Mul(c_50_395).Mul(d_50_395).Mul(sixth_50_395)
+						w1_50_395 := a_50_395.Mul(c_50_395).Mul(d_50_395).Mul(half_50_395)
+						w2_50_395 := a_50_395.AsUint64x8().Xor(sign_50_395).AsFloat64x8().Mul(b_50_395).Mul(d_50_395).Mul(half_50_395)
+						w3_50_395 := a_50_395.Mul(b_50_395).Mul(c_50_395).Mul(sixth_50_395)
+						d0_50_395 := c_50_395.Mul(d_50_395).Add(b_50_395.Mul(d_50_395)).Add(b_50_395.Mul(c_50_395)).AsUint64x8().Xor(sign_50_395).AsFloat64x8().Mul(sixth_50_395)
+						d1_50_395 := c_50_395.Mul(d_50_395).Add(a_50_395.Mul(d_50_395)).Add(a_50_395.Mul(c_50_395)).Mul(half_50_395)
+						d2_50_395 := b_50_395.Mul(d_50_395).Add(a_50_395.Mul(d_50_395)).Add(a_50_395.Mul(b_50_395)).AsUint64x8().Xor(sign_50_395).AsFloat64x8().Mul(half_50_395)
+						d3_50_395 := b_50_395.Mul(c_50_395).Add(a_50_395.Mul(c_50_395)).Add(a_50_395.Mul(b_50_395)).Mul(sixth_50_395)
 						r0_0_50_395, r1_0_50_395, r2_0_50_395, r3_0_50_395, r4_0_50_395, r5_0_50_395, r6_0_50_395, r7_0_50_395 = w0_50_395, w1_50_395, w2_50_395, w3_50_395, d0_50_395, d1_50_395, d2_50_395, d3_50_395
 					}
 					wk_395[0], wk_395[1], wk_395[2], wk_395[3], dwk_395[0], dwk_395[1], dwk_395[2], dwk_395[3] = r0_0_50_395, r1_0_50_395, r2_0_50_395, r3_0_50_395, r4_0_50_395, r5_0_50_395, r6_0_50_395, r7_0_50_395
@@ -19954,18 +19954,18 @@ func gradTermInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, e *[3]la
 					)
 					{
 						r_51_395, t_51_395 := r_395, l_395.Sub(l0_395)
-						one_51_395, two_51_395, six_51_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+						one_51_395, two_51_395, half_51_395, sixth_51_395 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 						sign_51_395 := archsimd.LoadFloat64x8((*[8]float64)((&r_51_395.negZero))).AsUint64x8()
 						a_51_395, b_51_395, c_51_395, d_51_395 := t_51_395.Add(one_51_395), t_51_395, t_51_395.Sub(one_51_395), t_51_395.Sub(two_51_395)
 						nb_51_395 := b_51_395.AsUint64x8().Xor(sign_51_395).AsFloat64x8()
-						w0_51_395 := nb_51_395.Mul(c_51_395).Mul(d_51_395).Div(six_51_395)
-						w1_51_395 := a_51_395.Mul(c_51_395).Mul(d_51_395).Div(two_51_395)
-						w2_51_395 := a_51_395.AsUint64x8().Xor(sign_51_395).AsFloat64x8().Mul(b_51_395).Mul(d_51_395).Div(two_51_395)
-						w3_51_395 := a_51_395.Mul(b_51_395).Mul(c_51_395).Div(six_51_395)
-						d0_51_395 := c_51_395.Mul(d_51_395).Add(b_51_395.Mul(d_51_395)).Add(b_51_395.Mul(c_51_395)).AsUint64x8().Xor(sign_51_395).AsFloat64x8().Div(six_51_395)
-						d1_51_395 := c_51_395.Mul(d_51_395).Add(a_51_395.Mul(d_51_395)).Add(a_51_395.Mul(c_51_395)).Div(two_51_395)
-						d2_51_395 := b_51_395.Mul(d_51_395).Add(a_51_395.Mul(d_51_395)).Add(a_51_395.Mul(b_51_395)).AsUint64x8().Xor(sign_51_395).AsFloat64x8().Div(two_51_395)
-						d3_51_395 := b_51_395.Mul(c_51_395).Add(a_51_395.Mul(c_51_395)).Add(a_51_395.Mul(b_51_395)).Div(six_51_395)
+						w0_51_395 := nb_51_395.Mul(c_51_395).Mul(d_51_395).Mul(sixth_51_395)
+						w1_51_395 := a_51_395.Mul(c_51_395).Mul(d_51_395).Mul(half_51_395)
+						w2_51_395 := a_51_395.AsUint64x8().Xor(sign_51_395).AsFloat64x8().Mul(b_51_395).Mul(d_51_395).Mul(half_51_395)
+						w3_51_395 := a_51_395.Mul(b_51_395).Mul(c_51_395).Mul(sixth_51_395)
+						d0_51_395 := c_51_395.Mul(d_51_395).Add(b_51_395.Mul(d_51_395)).Add(b_51_395.Mul(c_51_395)).AsUint64x8().Xor(sign_51_395).AsFloat64x8().Mul(sixth_51_395)
+						d1_51_395 := c_51_395.Mul(d_51_395).Add(a_51_395.Mul(d_51_395)).Add(a_51_395.Mul(c_51_395)).Mul(half_51_395)
+						d2_51_395 := b_51_395.Mul(d_51_395).Add(a_51_395.Mul(d_51_395)).Add(a_51_395.Mul(b_51_395)).AsUint64x8().Xor(sign_51_395).AsFloat64x8().Mul(half_51_395)
+						d3_51_395 := b_51_395.Mul(c_51_395).Add(a_51_395.Mul(c_51_395)).Add(a_51_395.Mul(b_51_395)).Mul(sixth_51_395)
 						r0_0_51_395, r1_0_51_395, r2_0_51_395, r3_0_51_395, r4_0_51_395, r5_0_51_395, r6_0_51_395, r7_0_51_395 = w0_51_395, w1_51_395, w2_51_395, w3_51_395, d0_51_395, d1_51_395, d2_51_395, d3_51_395
 					}
 					wl_395[0], wl_395[1], wl_395[2], wl_395[3], dwl_395[0], dwl_395[1], dwl_395[2], dwl_395[3] = r0_0_51_395, r1_0_51_395, r2_0_51_395, r3_0_51_395, r4_0_51_395, r5_0_51_395, r6_0_51_395, r7_0_51_395
@@ -20166,18 +20166,18 @@ func gradFInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, two, h, kk,
 				)
 				{
 					r_49_399, t_49_399 := r_399, h_399.Sub(h0_399)
-					one_49_399, two_49_399, six_49_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+					one_49_399, two_49_399, half_49_399, sixth_49_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 					sign_49_399 := archsimd.LoadFloat64x8((*[8]float64)((&r_49_399.negZero))).AsUint64x8()
 					a_49_399, b_49_399, c_49_399, d_49_399 := t_49_399.Add(one_49_399), t_49_399, t_49_399.Sub(one_49_399), t_49_399.Sub(two_49_399)
 					nb_49_399 := b_49_399.AsUint64x8().Xor(sign_49_399).AsFloat64x8()
-					w0_49_399 := nb_49_399.Mul(c_49_399).Mul(d_49_399).Div(six_49_399)
-					w1_49_399 := a_49_399.Mul(c_49_399).Mul(d_49_399).Div(two_49_399)
-					w2_49_399 := a_49_399.AsUint64x8().Xor(sign_49_399).AsFloat64x8().Mul(b_49_399).Mul(d_49_399).Div(two_49_399)
-					w3_49_399 := a_49_399.Mul(b_49_399).Mul(c_49_399).Div(six_49_399)
-					d0_49_399 := c_49_399.Mul(d_49_399).Add(b_49_399.Mul(d_49_399)).Add(b_49_399.Mul(c_49_399)).AsUint64x8().Xor(sign_49_399).AsFloat64x8().Div(six_49_399)
-					d1_49_399 := c_49_399.Mul(d_49_399).Add(a_49_399.Mul(d_49_399)).Add(a_49_399.Mul(c_49_399)).Div(two_49_399)
-					d2_49_399 := b_49_399.Mul(d_49_399).Add(a_49_399.Mul(d_49_399)).Add(a_49_399.Mul(b_49_399)).AsUint64x8().Xor(sign_49_399).AsFloat64x8().Div(two_49_399)
-					d3_49_399 := b_49_399.Mul(c_49_399).Add(a_49_399.Mul(c_49_399)).Add(a_49_399.Mul(b_49_399)).Div(six_49_399)
+					w0_49_399 := nb_49_399.Mul(c_49_399).Mul(d_49_399).Mul(sixth_49_399)
+					w1_49_399 := a_49_399.Mul(c_49_399).Mul(d_49_399).Mul(half_49_399)
+					w2_49_399 := a_49_399.AsUint64x8().Xor(sign_49_399).AsFloat64x8().Mul(b_49_399).Mul(d_49_399).Mul(half_49_399)
+					w3_49_399 := a_49_399.Mul(b_49_399).Mul(c_49_399).Mul(sixth_49_399)
+					d0_49_399 := c_49_399.Mul(d_49_399).Add(b_49_399.Mul(d_49_399)).Add(b_49_399.Mul(c_49_399)).AsUint64x8().Xor(sign_49_399).AsFloat64x8().Mul(sixth_49_399)
+					d1_49_399 := c_49_399.Mul(d_49_399).Add(a_49_399.Mul(d_49_399)).Add(a_49_399.Mul(c_49_399)).Mul(half_49_399)
+					d2_49_399 := b_49_399.Mul(d_49_399).Add(a_49_399.Mul(d_49_399)).Add(a_49_399.Mul(b_49_399)).AsUint64x8().Xor(sign_49_399).AsFloat64x8().Mul(half_49_399)
+					d3_49_399 := b_49_399.Mul(c_49_399).Add(a_49_399.Mul(c_49_399)).Add(a_49_399.Mul(b_49_399)).Mul(sixth_49_399)
 					r0_0_49_399, r1_0_49_399, r2_0_49_399, r3_0_49_399, r4_0_49_399, r5_0_49_399, r6_0_49_399, r7_0_49_399 = w0_49_399, w1_49_399, w2_49_399, w3_49_399, d0_49_399, d1_49_399, d2_49_399, d3_49_399
 				}
 				wh_399[0], wh_399[1], wh_399[2], wh_399[3], dwh_399[0], dwh_399[1], dwh_399[2], dwh_399[3] = r0_0_49_399, r1_0_49_399, r2_0_49_399, r3_0_49_399, r4_0_49_399, r5_0_49_399, r6_0_49_399, r7_0_49_399
@@ -20193,18 +20193,18 @@ func gradFInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, two, h, kk,
 				)
 				{
 					r_50_399, t_50_399 := r_399, kk_399.Sub(k0_399)
-					one_50_399, two_50_399, six_50_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+					one_50_399, two_50_399, half_50_399, sixth_50_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 					sign_50_399 := archsimd.LoadFloat64x8((*[8]float64)((&r_50_399.negZero))).AsUint64x8()
 					a_50_399, b_50_399, c_50_399, d_50_399 := t_50_399.Add(one_50_399), t_50_399, t_50_399.Sub(one_50_399), t_50_399.Sub(two_50_399)
 					nb_50_399 := b_50_399.AsUint64x8().Xor(sign_50_399).AsFloat64x8()
-					w0_50_399 := nb_50_399.Mul(c_50_399).Mul(d_50_399).Div(six_50_399)
-					w1_50_399 := a_50_399.Mul(c_50_399).Mul(d_50_399).Div(two_50_399)
-					w2_50_399 := a_50_399.AsUint64x8().Xor(sign_50_399).AsFloat64x8().Mul(b_50_399).Mul(d_50_399).Div(two_50_399)
-					w3_50_399 := a_50_399.Mul(b_50_399).Mul(c_50_399).Div(six_50_399)
-					d0_50_399 := c_50_399.Mul(d_50_399).Add(b_50_399.Mul(d_50_399)).Add(b_50_399.Mul(c_50_399)).AsUint64x8().Xor(sign_50_399).AsFloat64x8().Div(six_50_399)
-					d1_50_399 := c_50_399.Mul(d_50_399).Add(a_50_399.Mul(d_50_399)).Add(a_50_399.Mul(c_50_399)).Div(two_50_399)
-					d2_50_399 := b_50_399.Mul(d_50_399).Add(a_50_399.Mul(d_50_399)).Add(a_50_399.Mul(b_50_399)).AsUint64x8().Xor(sign_50_399).AsFloat64x8().Div(two_50_399)
-					d3_50_399 := b_50_399.Mul(c_50_399).Add(a_50_399.Mul(c_50_399)).Add(a_50_399.Mul(b_50_399)).Div(six_50_399)
+					w0_50_399 := nb_50_399.Mul(c_50_399).Mul(d_50_399).Mul(sixth_50_399)
+					w1_50_399 := a_50_399.Mul(c_50_399).Mul(d_50_399).Mul(half_50_399)
+					w2_50_399 := a_50_399.AsUint64x8().Xor(sign_50_399).AsFloat64x8().Mul(b_50_399).Mul(d_50_399).Mul(half_50_399)
+					w3_50_399 := a_50_399.Mul(b_50_399).Mul(c_50_399).Mul(sixth_50_399)
+					d0_50_399 := c_50_399.Mul(d_50_399).Add(b_50_399.Mul(d_50_399)).Add(b_50_399.Mul(c_50_399)).AsUint64x8().Xor(sign_50_399).AsFloat64x8().Mul(sixth_50_399)
+					d1_50_399 := c_50_399.Mul(d_50_399).Add(a_50_399.Mul(d_50_399)).Add(a_50_399.Mul(c_50_399)).Mul(half_50_399)
+					d2_50_399 := b_50_399.Mul(d_50_399).Add(a_50_399.Mul(d_50_399)).Add(a_50_399.Mul(b_50_399)).AsUint64x8().Xor(sign_50_399).AsFloat64x8().Mul(half_50_399)
+					d3_50_399 := b_50_399.Mul(c_50_399).Add(a_50_399.Mul(c_50_399)).Add(a_50_399.Mul(b_50_399)).Mul(sixth_50_399)
 					r0_0_50_399, r1_0_50_399, r2_0_50_399, r3_0_50_399, r4_0_50_399, r5_0_50_399, r6_0_50_399, r7_0_50_399 = w0_50_399, w1_50_399, w2_50_399, w3_50_399, d0_50_399, d1_50_399, d2_50_399, d3_50_399
 				}
 				wk_399[0], wk_399[1], wk_399[2], wk_399[3], dwk_399[0], dwk_399[1], dwk_399[2], dwk_399[3] = r0_0_50_399, r1_0_50_399, r2_0_50_399, r3_0_50_399, r4_0_50_399, r5_0_50_399, r6_0_50_399, r7_0_50_399
@@ -20220,18 +20220,18 @@ func gradFInterpLanesAVX512(k *kernel, ia *[8]int32, cube []float64, two, h, kk,
 				)
 				{
 					r_51_399, t_51_399 := r_399, l_399.Sub(l0_399)
-					one_51_399, two_51_399, six_51_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+					one_51_399, two_51_399, half_51_399, sixth_51_399 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 					sign_51_399 := archsimd.LoadFloat64x8((*[8]float64)((&r_51_399.negZero))).AsUint64x8()
 					a_51_399, b_51_399, c_51_399, d_51_399 := t_51_399.Add(one_51_399), t_51_399, t_51_399.Sub(one_51_399), t_51_399.Sub(two_51_399)
 					nb_51_399 := b_51_399.AsUint64x8().Xor(sign_51_399).AsFloat64x8()
-					w0_51_399 := nb_51_399.Mul(c_51_399).Mul(d_51_399).Div(six_51_399)
-					w1_51_399 := a_51_399.Mul(c_51_399).Mul(d_51_399).Div(two_51_399)
-					w2_51_399 := a_51_399.AsUint64x8().Xor(sign_51_399).AsFloat64x8().Mul(b_51_399).Mul(d_51_399).Div(two_51_399)
-					w3_51_399 := a_51_399.Mul(b_51_399).Mul(c_51_399).Div(six_51_399)
-					d0_51_399 := c_51_399.Mul(d_51_399).Add(b_51_399.Mul(d_51_399)).Add(b_51_399.Mul(c_51_399)).AsUint64x8().Xor(sign_51_399).AsFloat64x8().Div(six_51_399)
-					d1_51_399 := c_51_399.Mul(d_51_399).Add(a_51_399.Mul(d_51_399)).Add(a_51_399.Mul(c_51_399)).Div(two_51_399)
-					d2_51_399 := b_51_399.Mul(d_51_399).Add(a_51_399.Mul(d_51_399)).Add(a_51_399.Mul(b_51_399)).AsUint64x8().Xor(sign_51_399).AsFloat64x8().Div(two_51_399)
-					d3_51_399 := b_51_399.Mul(c_51_399).Add(a_51_399.Mul(c_51_399)).Add(a_51_399.Mul(b_51_399)).Div(six_51_399)
+					w0_51_399 := nb_51_399.Mul(c_51_399).Mul(d_51_399).Mul(sixth_51_399)
+					w1_51_399 := a_51_399.Mul(c_51_399).Mul(d_51_399).Mul(half_51_399)
+					w2_51_399 := a_51_399.AsUint64x8().Xor(sign_51_399).AsFloat64x8().Mul(b_51_399).Mul(d_51_399).Mul(half_51_399)
+					w3_51_399 := a_51_399.Mul(b_51_399).Mul(c_51_399).Mul(sixth_51_399)
+					d0_51_399 := c_51_399.Mul(d_51_399).Add(b_51_399.Mul(d_51_399)).Add(b_51_399.Mul(c_51_399)).AsUint64x8().Xor(sign_51_399).AsFloat64x8().Mul(sixth_51_399)
+					d1_51_399 := c_51_399.Mul(d_51_399).Add(a_51_399.Mul(d_51_399)).Add(a_51_399.Mul(c_51_399)).Mul(half_51_399)
+					d2_51_399 := b_51_399.Mul(d_51_399).Add(a_51_399.Mul(d_51_399)).Add(a_51_399.Mul(b_51_399)).AsUint64x8().Xor(sign_51_399).AsFloat64x8().Mul(half_51_399)
+					d3_51_399 := b_51_399.Mul(c_51_399).Add(a_51_399.Mul(c_51_399)).Add(a_51_399.Mul(b_51_399)).Mul(sixth_51_399)
 					r0_0_51_399, r1_0_51_399, r2_0_51_399, r3_0_51_399, r4_0_51_399, r5_0_51_399, r6_0_51_399, r7_0_51_399 = w0_51_399, w1_51_399, w2_51_399, w3_51_399, d0_51_399, d1_51_399, d2_51_399, d3_51_399
 				}
 				wl_399[0], wl_399[1], wl_399[2], wl_399[3], dwl_399[0], dwl_399[1], dwl_399[2], dwl_399[3] = r0_0_51_399, r1_0_51_399, r2_0_51_399, r3_0_51_399, r4_0_51_399, r5_0_51_399, r6_0_51_399, r7_0_51_399
@@ -20378,7 +20378,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_121_403 := cu_121_403.Sub(u0_121_403)
 							dx_121_403 := archsimd.LoadFloat64x8((*[8]float64)(nf_121_403)).Mul(tn_121_403).Sub(cu_121_403).Mul(rs_121_403)
 							dn_121_403 := d_121_403.Mul(tn_121_403).Mul(rs_121_403)
-							near_121_403 := d_121_403.Mul(d_121_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_121_403 := d_121_403.Mul(d_121_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_121_403.ToBits() != 0 {
 								var (
 									r0_0_123_403 archsimd.Float64x8
@@ -20403,7 +20403,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 									for j_123_403 := 2; j_123_403 < n_123_403; j_123_403++ {
 										u0_123_403, u1_123_403, p0_123_403, p1_123_403 = u1_123_403, c2_123_403.Mul(u1_123_403).Sub(u0_123_403), p1_123_403, two_123_403.Mul(u1_123_403).Add(c2_123_403.Mul(p1_123_403)).Sub(p0_123_403)
 									}
-									dx_123_403 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_123_403).Mul(p1_123_403)
+									dx_123_403 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_123_403).Mul(p1_123_403)
 									peak_123_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_123_403.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_123_403.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_123_403 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_123_403).Mul(tn_123_403).Div(s_123_403).Merge(peak_123_403, d_123_403.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_123_403, r1_0_123_403 = dx_123_403, dn_123_403
@@ -20504,10 +20504,10 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								n_129_403, x_129_403 := nv_125_403, pd_125_403
 								n2_129_403 := n_129_403.Mul(n_129_403)
 								a_129_403 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_129_403.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_129_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_129_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_403).Mul(n2_129_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_129_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_129_403).Mul(x_129_403).Mul(x_129_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_129_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_403).Mul(n2_129_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_129_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_129_403).Mul(x_129_403).Mul(x_129_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_129_403 = n_129_403.Mul(a_129_403.Add(b_129_403))
 							}
-							dx_125_403 = pi_125_403.Mul(r0_0_129_403).Merge(dx_125_403, npd_125_403.Mul(npd_125_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_125_403 = pi_125_403.Mul(r0_0_129_403).Merge(dx_125_403, npd_125_403.Mul(npd_125_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_125_403 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_125_403, at_125_403)
 							dn_125_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_125_403.Mul(cn_125_403).Div(s1_125_403), at_125_403)
 							r0_0_125_403, r1_0_125_403, r2_0_125_403 = s_125_403, dx_125_403, dn_125_403
@@ -20565,7 +20565,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_131_403 := cu_131_403.Sub(u0_131_403)
 							dx_131_403 := archsimd.LoadFloat64x8((*[8]float64)(nf_131_403)).Mul(tn_131_403).Sub(cu_131_403).Mul(rs_131_403)
 							dn_131_403 := d_131_403.Mul(tn_131_403).Mul(rs_131_403)
-							near_131_403 := d_131_403.Mul(d_131_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_131_403 := d_131_403.Mul(d_131_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_131_403.ToBits() != 0 {
 								var (
 									r0_0_133_403 archsimd.Float64x8
@@ -20590,7 +20590,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 									for j_133_403 := 2; j_133_403 < n_133_403; j_133_403++ {
 										u0_133_403, u1_133_403, p0_133_403, p1_133_403 = u1_133_403, c2_133_403.Mul(u1_133_403).Sub(u0_133_403), p1_133_403, two_133_403.Mul(u1_133_403).Add(c2_133_403.Mul(p1_133_403)).Sub(p0_133_403)
 									}
-									dx_133_403 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_133_403).Mul(p1_133_403)
+									dx_133_403 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_133_403).Mul(p1_133_403)
 									peak_133_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_133_403.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_133_403.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_133_403 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_133_403).Mul(tn_133_403).Div(s_133_403).Merge(peak_133_403, d_133_403.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_133_403, r1_0_133_403 = dx_133_403, dn_133_403
@@ -20691,10 +20691,10 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								n_139_403, x_139_403 := nv_135_403, pd_135_403
 								n2_139_403 := n_139_403.Mul(n_139_403)
 								a_139_403 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_139_403.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_139_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_139_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_403).Mul(n2_139_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_139_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_139_403).Mul(x_139_403).Mul(x_139_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_139_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_403).Mul(n2_139_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_139_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_139_403).Mul(x_139_403).Mul(x_139_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_139_403 = n_139_403.Mul(a_139_403.Add(b_139_403))
 							}
-							dx_135_403 = pi_135_403.Mul(r0_0_139_403).Merge(dx_135_403, npd_135_403.Mul(npd_135_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_135_403 = pi_135_403.Mul(r0_0_139_403).Merge(dx_135_403, npd_135_403.Mul(npd_135_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_135_403 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_135_403, at_135_403)
 							dn_135_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_135_403.Mul(cn_135_403).Div(s1_135_403), at_135_403)
 							r0_0_135_403, r1_0_135_403, r2_0_135_403 = s_135_403, dx_135_403, dn_135_403
@@ -20752,7 +20752,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_141_403 := cu_141_403.Sub(u0_141_403)
 							dx_141_403 := archsimd.LoadFloat64x8((*[8]float64)(nf_141_403)).Mul(tn_141_403).Sub(cu_141_403).Mul(rs_141_403)
 							dn_141_403 := d_141_403.Mul(tn_141_403).Mul(rs_141_403)
-							near_141_403 := d_141_403.Mul(d_141_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_141_403 := d_141_403.Mul(d_141_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_141_403.ToBits() != 0 {
 								var (
 									r0_0_143_403 archsimd.Float64x8
@@ -20777,7 +20777,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 									for j_143_403 := 2; j_143_403 < n_143_403; j_143_403++ {
 										u0_143_403, u1_143_403, p0_143_403, p1_143_403 = u1_143_403, c2_143_403.Mul(u1_143_403).Sub(u0_143_403), p1_143_403, two_143_403.Mul(u1_143_403).Add(c2_143_403.Mul(p1_143_403)).Sub(p0_143_403)
 									}
-									dx_143_403 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_143_403).Mul(p1_143_403)
+									dx_143_403 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_143_403).Mul(p1_143_403)
 									peak_143_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_143_403.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_143_403.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_143_403 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_143_403).Mul(tn_143_403).Div(s_143_403).Merge(peak_143_403, d_143_403.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_143_403, r1_0_143_403 = dx_143_403, dn_143_403
@@ -20878,10 +20878,10 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								n_149_403, x_149_403 := nv_145_403, pd_145_403
 								n2_149_403 := n_149_403.Mul(n_149_403)
 								a_149_403 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_149_403.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_149_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_149_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_403).Mul(n2_149_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_149_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_149_403).Mul(x_149_403).Mul(x_149_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_149_403 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_403).Mul(n2_149_403).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_149_403)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_149_403).Mul(x_149_403).Mul(x_149_403).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_149_403 = n_149_403.Mul(a_149_403.Add(b_149_403))
 							}
-							dx_145_403 = pi_145_403.Mul(r0_0_149_403).Merge(dx_145_403, npd_145_403.Mul(npd_145_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_145_403 = pi_145_403.Mul(r0_0_149_403).Merge(dx_145_403, npd_145_403.Mul(npd_145_403).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_145_403 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_145_403, at_145_403)
 							dn_145_403 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_145_403.Mul(cn_145_403).Div(s1_145_403), at_145_403)
 							r0_0_145_403, r1_0_145_403, r2_0_145_403 = s_145_403, dx_145_403, dn_145_403
@@ -21137,7 +21137,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_121_409 := cu_121_409.Sub(u0_121_409)
 							dx_121_409 := archsimd.LoadFloat64x8((*[8]float64)(nf_121_409)).Mul(tn_121_409).Sub(cu_121_409).Mul(rs_121_409)
 							dn_121_409 := d_121_409.Mul(tn_121_409).Mul(rs_121_409)
-							near_121_409 := d_121_409.Mul(d_121_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_121_409 := d_121_409.Mul(d_121_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_121_409.ToBits() != 0 {
 								var (
 									r0_0_123_409 archsimd.Float64x8
@@ -21162,7 +21162,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 									for j_123_409 := 2; j_123_409 < n_123_409; j_123_409++ {
 										u0_123_409, u1_123_409, p0_123_409, p1_123_409 = u1_123_409, c2_123_409.Mul(u1_123_409).Sub(u0_123_409), p1_123_409, two_123_409.Mul(u1_123_409).Add(c2_123_409.Mul(p1_123_409)).Sub(p0_123_409)
 									}
-									dx_123_409 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_123_409).Mul(p1_123_409)
+									dx_123_409 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_123_409).Mul(p1_123_409)
 									peak_123_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_123_409.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_123_409.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_123_409 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_123_409).Mul(tn_123_409).Div(s_123_409).Merge(peak_123_409, d_123_409.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_123_409, r1_0_123_409 = dx_123_409, dn_123_409
@@ -21263,10 +21263,10 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								n_129_409, x_129_409 := nv_125_409, pd_125_409
 								n2_129_409 := n_129_409.Mul(n_129_409)
 								a_129_409 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_129_409.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_129_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_129_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_409).Mul(n2_129_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_129_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_129_409).Mul(x_129_409).Mul(x_129_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_129_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_409).Mul(n2_129_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_129_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_129_409).Mul(x_129_409).Mul(x_129_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_129_409 = n_129_409.Mul(a_129_409.Add(b_129_409))
 							}
-							dx_125_409 = pi_125_409.Mul(r0_0_129_409).Merge(dx_125_409, npd_125_409.Mul(npd_125_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_125_409 = pi_125_409.Mul(r0_0_129_409).Merge(dx_125_409, npd_125_409.Mul(npd_125_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_125_409 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_125_409, at_125_409)
 							dn_125_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_125_409.Mul(cn_125_409).Div(s1_125_409), at_125_409)
 							r0_0_125_409, r1_0_125_409, r2_0_125_409 = s_125_409, dx_125_409, dn_125_409
@@ -21324,7 +21324,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_131_409 := cu_131_409.Sub(u0_131_409)
 							dx_131_409 := archsimd.LoadFloat64x8((*[8]float64)(nf_131_409)).Mul(tn_131_409).Sub(cu_131_409).Mul(rs_131_409)
 							dn_131_409 := d_131_409.Mul(tn_131_409).Mul(rs_131_409)
-							near_131_409 := d_131_409.Mul(d_131_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_131_409 := d_131_409.Mul(d_131_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_131_409.ToBits() != 0 {
 								var (
 									r0_0_133_409 archsimd.Float64x8
@@ -21349,7 +21349,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 									for j_133_409 := 2; j_133_409 < n_133_409; j_133_409++ {
 										u0_133_409, u1_133_409, p0_133_409, p1_133_409 = u1_133_409, c2_133_409.Mul(u1_133_409).Sub(u0_133_409), p1_133_409, two_133_409.Mul(u1_133_409).Add(c2_133_409.Mul(p1_133_409)).Sub(p0_133_409)
 									}
-									dx_133_409 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_133_409).Mul(p1_133_409)
+									dx_133_409 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_133_409).Mul(p1_133_409)
 									peak_133_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_133_409.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_133_409.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_133_409 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_133_409).Mul(tn_133_409).Div(s_133_409).Merge(peak_133_409, d_133_409.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_133_409, r1_0_133_409 = dx_133_409, dn_133_409
@@ -21450,10 +21450,10 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								n_139_409, x_139_409 := nv_135_409, pd_135_409
 								n2_139_409 := n_139_409.Mul(n_139_409)
 								a_139_409 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_139_409.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_139_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_139_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_409).Mul(n2_139_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_139_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_139_409).Mul(x_139_409).Mul(x_139_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_139_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_409).Mul(n2_139_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_139_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_139_409).Mul(x_139_409).Mul(x_139_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_139_409 = n_139_409.Mul(a_139_409.Add(b_139_409))
 							}
-							dx_135_409 = pi_135_409.Mul(r0_0_139_409).Merge(dx_135_409, npd_135_409.Mul(npd_135_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_135_409 = pi_135_409.Mul(r0_0_139_409).Merge(dx_135_409, npd_135_409.Mul(npd_135_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_135_409 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_135_409, at_135_409)
 							dn_135_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_135_409.Mul(cn_135_409).Div(s1_135_409), at_135_409)
 							r0_0_135_409, r1_0_135_409, r2_0_135_409 = s_135_409, dx_135_409, dn_135_409
@@ -21511,7 +21511,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_141_409 := cu_141_409.Sub(u0_141_409)
 							dx_141_409 := archsimd.LoadFloat64x8((*[8]float64)(nf_141_409)).Mul(tn_141_409).Sub(cu_141_409).Mul(rs_141_409)
 							dn_141_409 := d_141_409.Mul(tn_141_409).Mul(rs_141_409)
-							near_141_409 := d_141_409.Mul(d_141_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_141_409 := d_141_409.Mul(d_141_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_141_409.ToBits() != 0 {
 								var (
 									r0_0_143_409 archsimd.Float64x8
@@ -21536,7 +21536,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 									for j_143_409 := 2; j_143_409 < n_143_409; j_143_409++ {
 										u0_143_409, u1_143_409, p0_143_409, p1_143_409 = u1_143_409, c2_143_409.Mul(u1_143_409).Sub(u0_143_409), p1_143_409, two_143_409.Mul(u1_143_409).Add(c2_143_409.Mul(p1_143_409)).Sub(p0_143_409)
 									}
-									dx_143_409 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_143_409).Mul(p1_143_409)
+									dx_143_409 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_143_409).Mul(p1_143_409)
 									peak_143_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_143_409.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_143_409.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_143_409 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_143_409).Mul(tn_143_409).Div(s_143_409).Merge(peak_143_409, d_143_409.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_143_409, r1_0_143_409 = dx_143_409, dn_143_409
@@ -21637,10 +21637,10 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								n_149_409, x_149_409 := nv_145_409, pd_145_409
 								n2_149_409 := n_149_409.Mul(n_149_409)
 								a_149_409 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_149_409.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_149_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_149_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_409).Mul(n2_149_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_149_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_149_409).Mul(x_149_409).Mul(x_149_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_149_409 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_409).Mul(n2_149_409).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_149_409)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_149_409).Mul(x_149_409).Mul(x_149_409).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_149_409 = n_149_409.Mul(a_149_409.Add(b_149_409))
 							}
-							dx_145_409 = pi_145_409.Mul(r0_0_149_409).Merge(dx_145_409, npd_145_409.Mul(npd_145_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_145_409 = pi_145_409.Mul(r0_0_149_409).Merge(dx_145_409, npd_145_409.Mul(npd_145_409).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_145_409 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_145_409, at_145_409)
 							dn_145_409 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_145_409.Mul(cn_145_409).Div(s1_145_409), at_145_409)
 							r0_0_145_409, r1_0_145_409, r2_0_145_409 = s_145_409, dx_145_409, dn_145_409
@@ -21898,7 +21898,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_121_415 := cu_121_415.Sub(u0_121_415)
 							dx_121_415 := archsimd.LoadFloat64x8((*[8]float64)(nf_121_415)).Mul(tn_121_415).Sub(cu_121_415).Mul(rs_121_415)
 							dn_121_415 := d_121_415.Mul(tn_121_415).Mul(rs_121_415)
-							near_121_415 := d_121_415.Mul(d_121_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_121_415 := d_121_415.Mul(d_121_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_121_415.ToBits() != 0 {
 								var (
 									r0_0_123_415 archsimd.Float64x8
@@ -21923,7 +21923,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 									for j_123_415 := 2; j_123_415 < n_123_415; j_123_415++ {
 										u0_123_415, u1_123_415, p0_123_415, p1_123_415 = u1_123_415, c2_123_415.Mul(u1_123_415).Sub(u0_123_415), p1_123_415, two_123_415.Mul(u1_123_415).Add(c2_123_415.Mul(p1_123_415)).Sub(p0_123_415)
 									}
-									dx_123_415 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_123_415).Mul(p1_123_415)
+									dx_123_415 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_123_415).Mul(p1_123_415)
 									peak_123_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_123_415.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_123_415.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_123_415 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_123_415).Mul(tn_123_415).Div(s_123_415).Merge(peak_123_415, d_123_415.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_123_415, r1_0_123_415 = dx_123_415, dn_123_415
@@ -22024,10 +22024,10 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								n_129_415, x_129_415 := nv_125_415, pd_125_415
 								n2_129_415 := n_129_415.Mul(n_129_415)
 								a_129_415 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_129_415.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_129_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_129_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_415).Mul(n2_129_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_129_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_129_415).Mul(x_129_415).Mul(x_129_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_129_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_129_415).Mul(n2_129_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_129_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_129_415).Mul(x_129_415).Mul(x_129_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_129_415 = n_129_415.Mul(a_129_415.Add(b_129_415))
 							}
-							dx_125_415 = pi_125_415.Mul(r0_0_129_415).Merge(dx_125_415, npd_125_415.Mul(npd_125_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_125_415 = pi_125_415.Mul(r0_0_129_415).Merge(dx_125_415, npd_125_415.Mul(npd_125_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_125_415 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_125_415, at_125_415)
 							dn_125_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_125_415.Mul(cn_125_415).Div(s1_125_415), at_125_415)
 							r0_0_125_415, r1_0_125_415, r2_0_125_415 = s_125_415, dx_125_415, dn_125_415
@@ -22085,7 +22085,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_131_415 := cu_131_415.Sub(u0_131_415)
 							dx_131_415 := archsimd.LoadFloat64x8((*[8]float64)(nf_131_415)).Mul(tn_131_415).Sub(cu_131_415).Mul(rs_131_415)
 							dn_131_415 := d_131_415.Mul(tn_131_415).Mul(rs_131_415)
-							near_131_415 := d_131_415.Mul(d_131_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_131_415 := d_131_415.Mul(d_131_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_131_415.ToBits() != 0 {
 								var (
 									r0_0_133_415 archsimd.Float64x8
@@ -22110,7 +22110,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 									for j_133_415 := 2; j_133_415 < n_133_415; j_133_415++ {
 										u0_133_415, u1_133_415, p0_133_415, p1_133_415 = u1_133_415, c2_133_415.Mul(u1_133_415).Sub(u0_133_415), p1_133_415, two_133_415.Mul(u1_133_415).Add(c2_133_415.Mul(p1_133_415)).Sub(p0_133_415)
 									}
-									dx_133_415 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_133_415).Mul(p1_133_415)
+									dx_133_415 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_133_415).Mul(p1_133_415)
 									peak_133_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_133_415.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_133_415.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_133_415 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_133_415).Mul(tn_133_415).Div(s_133_415).Merge(peak_133_415, d_133_415.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_133_415, r1_0_133_415 = dx_133_415, dn_133_415
@@ -22211,10 +22211,10 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								n_139_415, x_139_415 := nv_135_415, pd_135_415
 								n2_139_415 := n_139_415.Mul(n_139_415)
 								a_139_415 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_139_415.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_139_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_139_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_415).Mul(n2_139_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_139_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_139_415).Mul(x_139_415).Mul(x_139_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_139_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_139_415).Mul(n2_139_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_139_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_139_415).Mul(x_139_415).Mul(x_139_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_139_415 = n_139_415.Mul(a_139_415.Add(b_139_415))
 							}
-							dx_135_415 = pi_135_415.Mul(r0_0_139_415).Merge(dx_135_415, npd_135_415.Mul(npd_135_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_135_415 = pi_135_415.Mul(r0_0_139_415).Merge(dx_135_415, npd_135_415.Mul(npd_135_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_135_415 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_135_415, at_135_415)
 							dn_135_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_135_415.Mul(cn_135_415).Div(s1_135_415), at_135_415)
 							r0_0_135_415, r1_0_135_415, r2_0_135_415 = s_135_415, dx_135_415, dn_135_415
@@ -22272,7 +22272,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_141_415 := cu_141_415.Sub(u0_141_415)
 							dx_141_415 := archsimd.LoadFloat64x8((*[8]float64)(nf_141_415)).Mul(tn_141_415).Sub(cu_141_415).Mul(rs_141_415)
 							dn_141_415 := d_141_415.Mul(tn_141_415).Mul(rs_141_415)
-							near_141_415 := d_141_415.Mul(d_141_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[58])))
+							near_141_415 := d_141_415.Mul(d_141_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[59])))
 							if near_141_415.ToBits() != 0 {
 								var (
 									r0_0_143_415 archsimd.Float64x8
@@ -22297,7 +22297,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 									for j_143_415 := 2; j_143_415 < n_143_415; j_143_415++ {
 										u0_143_415, u1_143_415, p0_143_415, p1_143_415 = u1_143_415, c2_143_415.Mul(u1_143_415).Sub(u0_143_415), p1_143_415, two_143_415.Mul(u1_143_415).Add(c2_143_415.Mul(p1_143_415)).Sub(p0_143_415)
 									}
-									dx_143_415 := archsimd.LoadFloat64x8((&vkTableAVX512[59])).Mul(s_143_415).Mul(p1_143_415)
+									dx_143_415 := archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(s_143_415).Mul(p1_143_415)
 									peak_143_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8().Or(un_143_415.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_143_415.negZero))).AsUint64x8())).AsFloat64x8()
 									dn_143_415 := archsimd.LoadFloat64x8((&vkTableAVX512[49])).Mul(d_143_415).Mul(tn_143_415).Div(s_143_415).Merge(peak_143_415, d_143_415.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[44]))))
 									r0_0_143_415, r1_0_143_415 = dx_143_415, dn_143_415
@@ -22398,10 +22398,10 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								n_149_415, x_149_415 := nv_145_415, pd_145_415
 								n2_149_415 := n_149_415.Mul(n_149_415)
 								a_149_415 := archsimd.LoadFloat64x8((&vkTableAVX512[44])).Sub(n2_149_415.Sub(archsimd.LoadFloat64x8((&vkTableAVX512[22])))).Mul(x_149_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[50])))
-								b_149_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_415).Mul(n2_149_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[60])).Mul(n2_149_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[61]))).Mul(x_149_415).Mul(x_149_415).Mul(x_149_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[62])))
+								b_149_415 := archsimd.LoadFloat64x8((&vkTableAVX512[50])).Mul(n2_149_415).Mul(n2_149_415).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[61])).Mul(n2_149_415)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[62]))).Mul(x_149_415).Mul(x_149_415).Mul(x_149_415).Div(archsimd.LoadFloat64x8((&vkTableAVX512[63])))
 								r0_0_149_415 = n_149_415.Mul(a_149_415.Add(b_149_415))
 							}
-							dx_145_415 = pi_145_415.Mul(r0_0_149_415).Merge(dx_145_415, npd_145_415.Mul(npd_145_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[63]))))
+							dx_145_415 = pi_145_415.Mul(r0_0_149_415).Merge(dx_145_415, npd_145_415.Mul(npd_145_415).Less(archsimd.LoadFloat64x8((&vkTableAVX512[64]))))
 							dx_145_415 = archsimd.LoadFloat64x8((&vkTableAVX512[44])).Merge(dx_145_415, at_145_415)
 							dn_145_415 := archsimd.LoadFloat64x8((&vkTableAVX512[22])).Merge(pd_145_415.Mul(cn_145_415).Div(s1_145_415), at_145_415)
 							r0_0_145_415, r1_0_145_415, r2_0_145_415 = s_145_415, dx_145_415, dn_145_415
@@ -22572,18 +22572,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								)
 								{
 									r_49_395_417, t_49_395_417 := r_395_417, h_395_417.Sub(h0_395_417)
-									one_49_395_417, two_49_395_417, six_49_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+									one_49_395_417, two_49_395_417, half_49_395_417, sixth_49_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 									sign_49_395_417 := archsimd.LoadFloat64x8((*[8]float64)((&r_49_395_417.negZero))).AsUint64x8()
 									a_49_395_417, b_49_395_417, c_49_395_417, d_49_395_417 := t_49_395_417.Add(one_49_395_417), t_49_395_417, t_49_395_417.Sub(one_49_395_417), t_49_395_417.Sub(two_49_395_417)
 									nb_49_395_417 := b_49_395_417.AsUint64x8().Xor(sign_49_395_417).AsFloat64x8()
-									w0_49_395_417 := nb_49_395_417.Mul(c_49_395_417).Mul(d_49_395_417).Div(six_49_395_417)
-									w1_49_395_417 := a_49_395_417.Mul(c_49_395_417).Mul(d_49_395_417).Div(two_49_395_417)
-									w2_49_395_417 := a_49_395_417.AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Mul(b_49_395_417).Mul(d_49_395_417).Div(two_49_395_417)
-									w3_49_395_417 := a_49_395_417.Mul(b_49_395_417).Mul(c_49_395_417).Div(six_49_395_417)
-									d0_49_395_417 := c_49_395_417.Mul(d_49_395_417).Add(b_49_395_417.Mul(d_49_395_417)).Add(b_49_395_417.Mul(c_49_395_417)).AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Div(six_49_395_417)
-									d1_49_395_417 := c_49_395_417.Mul(d_49_395_417).Add(a_49_395_417.Mul(d_49_395_417)).Add(a_49_395_417.Mul(c_49_395_417)).Div(two_49_395_417)
-									d2_49_395_417 := b_49_395_417.Mul(d_49_395_417).Add(a_49_395_417.Mul(d_49_395_417)).Add(a_49_395_417.Mul(b_49_395_417)).AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Div(two_49_395_417)
-									d3_49_395_417 := b_49_395_417.Mul(c_49_395_417).Add(a_49_395_417.Mul(c_49_395_417)).Add(a_49_395_417.Mul(b_49_395_417)).Div(six_49_395_417)
+									w0_49_395_417 := nb_49_395_417.Mul(c_49_395_417).Mul(d_49_395_417).Mul(sixth_49_395_417)
+									w1_49_395_417 := a_49_395_417.Mul(c_49_395_417).Mul(d_49_395_417).Mul(half_49_395_417)
+									w2_49_395_417 := a_49_395_417.AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Mul(b_49_395_417).Mul(d_49_395_417).Mul(half_49_395_417)
+									w3_49_395_417 := a_49_395_417.Mul(b_49_395_417).Mul(c_49_395_417).Mul(sixth_49_395_417)
+									d0_49_395_417 := c_49_395_417.Mul(d_49_395_417).Add(b_49_395_417.Mul(d_49_395_417)).Add(b_49_395_417.Mul(c_49_395_417)).AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Mul(sixth_49_395_417)
+									d1_49_395_417 := c_49_395_417.Mul(d_49_395_417).Add(a_49_395_417.Mul(d_49_395_417)).Add(a_49_395_417.Mul(c_49_395_417)).Mul(half_49_395_417)
+									d2_49_395_417 := b_49_395_417.Mul(d_49_395_417).Add(a_49_395_417.Mul(d_49_395_417)).Add(a_49_395_417.Mul(b_49_395_417)).AsUint64x8().Xor(sign_49_395_417).AsFloat64x8().Mul(half_49_395_417)
+									d3_49_395_417 := b_49_395_417.Mul(c_49_395_417).Add(a_49_395_417.Mul(c_49_395_417)).Add(a_49_395_417.Mul(b_49_395_417)).Mul(sixth_49_395_417)
 									r0_0_49_395_417, r1_0_49_395_417, r2_0_49_395_417, r3_0_49_395_417, r4_0_49_395_417, r5_0_49_395_417, r6_0_49_395_417, r7_0_49_395_417 = w0_49_395_417, w1_49_395_417, w2_49_395_417, w3_49_395_417, d0_49_395_417, d1_49_395_417, d2_49_395_417, d3_49_395_417
 								}
 								wh_395_417[0], wh_395_417[1], wh_395_417[2], wh_395_417[3], dwh_395_417[0], dwh_395_417[1], dwh_395_417[2], dwh_395_417[3] = r0_0_49_395_417, r1_0_49_395_417, r2_0_49_395_417, r3_0_49_395_417, r4_0_49_395_417, r5_0_49_395_417, r6_0_49_395_417, r7_0_49_395_417
@@ -22599,18 +22599,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								)
 								{
 									r_50_395_417, t_50_395_417 := r_395_417, kk_395_417.Sub(k0_395_417)
-									one_50_395_417, two_50_395_417, six_50_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+									one_50_395_417, two_50_395_417, half_50_395_417, sixth_50_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 									sign_50_395_417 := archsimd.LoadFloat64x8((*[8]float64)((&r_50_395_417.negZero))).AsUint64x8()
 									a_50_395_417, b_50_395_417, c_50_395_417, d_50_395_417 := t_50_395_417.Add(one_50_395_417), t_50_395_417, t_50_395_417.Sub(one_50_395_417), t_50_395_417.Sub(two_50_395_417)
 									nb_50_395_417 := b_50_395_417.AsUint64x8().Xor(sign_50_395_417).AsFloat64x8()
-									w0_50_395_417 := nb_50_395_417.Mul(c_50_395_417).Mul(d_50_395_417).Div(six_50_395_417)
-									w1_50_395_417 := a_50_395_417.Mul(c_50_395_417).Mul(d_50_395_417).Div(two_50_395_417)
-									w2_50_395_417 := a_50_395_417.AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Mul(b_50_395_417).Mul(d_50_395_417).Div(two_50_395_417)
-									w3_50_395_417 := a_50_395_417.Mul(b_50_395_417).Mul(c_50_395_417).Div(six_50_395_417)
-									d0_50_395_417 := c_50_395_417.Mul(d_50_395_417).Add(b_50_395_417.Mul(d_50_395_417)).Add(b_50_395_417.Mul(c_50_395_417)).AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Div(six_50_395_417)
-									d1_50_395_417 := c_50_395_417.Mul(d_50_395_417).Add(a_50_395_417.Mul(d_50_395_417)).Add(a_50_395_417.Mul(c_50_395_417)).Div(two_50_395_417)
-									d2_50_395_417 := b_50_395_417.Mul(d_50_395_417).Add(a_50_395_417.Mul(d_50_395_417)).Add(a_50_395_417.Mul(b_50_395_417)).AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Div(two_50_395_417)
-									d3_50_395_417 := b_50_395_417.Mul(c_50_395_417).Add(a_50_395_417.Mul(c_50_395_417)).Add(a_50_395_417.Mul(b_50_395_417)).Div(six_50_395_417)
+									w0_50_395_417 := nb_50_395_417.Mul(c_50_395_417).Mul(d_50_395_417).Mul(sixth_50_395_417)
+									w1_50_395_417 := a_50_395_417.Mul(c_50_395_417).Mul(d_50_395_417).Mul(half_50_395_417)
+									w2_50_395_417 := a_50_395_417.AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Mul(b_50_395_417).Mul(d_50_395_417).Mul(half_50_395_417)
+									w3_50_395_417 := a_50_395_417.Mul(b_50_395_417).Mul(c_50_395_417).Mul(sixth_50_395_417)
+									d0_50_395_417 := c_50_395_417.Mul(d_50_395_417).Add(b_50_395_417.Mul(d_50_395_417)).Add(b_50_395_417.Mul(c_50_395_417)).AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Mul(sixth_50_395_417)
+									d1_50_395_417 := c_50_395_417.Mul(d_50_395_417).Add(a_50_395_417.Mul(d_50_395_417)).Add(a_50_395_417.Mul(c_50_395_417)).Mul(half_50_395_417)
+									d2_50_395_417 := b_50_395_417.Mul(d_50_395_417).Add(a_50_395_417.Mul(d_50_395_417)).Add(a_50_395_417.Mul(b_50_395_417)).AsUint64x8().Xor(sign_50_395_417).AsFloat64x8().Mul(half_50_395_417)
+									d3_50_395_417 := b_50_395_417.Mul(c_50_395_417).Add(a_50_395_417.Mul(c_50_395_417)).Add(a_50_395_417.Mul(b_50_395_417)).Mul(sixth_50_395_417)
 									r0_0_50_395_417, r1_0_50_395_417, r2_0_50_395_417, r3_0_50_395_417, r4_0_50_395_417, r5_0_50_395_417, r6_0_50_395_417, r7_0_50_395_417 = w0_50_395_417, w1_50_395_417, w2_50_395_417, w3_50_395_417, d0_50_395_417, d1_50_395_417, d2_50_395_417, d3_50_395_417
 								}
 								wk_395_417[0], wk_395_417[1], wk_395_417[2], wk_395_417[3], dwk_395_417[0], dwk_395_417[1], dwk_395_417[2], dwk_395_417[3] = r0_0_50_395_417, r1_0_50_395_417, r2_0_50_395_417, r3_0_50_395_417, r4_0_50_395_417, r5_0_50_395_417, r6_0_50_395_417, r7_0_50_395_417
@@ -22626,18 +22626,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								)
 								{
 									r_51_395_417, t_51_395_417 := r_395_417, l_395_417.Sub(l0_395_417)
-									one_51_395_417, two_51_395_417, six_51_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[57]))
+									one_51_395_417, two_51_395_417, half_51_395_417, sixth_51_395_417 := archsimd.LoadFloat64x8((&vkTableAVX512[22])), archsimd.LoadFloat64x8((&vkTableAVX512[21])), archsimd.LoadFloat64x8((&vkTableAVX512[48])), archsimd.LoadFloat64x8((&vkTableAVX512[58]))
 									sign_51_395_417 := archsimd.LoadFloat64x8((*[8]float64)((&r_51_395_417.negZero))).AsUint64x8()
 									a_51_395_417, b_51_395_417, c_51_395_417, d_51_395_417 := t_51_395_417.Add(one_51_395_417), t_51_395_417, t_51_395_417.Sub(one_51_395_417), t_51_395_417.Sub(two_51_395_417)
 									nb_51_395_417 := b_51_395_417.AsUint64x8().Xor(sign_51_395_417).AsFloat64x8()
-									w0_51_395_417 := nb_51_395_417.Mul(c_51_395_417).Mul(d_51_395_417).Div(six_51_395_417)
-									w1_51_395_417 := a_51_395_417.Mul(c_51_395_417).Mul(d_51_395_417).Div(two_51_395_417)
-									w2_51_395_417 := a_51_395_417.AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Mul(b_51_395_417).Mul(d_51_395_417).Div(two_51_395_417)
-									w3_51_395_417 := a_51_395_417.Mul(b_51_395_417).Mul(c_51_395_417).Div(six_51_395_417)
-									d0_51_395_417 := c_51_395_417.Mul(d_51_395_417).Add(b_51_395_417.Mul(d_51_395_417)).Add(b_51_395_417.Mul(c_51_395_417)).AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Div(six_51_395_417)
-									d1_51_395_417 := c_51_395_417.Mul(d_51_395_417).Add(a_51_395_417.Mul(d_51_395_417)).Add(a_51_395_417.Mul(c_51_395_417)).Div(two_51_395_417)
-									d2_51_395_417 := b_51_395_417.Mul(d_51_395_417).Add(a_51_395_417.Mul(d_51_395_417)).Add(a_51_395_417.Mul(b_51_395_417)).AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Div(two_51_395_417)
-									d3_51_395_417 := b_51_395_417.Mul(c_51_395_417).Add(a_51_395_417.Mul(c_51_395_417)).Add(a_51_395_417.Mul(b_51_395_417)).Div(six_51_395_417)
+									w0_51_395_417 := nb_51_395_417.Mul(c_51_395_417).Mul(d_51_395_417).Mul(sixth_51_395_417)
+									w1_51_395_417 := a_51_395_417.Mul(c_51_395_417).Mul(d_51_395_417).Mul(half_51_395_417)
+									w2_51_395_417 := a_51_395_417.AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Mul(b_51_395_417).Mul(d_51_395_417).Mul(half_51_395_417)
+									w3_51_395_417 := a_51_395_417.Mul(b_51_395_417).Mul(c_51_395_417).Mul(sixth_51_395_417)
+									d0_51_395_417 := c_51_395_417.Mul(d_51_395_417).Add(b_51_395_417.Mul(d_51_395_417)).Add(b_51_395_417.Mul(c_51_395_417)).AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Mul(sixth_51_395_417)
+									d1_51_395_417 := c_51_395_417.Mul(d_51_395_417).Add(a_51_395_417.Mul(d_51_395_417)).Add(a_51_395_417.Mul(c_51_395_417)).Mul(half_51_395_417)
+									d2_51_395_417 := b_51_395_417.Mul(d_51_395_417).Add(a_51_395_417.Mul(d_51_395_417)).Add(a_51_395_417.Mul(b_51_395_417)).AsUint64x8().Xor(sign_51_395_417).AsFloat64x8().Mul(half_51_395_417)
+									d3_51_395_417 := b_51_395_417.Mul(c_51_395_417).Add(a_51_395_417.Mul(c_51_395_417)).Add(a_51_395_417.Mul(b_51_395_417)).Mul(sixth_51_395_417)
 									r0_0_51_395_417, r1_0_51_395_417, r2_0_51_395_417, r3_0_51_395_417, r4_0_51_395_417, r5_0_51_395_417, r6_0_51_395_417, r7_0_51_395_417 = w0_51_395_417, w1_51_395_417, w2_51_395_417, w3_51_395_417, d0_51_395_417, d1_51_395_417, d2_51_395_417, d3_51_395_417
 								}
 								wl_395_417[0], wl_395_417[1], wl_395_417[2], wl_395_417[3], dwl_395_417[0], dwl_395_417[1], dwl_395_417[2], dwl_395_417[3] = r0_0_51_395_417, r1_0_51_395_417, r2_0_51_395_417, r3_0_51_395_417, r4_0_51_395_417, r5_0_51_395_417, r6_0_51_395_417, r7_0_51_395_417
@@ -22721,4 +22721,4 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {0, 0, 0, 0, 0, 0, 0, 0}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {3, 3, 3, 3, 3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi, invPi, invPi, invPi, invPi}, {-6, -6, -6, -6, -6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6, 6, 6, 6, 6}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq, piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}
+var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {2, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {0, 0, 0, 0, 0, 0, 0, 0}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {piC, piC, piC, piC, piC, piC, piC, piC}, {3, 3, 3, 3, 3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi, invPi, invPi, invPi, invPi}, {-6, -6, -6, -6, -6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6, 6, 6, 6, 6}, {oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq, piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}
