@@ -1361,12 +1361,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 			sa = keepLatticeLanes(skip, sa)
 			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
 		}
-		s.StoreSlice(t.s[p0:])
-		def.StoreSlice(t.def[p0:])
-		sig.StoreSlice(t.sig[p0:])
-		sna.StoreSlice(t.na[p0:])
-		snb.StoreSlice(t.nb[p0:])
-		snc.StoreSlice(t.nc[p0:])
+		gradEndLanes(t, p0, s, def, sig, sna, snb, snc)
 	}
 	vzeroupper()
 }
@@ -1529,12 +1524,7 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 			fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl := shapeGradLanes(r, h, kk, l)
 			s, def, sig, sna, snb, snc, sfu = gradTermShapeLanes(k, &ia, &oinc[oi], sh, p0, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu, hkl, 3*oi*stride+p0, stride)
 		}
-		s.StoreSlice(t.s[p0:])
-		def.StoreSlice(t.def[p0:])
-		sig.StoreSlice(t.sig[p0:])
-		sna.StoreSlice(t.na[p0:])
-		snb.StoreSlice(t.nb[p0:])
-		snc.StoreSlice(t.nc[p0:])
+		gradEndLanes(t, p0, s, def, sig, sna, snb, snc)
 		sfu.StoreSlice(sh.fu[p0:])
 	}
 	vzeroupper()
@@ -1600,6 +1590,19 @@ func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf
 	x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
 	return x.Mul(il), y.Mul(il), z.Mul(il), vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:]),
 		vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
+}
+
+// gradEndLanes ends a vector of pixels in termsGradLanes (and
+// termsGradShapeLanes): it stores the sums gradStartLanes loaded.
+//
+//lanegen:inline
+func gradEndLanes(t *termLanes, p0 int, s, def, sig, sna, snb, snc vf) {
+	s.StoreSlice(t.s[p0:])
+	def.StoreSlice(t.def[p0:])
+	sig.StoreSlice(t.sig[p0:])
+	sna.StoreSlice(t.na[p0:])
+	snb.StoreSlice(t.nb[p0:])
+	snc.StoreSlice(t.nc[p0:])
 }
 
 // lossGeomLanes computes the geometry of lanes pixels from p0 of a
