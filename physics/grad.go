@@ -98,7 +98,7 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 				// rows before the switch-off point's too, interpolating
 				// (and so do the pixels they hand to the per-pixel walk:
 				// perPixel).
-				if row != nil && k.interpLanes && (cut < 0 || s < cut/c.FPixels) {
+				if row != nil && k.interpLanes() && (cut < 0 || s < cut/c.FPixels) {
 					w.interp = true
 					row(s, a, w, &sum, &comp)
 					w.interp = false
@@ -150,7 +150,7 @@ func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 	c := k.c
 	firstOOR := make([]int, c.SPixels)
 	firstEval := make([]int, c.SPixels)
-	if k.interpLanes {
+	if k.interpLanes() {
 		pixel, eval, _ = untilCutoff(c, firstOOR, firstEval, func(from, to int) {
 			parallelWorkers(to-from, func() func(int) {
 				rb := k.newRowBuf()

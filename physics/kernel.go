@@ -195,7 +195,7 @@ func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 	// render renders rows from … to-1 in mode, on the lane kernels where
 	// they apply (counting them for progress when count is set).
 	render := func(from, to int, mode interpMode, count bool) {
-		lanes := k.forwardLanes() && (mode == interpNone || mode == interpOn && k.interpLanes)
+		lanes := k.forwardLanes() && (mode == interpNone || mode == interpOn && k.interpLanes())
 		parallelWorkers(to-from, func() func(int) {
 			var rb *rowBuf
 			if lanes {
@@ -408,7 +408,6 @@ type kernel struct {
 	shapeLanes           bool    // the forward lane kernels apply to the round, Gaussian or top-hat shape (simple's other conditions)
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
-	interpLanes          bool    // simple's, and the forward lane kernels interpolate (pixelsAxesInterpLanes)
 	rulesLanes           bool    // … and to the -oversample_* rules, flat (pixelsAxesRulesLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
@@ -568,10 +567,6 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
 		k.noLanes()
 	}
-	// Interpolating rows on the lanes: until the switch-off point the
-	// reference interpolates, and rowLanes leaves a pixel whose terms
-	// leave the table to the general loops.
-	k.interpLanes = k.simple && c.Interpolate && c.HasHKL
 	k.lr = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
 	k.tier = currentTier()
@@ -621,8 +616,15 @@ func (k *kernel) captureFrac(t int, par float64) float64 {
 
 // noLanes sends every row to the general loops.
 func (k *kernel) noLanes() {
-	k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes, k.interpLanes = false, false, false, false, false, false
+	k.simple, k.shapeLanes, k.dminLanes, k.curvedLanes, k.rulesLanes = false, false, false, false, false
 }
+
+// interpLanes reports whether interpolating rows run on the lane kernels
+// (pixelsAxesInterpLanes, and termsGradAxesInterpLanes in the loss rows):
+// kernel.simple's structures. Until the switch-off point the reference
+// interpolates, and rowLanes leaves a pixel whose terms leave the table to
+// the general loops.
+func (k *kernel) interpLanes() bool { return k.simple && k.c.Interpolate && k.c.HasHKL }
 
 // lossLanes reports whether the loss rows' lane kernels apply to the
 // structure (termsGradLanes and its variants, termsGradShapeLanes):

@@ -56,3 +56,11 @@ func vgatherCubeAVX2(bits []uint64, ia *[4]int32, hs, ks int, cube []float64) {
 		}
 	}
 }
+
+// cubeRows returns a pointer to table cell at, having checked that the
+// table holds the 4×4×4 cells from there (strides hs and ks): the vector
+// gatherCubes (vgatherCubeAVX2, vgatherCubeAVX512) then load its rows
+// unchecked.
+func cubeRows(bits []uint64, at int32, hs, ks int) unsafe.Pointer {
+	return unsafe.Pointer(&bits[int(at):][:3*hs+3*ks+4][0])
+}

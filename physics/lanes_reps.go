@@ -164,7 +164,7 @@ func (k *kernel) newRowBuf() *rowBuf {
 	n := (k.c.FPixels + maxLanes - 1) / maxLanes * maxLanes
 	rb := &rowBuf{f: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
 		polar: make([]float64, n), par: make([]float64, n), sdet: make([][3]laneVal, k.c.Oversample)}
-	if k.interpLanes {
+	if k.interpLanes() {
 		rb.cube = make([]float64, cubeLen)
 	}
 	return rb

@@ -1,9 +1,6 @@
 package physics
 
-import (
-	"math"
-	"unsafe"
-)
+import "math"
 
 //go:generate go run ./internal/lanegen/cmd
 
@@ -48,11 +45,4 @@ func gatherCube(bits []uint64, ia *[1]int32, hs, ks int, cube []float64) {
 			}
 		}
 	}
-}
-
-// cubeRows returns a pointer to table cell at, having checked that the
-// table holds the 4×4×4 cells from there (strides hs and ks): the vector
-// gatherCubes then load its rows unchecked.
-func cubeRows(bits []uint64, at int32, hs, ks int) unsafe.Pointer {
-	return unsafe.Pointer(&bits[int(at):][:3*hs+3*ks+4][0])
 }
