@@ -35,7 +35,7 @@ const (
 
 // polarizationCoef is polarizationCoefLanes on one lane, for source si.
 func (k *kernel) polarizationCoef(si int, dx, dy, dz float64) (p, dkahn, alpha, beta, gamma, dd float64) {
-	return polarizationCoefLanes(k.lr, &k.lr.src[si], dx, dy, dz)
+	return polarizationCoefLanes(k.lr, &k.ll.src[si], dx, dy, dz)
 }
 
 // termLanes are a row chunk's diffracted directions (d) and its
@@ -234,33 +234,16 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	// sources and orientations leave room for (hklCap); with more the
 	// scalar copy runs.
 	vector := n >= maxLanes
-	if len(w.hkl) < J*n*3*SM+rowChunk {
-		w.hkl = make([]float64, J*n*3*SM+rowChunk) // (the backward pass reads rowChunk from each start)
-	}
-	if len(w.rowSums) < R*9*SM {
-		w.rowSums = make([]float64, R*9*SM)
-	}
-	if len(w.dsq) < J*rowChunk*S {
-		w.dsq = make([]float64, J*rowChunk*S)
-	}
-	if len(w.back) < slots*(lossBackSums+9*SM) {
-		w.back = make([]float64, slots*(lossBackSums+9*SM))
-	}
+	w.rowScratch(k, r, J, n, R, S, SM)
 	hkl, rs, dsq, back := w.hkl, w.rowSums[:R*9*SM], w.dsq, w.back
 	// The spot shapes' sums (shapeBackLanes): the fudge's, and the
 	// Gaussian's by a*, b*, c* (their records only for a shape).
 	var shapeTot [10]float64
 	ns := k.shapeSumCount()
-	if k.shapeLanes && r.shape == nil {
-		r.shape = new(shapeSums)
-	}
 	sh := r.shape
 	oinc := w.orientScratch(M)
 	var cube []float64 // interpolating rows: interpGradLanes' scratch
 	if w.interp {
-		if w.cube == nil {
-			w.cube = make([]float64, 2*cubeLen)
-		}
 		cube = w.cube
 	}
 	clear(rs)
@@ -320,9 +303,9 @@ chunks:
 					sp := &r.subs[j]
 					sp.front.setF(fs, os, subF, pad)
 					if j == 0 {
-						k.lossFront(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np, pol)
+						k.lossFront(&r.sdetRep[subS], &k.ll.odet[layer], &sp.front, &sp.tl, np, pol)
 					} else {
-						k.lossFrontSub(&r.sdetRep[subS], &k.lr.odet[layer], &sp.front, &sp.tl, np)
+						k.lossFrontSub(&r.sdetRep[subS], &k.ll.odet[layer], &sp.front, &sp.tl, np)
 						sp.tl.carry(&r.subs[j-1].tl, pad)
 					}
 					for si := range k.src {
@@ -671,13 +654,13 @@ func lossChunk(per int) int {
 // row's per row of sub-pixels.
 type lossRecs struct {
 	idx     [rowChunk]int
-	g       [rowChunk]float64 // I, then ∂L/∂I
-	capture [rowChunk]float64 // the capture fraction (with a sensor thickness)
-	subs    []lossSub         // per sub-pixel, (t·Oversample + subS)·Oversample + subF
-	tot     []lossTotals      // per row of sub-pixels (t·Oversample + subS)
-	sdet    []float64         // per subS
-	sdetRep [][3]laneVal      // sdet times the slow axis, repeated
-	shape   *shapeSums        // the spot shapes' per-pixel sums (kernel.shapeLanes)
+	g       *[rowChunk]float64 // I, then ∂L/∂I
+	capture *[rowChunk]float64 // the capture fraction (with a sensor thickness)
+	subs    []lossSub          // per sub-pixel, (t·Oversample + subS)·Oversample + subF
+	tot     []lossTotals       // per row of sub-pixels (t·Oversample + subS)
+	sdet    []float64          // per subS
+	sdetRep [][3]laneVal       // sdet times the slow axis, repeated
+	shape   *shapeSums         // the spot shapes' per-pixel sums (kernel.shapeLanes)
 }
 
 // shapeSums are a loss-row chunk's per-pixel sums, over its sub-pixels,
@@ -803,26 +786,53 @@ func (t *termLanes) carry(u *termLanes, n int) {
 // of m orientations.
 func (w *gradWork) orientScratch(m int) [][3]laneVal {
 	if len(w.oinc) < m {
-		w.oinc = make([][3]laneVal, m)
+		w.oinc = alignedMake[[3]laneVal](m)
 	}
 	return w.oinc[:m]
+}
+
+// rowScratch makes room in w for lossRow's scratch, for J sub-pixels per
+// pixel, chunks of n pixels, R rows of sub-pixels, S sources and SM
+// sources × orientations: ∂S/∂(h, k, l) (hkl), the row sums, |d − inc|²
+// (dsq), the backward pass's partial sums, and where the rows need them
+// the spot shapes' sums (in r) and the interpolation's scratch. What the
+// lanes read and write starts at a 64-byte boundary (align.go).
+func (w *gradWork) rowScratch(k *kernel, r *lossRecs, J, n, R, S, SM int) {
+	if len(w.hkl) < J*n*3*SM+rowChunk {
+		w.hkl = alignedMake[float64](J*n*3*SM + rowChunk) // (the backward pass reads rowChunk from each start)
+	}
+	if len(w.rowSums) < R*9*SM {
+		w.rowSums = make([]float64, R*9*SM)
+	}
+	if len(w.dsq) < J*rowChunk*S {
+		w.dsq = alignedMake[float64](J * rowChunk * S)
+	}
+	if len(w.back) < slots*(lossBackSums+9*SM) {
+		w.back = alignedMake[float64](slots * (lossBackSums + 9*SM))
+	}
+	if k.shapeLanes && r.shape == nil {
+		r.shape = &alignedMake[shapeSums](1)[0]
+	}
+	if w.interp && w.cube == nil {
+		w.cube = alignedMake[float64](2 * cubeLen)
+	}
 }
 
 // recs returns w's loss-row records, with room for os² sub-pixels in each
 // of layers sensor layers.
 func (w *gradWork) recs(os, layers int) *lossRecs {
 	if w.lr == nil {
-		w.lr = new(lossRecs)
+		w.lr = &lossRecs{g: &alignedMake[[rowChunk]float64](1)[0], capture: &alignedMake[[rowChunk]float64](1)[0]}
 	}
 	r := w.lr
 	if len(r.sdet) < os {
-		r.sdet, r.sdetRep = make([]float64, os), make([][3]laneVal, os)
+		r.sdet, r.sdetRep = make([]float64, os), alignedMake[[3]laneVal](os)
 	}
 	if len(r.tot) < layers*os {
 		r.tot = make([]lossTotals, layers*os)
 	}
 	if len(r.subs) < layers*os*os {
-		r.subs = make([]lossSub, layers*os*os)
+		r.subs = alignedMake[lossSub](layers * os * os)
 	}
 	return r
 }

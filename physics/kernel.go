@@ -426,6 +426,7 @@ type kernel struct {
 	hklSmall             bool                  // every |h|, |k|, |l| < 2⁵⁰
 	tier                 laneTier              // the lane kernels to run (dispatch.go)
 	lr                   *laneReps             // what the lane kernels read (lanes_reps.go)
+	ll                   *laneLists            // the lane kernels' lists: per sub-pixel column, layer, orientation, source
 	fhklBits             []uint64              // fhkl's bit patterns
 	missBits             []uint64              // 1 (as bits) where the table has no data, 0 elsewhere; nil when it has data everywhere (gradSetup)
 }
@@ -567,7 +568,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	if !k.hklSmall || len(k.orient) > maxRepOrient {
 		k.noLanes()
 	}
-	k.lr = k.newLaneReps(k.forwardLanes())
+	k.lr, k.ll = k.newLaneReps(k.forwardLanes())
 	k.fhklBits = bitsOf(k.fhkl)
 	k.tier = currentTier()
 	return k

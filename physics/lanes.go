@@ -577,8 +577,8 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, cube []float64, sum, 
 	c := k.c
 	n := k.nn[0]
 	zero := vk(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := vrep(&sr.il)
 		qx, qy, qz := dx.Sub(vrep(&sr.inc[0])).Mul(il), dy.Sub(vrep(&sr.inc[1])).Mul(il), dz.Sub(vrep(&sr.inc[2])).Mul(il)
 		sum0, polar0 := sum, polar
@@ -593,8 +593,8 @@ func (k *kernel) termsLanes(r *laneReps, ia *[lanes]int32, cube []float64, sum, 
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := vrep(&o[0]).Mul(qx).Add(vrep(&o[1]).Mul(qy)).Add(vrep(&o[2]).Mul(qz))
 			kk := vrep(&o[3]).Mul(qx).Add(vrep(&o[4]).Mul(qy)).Add(vrep(&o[5]).Mul(qz))
 			l := vrep(&o[6]).Mul(qx).Add(vrep(&o[7]).Mul(qy)).Add(vrep(&o[8]).Mul(qz))
@@ -807,7 +807,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	sub, half := vrep(&r.sub), vrep(&r.half)
 	last := c.ThickSteps - 1
 	count := vrep(&r.count)
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	noCapture := noCaptureLanes(c)
 	if os == 1 && last == 0 && noCapture {
 		// One sub-pixel in one layer without a capture fraction (the
@@ -818,7 +818,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 		// one pixel after another in the first lane of om (vaddseq),
 		// where the additions overlap the terms' work; those of a last,
 		// partial vector are left to the caller (rb.omDone).
-		g := &rb.geo
+		g := rb.geo
 		om := vloadSlice(rb.om[:])
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -873,9 +873,9 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(vrep(&r.subF[subF]))).Add(half)
+						fdet := sub.Mul(f0.Add(vrep(&k.ll.subF[subF]))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
-						sum, omega, polar = k.subpixelLanes(r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t)
+						sum, omega, polar = k.subpixelLanes(r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t)
 						wsum = omegaAddLanes(r, wsum, omega)
 					}
 				}
@@ -1353,10 +1353,10 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 	var ia [lanes]int32
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += lanes {
-		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&k.ll.src[si], t, ds, p0)
 		skip := noSkipLanes(r, qx, qy, qz)
-		for oi := range r.orient {
-			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+		for oi := range k.ll.orient {
+			h, kk, l := hklLanes(&k.ll.orient[oi], qx, qy, qz)
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := sincgGrad3Lanes(r, h, kk, l, n)
 			sa = keepLatticeLanes(skip, sa)
 			s, def, sig, sna, snb, snc = gradTermLanes(k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride)
@@ -1517,10 +1517,10 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 	var ia [lanes]int32
 	k.orientIncLanes(si, oinc)
 	for p0 := 0; p0 < np; p0 += lanes {
-		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&r.src[si], t, ds, p0)
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&k.ll.src[si], t, ds, p0)
 		sfu := vloadSlice(sh.fu[p0:])
-		for oi := range r.orient {
-			h, kk, l := hklLanes(&r.orient[oi], qx, qy, qz)
+		for oi := range k.ll.orient {
+			h, kk, l := hklLanes(&k.ll.orient[oi], qx, qy, qz)
 			fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl := shapeGradLanes(r, h, kk, l)
 			s, def, sig, sna, snb, snc, sfu = gradTermShapeLanes(k, &ia, &oinc[oi], sh, p0, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu, hkl, 3*oi*stride+p0, stride)
 		}
@@ -1565,12 +1565,11 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 // orientIncLanes stores (o_i·inc)/λ of source si for every orientation
 // in oinc (termsGradLanes).
 func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
-	r := k.lr
-	sr := &r.src[si]
+	sr := &k.ll.src[si]
 	il := vrep(&sr.il)
-	for oi := range r.orient {
+	for oi := range k.ll.orient {
 		e := &oinc[oi]
-		a, b, c := hklLanes(&r.orient[oi], vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2]))
+		a, b, c := hklLanes(&k.ll.orient[oi], vrep(&sr.inc[0]), vrep(&sr.inc[1]), vrep(&sr.inc[2]))
 		a.Mul(il).StoreSlice(e[0][:])
 		b.Mul(il).StoreSlice(e[1][:])
 		c.Mul(il).StoreSlice(e[2][:])
@@ -1643,7 +1642,7 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
-	sr := &r.src[0]
+	sr := &k.ll.src[0]
 	one, half, zero := vk(1), vk(0.5), vk(0)
 	for p0 := 0; p0 < np; p0 += lanes {
 		dx, dy, dz, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
@@ -1776,7 +1775,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
-	lossRowSumsLanes(r, fr, g, dsq, hkl, stride, np, out)
+	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
@@ -1861,13 +1860,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 // registers.
 //
 //lanegen:inline
-func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	scale := vrep(&r.scale)
+func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
+	scale := vrep(&k.lr.scale)
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
-	M := len(r.orient)
-	SM := len(r.src) * M
+	M := len(k.ll.orient)
+	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
@@ -1914,7 +1913,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
-	lossRowSumsLanes(r, fr, g, dsq, hkl, stride, np, out)
+	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
 	var adX, adY, adZ, fadX, fadY, fadZ [m]vs
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {

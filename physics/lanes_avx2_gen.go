@@ -1156,8 +1156,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, 
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -1194,8 +1194,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, 
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -1480,8 +1480,8 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, fd
 		c_67 := k_67.c
 		n_67 := k_67.nn[0]
 		zero_67 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_67 := range r_67.src {
-			sr_67 := &r_67.src[si_67]
+		for si_67 := range k_67.ll.src {
+			sr_67 := &k_67.ll.src[si_67]
 			il_67 := archsimd.LoadFloat64x4((*[4]float64)((&sr_67.il)[:4]))
 			qx_67, qy_67, qz_67 := dx_67.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67.inc[0])[:4]))).Mul(il_67), dy_67.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67.inc[1])[:4]))).Mul(il_67), dz_67.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67.inc[2])[:4]))).Mul(il_67)
 			sum0_67, polar0_67 := sum_67, polar_67
@@ -1518,8 +1518,8 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, fd
 				}
 				polar_67 = p_67.Merge(polar_67, m_67)
 			}
-			for oi_67 := range r_67.orient {
-				o_67 := &r_67.orient[oi_67]
+			for oi_67 := range k_67.ll.orient {
+				o_67 := &k_67.ll.orient[oi_67]
 				h_67 := archsimd.LoadFloat64x4((*[4]float64)((&o_67[0])[:4])).Mul(qx_67).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[1])[:4])).Mul(qy_67)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[2])[:4])).Mul(qz_67))
 				kk_67 := archsimd.LoadFloat64x4((*[4]float64)((&o_67[3])[:4])).Mul(qx_67).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[4])[:4])).Mul(qy_67)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[5])[:4])).Mul(qz_67))
 				l_67 := archsimd.LoadFloat64x4((*[4]float64)((&o_67[6])[:4])).Mul(qx_67).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[7])[:4])).Mul(qy_67)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67[8])[:4])).Mul(qz_67))
@@ -1717,7 +1717,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_69 bool
 	{
 		c_69 := c
@@ -1725,7 +1725,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_69
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -1792,8 +1792,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					c_75 := k_75.c
 					n_75 := k_75.nn[0]
 					zero_75 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_75 := range r_75.src {
-						sr_75 := &r_75.src[si_75]
+					for si_75 := range k_75.ll.src {
+						sr_75 := &k_75.ll.src[si_75]
 						il_75 := archsimd.LoadFloat64x4((*[4]float64)((&sr_75.il)[:4]))
 						qx_75, qy_75, qz_75 := dx_75.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_75.inc[0])[:4]))).Mul(il_75), dy_75.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_75.inc[1])[:4]))).Mul(il_75), dz_75.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_75.inc[2])[:4]))).Mul(il_75)
 						sum0_75, polar0_75 := sum_75, polar_75
@@ -1830,8 +1830,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_75 = p_75.Merge(polar_75, m_75)
 						}
-						for oi_75 := range r_75.orient {
-							o_75 := &r_75.orient[oi_75]
+						for oi_75 := range k_75.ll.orient {
+							o_75 := &k_75.ll.orient[oi_75]
 							h_75 := archsimd.LoadFloat64x4((*[4]float64)((&o_75[0])[:4])).Mul(qx_75).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[1])[:4])).Mul(qy_75)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[2])[:4])).Mul(qz_75))
 							kk_75 := archsimd.LoadFloat64x4((*[4]float64)((&o_75[3])[:4])).Mul(qx_75).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[4])[:4])).Mul(qy_75)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[5])[:4])).Mul(qz_75))
 							l_75 := archsimd.LoadFloat64x4((*[4]float64)((&o_75[6])[:4])).Mul(qx_75).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[7])[:4])).Mul(qy_75)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_75[8])[:4])).Mul(qz_75))
@@ -2082,8 +2082,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 					c_67_77 := k_67_77.c
 					n_67_77 := k_67_77.nn[0]
 					zero_67_77 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_67_77 := range r_67_77.src {
-						sr_67_77 := &r_67_77.src[si_67_77]
+					for si_67_77 := range k_67_77.ll.src {
+						sr_67_77 := &k_67_77.ll.src[si_67_77]
 						il_67_77 := archsimd.LoadFloat64x4((*[4]float64)((&sr_67_77.il)[:4]))
 						qx_67_77, qy_67_77, qz_67_77 := dx_67_77.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_77.inc[0])[:4]))).Mul(il_67_77), dy_67_77.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_77.inc[1])[:4]))).Mul(il_67_77), dz_67_77.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_77.inc[2])[:4]))).Mul(il_67_77)
 						sum0_67_77, polar0_67_77 := sum_67_77, polar_67_77
@@ -2120,8 +2120,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_67_77 = p_67_77.Merge(polar_67_77, m_67_77)
 						}
-						for oi_67_77 := range r_67_77.orient {
-							o_67_77 := &r_67_77.orient[oi_67_77]
+						for oi_67_77 := range k_67_77.ll.orient {
+							o_67_77 := &k_67_77.ll.orient[oi_67_77]
 							h_67_77 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[0])[:4])).Mul(qx_67_77).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[1])[:4])).Mul(qy_67_77)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[2])[:4])).Mul(qz_67_77))
 							kk_67_77 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[3])[:4])).Mul(qx_67_77).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[4])[:4])).Mul(qy_67_77)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[5])[:4])).Mul(qz_67_77))
 							l_67_77 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[6])[:4])).Mul(qx_67_77).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[7])[:4])).Mul(qy_67_77)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_77[8])[:4])).Mul(qz_67_77))
@@ -2275,7 +2275,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_79 archsimd.Float64x4
@@ -2283,7 +2283,7 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 							r2_0_79 archsimd.Float64x4
 						)
 						{
-							k_79, r_79, ia_79, cube_79, fdet_79, s_79, o_79, sum_79, omega_79, polar_79, capture_79, par_79, layer_79 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_79, r_79, ia_79, cube_79, fdet_79, s_79, o_79, sum_79, omega_79, polar_79, capture_79, par_79, layer_79 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_79 := k_79.c
 							var r0_0_59_79 archsimd.Float64x4
 							{
@@ -2363,8 +2363,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 								c_67_79 := k_67_79.c
 								n_67_79 := k_67_79.nn[0]
 								zero_67_79 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_67_79 := range r_67_79.src {
-									sr_67_79 := &r_67_79.src[si_67_79]
+								for si_67_79 := range k_67_79.ll.src {
+									sr_67_79 := &k_67_79.ll.src[si_67_79]
 									il_67_79 := archsimd.LoadFloat64x4((*[4]float64)((&sr_67_79.il)[:4]))
 									qx_67_79, qy_67_79, qz_67_79 := dx_67_79.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_79.inc[0])[:4]))).Mul(il_67_79), dy_67_79.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_79.inc[1])[:4]))).Mul(il_67_79), dz_67_79.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_67_79.inc[2])[:4]))).Mul(il_67_79)
 									sum0_67_79, polar0_67_79 := sum_67_79, polar_67_79
@@ -2401,8 +2401,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_67_79 = p_67_79.Merge(polar_67_79, m_67_79)
 									}
-									for oi_67_79 := range r_67_79.orient {
-										o_67_79 := &r_67_79.orient[oi_67_79]
+									for oi_67_79 := range k_67_79.ll.orient {
+										o_67_79 := &k_67_79.ll.orient[oi_67_79]
 										h_67_79 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[0])[:4])).Mul(qx_67_79).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[1])[:4])).Mul(qy_67_79)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[2])[:4])).Mul(qz_67_79))
 										kk_67_79 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[3])[:4])).Mul(qx_67_79).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[4])[:4])).Mul(qy_67_79)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[5])[:4])).Mul(qz_67_79))
 										l_67_79 := archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[6])[:4])).Mul(qx_67_79).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[7])[:4])).Mul(qy_67_79)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_67_79[8])[:4])).Mul(qz_67_79))
@@ -4519,7 +4519,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 			r8_0_188 archsimd.Float64x4
 		)
 		{
-			sr_188, t_188, ds_188, p0_188 := &r.src[si], t, ds, p0
+			sr_188, t_188, ds_188, p0_188 := &k.ll.src[si], t, ds, p0
 			il_188 := archsimd.LoadFloat64x4((*[4]float64)((&sr_188.il)[:4]))
 			x_188, y_188, z_188 := archsimd.LoadFloat64x4Slice((t_188.d[0][p0_188:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_188.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_188.d[1][p0_188:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_188.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_188.d[2][p0_188:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_188.inc[2])[:4])))
 			x_188.Mul(x_188).Add(y_188.Mul(y_188)).Add(z_188.Mul(z_188)).StoreSlice(ds_188[p0_188:])
@@ -4536,14 +4536,14 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 			r0_0_189 = archsimd.LoadFloat64x4((&vkTableAVX2[44])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[44])))
 		}
 		skip := r0_0_189
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_190 archsimd.Float64x4
 				r1_0_190 archsimd.Float64x4
 				r2_0_190 archsimd.Float64x4
 			)
 			{
-				o_190, qx_190, qy_190, qz_190 := &r.orient[oi], qx, qy, qz
+				o_190, qx_190, qy_190, qz_190 := &k.ll.orient[oi], qx, qy, qz
 				h_190 := archsimd.LoadFloat64x4((*[4]float64)((&o_190[0])[:4])).Mul(qx_190).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[1])[:4])).Mul(qy_190)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[2])[:4])).Mul(qz_190))
 				kk_190 := archsimd.LoadFloat64x4((*[4]float64)((&o_190[3])[:4])).Mul(qx_190).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[4])[:4])).Mul(qy_190)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[5])[:4])).Mul(qz_190))
 				l_190 := archsimd.LoadFloat64x4((*[4]float64)((&o_190[6])[:4])).Mul(qx_190).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[7])[:4])).Mul(qy_190)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_190[8])[:4])).Mul(qz_190))
@@ -5415,7 +5415,7 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 			r8_0_206 archsimd.Float64x4
 		)
 		{
-			sr_206, t_206, ds_206, p0_206 := &r.src[si], t, ds, p0
+			sr_206, t_206, ds_206, p0_206 := &k.ll.src[si], t, ds, p0
 			il_206 := archsimd.LoadFloat64x4((*[4]float64)((&sr_206.il)[:4]))
 			x_206, y_206, z_206 := archsimd.LoadFloat64x4Slice((t_206.d[0][p0_206:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_206.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_206.d[1][p0_206:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_206.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_206.d[2][p0_206:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_206.inc[2])[:4])))
 			x_206.Mul(x_206).Add(y_206.Mul(y_206)).Add(z_206.Mul(z_206)).StoreSlice(ds_206[p0_206:])
@@ -5423,14 +5423,14 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_206, r1_0_206, r2_0_206, r3_0_206, r4_0_206, r5_0_206, r6_0_206, r7_0_206, r8_0_206
 		sfu := archsimd.LoadFloat64x4Slice((sh.fu[p0:]))
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_207 archsimd.Float64x4
 				r1_0_207 archsimd.Float64x4
 				r2_0_207 archsimd.Float64x4
 			)
 			{
-				o_207, qx_207, qy_207, qz_207 := &r.orient[oi], qx, qy, qz
+				o_207, qx_207, qy_207, qz_207 := &k.ll.orient[oi], qx, qy, qz
 				h_207 := archsimd.LoadFloat64x4((*[4]float64)((&o_207[0])[:4])).Mul(qx_207).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[1])[:4])).Mul(qy_207)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[2])[:4])).Mul(qz_207))
 				kk_207 := archsimd.LoadFloat64x4((*[4]float64)((&o_207[3])[:4])).Mul(qx_207).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[4])[:4])).Mul(qy_207)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[5])[:4])).Mul(qz_207))
 				l_207 := archsimd.LoadFloat64x4((*[4]float64)((&o_207[6])[:4])).Mul(qx_207).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[7])[:4])).Mul(qy_207)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_207[8])[:4])).Mul(qz_207))
@@ -5825,10 +5825,9 @@ func (k *kernel) shapeBackLanesAVX2(fr *lossFront, sh *shapeSums, g []float64, n
 }
 
 func (k *kernel) orientIncLanesAVX2(si int, oinc [][3]laneVal) {
-	r := k.lr
-	sr := &r.src[si]
+	sr := &k.ll.src[si]
 	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
-	for oi := range r.orient {
+	for oi := range k.ll.orient {
 		e := &oinc[oi]
 		var (
 			r0_0_211 archsimd.Float64x4
@@ -5836,7 +5835,7 @@ func (k *kernel) orientIncLanesAVX2(si int, oinc [][3]laneVal) {
 			r2_0_211 archsimd.Float64x4
 		)
 		{
-			o_211, qx_211, qy_211, qz_211 := &r.orient[oi], archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
+			o_211, qx_211, qy_211, qz_211 := &k.ll.orient[oi], archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4])), archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))
 			h_211 := archsimd.LoadFloat64x4((*[4]float64)((&o_211[0])[:4])).Mul(qx_211).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[1])[:4])).Mul(qy_211)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[2])[:4])).Mul(qz_211))
 			kk_211 := archsimd.LoadFloat64x4((*[4]float64)((&o_211[3])[:4])).Mul(qx_211).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[4])[:4])).Mul(qy_211)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[5])[:4])).Mul(qz_211))
 			l_211 := archsimd.LoadFloat64x4((*[4]float64)((&o_211[6])[:4])).Mul(qx_211).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[7])[:4])).Mul(qy_211)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_211[8])[:4])).Mul(qz_211))
@@ -5914,7 +5913,7 @@ func lossGeomLanesAVX2(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLan
 func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
-	sr := &r.src[0]
+	sr := &k.ll.src[0]
 	one, half, zero := archsimd.LoadFloat64x4((&vkTableAVX2[22])), archsimd.LoadFloat64x4((&vkTableAVX2[48])), archsimd.LoadFloat64x4((&vkTableAVX2[44]))
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
@@ -6137,13 +6136,13 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	const m = slots / sl
 	const step = max(4, slots)
 	{
-		r_220, fr_220, g_220, dsq_220, hkl_220, stride_220, np_220, out_220 := r, fr, g, dsq, hkl, stride, np, out
-		scale_220 := archsimd.LoadFloat64x4((*[4]float64)((&r_220.scale)[:4]))
+		k_220, fr_220, g_220, dsq_220, hkl_220, stride_220, np_220, out_220 := k, fr, g, dsq, hkl, stride, np, out
+		scale_220 := archsimd.LoadFloat64x4((*[4]float64)((&k_220.lr.scale)[:4]))
 		const sl_220 = min(4, slots)
 		const m_220 = slots / sl_220
 		const step_220 = max(4, slots)
-		M_220 := len(r_220.orient)
-		SM_220 := len(r_220.src) * M_220
+		M_220 := len(k_220.ll.orient)
+		SM_220 := len(k_220.ll.src) * M_220
 		for j_220 := 0; j_220 < SM_220; j_220++ {
 			ds_220 := dsq_220[j_220/M_220*rowChunk:]
 			hj_220, kj_220, lj_220 := hkl_220[3*j_220*stride_220:], hkl_220[(3*j_220+1)*stride_220:], hkl_220[(3*j_220+2)*stride_220:]
@@ -6248,13 +6247,13 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	archsimd.ClearAVXUpperBits()
 }
 
-func lossRowSumsLanesAVX2(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
+func lossRowSumsLanesAVX2(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
+	scale := archsimd.LoadFloat64x4((*[4]float64)((&k.lr.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
 	const step = max(4, slots)
-	M := len(r.orient)
-	SM := len(r.src) * M
+	M := len(k.ll.orient)
+	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
@@ -6295,13 +6294,13 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 	const m = slots / sl
 	const step = max(4, slots)
 	{
-		r_221, fr_221, g_221, dsq_221, hkl_221, stride_221, np_221, out_221 := r, fr, g, dsq, hkl, stride, np, out
-		scale_221 := archsimd.LoadFloat64x4((*[4]float64)((&r_221.scale)[:4]))
+		k_221, fr_221, g_221, dsq_221, hkl_221, stride_221, np_221, out_221 := k, fr, g, dsq, hkl, stride, np, out
+		scale_221 := archsimd.LoadFloat64x4((*[4]float64)((&k_221.lr.scale)[:4]))
 		const sl_221 = min(4, slots)
 		const m_221 = slots / sl_221
 		const step_221 = max(4, slots)
-		M_221 := len(r_221.orient)
-		SM_221 := len(r_221.src) * M_221
+		M_221 := len(k_221.ll.orient)
+		SM_221 := len(k_221.ll.src) * M_221
 		for j_221 := 0; j_221 < SM_221; j_221++ {
 			ds_221 := dsq_221[j_221/M_221*rowChunk:]
 			hj_221, kj_221, lj_221 := hkl_221[3*j_221*stride_221:], hkl_221[(3*j_221+1)*stride_221:], hkl_221[(3*j_221+2)*stride_221:]
@@ -6410,8 +6409,8 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -6448,8 +6447,8 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -6773,8 +6772,8 @@ func (k *kernel) termsShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, 
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -6811,8 +6810,8 @@ func (k *kernel) termsShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, 
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -7010,8 +7009,8 @@ func (k *kernel) termsAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -7048,8 +7047,8 @@ func (k *kernel) termsAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -7374,8 +7373,8 @@ func (k *kernel) termsAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []float
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -7415,8 +7414,8 @@ func (k *kernel) termsAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []float
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -7745,8 +7744,8 @@ func (k *kernel) termsAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []floa
 	c := k.c
 	n := k.nn[0]
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 		qx, qy, qz := dx.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))).Mul(il), dy.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))).Mul(il), dz.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4]))).Mul(il)
 		sum0, polar0 := sum, polar
@@ -7783,8 +7782,8 @@ func (k *kernel) termsAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []floa
 			}
 			polar = p.Merge(polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := archsimd.LoadFloat64x4((*[4]float64)((&o[0])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[1])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[2])[:4])).Mul(qz))
 			kk := archsimd.LoadFloat64x4((*[4]float64)((&o[3])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[4])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[5])[:4])).Mul(qz))
 			l := archsimd.LoadFloat64x4((*[4]float64)((&o[6])[:4])).Mul(qx).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[7])[:4])).Mul(qy)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o[8])[:4])).Mul(qz))
@@ -8264,8 +8263,8 @@ func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 		c_260 := k_260.c
 		n_260 := k_260.nn[0]
 		zero_260 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_260 := range r_260.src {
-			sr_260 := &r_260.src[si_260]
+		for si_260 := range k_260.ll.src {
+			sr_260 := &k_260.ll.src[si_260]
 			il_260 := archsimd.LoadFloat64x4((*[4]float64)((&sr_260.il)[:4]))
 			qx_260, qy_260, qz_260 := dx_260.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260.inc[0])[:4]))).Mul(il_260), dy_260.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260.inc[1])[:4]))).Mul(il_260), dz_260.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260.inc[2])[:4]))).Mul(il_260)
 			sum0_260, polar0_260 := sum_260, polar_260
@@ -8302,8 +8301,8 @@ func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 				}
 				polar_260 = p_260.Merge(polar_260, m_260)
 			}
-			for oi_260 := range r_260.orient {
-				o_260 := &r_260.orient[oi_260]
+			for oi_260 := range k_260.ll.orient {
+				o_260 := &k_260.ll.orient[oi_260]
 				h_260 := archsimd.LoadFloat64x4((*[4]float64)((&o_260[0])[:4])).Mul(qx_260).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[1])[:4])).Mul(qy_260)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[2])[:4])).Mul(qz_260))
 				kk_260 := archsimd.LoadFloat64x4((*[4]float64)((&o_260[3])[:4])).Mul(qx_260).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[4])[:4])).Mul(qy_260)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[5])[:4])).Mul(qz_260))
 				l_260 := archsimd.LoadFloat64x4((*[4]float64)((&o_260[6])[:4])).Mul(qx_260).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[7])[:4])).Mul(qy_260)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260[8])[:4])).Mul(qz_260))
@@ -8706,8 +8705,8 @@ func (k *kernel) subpixelShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 		c_269 := k_269.c
 		n_269 := k_269.nn[0]
 		zero_269 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_269 := range r_269.src {
-			sr_269 := &r_269.src[si_269]
+		for si_269 := range k_269.ll.src {
+			sr_269 := &k_269.ll.src[si_269]
 			il_269 := archsimd.LoadFloat64x4((*[4]float64)((&sr_269.il)[:4]))
 			qx_269, qy_269, qz_269 := dx_269.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269.inc[0])[:4]))).Mul(il_269), dy_269.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269.inc[1])[:4]))).Mul(il_269), dz_269.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269.inc[2])[:4]))).Mul(il_269)
 			sum0_269, polar0_269 := sum_269, polar_269
@@ -8744,8 +8743,8 @@ func (k *kernel) subpixelShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 				}
 				polar_269 = p_269.Merge(polar_269, m_269)
 			}
-			for oi_269 := range r_269.orient {
-				o_269 := &r_269.orient[oi_269]
+			for oi_269 := range k_269.ll.orient {
+				o_269 := &k_269.ll.orient[oi_269]
 				h_269 := archsimd.LoadFloat64x4((*[4]float64)((&o_269[0])[:4])).Mul(qx_269).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[1])[:4])).Mul(qy_269)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[2])[:4])).Mul(qz_269))
 				kk_269 := archsimd.LoadFloat64x4((*[4]float64)((&o_269[3])[:4])).Mul(qx_269).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[4])[:4])).Mul(qy_269)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[5])[:4])).Mul(qz_269))
 				l_269 := archsimd.LoadFloat64x4((*[4]float64)((&o_269[6])[:4])).Mul(qx_269).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[7])[:4])).Mul(qy_269)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269[8])[:4])).Mul(qz_269))
@@ -9022,8 +9021,8 @@ func (k *kernel) subpixelAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 		c_278 := k_278.c
 		n_278 := k_278.nn[0]
 		zero_278 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_278 := range r_278.src {
-			sr_278 := &r_278.src[si_278]
+		for si_278 := range k_278.ll.src {
+			sr_278 := &k_278.ll.src[si_278]
 			il_278 := archsimd.LoadFloat64x4((*[4]float64)((&sr_278.il)[:4]))
 			qx_278, qy_278, qz_278 := dx_278.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278.inc[0])[:4]))).Mul(il_278), dy_278.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278.inc[1])[:4]))).Mul(il_278), dz_278.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278.inc[2])[:4]))).Mul(il_278)
 			sum0_278, polar0_278 := sum_278, polar_278
@@ -9060,8 +9059,8 @@ func (k *kernel) subpixelAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 				}
 				polar_278 = p_278.Merge(polar_278, m_278)
 			}
-			for oi_278 := range r_278.orient {
-				o_278 := &r_278.orient[oi_278]
+			for oi_278 := range k_278.ll.orient {
+				o_278 := &k_278.ll.orient[oi_278]
 				h_278 := archsimd.LoadFloat64x4((*[4]float64)((&o_278[0])[:4])).Mul(qx_278).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[1])[:4])).Mul(qy_278)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[2])[:4])).Mul(qz_278))
 				kk_278 := archsimd.LoadFloat64x4((*[4]float64)((&o_278[3])[:4])).Mul(qx_278).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[4])[:4])).Mul(qy_278)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[5])[:4])).Mul(qz_278))
 				l_278 := archsimd.LoadFloat64x4((*[4]float64)((&o_278[6])[:4])).Mul(qx_278).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[7])[:4])).Mul(qy_278)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278[8])[:4])).Mul(qz_278))
@@ -9588,8 +9587,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 		c_287 := k_287.c
 		n_287 := k_287.nn[0]
 		zero_287 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_287 := range r_287.src {
-			sr_287 := &r_287.src[si_287]
+		for si_287 := range k_287.ll.src {
+			sr_287 := &k_287.ll.src[si_287]
 			il_287 := archsimd.LoadFloat64x4((*[4]float64)((&sr_287.il)[:4]))
 			qx_287, qy_287, qz_287 := dx_287.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287.inc[0])[:4]))).Mul(il_287), dy_287.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287.inc[1])[:4]))).Mul(il_287), dz_287.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287.inc[2])[:4]))).Mul(il_287)
 			sum0_287, polar0_287 := sum_287, polar_287
@@ -9626,8 +9625,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 				}
 				polar_287 = p_287.Merge(polar_287, m_287)
 			}
-			for oi_287 := range r_287.orient {
-				o_287 := &r_287.orient[oi_287]
+			for oi_287 := range k_287.ll.orient {
+				o_287 := &k_287.ll.orient[oi_287]
 				h_287 := archsimd.LoadFloat64x4((*[4]float64)((&o_287[0])[:4])).Mul(qx_287).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[1])[:4])).Mul(qy_287)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[2])[:4])).Mul(qz_287))
 				kk_287 := archsimd.LoadFloat64x4((*[4]float64)((&o_287[3])[:4])).Mul(qx_287).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[4])[:4])).Mul(qy_287)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[5])[:4])).Mul(qz_287))
 				l_287 := archsimd.LoadFloat64x4((*[4]float64)((&o_287[6])[:4])).Mul(qx_287).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[7])[:4])).Mul(qy_287)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287[8])[:4])).Mul(qz_287))
@@ -10041,8 +10040,8 @@ func (k *kernel) subpixelAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []fl
 		c_296 := k_296.c
 		n_296 := k_296.nn[0]
 		zero_296 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_296 := range r_296.src {
-			sr_296 := &r_296.src[si_296]
+		for si_296 := range k_296.ll.src {
+			sr_296 := &k_296.ll.src[si_296]
 			il_296 := archsimd.LoadFloat64x4((*[4]float64)((&sr_296.il)[:4]))
 			qx_296, qy_296, qz_296 := dx_296.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296.inc[0])[:4]))).Mul(il_296), dy_296.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296.inc[1])[:4]))).Mul(il_296), dz_296.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296.inc[2])[:4]))).Mul(il_296)
 			sum0_296, polar0_296 := sum_296, polar_296
@@ -10082,8 +10081,8 @@ func (k *kernel) subpixelAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []fl
 				}
 				polar_296 = p_296.Merge(polar_296, m_296)
 			}
-			for oi_296 := range r_296.orient {
-				o_296 := &r_296.orient[oi_296]
+			for oi_296 := range k_296.ll.orient {
+				o_296 := &k_296.ll.orient[oi_296]
 				h_296 := archsimd.LoadFloat64x4((*[4]float64)((&o_296[0])[:4])).Mul(qx_296).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[1])[:4])).Mul(qy_296)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[2])[:4])).Mul(qz_296))
 				kk_296 := archsimd.LoadFloat64x4((*[4]float64)((&o_296[3])[:4])).Mul(qx_296).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[4])[:4])).Mul(qy_296)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[5])[:4])).Mul(qz_296))
 				l_296 := archsimd.LoadFloat64x4((*[4]float64)((&o_296[6])[:4])).Mul(qx_296).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[7])[:4])).Mul(qy_296)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296[8])[:4])).Mul(qz_296))
@@ -10491,8 +10490,8 @@ func (k *kernel) subpixelAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 		c_305 := k_305.c
 		n_305 := k_305.nn[0]
 		zero_305 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-		for si_305 := range r_305.src {
-			sr_305 := &r_305.src[si_305]
+		for si_305 := range k_305.ll.src {
+			sr_305 := &k_305.ll.src[si_305]
 			il_305 := archsimd.LoadFloat64x4((*[4]float64)((&sr_305.il)[:4]))
 			qx_305, qy_305, qz_305 := dx_305.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305.inc[0])[:4]))).Mul(il_305), dy_305.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305.inc[1])[:4]))).Mul(il_305), dz_305.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305.inc[2])[:4]))).Mul(il_305)
 			sum0_305, polar0_305 := sum_305, polar_305
@@ -10529,8 +10528,8 @@ func (k *kernel) subpixelAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 				}
 				polar_305 = p_305.Merge(polar_305, m_305)
 			}
-			for oi_305 := range r_305.orient {
-				o_305 := &r_305.orient[oi_305]
+			for oi_305 := range k_305.ll.orient {
+				o_305 := &k_305.ll.orient[oi_305]
 				h_305 := archsimd.LoadFloat64x4((*[4]float64)((&o_305[0])[:4])).Mul(qx_305).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[1])[:4])).Mul(qy_305)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[2])[:4])).Mul(qz_305))
 				kk_305 := archsimd.LoadFloat64x4((*[4]float64)((&o_305[3])[:4])).Mul(qx_305).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[4])[:4])).Mul(qy_305)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[5])[:4])).Mul(qz_305))
 				l_305 := archsimd.LoadFloat64x4((*[4]float64)((&o_305[6])[:4])).Mul(qx_305).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[7])[:4])).Mul(qy_305)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305[8])[:4])).Mul(qz_305))
@@ -10942,7 +10941,7 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_306 bool
 	{
 		c_306 := c
@@ -10950,7 +10949,7 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_306
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -11017,8 +11016,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 					c_312 := k_312.c
 					n_312 := k_312.nn[0]
 					zero_312 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_312 := range r_312.src {
-						sr_312 := &r_312.src[si_312]
+					for si_312 := range k_312.ll.src {
+						sr_312 := &k_312.ll.src[si_312]
 						il_312 := archsimd.LoadFloat64x4((*[4]float64)((&sr_312.il)[:4]))
 						qx_312, qy_312, qz_312 := dx_312.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_312.inc[0])[:4]))).Mul(il_312), dy_312.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_312.inc[1])[:4]))).Mul(il_312), dz_312.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_312.inc[2])[:4]))).Mul(il_312)
 						sum0_312, polar0_312 := sum_312, polar_312
@@ -11055,8 +11054,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_312 = p_312.Merge(polar_312, m_312)
 						}
-						for oi_312 := range r_312.orient {
-							o_312 := &r_312.orient[oi_312]
+						for oi_312 := range k_312.ll.orient {
+							o_312 := &k_312.ll.orient[oi_312]
 							h_312 := archsimd.LoadFloat64x4((*[4]float64)((&o_312[0])[:4])).Mul(qx_312).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[1])[:4])).Mul(qy_312)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[2])[:4])).Mul(qz_312))
 							kk_312 := archsimd.LoadFloat64x4((*[4]float64)((&o_312[3])[:4])).Mul(qx_312).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[4])[:4])).Mul(qy_312)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[5])[:4])).Mul(qz_312))
 							l_312 := archsimd.LoadFloat64x4((*[4]float64)((&o_312[6])[:4])).Mul(qx_312).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[7])[:4])).Mul(qy_312)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_312[8])[:4])).Mul(qz_312))
@@ -11489,8 +11488,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 					c_260_314 := k_260_314.c
 					n_260_314 := k_260_314.nn[0]
 					zero_260_314 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_260_314 := range r_260_314.src {
-						sr_260_314 := &r_260_314.src[si_260_314]
+					for si_260_314 := range k_260_314.ll.src {
+						sr_260_314 := &k_260_314.ll.src[si_260_314]
 						il_260_314 := archsimd.LoadFloat64x4((*[4]float64)((&sr_260_314.il)[:4]))
 						qx_260_314, qy_260_314, qz_260_314 := dx_260_314.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_314.inc[0])[:4]))).Mul(il_260_314), dy_260_314.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_314.inc[1])[:4]))).Mul(il_260_314), dz_260_314.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_314.inc[2])[:4]))).Mul(il_260_314)
 						sum0_260_314, polar0_260_314 := sum_260_314, polar_260_314
@@ -11527,8 +11526,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_260_314 = p_260_314.Merge(polar_260_314, m_260_314)
 						}
-						for oi_260_314 := range r_260_314.orient {
-							o_260_314 := &r_260_314.orient[oi_260_314]
+						for oi_260_314 := range k_260_314.ll.orient {
+							o_260_314 := &k_260_314.ll.orient[oi_260_314]
 							h_260_314 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[0])[:4])).Mul(qx_260_314).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[1])[:4])).Mul(qy_260_314)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[2])[:4])).Mul(qz_260_314))
 							kk_260_314 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[3])[:4])).Mul(qx_260_314).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[4])[:4])).Mul(qy_260_314)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[5])[:4])).Mul(qz_260_314))
 							l_260_314 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[6])[:4])).Mul(qx_260_314).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[7])[:4])).Mul(qy_260_314)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_314[8])[:4])).Mul(qz_260_314))
@@ -11864,7 +11863,7 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_316 archsimd.Float64x4
@@ -11872,7 +11871,7 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 							r2_0_316 archsimd.Float64x4
 						)
 						{
-							k_316, r_316, ia_316, cube_316, fdet_316, s_316, o_316, sum_316, omega_316, polar_316, capture_316, par_316, layer_316 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_316, r_316, ia_316, cube_316, fdet_316, s_316, o_316, sum_316, omega_316, polar_316, capture_316, par_316, layer_316 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_316 := k_316.c
 							var r0_0_252_316 archsimd.Float64x4
 							{
@@ -11952,8 +11951,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 								c_260_316 := k_260_316.c
 								n_260_316 := k_260_316.nn[0]
 								zero_260_316 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_260_316 := range r_260_316.src {
-									sr_260_316 := &r_260_316.src[si_260_316]
+								for si_260_316 := range k_260_316.ll.src {
+									sr_260_316 := &k_260_316.ll.src[si_260_316]
 									il_260_316 := archsimd.LoadFloat64x4((*[4]float64)((&sr_260_316.il)[:4]))
 									qx_260_316, qy_260_316, qz_260_316 := dx_260_316.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_316.inc[0])[:4]))).Mul(il_260_316), dy_260_316.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_316.inc[1])[:4]))).Mul(il_260_316), dz_260_316.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_260_316.inc[2])[:4]))).Mul(il_260_316)
 									sum0_260_316, polar0_260_316 := sum_260_316, polar_260_316
@@ -11990,8 +11989,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_260_316 = p_260_316.Merge(polar_260_316, m_260_316)
 									}
-									for oi_260_316 := range r_260_316.orient {
-										o_260_316 := &r_260_316.orient[oi_260_316]
+									for oi_260_316 := range k_260_316.ll.orient {
+										o_260_316 := &k_260_316.ll.orient[oi_260_316]
 										h_260_316 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[0])[:4])).Mul(qx_260_316).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[1])[:4])).Mul(qy_260_316)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[2])[:4])).Mul(qz_260_316))
 										kk_260_316 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[3])[:4])).Mul(qx_260_316).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[4])[:4])).Mul(qy_260_316)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[5])[:4])).Mul(qz_260_316))
 										l_260_316 := archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[6])[:4])).Mul(qx_260_316).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[7])[:4])).Mul(qy_260_316)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_260_316[8])[:4])).Mul(qz_260_316))
@@ -12366,7 +12365,7 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_321 bool
 	{
 		c_321 := c
@@ -12374,7 +12373,7 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_321
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -12441,8 +12440,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 					c_327 := k_327.c
 					n_327 := k_327.nn[0]
 					zero_327 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_327 := range r_327.src {
-						sr_327 := &r_327.src[si_327]
+					for si_327 := range k_327.ll.src {
+						sr_327 := &k_327.ll.src[si_327]
 						il_327 := archsimd.LoadFloat64x4((*[4]float64)((&sr_327.il)[:4]))
 						qx_327, qy_327, qz_327 := dx_327.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_327.inc[0])[:4]))).Mul(il_327), dy_327.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_327.inc[1])[:4]))).Mul(il_327), dz_327.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_327.inc[2])[:4]))).Mul(il_327)
 						sum0_327, polar0_327 := sum_327, polar_327
@@ -12479,8 +12478,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_327 = p_327.Merge(polar_327, m_327)
 						}
-						for oi_327 := range r_327.orient {
-							o_327 := &r_327.orient[oi_327]
+						for oi_327 := range k_327.ll.orient {
+							o_327 := &k_327.ll.orient[oi_327]
 							h_327 := archsimd.LoadFloat64x4((*[4]float64)((&o_327[0])[:4])).Mul(qx_327).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[1])[:4])).Mul(qy_327)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[2])[:4])).Mul(qz_327))
 							kk_327 := archsimd.LoadFloat64x4((*[4]float64)((&o_327[3])[:4])).Mul(qx_327).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[4])[:4])).Mul(qy_327)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[5])[:4])).Mul(qz_327))
 							l_327 := archsimd.LoadFloat64x4((*[4]float64)((&o_327[6])[:4])).Mul(qx_327).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[7])[:4])).Mul(qy_327)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_327[8])[:4])).Mul(qz_327))
@@ -12787,8 +12786,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 					c_269_329 := k_269_329.c
 					n_269_329 := k_269_329.nn[0]
 					zero_269_329 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_269_329 := range r_269_329.src {
-						sr_269_329 := &r_269_329.src[si_269_329]
+					for si_269_329 := range k_269_329.ll.src {
+						sr_269_329 := &k_269_329.ll.src[si_269_329]
 						il_269_329 := archsimd.LoadFloat64x4((*[4]float64)((&sr_269_329.il)[:4]))
 						qx_269_329, qy_269_329, qz_269_329 := dx_269_329.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_329.inc[0])[:4]))).Mul(il_269_329), dy_269_329.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_329.inc[1])[:4]))).Mul(il_269_329), dz_269_329.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_329.inc[2])[:4]))).Mul(il_269_329)
 						sum0_269_329, polar0_269_329 := sum_269_329, polar_269_329
@@ -12825,8 +12824,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_269_329 = p_269_329.Merge(polar_269_329, m_269_329)
 						}
-						for oi_269_329 := range r_269_329.orient {
-							o_269_329 := &r_269_329.orient[oi_269_329]
+						for oi_269_329 := range k_269_329.ll.orient {
+							o_269_329 := &k_269_329.ll.orient[oi_269_329]
 							h_269_329 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[0])[:4])).Mul(qx_269_329).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[1])[:4])).Mul(qy_269_329)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[2])[:4])).Mul(qz_269_329))
 							kk_269_329 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[3])[:4])).Mul(qx_269_329).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[4])[:4])).Mul(qy_269_329)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[5])[:4])).Mul(qz_269_329))
 							l_269_329 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[6])[:4])).Mul(qx_269_329).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[7])[:4])).Mul(qy_269_329)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_329[8])[:4])).Mul(qz_269_329))
@@ -13036,7 +13035,7 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_331 archsimd.Float64x4
@@ -13044,7 +13043,7 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 							r2_0_331 archsimd.Float64x4
 						)
 						{
-							k_331, r_331, ia_331, cube_331, fdet_331, s_331, o_331, sum_331, omega_331, polar_331, capture_331, par_331, layer_331 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_331, r_331, ia_331, cube_331, fdet_331, s_331, o_331, sum_331, omega_331, polar_331, capture_331, par_331, layer_331 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_331 := k_331.c
 							var r0_0_261_331 archsimd.Float64x4
 							{
@@ -13124,8 +13123,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 								c_269_331 := k_269_331.c
 								n_269_331 := k_269_331.nn[0]
 								zero_269_331 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_269_331 := range r_269_331.src {
-									sr_269_331 := &r_269_331.src[si_269_331]
+								for si_269_331 := range k_269_331.ll.src {
+									sr_269_331 := &k_269_331.ll.src[si_269_331]
 									il_269_331 := archsimd.LoadFloat64x4((*[4]float64)((&sr_269_331.il)[:4]))
 									qx_269_331, qy_269_331, qz_269_331 := dx_269_331.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_331.inc[0])[:4]))).Mul(il_269_331), dy_269_331.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_331.inc[1])[:4]))).Mul(il_269_331), dz_269_331.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_269_331.inc[2])[:4]))).Mul(il_269_331)
 									sum0_269_331, polar0_269_331 := sum_269_331, polar_269_331
@@ -13162,8 +13161,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_269_331 = p_269_331.Merge(polar_269_331, m_269_331)
 									}
-									for oi_269_331 := range r_269_331.orient {
-										o_269_331 := &r_269_331.orient[oi_269_331]
+									for oi_269_331 := range k_269_331.ll.orient {
+										o_269_331 := &k_269_331.ll.orient[oi_269_331]
 										h_269_331 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[0])[:4])).Mul(qx_269_331).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[1])[:4])).Mul(qy_269_331)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[2])[:4])).Mul(qz_269_331))
 										kk_269_331 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[3])[:4])).Mul(qx_269_331).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[4])[:4])).Mul(qy_269_331)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[5])[:4])).Mul(qz_269_331))
 										l_269_331 := archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[6])[:4])).Mul(qx_269_331).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[7])[:4])).Mul(qy_269_331)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_269_331[8])[:4])).Mul(qz_269_331))
@@ -13412,7 +13411,7 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_336 bool
 	{
 		c_336 := c
@@ -13420,7 +13419,7 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_336
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -13487,8 +13486,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 					c_342 := k_342.c
 					n_342 := k_342.nn[0]
 					zero_342 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_342 := range r_342.src {
-						sr_342 := &r_342.src[si_342]
+					for si_342 := range k_342.ll.src {
+						sr_342 := &k_342.ll.src[si_342]
 						il_342 := archsimd.LoadFloat64x4((*[4]float64)((&sr_342.il)[:4]))
 						qx_342, qy_342, qz_342 := dx_342.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_342.inc[0])[:4]))).Mul(il_342), dy_342.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_342.inc[1])[:4]))).Mul(il_342), dz_342.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_342.inc[2])[:4]))).Mul(il_342)
 						sum0_342, polar0_342 := sum_342, polar_342
@@ -13525,8 +13524,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_342 = p_342.Merge(polar_342, m_342)
 						}
-						for oi_342 := range r_342.orient {
-							o_342 := &r_342.orient[oi_342]
+						for oi_342 := range k_342.ll.orient {
+							o_342 := &k_342.ll.orient[oi_342]
 							h_342 := archsimd.LoadFloat64x4((*[4]float64)((&o_342[0])[:4])).Mul(qx_342).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[1])[:4])).Mul(qy_342)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[2])[:4])).Mul(qz_342))
 							kk_342 := archsimd.LoadFloat64x4((*[4]float64)((&o_342[3])[:4])).Mul(qx_342).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[4])[:4])).Mul(qy_342)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[5])[:4])).Mul(qz_342))
 							l_342 := archsimd.LoadFloat64x4((*[4]float64)((&o_342[6])[:4])).Mul(qx_342).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[7])[:4])).Mul(qy_342)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_342[8])[:4])).Mul(qz_342))
@@ -13960,8 +13959,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 					c_278_344 := k_278_344.c
 					n_278_344 := k_278_344.nn[0]
 					zero_278_344 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_278_344 := range r_278_344.src {
-						sr_278_344 := &r_278_344.src[si_278_344]
+					for si_278_344 := range k_278_344.ll.src {
+						sr_278_344 := &k_278_344.ll.src[si_278_344]
 						il_278_344 := archsimd.LoadFloat64x4((*[4]float64)((&sr_278_344.il)[:4]))
 						qx_278_344, qy_278_344, qz_278_344 := dx_278_344.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_344.inc[0])[:4]))).Mul(il_278_344), dy_278_344.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_344.inc[1])[:4]))).Mul(il_278_344), dz_278_344.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_344.inc[2])[:4]))).Mul(il_278_344)
 						sum0_278_344, polar0_278_344 := sum_278_344, polar_278_344
@@ -13998,8 +13997,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_278_344 = p_278_344.Merge(polar_278_344, m_278_344)
 						}
-						for oi_278_344 := range r_278_344.orient {
-							o_278_344 := &r_278_344.orient[oi_278_344]
+						for oi_278_344 := range k_278_344.ll.orient {
+							o_278_344 := &k_278_344.ll.orient[oi_278_344]
 							h_278_344 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[0])[:4])).Mul(qx_278_344).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[1])[:4])).Mul(qy_278_344)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[2])[:4])).Mul(qz_278_344))
 							kk_278_344 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[3])[:4])).Mul(qx_278_344).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[4])[:4])).Mul(qy_278_344)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[5])[:4])).Mul(qz_278_344))
 							l_278_344 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[6])[:4])).Mul(qx_278_344).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[7])[:4])).Mul(qy_278_344)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_344[8])[:4])).Mul(qz_278_344))
@@ -14336,7 +14335,7 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_346 archsimd.Float64x4
@@ -14344,7 +14343,7 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 							r2_0_346 archsimd.Float64x4
 						)
 						{
-							k_346, r_346, ia_346, cube_346, fdet_346, s_346, o_346, sum_346, omega_346, polar_346, capture_346, par_346, layer_346 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_346, r_346, ia_346, cube_346, fdet_346, s_346, o_346, sum_346, omega_346, polar_346, capture_346, par_346, layer_346 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_346 := k_346.c
 							var r0_0_270_346 archsimd.Float64x4
 							{
@@ -14424,8 +14423,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 								c_278_346 := k_278_346.c
 								n_278_346 := k_278_346.nn[0]
 								zero_278_346 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_278_346 := range r_278_346.src {
-									sr_278_346 := &r_278_346.src[si_278_346]
+								for si_278_346 := range k_278_346.ll.src {
+									sr_278_346 := &k_278_346.ll.src[si_278_346]
 									il_278_346 := archsimd.LoadFloat64x4((*[4]float64)((&sr_278_346.il)[:4]))
 									qx_278_346, qy_278_346, qz_278_346 := dx_278_346.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_346.inc[0])[:4]))).Mul(il_278_346), dy_278_346.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_346.inc[1])[:4]))).Mul(il_278_346), dz_278_346.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_278_346.inc[2])[:4]))).Mul(il_278_346)
 									sum0_278_346, polar0_278_346 := sum_278_346, polar_278_346
@@ -14462,8 +14461,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_278_346 = p_278_346.Merge(polar_278_346, m_278_346)
 									}
-									for oi_278_346 := range r_278_346.orient {
-										o_278_346 := &r_278_346.orient[oi_278_346]
+									for oi_278_346 := range k_278_346.ll.orient {
+										o_278_346 := &k_278_346.ll.orient[oi_278_346]
 										h_278_346 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[0])[:4])).Mul(qx_278_346).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[1])[:4])).Mul(qy_278_346)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[2])[:4])).Mul(qz_278_346))
 										kk_278_346 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[3])[:4])).Mul(qx_278_346).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[4])[:4])).Mul(qy_278_346)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[5])[:4])).Mul(qz_278_346))
 										l_278_346 := archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[6])[:4])).Mul(qx_278_346).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[7])[:4])).Mul(qy_278_346)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_278_346[8])[:4])).Mul(qz_278_346))
@@ -14839,7 +14838,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_351 bool
 	{
 		c_351 := c
@@ -14847,7 +14846,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_351
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -15037,8 +15036,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 					c_357 := k_357.c
 					n_357 := k_357.nn[0]
 					zero_357 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_357 := range r_357.src {
-						sr_357 := &r_357.src[si_357]
+					for si_357 := range k_357.ll.src {
+						sr_357 := &k_357.ll.src[si_357]
 						il_357 := archsimd.LoadFloat64x4((*[4]float64)((&sr_357.il)[:4]))
 						qx_357, qy_357, qz_357 := dx_357.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_357.inc[0])[:4]))).Mul(il_357), dy_357.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_357.inc[1])[:4]))).Mul(il_357), dz_357.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_357.inc[2])[:4]))).Mul(il_357)
 						sum0_357, polar0_357 := sum_357, polar_357
@@ -15075,8 +15074,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_357 = p_357.Merge(polar_357, m_357)
 						}
-						for oi_357 := range r_357.orient {
-							o_357 := &r_357.orient[oi_357]
+						for oi_357 := range k_357.ll.orient {
+							o_357 := &k_357.ll.orient[oi_357]
 							h_357 := archsimd.LoadFloat64x4((*[4]float64)((&o_357[0])[:4])).Mul(qx_357).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[1])[:4])).Mul(qy_357)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[2])[:4])).Mul(qz_357))
 							kk_357 := archsimd.LoadFloat64x4((*[4]float64)((&o_357[3])[:4])).Mul(qx_357).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[4])[:4])).Mul(qy_357)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[5])[:4])).Mul(qz_357))
 							l_357 := archsimd.LoadFloat64x4((*[4]float64)((&o_357[6])[:4])).Mul(qx_357).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[7])[:4])).Mul(qy_357)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_357[8])[:4])).Mul(qz_357))
@@ -15632,8 +15631,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 					c_287_359 := k_287_359.c
 					n_287_359 := k_287_359.nn[0]
 					zero_287_359 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_287_359 := range r_287_359.src {
-						sr_287_359 := &r_287_359.src[si_287_359]
+					for si_287_359 := range k_287_359.ll.src {
+						sr_287_359 := &k_287_359.ll.src[si_287_359]
 						il_287_359 := archsimd.LoadFloat64x4((*[4]float64)((&sr_287_359.il)[:4]))
 						qx_287_359, qy_287_359, qz_287_359 := dx_287_359.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_359.inc[0])[:4]))).Mul(il_287_359), dy_287_359.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_359.inc[1])[:4]))).Mul(il_287_359), dz_287_359.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_359.inc[2])[:4]))).Mul(il_287_359)
 						sum0_287_359, polar0_287_359 := sum_287_359, polar_287_359
@@ -15670,8 +15669,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_287_359 = p_287_359.Merge(polar_287_359, m_287_359)
 						}
-						for oi_287_359 := range r_287_359.orient {
-							o_287_359 := &r_287_359.orient[oi_287_359]
+						for oi_287_359 := range k_287_359.ll.orient {
+							o_287_359 := &k_287_359.ll.orient[oi_287_359]
 							h_287_359 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[0])[:4])).Mul(qx_287_359).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[1])[:4])).Mul(qy_287_359)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[2])[:4])).Mul(qz_287_359))
 							kk_287_359 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[3])[:4])).Mul(qx_287_359).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[4])[:4])).Mul(qy_287_359)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[5])[:4])).Mul(qz_287_359))
 							l_287_359 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[6])[:4])).Mul(qx_287_359).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[7])[:4])).Mul(qy_287_359)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_359[8])[:4])).Mul(qz_287_359))
@@ -16007,7 +16006,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_361 archsimd.Float64x4
@@ -16015,7 +16014,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 							r2_0_361 archsimd.Float64x4
 						)
 						{
-							k_361, r_361, ia_361, cube_361, fdet_361, s_361, o_361, sum_361, omega_361, polar_361, capture_361, par_361, layer_361 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_361, r_361, ia_361, cube_361, fdet_361, s_361, o_361, sum_361, omega_361, polar_361, capture_361, par_361, layer_361 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_361 := k_361.c
 							var r0_0_279_361 archsimd.Float64x4
 							{
@@ -16218,8 +16217,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 								c_287_361 := k_287_361.c
 								n_287_361 := k_287_361.nn[0]
 								zero_287_361 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_287_361 := range r_287_361.src {
-									sr_287_361 := &r_287_361.src[si_287_361]
+								for si_287_361 := range k_287_361.ll.src {
+									sr_287_361 := &k_287_361.ll.src[si_287_361]
 									il_287_361 := archsimd.LoadFloat64x4((*[4]float64)((&sr_287_361.il)[:4]))
 									qx_287_361, qy_287_361, qz_287_361 := dx_287_361.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_361.inc[0])[:4]))).Mul(il_287_361), dy_287_361.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_361.inc[1])[:4]))).Mul(il_287_361), dz_287_361.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_287_361.inc[2])[:4]))).Mul(il_287_361)
 									sum0_287_361, polar0_287_361 := sum_287_361, polar_287_361
@@ -16256,8 +16255,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_287_361 = p_287_361.Merge(polar_287_361, m_287_361)
 									}
-									for oi_287_361 := range r_287_361.orient {
-										o_287_361 := &r_287_361.orient[oi_287_361]
+									for oi_287_361 := range k_287_361.ll.orient {
+										o_287_361 := &k_287_361.ll.orient[oi_287_361]
 										h_287_361 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[0])[:4])).Mul(qx_287_361).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[1])[:4])).Mul(qy_287_361)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[2])[:4])).Mul(qz_287_361))
 										kk_287_361 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[3])[:4])).Mul(qx_287_361).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[4])[:4])).Mul(qy_287_361)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[5])[:4])).Mul(qz_287_361))
 										l_287_361 := archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[6])[:4])).Mul(qx_287_361).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[7])[:4])).Mul(qy_287_361)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_287_361[8])[:4])).Mul(qz_287_361))
@@ -16632,7 +16631,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_366 bool
 	{
 		c_366 := c
@@ -16640,7 +16639,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_366
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -16707,8 +16706,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 					c_372 := k_372.c
 					n_372 := k_372.nn[0]
 					zero_372 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_372 := range r_372.src {
-						sr_372 := &r_372.src[si_372]
+					for si_372 := range k_372.ll.src {
+						sr_372 := &k_372.ll.src[si_372]
 						il_372 := archsimd.LoadFloat64x4((*[4]float64)((&sr_372.il)[:4]))
 						qx_372, qy_372, qz_372 := dx_372.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_372.inc[0])[:4]))).Mul(il_372), dy_372.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_372.inc[1])[:4]))).Mul(il_372), dz_372.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_372.inc[2])[:4]))).Mul(il_372)
 						sum0_372, polar0_372 := sum_372, polar_372
@@ -16748,8 +16747,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_372 = p_372.Merge(polar_372, m_372)
 						}
-						for oi_372 := range r_372.orient {
-							o_372 := &r_372.orient[oi_372]
+						for oi_372 := range k_372.ll.orient {
+							o_372 := &k_372.ll.orient[oi_372]
 							h_372 := archsimd.LoadFloat64x4((*[4]float64)((&o_372[0])[:4])).Mul(qx_372).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[1])[:4])).Mul(qy_372)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[2])[:4])).Mul(qz_372))
 							kk_372 := archsimd.LoadFloat64x4((*[4]float64)((&o_372[3])[:4])).Mul(qx_372).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[4])[:4])).Mul(qy_372)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[5])[:4])).Mul(qz_372))
 							l_372 := archsimd.LoadFloat64x4((*[4]float64)((&o_372[6])[:4])).Mul(qx_372).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[7])[:4])).Mul(qy_372)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_372[8])[:4])).Mul(qz_372))
@@ -17205,8 +17204,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 					c_296_374 := k_296_374.c
 					n_296_374 := k_296_374.nn[0]
 					zero_296_374 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_296_374 := range r_296_374.src {
-						sr_296_374 := &r_296_374.src[si_296_374]
+					for si_296_374 := range k_296_374.ll.src {
+						sr_296_374 := &k_296_374.ll.src[si_296_374]
 						il_296_374 := archsimd.LoadFloat64x4((*[4]float64)((&sr_296_374.il)[:4]))
 						qx_296_374, qy_296_374, qz_296_374 := dx_296_374.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_374.inc[0])[:4]))).Mul(il_296_374), dy_296_374.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_374.inc[1])[:4]))).Mul(il_296_374), dz_296_374.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_374.inc[2])[:4]))).Mul(il_296_374)
 						sum0_296_374, polar0_296_374 := sum_296_374, polar_296_374
@@ -17246,8 +17245,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_296_374 = p_296_374.Merge(polar_296_374, m_296_374)
 						}
-						for oi_296_374 := range r_296_374.orient {
-							o_296_374 := &r_296_374.orient[oi_296_374]
+						for oi_296_374 := range k_296_374.ll.orient {
+							o_296_374 := &k_296_374.ll.orient[oi_296_374]
 							h_296_374 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[0])[:4])).Mul(qx_296_374).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[1])[:4])).Mul(qy_296_374)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[2])[:4])).Mul(qz_296_374))
 							kk_296_374 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[3])[:4])).Mul(qx_296_374).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[4])[:4])).Mul(qy_296_374)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[5])[:4])).Mul(qz_296_374))
 							l_296_374 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[6])[:4])).Mul(qx_296_374).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[7])[:4])).Mul(qy_296_374)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_374[8])[:4])).Mul(qz_296_374))
@@ -17589,7 +17588,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_376 archsimd.Float64x4
@@ -17597,7 +17596,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 							r2_0_376 archsimd.Float64x4
 						)
 						{
-							k_376, r_376, ia_376, cube_376, fdet_376, s_376, o_376, sum_376, omega_376, polar_376, capture_376, par_376, layer_376 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_376, r_376, ia_376, cube_376, fdet_376, s_376, o_376, sum_376, omega_376, polar_376, capture_376, par_376, layer_376 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_376 := k_376.c
 							var r0_0_288_376 archsimd.Float64x4
 							{
@@ -17688,8 +17687,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 								c_296_376 := k_296_376.c
 								n_296_376 := k_296_376.nn[0]
 								zero_296_376 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_296_376 := range r_296_376.src {
-									sr_296_376 := &r_296_376.src[si_296_376]
+								for si_296_376 := range k_296_376.ll.src {
+									sr_296_376 := &k_296_376.ll.src[si_296_376]
 									il_296_376 := archsimd.LoadFloat64x4((*[4]float64)((&sr_296_376.il)[:4]))
 									qx_296_376, qy_296_376, qz_296_376 := dx_296_376.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_376.inc[0])[:4]))).Mul(il_296_376), dy_296_376.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_376.inc[1])[:4]))).Mul(il_296_376), dz_296_376.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_296_376.inc[2])[:4]))).Mul(il_296_376)
 									sum0_296_376, polar0_296_376 := sum_296_376, polar_296_376
@@ -17729,8 +17728,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_296_376 = p_296_376.Merge(polar_296_376, m_296_376)
 									}
-									for oi_296_376 := range r_296_376.orient {
-										o_296_376 := &r_296_376.orient[oi_296_376]
+									for oi_296_376 := range k_296_376.ll.orient {
+										o_296_376 := &k_296_376.ll.orient[oi_296_376]
 										h_296_376 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[0])[:4])).Mul(qx_296_376).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[1])[:4])).Mul(qy_296_376)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[2])[:4])).Mul(qz_296_376))
 										kk_296_376 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[3])[:4])).Mul(qx_296_376).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[4])[:4])).Mul(qy_296_376)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[5])[:4])).Mul(qz_296_376))
 										l_296_376 := archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[6])[:4])).Mul(qx_296_376).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[7])[:4])).Mul(qy_296_376)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_296_376[8])[:4])).Mul(qz_296_376))
@@ -18120,7 +18119,7 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 	sub, half := archsimd.LoadFloat64x4((*[4]float64)((&r.sub)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r.half)[:4]))
 	last := c.ThickSteps - 1
 	count := archsimd.LoadFloat64x4((*[4]float64)((&r.count)[:4]))
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_381 bool
 	{
 		c_381 := c
@@ -18128,7 +18127,7 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_381
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := archsimd.LoadFloat64x4Slice((rb.om[:]))
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -18195,8 +18194,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 					c_387 := k_387.c
 					n_387 := k_387.nn[0]
 					zero_387 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_387 := range r_387.src {
-						sr_387 := &r_387.src[si_387]
+					for si_387 := range k_387.ll.src {
+						sr_387 := &k_387.ll.src[si_387]
 						il_387 := archsimd.LoadFloat64x4((*[4]float64)((&sr_387.il)[:4]))
 						qx_387, qy_387, qz_387 := dx_387.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_387.inc[0])[:4]))).Mul(il_387), dy_387.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_387.inc[1])[:4]))).Mul(il_387), dz_387.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_387.inc[2])[:4]))).Mul(il_387)
 						sum0_387, polar0_387 := sum_387, polar_387
@@ -18233,8 +18232,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_387 = p_387.Merge(polar_387, m_387)
 						}
-						for oi_387 := range r_387.orient {
-							o_387 := &r_387.orient[oi_387]
+						for oi_387 := range k_387.ll.orient {
+							o_387 := &k_387.ll.orient[oi_387]
 							h_387 := archsimd.LoadFloat64x4((*[4]float64)((&o_387[0])[:4])).Mul(qx_387).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[1])[:4])).Mul(qy_387)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[2])[:4])).Mul(qz_387))
 							kk_387 := archsimd.LoadFloat64x4((*[4]float64)((&o_387[3])[:4])).Mul(qx_387).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[4])[:4])).Mul(qy_387)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[5])[:4])).Mul(qz_387))
 							l_387 := archsimd.LoadFloat64x4((*[4]float64)((&o_387[6])[:4])).Mul(qx_387).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[7])[:4])).Mul(qy_387)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_387[8])[:4])).Mul(qz_387))
@@ -18747,8 +18746,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 					c_305_389 := k_305_389.c
 					n_305_389 := k_305_389.nn[0]
 					zero_305_389 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-					for si_305_389 := range r_305_389.src {
-						sr_305_389 := &r_305_389.src[si_305_389]
+					for si_305_389 := range k_305_389.ll.src {
+						sr_305_389 := &k_305_389.ll.src[si_305_389]
 						il_305_389 := archsimd.LoadFloat64x4((*[4]float64)((&sr_305_389.il)[:4]))
 						qx_305_389, qy_305_389, qz_305_389 := dx_305_389.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_389.inc[0])[:4]))).Mul(il_305_389), dy_305_389.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_389.inc[1])[:4]))).Mul(il_305_389), dz_305_389.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_389.inc[2])[:4]))).Mul(il_305_389)
 						sum0_305_389, polar0_305_389 := sum_305_389, polar_305_389
@@ -18785,8 +18784,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 							}
 							polar_305_389 = p_305_389.Merge(polar_305_389, m_305_389)
 						}
-						for oi_305_389 := range r_305_389.orient {
-							o_305_389 := &r_305_389.orient[oi_305_389]
+						for oi_305_389 := range k_305_389.ll.orient {
+							o_305_389 := &k_305_389.ll.orient[oi_305_389]
 							h_305_389 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[0])[:4])).Mul(qx_305_389).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[1])[:4])).Mul(qy_305_389)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[2])[:4])).Mul(qz_305_389))
 							kk_305_389 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[3])[:4])).Mul(qx_305_389).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[4])[:4])).Mul(qy_305_389)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[5])[:4])).Mul(qz_305_389))
 							l_305_389 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[6])[:4])).Mul(qx_305_389).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[7])[:4])).Mul(qy_305_389)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_389[8])[:4])).Mul(qz_305_389))
@@ -19202,7 +19201,7 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&r.subF[subF])[:4])))).Add(half)
+						fdet := sub.Mul(f0.Add(archsimd.LoadFloat64x4((*[4]float64)((&k.ll.subF[subF])[:4])))).Add(half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_391 archsimd.Float64x4
@@ -19210,7 +19209,7 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 							r2_0_391 archsimd.Float64x4
 						)
 						{
-							k_391, r_391, ia_391, cube_391, fdet_391, s_391, o_391, sum_391, omega_391, polar_391, capture_391, par_391, layer_391 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_391, r_391, ia_391, cube_391, fdet_391, s_391, o_391, sum_391, omega_391, polar_391, capture_391, par_391, layer_391 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_391 := k_391.c
 							var r0_0_297_391 archsimd.Float64x4
 							{
@@ -19290,8 +19289,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 								c_305_391 := k_305_391.c
 								n_305_391 := k_305_391.nn[0]
 								zero_305_391 := archsimd.LoadFloat64x4((&vkTableAVX2[44]))
-								for si_305_391 := range r_305_391.src {
-									sr_305_391 := &r_305_391.src[si_305_391]
+								for si_305_391 := range k_305_391.ll.src {
+									sr_305_391 := &k_305_391.ll.src[si_305_391]
 									il_305_391 := archsimd.LoadFloat64x4((*[4]float64)((&sr_305_391.il)[:4]))
 									qx_305_391, qy_305_391, qz_305_391 := dx_305_391.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_391.inc[0])[:4]))).Mul(il_305_391), dy_305_391.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_391.inc[1])[:4]))).Mul(il_305_391), dz_305_391.Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_305_391.inc[2])[:4]))).Mul(il_305_391)
 									sum0_305_391, polar0_305_391 := sum_305_391, polar_305_391
@@ -19328,8 +19327,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 										}
 										polar_305_391 = p_305_391.Merge(polar_305_391, m_305_391)
 									}
-									for oi_305_391 := range r_305_391.orient {
-										o_305_391 := &r_305_391.orient[oi_305_391]
+									for oi_305_391 := range k_305_391.ll.orient {
+										o_305_391 := &k_305_391.ll.orient[oi_305_391]
 										h_305_391 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[0])[:4])).Mul(qx_305_391).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[1])[:4])).Mul(qy_305_391)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[2])[:4])).Mul(qz_305_391))
 										kk_305_391 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[3])[:4])).Mul(qx_305_391).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[4])[:4])).Mul(qy_305_391)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[5])[:4])).Mul(qz_305_391))
 										l_305_391 := archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[6])[:4])).Mul(qx_305_391).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[7])[:4])).Mul(qy_305_391)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_305_391[8])[:4])).Mul(qz_305_391))
@@ -20302,7 +20301,7 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 			r8_0_402 archsimd.Float64x4
 		)
 		{
-			sr_402, t_402, ds_402, p0_402 := &r.src[si], t, ds, p0
+			sr_402, t_402, ds_402, p0_402 := &k.ll.src[si], t, ds, p0
 			il_402 := archsimd.LoadFloat64x4((*[4]float64)((&sr_402.il)[:4]))
 			x_402, y_402, z_402 := archsimd.LoadFloat64x4Slice((t_402.d[0][p0_402:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_402.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_402.d[1][p0_402:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_402.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_402.d[2][p0_402:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_402.inc[2])[:4])))
 			x_402.Mul(x_402).Add(y_402.Mul(y_402)).Add(z_402.Mul(z_402)).StoreSlice(ds_402[p0_402:])
@@ -20319,14 +20318,14 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 			r0_0_403 = archsimd.LoadFloat64x4((&vkTableAVX2[44])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[44])))
 		}
 		skip := r0_0_403
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_404 archsimd.Float64x4
 				r1_0_404 archsimd.Float64x4
 				r2_0_404 archsimd.Float64x4
 			)
 			{
-				o_404, qx_404, qy_404, qz_404 := &r.orient[oi], qx, qy, qz
+				o_404, qx_404, qy_404, qz_404 := &k.ll.orient[oi], qx, qy, qz
 				h_404 := archsimd.LoadFloat64x4((*[4]float64)((&o_404[0])[:4])).Mul(qx_404).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[1])[:4])).Mul(qy_404)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[2])[:4])).Mul(qz_404))
 				kk_404 := archsimd.LoadFloat64x4((*[4]float64)((&o_404[3])[:4])).Mul(qx_404).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[4])[:4])).Mul(qy_404)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[5])[:4])).Mul(qz_404))
 				l_404 := archsimd.LoadFloat64x4((*[4]float64)((&o_404[6])[:4])).Mul(qx_404).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[7])[:4])).Mul(qy_404)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_404[8])[:4])).Mul(qz_404))
@@ -21067,7 +21066,7 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 			r8_0_409 archsimd.Float64x4
 		)
 		{
-			sr_409, t_409, ds_409, p0_409 := &r.src[si], t, ds, p0
+			sr_409, t_409, ds_409, p0_409 := &k.ll.src[si], t, ds, p0
 			il_409 := archsimd.LoadFloat64x4((*[4]float64)((&sr_409.il)[:4]))
 			x_409, y_409, z_409 := archsimd.LoadFloat64x4Slice((t_409.d[0][p0_409:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_409.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_409.d[1][p0_409:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_409.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_409.d[2][p0_409:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_409.inc[2])[:4])))
 			x_409.Mul(x_409).Add(y_409.Mul(y_409)).Add(z_409.Mul(z_409)).StoreSlice(ds_409[p0_409:])
@@ -21081,14 +21080,14 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 			r0_0_410 = stol_410.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[44]))).And(archsimd.LoadFloat64x4((*[4]float64)((&r_410.dmin)[:4])).Greater(archsimd.LoadFloat64x4((&vkTableAVX2[48])).Div(stol_410)))
 		}
 		skip := r0_0_410
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_411 archsimd.Float64x4
 				r1_0_411 archsimd.Float64x4
 				r2_0_411 archsimd.Float64x4
 			)
 			{
-				o_411, qx_411, qy_411, qz_411 := &r.orient[oi], qx, qy, qz
+				o_411, qx_411, qy_411, qz_411 := &k.ll.orient[oi], qx, qy, qz
 				h_411 := archsimd.LoadFloat64x4((*[4]float64)((&o_411[0])[:4])).Mul(qx_411).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[1])[:4])).Mul(qy_411)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[2])[:4])).Mul(qz_411))
 				kk_411 := archsimd.LoadFloat64x4((*[4]float64)((&o_411[3])[:4])).Mul(qx_411).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[4])[:4])).Mul(qy_411)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[5])[:4])).Mul(qz_411))
 				l_411 := archsimd.LoadFloat64x4((*[4]float64)((&o_411[6])[:4])).Mul(qx_411).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[7])[:4])).Mul(qy_411)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_411[8])[:4])).Mul(qz_411))
@@ -21828,7 +21827,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 			r8_0_416 archsimd.Float64x4
 		)
 		{
-			sr_416, t_416, ds_416, p0_416 := &r.src[si], t, ds, p0
+			sr_416, t_416, ds_416, p0_416 := &k.ll.src[si], t, ds, p0
 			il_416 := archsimd.LoadFloat64x4((*[4]float64)((&sr_416.il)[:4]))
 			x_416, y_416, z_416 := archsimd.LoadFloat64x4Slice((t_416.d[0][p0_416:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_416.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_416.d[1][p0_416:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_416.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_416.d[2][p0_416:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_416.inc[2])[:4])))
 			x_416.Mul(x_416).Add(y_416.Mul(y_416)).Add(z_416.Mul(z_416)).StoreSlice(ds_416[p0_416:])
@@ -21845,14 +21844,14 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 			r0_0_417 = archsimd.LoadFloat64x4((&vkTableAVX2[44])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[44])))
 		}
 		skip := r0_0_417
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_418 archsimd.Float64x4
 				r1_0_418 archsimd.Float64x4
 				r2_0_418 archsimd.Float64x4
 			)
 			{
-				o_418, qx_418, qy_418, qz_418 := &r.orient[oi], qx, qy, qz
+				o_418, qx_418, qy_418, qz_418 := &k.ll.orient[oi], qx, qy, qz
 				h_418 := archsimd.LoadFloat64x4((*[4]float64)((&o_418[0])[:4])).Mul(qx_418).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[1])[:4])).Mul(qy_418)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[2])[:4])).Mul(qz_418))
 				kk_418 := archsimd.LoadFloat64x4((*[4]float64)((&o_418[3])[:4])).Mul(qx_418).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[4])[:4])).Mul(qy_418)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[5])[:4])).Mul(qz_418))
 				l_418 := archsimd.LoadFloat64x4((*[4]float64)((&o_418[6])[:4])).Mul(qx_418).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[7])[:4])).Mul(qy_418)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_418[8])[:4])).Mul(qz_418))

@@ -1154,8 +1154,8 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, cube []float64, sum, dx, 
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -1192,8 +1192,8 @@ func (k *kernel) termsLanes(r *laneReps, ia *[1]int32, cube []float64, sum, dx, 
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -1478,8 +1478,8 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, cube []float64, fdet f
 		c_67 := k_67.c
 		n_67 := k_67.nn[0]
 		zero_67 := float64(0)
-		for si_67 := range r_67.src {
-			sr_67 := &r_67.src[si_67]
+		for si_67 := range k_67.ll.src {
+			sr_67 := &k_67.ll.src[si_67]
 			il_67 := (&sr_67.il)[0]
 			qx_67, qy_67, qz_67 := ((dx_67 - (&sr_67.inc[0])[0]) * il_67), ((dy_67 - (&sr_67.inc[1])[0]) * il_67), ((dz_67 - (&sr_67.inc[2])[0]) * il_67)
 			sum0_67, polar0_67 := sum_67, polar_67
@@ -1516,8 +1516,8 @@ func (k *kernel) subpixelLanes(r *laneReps, ia *[1]int32, cube []float64, fdet f
 				}
 				polar_67 = merge(p_67, polar_67, m_67)
 			}
-			for oi_67 := range r_67.orient {
-				o_67 := &r_67.orient[oi_67]
+			for oi_67 := range k_67.ll.orient {
+				o_67 := &k_67.ll.orient[oi_67]
 				h_67 := ((((&o_67[0])[0] * qx_67) + ((&o_67[1])[0] * qy_67)) + ((&o_67[2])[0] * qz_67))
 				kk_67 := ((((&o_67[3])[0] * qx_67) + ((&o_67[4])[0] * qy_67)) + ((&o_67[5])[0] * qz_67))
 				l_67 := ((((&o_67[6])[0] * qx_67) + ((&o_67[7])[0] * qy_67)) + ((&o_67[8])[0] * qz_67))
@@ -1715,7 +1715,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_69 bool
 	{
 		c_69 := c
@@ -1723,7 +1723,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_69
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -1790,8 +1790,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					c_75 := k_75.c
 					n_75 := k_75.nn[0]
 					zero_75 := float64(0)
-					for si_75 := range r_75.src {
-						sr_75 := &r_75.src[si_75]
+					for si_75 := range k_75.ll.src {
+						sr_75 := &k_75.ll.src[si_75]
 						il_75 := (&sr_75.il)[0]
 						qx_75, qy_75, qz_75 := ((dx_75 - (&sr_75.inc[0])[0]) * il_75), ((dy_75 - (&sr_75.inc[1])[0]) * il_75), ((dz_75 - (&sr_75.inc[2])[0]) * il_75)
 						sum0_75, polar0_75 := sum_75, polar_75
@@ -1828,8 +1828,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							}
 							polar_75 = merge(p_75, polar_75, m_75)
 						}
-						for oi_75 := range r_75.orient {
-							o_75 := &r_75.orient[oi_75]
+						for oi_75 := range k_75.ll.orient {
+							o_75 := &k_75.ll.orient[oi_75]
 							h_75 := ((((&o_75[0])[0] * qx_75) + ((&o_75[1])[0] * qy_75)) + ((&o_75[2])[0] * qz_75))
 							kk_75 := ((((&o_75[3])[0] * qx_75) + ((&o_75[4])[0] * qy_75)) + ((&o_75[5])[0] * qz_75))
 							l_75 := ((((&o_75[6])[0] * qx_75) + ((&o_75[7])[0] * qy_75)) + ((&o_75[8])[0] * qz_75))
@@ -2080,8 +2080,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 					c_67_77 := k_67_77.c
 					n_67_77 := k_67_77.nn[0]
 					zero_67_77 := float64(0)
-					for si_67_77 := range r_67_77.src {
-						sr_67_77 := &r_67_77.src[si_67_77]
+					for si_67_77 := range k_67_77.ll.src {
+						sr_67_77 := &k_67_77.ll.src[si_67_77]
 						il_67_77 := (&sr_67_77.il)[0]
 						qx_67_77, qy_67_77, qz_67_77 := ((dx_67_77 - (&sr_67_77.inc[0])[0]) * il_67_77), ((dy_67_77 - (&sr_67_77.inc[1])[0]) * il_67_77), ((dz_67_77 - (&sr_67_77.inc[2])[0]) * il_67_77)
 						sum0_67_77, polar0_67_77 := sum_67_77, polar_67_77
@@ -2118,8 +2118,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							}
 							polar_67_77 = merge(p_67_77, polar_67_77, m_67_77)
 						}
-						for oi_67_77 := range r_67_77.orient {
-							o_67_77 := &r_67_77.orient[oi_67_77]
+						for oi_67_77 := range k_67_77.ll.orient {
+							o_67_77 := &k_67_77.ll.orient[oi_67_77]
 							h_67_77 := ((((&o_67_77[0])[0] * qx_67_77) + ((&o_67_77[1])[0] * qy_67_77)) + ((&o_67_77[2])[0] * qz_67_77))
 							kk_67_77 := ((((&o_67_77[3])[0] * qx_67_77) + ((&o_67_77[4])[0] * qy_67_77)) + ((&o_67_77[5])[0] * qz_67_77))
 							l_67_77 := ((((&o_67_77[6])[0] * qx_67_77) + ((&o_67_77[7])[0] * qy_67_77)) + ((&o_67_77[8])[0] * qz_67_77))
@@ -2273,7 +2273,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_79 float64
@@ -2281,7 +2281,7 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 							r2_0_79 float64
 						)
 						{
-							k_79, r_79, ia_79, cube_79, fdet_79, s_79, o_79, sum_79, omega_79, polar_79, capture_79, par_79, layer_79 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_79, r_79, ia_79, cube_79, fdet_79, s_79, o_79, sum_79, omega_79, polar_79, capture_79, par_79, layer_79 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_79 := k_79.c
 							var r0_0_59_79 float64
 							{
@@ -2361,8 +2361,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 								c_67_79 := k_67_79.c
 								n_67_79 := k_67_79.nn[0]
 								zero_67_79 := float64(0)
-								for si_67_79 := range r_67_79.src {
-									sr_67_79 := &r_67_79.src[si_67_79]
+								for si_67_79 := range k_67_79.ll.src {
+									sr_67_79 := &k_67_79.ll.src[si_67_79]
 									il_67_79 := (&sr_67_79.il)[0]
 									qx_67_79, qy_67_79, qz_67_79 := ((dx_67_79 - (&sr_67_79.inc[0])[0]) * il_67_79), ((dy_67_79 - (&sr_67_79.inc[1])[0]) * il_67_79), ((dz_67_79 - (&sr_67_79.inc[2])[0]) * il_67_79)
 									sum0_67_79, polar0_67_79 := sum_67_79, polar_67_79
@@ -2399,8 +2399,8 @@ func (k *kernel) pixelsLanes(rb *rowBuf, n int) {
 										}
 										polar_67_79 = merge(p_67_79, polar_67_79, m_67_79)
 									}
-									for oi_67_79 := range r_67_79.orient {
-										o_67_79 := &r_67_79.orient[oi_67_79]
+									for oi_67_79 := range k_67_79.ll.orient {
+										o_67_79 := &k_67_79.ll.orient[oi_67_79]
 										h_67_79 := ((((&o_67_79[0])[0] * qx_67_79) + ((&o_67_79[1])[0] * qy_67_79)) + ((&o_67_79[2])[0] * qz_67_79))
 										kk_67_79 := ((((&o_67_79[3])[0] * qx_67_79) + ((&o_67_79[4])[0] * qy_67_79)) + ((&o_67_79[5])[0] * qz_67_79))
 										l_67_79 := ((((&o_67_79[6])[0] * qx_67_79) + ((&o_67_79[7])[0] * qy_67_79)) + ((&o_67_79[8])[0] * qz_67_79))
@@ -4517,7 +4517,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 			r8_0_188 float64
 		)
 		{
-			sr_188, t_188, ds_188, p0_188 := &r.src[si], t, ds, p0
+			sr_188, t_188, ds_188, p0_188 := &k.ll.src[si], t, ds, p0
 			il_188 := (&sr_188.il)[0]
 			x_188, y_188, z_188 := (t_188.d[0][p0_188] - (&sr_188.inc[0])[0]), (t_188.d[1][p0_188] - (&sr_188.inc[1])[0]), (t_188.d[2][p0_188] - (&sr_188.inc[2])[0])
 			ds_188[p0_188] = (((x_188 * x_188) + (y_188 * y_188)) + (z_188 * z_188))
@@ -4534,14 +4534,14 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 			r0_0_189 = (float64(0) != float64(0))
 		}
 		skip := r0_0_189
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_190 float64
 				r1_0_190 float64
 				r2_0_190 float64
 			)
 			{
-				o_190, qx_190, qy_190, qz_190 := &r.orient[oi], qx, qy, qz
+				o_190, qx_190, qy_190, qz_190 := &k.ll.orient[oi], qx, qy, qz
 				h_190 := ((((&o_190[0])[0] * qx_190) + ((&o_190[1])[0] * qy_190)) + ((&o_190[2])[0] * qz_190))
 				kk_190 := ((((&o_190[3])[0] * qx_190) + ((&o_190[4])[0] * qy_190)) + ((&o_190[5])[0] * qz_190))
 				l_190 := ((((&o_190[6])[0] * qx_190) + ((&o_190[7])[0] * qy_190)) + ((&o_190[8])[0] * qz_190))
@@ -5413,7 +5413,7 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 			r8_0_206 float64
 		)
 		{
-			sr_206, t_206, ds_206, p0_206 := &r.src[si], t, ds, p0
+			sr_206, t_206, ds_206, p0_206 := &k.ll.src[si], t, ds, p0
 			il_206 := (&sr_206.il)[0]
 			x_206, y_206, z_206 := (t_206.d[0][p0_206] - (&sr_206.inc[0])[0]), (t_206.d[1][p0_206] - (&sr_206.inc[1])[0]), (t_206.d[2][p0_206] - (&sr_206.inc[2])[0])
 			ds_206[p0_206] = (((x_206 * x_206) + (y_206 * y_206)) + (z_206 * z_206))
@@ -5421,14 +5421,14 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_206, r1_0_206, r2_0_206, r3_0_206, r4_0_206, r5_0_206, r6_0_206, r7_0_206, r8_0_206
 		sfu := sh.fu[p0]
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_207 float64
 				r1_0_207 float64
 				r2_0_207 float64
 			)
 			{
-				o_207, qx_207, qy_207, qz_207 := &r.orient[oi], qx, qy, qz
+				o_207, qx_207, qy_207, qz_207 := &k.ll.orient[oi], qx, qy, qz
 				h_207 := ((((&o_207[0])[0] * qx_207) + ((&o_207[1])[0] * qy_207)) + ((&o_207[2])[0] * qz_207))
 				kk_207 := ((((&o_207[3])[0] * qx_207) + ((&o_207[4])[0] * qy_207)) + ((&o_207[5])[0] * qz_207))
 				l_207 := ((((&o_207[6])[0] * qx_207) + ((&o_207[7])[0] * qy_207)) + ((&o_207[8])[0] * qz_207))
@@ -5823,10 +5823,9 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 }
 
 func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
-	r := k.lr
-	sr := &r.src[si]
+	sr := &k.ll.src[si]
 	il := (&sr.il)[0]
-	for oi := range r.orient {
+	for oi := range k.ll.orient {
 		e := &oinc[oi]
 		var (
 			r0_0_211 float64
@@ -5834,7 +5833,7 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 			r2_0_211 float64
 		)
 		{
-			o_211, qx_211, qy_211, qz_211 := &r.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
+			o_211, qx_211, qy_211, qz_211 := &k.ll.orient[oi], (&sr.inc[0])[0], (&sr.inc[1])[0], (&sr.inc[2])[0]
 			h_211 := ((((&o_211[0])[0] * qx_211) + ((&o_211[1])[0] * qy_211)) + ((&o_211[2])[0] * qz_211))
 			kk_211 := ((((&o_211[3])[0] * qx_211) + ((&o_211[4])[0] * qy_211)) + ((&o_211[5])[0] * qz_211))
 			l_211 := ((((&o_211[6])[0] * qx_211) + ((&o_211[7])[0] * qy_211)) + ((&o_211[8])[0] * qz_211))
@@ -5912,7 +5911,7 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
-	sr := &r.src[0]
+	sr := &k.ll.src[0]
 	one, half, zero := float64(1), float64(0.5), float64(0)
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
@@ -6135,13 +6134,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_220, fr_220, g_220, dsq_220, hkl_220, stride_220, np_220, out_220 := r, fr, g, dsq, hkl, stride, np, out
-		scale_220 := (&r_220.scale)[0]
+		k_220, fr_220, g_220, dsq_220, hkl_220, stride_220, np_220, out_220 := k, fr, g, dsq, hkl, stride, np, out
+		scale_220 := (&k_220.lr.scale)[0]
 		const sl_220 = min(1, slots)
 		const m_220 = slots / sl_220
 		const step_220 = max(1, slots)
-		M_220 := len(r_220.orient)
-		SM_220 := len(r_220.src) * M_220
+		M_220 := len(k_220.ll.orient)
+		SM_220 := len(k_220.ll.src) * M_220
 		for j_220 := 0; j_220 < SM_220; j_220++ {
 			ds_220 := dsq_220[j_220/M_220*rowChunk:]
 			hj_220, kj_220, lj_220 := hkl_220[3*j_220*stride_220:], hkl_220[(3*j_220+1)*stride_220:], hkl_220[(3*j_220+2)*stride_220:]
@@ -6246,13 +6245,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	nop()
 }
 
-func lossRowSumsLanes(r *laneReps, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	scale := (&r.scale)[0]
+func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
+	scale := (&k.lr.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
 	const step = max(1, slots)
-	M := len(r.orient)
-	SM := len(r.src) * M
+	M := len(k.ll.orient)
+	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
@@ -6293,13 +6292,13 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const m = slots / sl
 	const step = max(1, slots)
 	{
-		r_221, fr_221, g_221, dsq_221, hkl_221, stride_221, np_221, out_221 := r, fr, g, dsq, hkl, stride, np, out
-		scale_221 := (&r_221.scale)[0]
+		k_221, fr_221, g_221, dsq_221, hkl_221, stride_221, np_221, out_221 := k, fr, g, dsq, hkl, stride, np, out
+		scale_221 := (&k_221.lr.scale)[0]
 		const sl_221 = min(1, slots)
 		const m_221 = slots / sl_221
 		const step_221 = max(1, slots)
-		M_221 := len(r_221.orient)
-		SM_221 := len(r_221.src) * M_221
+		M_221 := len(k_221.ll.orient)
+		SM_221 := len(k_221.ll.src) * M_221
 		for j_221 := 0; j_221 < SM_221; j_221++ {
 			ds_221 := dsq_221[j_221/M_221*rowChunk:]
 			hj_221, kj_221, lj_221 := hkl_221[3*j_221*stride_221:], hkl_221[(3*j_221+1)*stride_221:], hkl_221[(3*j_221+2)*stride_221:]
@@ -6408,8 +6407,8 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, cube []float64, sum, 
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -6446,8 +6445,8 @@ func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, cube []float64, sum, 
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -6771,8 +6770,8 @@ func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, cube []float64, sum,
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -6809,8 +6808,8 @@ func (k *kernel) termsShapeLanes(r *laneReps, ia *[1]int32, cube []float64, sum,
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -7008,8 +7007,8 @@ func (k *kernel) termsAxesDminLanes(r *laneReps, ia *[1]int32, cube []float64, s
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -7046,8 +7045,8 @@ func (k *kernel) termsAxesDminLanes(r *laneReps, ia *[1]int32, cube []float64, s
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -7372,8 +7371,8 @@ func (k *kernel) termsAxesRulesLanes(r *laneReps, ia *[1]int32, cube []float64, 
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -7413,8 +7412,8 @@ func (k *kernel) termsAxesRulesLanes(r *laneReps, ia *[1]int32, cube []float64, 
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -7743,8 +7742,8 @@ func (k *kernel) termsAxesInterpLanes(r *laneReps, ia *[1]int32, cube []float64,
 	c := k.c
 	n := k.nn[0]
 	zero := float64(0)
-	for si := range r.src {
-		sr := &r.src[si]
+	for si := range k.ll.src {
+		sr := &k.ll.src[si]
 		il := (&sr.il)[0]
 		qx, qy, qz := ((dx - (&sr.inc[0])[0]) * il), ((dy - (&sr.inc[1])[0]) * il), ((dz - (&sr.inc[2])[0]) * il)
 		sum0, polar0 := sum, polar
@@ -7781,8 +7780,8 @@ func (k *kernel) termsAxesInterpLanes(r *laneReps, ia *[1]int32, cube []float64,
 			}
 			polar = merge(p, polar, m)
 		}
-		for oi := range r.orient {
-			o := &r.orient[oi]
+		for oi := range k.ll.orient {
+			o := &k.ll.orient[oi]
 			h := ((((&o[0])[0] * qx) + ((&o[1])[0] * qy)) + ((&o[2])[0] * qz))
 			kk := ((((&o[3])[0] * qx) + ((&o[4])[0] * qy)) + ((&o[5])[0] * qz))
 			l := ((((&o[6])[0] * qx) + ((&o[7])[0] * qy)) + ((&o[8])[0] * qz))
@@ -8262,8 +8261,8 @@ func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, cube []float64, fd
 		c_260 := k_260.c
 		n_260 := k_260.nn[0]
 		zero_260 := float64(0)
-		for si_260 := range r_260.src {
-			sr_260 := &r_260.src[si_260]
+		for si_260 := range k_260.ll.src {
+			sr_260 := &k_260.ll.src[si_260]
 			il_260 := (&sr_260.il)[0]
 			qx_260, qy_260, qz_260 := ((dx_260 - (&sr_260.inc[0])[0]) * il_260), ((dy_260 - (&sr_260.inc[1])[0]) * il_260), ((dz_260 - (&sr_260.inc[2])[0]) * il_260)
 			sum0_260, polar0_260 := sum_260, polar_260
@@ -8300,8 +8299,8 @@ func (k *kernel) subpixelAxesLanes(r *laneReps, ia *[1]int32, cube []float64, fd
 				}
 				polar_260 = merge(p_260, polar_260, m_260)
 			}
-			for oi_260 := range r_260.orient {
-				o_260 := &r_260.orient[oi_260]
+			for oi_260 := range k_260.ll.orient {
+				o_260 := &k_260.ll.orient[oi_260]
 				h_260 := ((((&o_260[0])[0] * qx_260) + ((&o_260[1])[0] * qy_260)) + ((&o_260[2])[0] * qz_260))
 				kk_260 := ((((&o_260[3])[0] * qx_260) + ((&o_260[4])[0] * qy_260)) + ((&o_260[5])[0] * qz_260))
 				l_260 := ((((&o_260[6])[0] * qx_260) + ((&o_260[7])[0] * qy_260)) + ((&o_260[8])[0] * qz_260))
@@ -8704,8 +8703,8 @@ func (k *kernel) subpixelShapeLanes(r *laneReps, ia *[1]int32, cube []float64, f
 		c_269 := k_269.c
 		n_269 := k_269.nn[0]
 		zero_269 := float64(0)
-		for si_269 := range r_269.src {
-			sr_269 := &r_269.src[si_269]
+		for si_269 := range k_269.ll.src {
+			sr_269 := &k_269.ll.src[si_269]
 			il_269 := (&sr_269.il)[0]
 			qx_269, qy_269, qz_269 := ((dx_269 - (&sr_269.inc[0])[0]) * il_269), ((dy_269 - (&sr_269.inc[1])[0]) * il_269), ((dz_269 - (&sr_269.inc[2])[0]) * il_269)
 			sum0_269, polar0_269 := sum_269, polar_269
@@ -8742,8 +8741,8 @@ func (k *kernel) subpixelShapeLanes(r *laneReps, ia *[1]int32, cube []float64, f
 				}
 				polar_269 = merge(p_269, polar_269, m_269)
 			}
-			for oi_269 := range r_269.orient {
-				o_269 := &r_269.orient[oi_269]
+			for oi_269 := range k_269.ll.orient {
+				o_269 := &k_269.ll.orient[oi_269]
 				h_269 := ((((&o_269[0])[0] * qx_269) + ((&o_269[1])[0] * qy_269)) + ((&o_269[2])[0] * qz_269))
 				kk_269 := ((((&o_269[3])[0] * qx_269) + ((&o_269[4])[0] * qy_269)) + ((&o_269[5])[0] * qz_269))
 				l_269 := ((((&o_269[6])[0] * qx_269) + ((&o_269[7])[0] * qy_269)) + ((&o_269[8])[0] * qz_269))
@@ -9020,8 +9019,8 @@ func (k *kernel) subpixelAxesDminLanes(r *laneReps, ia *[1]int32, cube []float64
 		c_278 := k_278.c
 		n_278 := k_278.nn[0]
 		zero_278 := float64(0)
-		for si_278 := range r_278.src {
-			sr_278 := &r_278.src[si_278]
+		for si_278 := range k_278.ll.src {
+			sr_278 := &k_278.ll.src[si_278]
 			il_278 := (&sr_278.il)[0]
 			qx_278, qy_278, qz_278 := ((dx_278 - (&sr_278.inc[0])[0]) * il_278), ((dy_278 - (&sr_278.inc[1])[0]) * il_278), ((dz_278 - (&sr_278.inc[2])[0]) * il_278)
 			sum0_278, polar0_278 := sum_278, polar_278
@@ -9058,8 +9057,8 @@ func (k *kernel) subpixelAxesDminLanes(r *laneReps, ia *[1]int32, cube []float64
 				}
 				polar_278 = merge(p_278, polar_278, m_278)
 			}
-			for oi_278 := range r_278.orient {
-				o_278 := &r_278.orient[oi_278]
+			for oi_278 := range k_278.ll.orient {
+				o_278 := &k_278.ll.orient[oi_278]
 				h_278 := ((((&o_278[0])[0] * qx_278) + ((&o_278[1])[0] * qy_278)) + ((&o_278[2])[0] * qz_278))
 				kk_278 := ((((&o_278[3])[0] * qx_278) + ((&o_278[4])[0] * qy_278)) + ((&o_278[5])[0] * qz_278))
 				l_278 := ((((&o_278[6])[0] * qx_278) + ((&o_278[7])[0] * qy_278)) + ((&o_278[8])[0] * qz_278))
@@ -9586,8 +9585,8 @@ func (k *kernel) subpixelAxesCurvedLanes(r *laneReps, ia *[1]int32, cube []float
 		c_287 := k_287.c
 		n_287 := k_287.nn[0]
 		zero_287 := float64(0)
-		for si_287 := range r_287.src {
-			sr_287 := &r_287.src[si_287]
+		for si_287 := range k_287.ll.src {
+			sr_287 := &k_287.ll.src[si_287]
 			il_287 := (&sr_287.il)[0]
 			qx_287, qy_287, qz_287 := ((dx_287 - (&sr_287.inc[0])[0]) * il_287), ((dy_287 - (&sr_287.inc[1])[0]) * il_287), ((dz_287 - (&sr_287.inc[2])[0]) * il_287)
 			sum0_287, polar0_287 := sum_287, polar_287
@@ -9624,8 +9623,8 @@ func (k *kernel) subpixelAxesCurvedLanes(r *laneReps, ia *[1]int32, cube []float
 				}
 				polar_287 = merge(p_287, polar_287, m_287)
 			}
-			for oi_287 := range r_287.orient {
-				o_287 := &r_287.orient[oi_287]
+			for oi_287 := range k_287.ll.orient {
+				o_287 := &k_287.ll.orient[oi_287]
 				h_287 := ((((&o_287[0])[0] * qx_287) + ((&o_287[1])[0] * qy_287)) + ((&o_287[2])[0] * qz_287))
 				kk_287 := ((((&o_287[3])[0] * qx_287) + ((&o_287[4])[0] * qy_287)) + ((&o_287[5])[0] * qz_287))
 				l_287 := ((((&o_287[6])[0] * qx_287) + ((&o_287[7])[0] * qy_287)) + ((&o_287[8])[0] * qz_287))
@@ -10039,8 +10038,8 @@ func (k *kernel) subpixelAxesRulesLanes(r *laneReps, ia *[1]int32, cube []float6
 		c_296 := k_296.c
 		n_296 := k_296.nn[0]
 		zero_296 := float64(0)
-		for si_296 := range r_296.src {
-			sr_296 := &r_296.src[si_296]
+		for si_296 := range k_296.ll.src {
+			sr_296 := &k_296.ll.src[si_296]
 			il_296 := (&sr_296.il)[0]
 			qx_296, qy_296, qz_296 := ((dx_296 - (&sr_296.inc[0])[0]) * il_296), ((dy_296 - (&sr_296.inc[1])[0]) * il_296), ((dz_296 - (&sr_296.inc[2])[0]) * il_296)
 			sum0_296, polar0_296 := sum_296, polar_296
@@ -10080,8 +10079,8 @@ func (k *kernel) subpixelAxesRulesLanes(r *laneReps, ia *[1]int32, cube []float6
 				}
 				polar_296 = merge(p_296, polar_296, m_296)
 			}
-			for oi_296 := range r_296.orient {
-				o_296 := &r_296.orient[oi_296]
+			for oi_296 := range k_296.ll.orient {
+				o_296 := &k_296.ll.orient[oi_296]
 				h_296 := ((((&o_296[0])[0] * qx_296) + ((&o_296[1])[0] * qy_296)) + ((&o_296[2])[0] * qz_296))
 				kk_296 := ((((&o_296[3])[0] * qx_296) + ((&o_296[4])[0] * qy_296)) + ((&o_296[5])[0] * qz_296))
 				l_296 := ((((&o_296[6])[0] * qx_296) + ((&o_296[7])[0] * qy_296)) + ((&o_296[8])[0] * qz_296))
@@ -10489,8 +10488,8 @@ func (k *kernel) subpixelAxesInterpLanes(r *laneReps, ia *[1]int32, cube []float
 		c_305 := k_305.c
 		n_305 := k_305.nn[0]
 		zero_305 := float64(0)
-		for si_305 := range r_305.src {
-			sr_305 := &r_305.src[si_305]
+		for si_305 := range k_305.ll.src {
+			sr_305 := &k_305.ll.src[si_305]
 			il_305 := (&sr_305.il)[0]
 			qx_305, qy_305, qz_305 := ((dx_305 - (&sr_305.inc[0])[0]) * il_305), ((dy_305 - (&sr_305.inc[1])[0]) * il_305), ((dz_305 - (&sr_305.inc[2])[0]) * il_305)
 			sum0_305, polar0_305 := sum_305, polar_305
@@ -10527,8 +10526,8 @@ func (k *kernel) subpixelAxesInterpLanes(r *laneReps, ia *[1]int32, cube []float
 				}
 				polar_305 = merge(p_305, polar_305, m_305)
 			}
-			for oi_305 := range r_305.orient {
-				o_305 := &r_305.orient[oi_305]
+			for oi_305 := range k_305.ll.orient {
+				o_305 := &k_305.ll.orient[oi_305]
 				h_305 := ((((&o_305[0])[0] * qx_305) + ((&o_305[1])[0] * qy_305)) + ((&o_305[2])[0] * qz_305))
 				kk_305 := ((((&o_305[3])[0] * qx_305) + ((&o_305[4])[0] * qy_305)) + ((&o_305[5])[0] * qz_305))
 				l_305 := ((((&o_305[6])[0] * qx_305) + ((&o_305[7])[0] * qy_305)) + ((&o_305[8])[0] * qz_305))
@@ -10940,7 +10939,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_306 bool
 	{
 		c_306 := c
@@ -10948,7 +10947,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_306
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -11015,8 +11014,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 					c_312 := k_312.c
 					n_312 := k_312.nn[0]
 					zero_312 := float64(0)
-					for si_312 := range r_312.src {
-						sr_312 := &r_312.src[si_312]
+					for si_312 := range k_312.ll.src {
+						sr_312 := &k_312.ll.src[si_312]
 						il_312 := (&sr_312.il)[0]
 						qx_312, qy_312, qz_312 := ((dx_312 - (&sr_312.inc[0])[0]) * il_312), ((dy_312 - (&sr_312.inc[1])[0]) * il_312), ((dz_312 - (&sr_312.inc[2])[0]) * il_312)
 						sum0_312, polar0_312 := sum_312, polar_312
@@ -11053,8 +11052,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							}
 							polar_312 = merge(p_312, polar_312, m_312)
 						}
-						for oi_312 := range r_312.orient {
-							o_312 := &r_312.orient[oi_312]
+						for oi_312 := range k_312.ll.orient {
+							o_312 := &k_312.ll.orient[oi_312]
 							h_312 := ((((&o_312[0])[0] * qx_312) + ((&o_312[1])[0] * qy_312)) + ((&o_312[2])[0] * qz_312))
 							kk_312 := ((((&o_312[3])[0] * qx_312) + ((&o_312[4])[0] * qy_312)) + ((&o_312[5])[0] * qz_312))
 							l_312 := ((((&o_312[6])[0] * qx_312) + ((&o_312[7])[0] * qy_312)) + ((&o_312[8])[0] * qz_312))
@@ -11487,8 +11486,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 					c_260_314 := k_260_314.c
 					n_260_314 := k_260_314.nn[0]
 					zero_260_314 := float64(0)
-					for si_260_314 := range r_260_314.src {
-						sr_260_314 := &r_260_314.src[si_260_314]
+					for si_260_314 := range k_260_314.ll.src {
+						sr_260_314 := &k_260_314.ll.src[si_260_314]
 						il_260_314 := (&sr_260_314.il)[0]
 						qx_260_314, qy_260_314, qz_260_314 := ((dx_260_314 - (&sr_260_314.inc[0])[0]) * il_260_314), ((dy_260_314 - (&sr_260_314.inc[1])[0]) * il_260_314), ((dz_260_314 - (&sr_260_314.inc[2])[0]) * il_260_314)
 						sum0_260_314, polar0_260_314 := sum_260_314, polar_260_314
@@ -11525,8 +11524,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							}
 							polar_260_314 = merge(p_260_314, polar_260_314, m_260_314)
 						}
-						for oi_260_314 := range r_260_314.orient {
-							o_260_314 := &r_260_314.orient[oi_260_314]
+						for oi_260_314 := range k_260_314.ll.orient {
+							o_260_314 := &k_260_314.ll.orient[oi_260_314]
 							h_260_314 := ((((&o_260_314[0])[0] * qx_260_314) + ((&o_260_314[1])[0] * qy_260_314)) + ((&o_260_314[2])[0] * qz_260_314))
 							kk_260_314 := ((((&o_260_314[3])[0] * qx_260_314) + ((&o_260_314[4])[0] * qy_260_314)) + ((&o_260_314[5])[0] * qz_260_314))
 							l_260_314 := ((((&o_260_314[6])[0] * qx_260_314) + ((&o_260_314[7])[0] * qy_260_314)) + ((&o_260_314[8])[0] * qz_260_314))
@@ -11862,7 +11861,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_316 float64
@@ -11870,7 +11869,7 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 							r2_0_316 float64
 						)
 						{
-							k_316, r_316, ia_316, cube_316, fdet_316, s_316, o_316, sum_316, omega_316, polar_316, capture_316, par_316, layer_316 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_316, r_316, ia_316, cube_316, fdet_316, s_316, o_316, sum_316, omega_316, polar_316, capture_316, par_316, layer_316 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_316 := k_316.c
 							var r0_0_252_316 float64
 							{
@@ -11950,8 +11949,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 								c_260_316 := k_260_316.c
 								n_260_316 := k_260_316.nn[0]
 								zero_260_316 := float64(0)
-								for si_260_316 := range r_260_316.src {
-									sr_260_316 := &r_260_316.src[si_260_316]
+								for si_260_316 := range k_260_316.ll.src {
+									sr_260_316 := &k_260_316.ll.src[si_260_316]
 									il_260_316 := (&sr_260_316.il)[0]
 									qx_260_316, qy_260_316, qz_260_316 := ((dx_260_316 - (&sr_260_316.inc[0])[0]) * il_260_316), ((dy_260_316 - (&sr_260_316.inc[1])[0]) * il_260_316), ((dz_260_316 - (&sr_260_316.inc[2])[0]) * il_260_316)
 									sum0_260_316, polar0_260_316 := sum_260_316, polar_260_316
@@ -11988,8 +11987,8 @@ func (k *kernel) pixelsAxesLanes(rb *rowBuf, n int) {
 										}
 										polar_260_316 = merge(p_260_316, polar_260_316, m_260_316)
 									}
-									for oi_260_316 := range r_260_316.orient {
-										o_260_316 := &r_260_316.orient[oi_260_316]
+									for oi_260_316 := range k_260_316.ll.orient {
+										o_260_316 := &k_260_316.ll.orient[oi_260_316]
 										h_260_316 := ((((&o_260_316[0])[0] * qx_260_316) + ((&o_260_316[1])[0] * qy_260_316)) + ((&o_260_316[2])[0] * qz_260_316))
 										kk_260_316 := ((((&o_260_316[3])[0] * qx_260_316) + ((&o_260_316[4])[0] * qy_260_316)) + ((&o_260_316[5])[0] * qz_260_316))
 										l_260_316 := ((((&o_260_316[6])[0] * qx_260_316) + ((&o_260_316[7])[0] * qy_260_316)) + ((&o_260_316[8])[0] * qz_260_316))
@@ -12364,7 +12363,7 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_321 bool
 	{
 		c_321 := c
@@ -12372,7 +12371,7 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_321
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -12439,8 +12438,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 					c_327 := k_327.c
 					n_327 := k_327.nn[0]
 					zero_327 := float64(0)
-					for si_327 := range r_327.src {
-						sr_327 := &r_327.src[si_327]
+					for si_327 := range k_327.ll.src {
+						sr_327 := &k_327.ll.src[si_327]
 						il_327 := (&sr_327.il)[0]
 						qx_327, qy_327, qz_327 := ((dx_327 - (&sr_327.inc[0])[0]) * il_327), ((dy_327 - (&sr_327.inc[1])[0]) * il_327), ((dz_327 - (&sr_327.inc[2])[0]) * il_327)
 						sum0_327, polar0_327 := sum_327, polar_327
@@ -12477,8 +12476,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 							}
 							polar_327 = merge(p_327, polar_327, m_327)
 						}
-						for oi_327 := range r_327.orient {
-							o_327 := &r_327.orient[oi_327]
+						for oi_327 := range k_327.ll.orient {
+							o_327 := &k_327.ll.orient[oi_327]
 							h_327 := ((((&o_327[0])[0] * qx_327) + ((&o_327[1])[0] * qy_327)) + ((&o_327[2])[0] * qz_327))
 							kk_327 := ((((&o_327[3])[0] * qx_327) + ((&o_327[4])[0] * qy_327)) + ((&o_327[5])[0] * qz_327))
 							l_327 := ((((&o_327[6])[0] * qx_327) + ((&o_327[7])[0] * qy_327)) + ((&o_327[8])[0] * qz_327))
@@ -12785,8 +12784,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 					c_269_329 := k_269_329.c
 					n_269_329 := k_269_329.nn[0]
 					zero_269_329 := float64(0)
-					for si_269_329 := range r_269_329.src {
-						sr_269_329 := &r_269_329.src[si_269_329]
+					for si_269_329 := range k_269_329.ll.src {
+						sr_269_329 := &k_269_329.ll.src[si_269_329]
 						il_269_329 := (&sr_269_329.il)[0]
 						qx_269_329, qy_269_329, qz_269_329 := ((dx_269_329 - (&sr_269_329.inc[0])[0]) * il_269_329), ((dy_269_329 - (&sr_269_329.inc[1])[0]) * il_269_329), ((dz_269_329 - (&sr_269_329.inc[2])[0]) * il_269_329)
 						sum0_269_329, polar0_269_329 := sum_269_329, polar_269_329
@@ -12823,8 +12822,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 							}
 							polar_269_329 = merge(p_269_329, polar_269_329, m_269_329)
 						}
-						for oi_269_329 := range r_269_329.orient {
-							o_269_329 := &r_269_329.orient[oi_269_329]
+						for oi_269_329 := range k_269_329.ll.orient {
+							o_269_329 := &k_269_329.ll.orient[oi_269_329]
 							h_269_329 := ((((&o_269_329[0])[0] * qx_269_329) + ((&o_269_329[1])[0] * qy_269_329)) + ((&o_269_329[2])[0] * qz_269_329))
 							kk_269_329 := ((((&o_269_329[3])[0] * qx_269_329) + ((&o_269_329[4])[0] * qy_269_329)) + ((&o_269_329[5])[0] * qz_269_329))
 							l_269_329 := ((((&o_269_329[6])[0] * qx_269_329) + ((&o_269_329[7])[0] * qy_269_329)) + ((&o_269_329[8])[0] * qz_269_329))
@@ -13034,7 +13033,7 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_331 float64
@@ -13042,7 +13041,7 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 							r2_0_331 float64
 						)
 						{
-							k_331, r_331, ia_331, cube_331, fdet_331, s_331, o_331, sum_331, omega_331, polar_331, capture_331, par_331, layer_331 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_331, r_331, ia_331, cube_331, fdet_331, s_331, o_331, sum_331, omega_331, polar_331, capture_331, par_331, layer_331 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_331 := k_331.c
 							var r0_0_261_331 float64
 							{
@@ -13122,8 +13121,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 								c_269_331 := k_269_331.c
 								n_269_331 := k_269_331.nn[0]
 								zero_269_331 := float64(0)
-								for si_269_331 := range r_269_331.src {
-									sr_269_331 := &r_269_331.src[si_269_331]
+								for si_269_331 := range k_269_331.ll.src {
+									sr_269_331 := &k_269_331.ll.src[si_269_331]
 									il_269_331 := (&sr_269_331.il)[0]
 									qx_269_331, qy_269_331, qz_269_331 := ((dx_269_331 - (&sr_269_331.inc[0])[0]) * il_269_331), ((dy_269_331 - (&sr_269_331.inc[1])[0]) * il_269_331), ((dz_269_331 - (&sr_269_331.inc[2])[0]) * il_269_331)
 									sum0_269_331, polar0_269_331 := sum_269_331, polar_269_331
@@ -13160,8 +13159,8 @@ func (k *kernel) pixelsShapeLanes(rb *rowBuf, n int) {
 										}
 										polar_269_331 = merge(p_269_331, polar_269_331, m_269_331)
 									}
-									for oi_269_331 := range r_269_331.orient {
-										o_269_331 := &r_269_331.orient[oi_269_331]
+									for oi_269_331 := range k_269_331.ll.orient {
+										o_269_331 := &k_269_331.ll.orient[oi_269_331]
 										h_269_331 := ((((&o_269_331[0])[0] * qx_269_331) + ((&o_269_331[1])[0] * qy_269_331)) + ((&o_269_331[2])[0] * qz_269_331))
 										kk_269_331 := ((((&o_269_331[3])[0] * qx_269_331) + ((&o_269_331[4])[0] * qy_269_331)) + ((&o_269_331[5])[0] * qz_269_331))
 										l_269_331 := ((((&o_269_331[6])[0] * qx_269_331) + ((&o_269_331[7])[0] * qy_269_331)) + ((&o_269_331[8])[0] * qz_269_331))
@@ -13410,7 +13409,7 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_336 bool
 	{
 		c_336 := c
@@ -13418,7 +13417,7 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_336
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -13485,8 +13484,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 					c_342 := k_342.c
 					n_342 := k_342.nn[0]
 					zero_342 := float64(0)
-					for si_342 := range r_342.src {
-						sr_342 := &r_342.src[si_342]
+					for si_342 := range k_342.ll.src {
+						sr_342 := &k_342.ll.src[si_342]
 						il_342 := (&sr_342.il)[0]
 						qx_342, qy_342, qz_342 := ((dx_342 - (&sr_342.inc[0])[0]) * il_342), ((dy_342 - (&sr_342.inc[1])[0]) * il_342), ((dz_342 - (&sr_342.inc[2])[0]) * il_342)
 						sum0_342, polar0_342 := sum_342, polar_342
@@ -13523,8 +13522,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 							}
 							polar_342 = merge(p_342, polar_342, m_342)
 						}
-						for oi_342 := range r_342.orient {
-							o_342 := &r_342.orient[oi_342]
+						for oi_342 := range k_342.ll.orient {
+							o_342 := &k_342.ll.orient[oi_342]
 							h_342 := ((((&o_342[0])[0] * qx_342) + ((&o_342[1])[0] * qy_342)) + ((&o_342[2])[0] * qz_342))
 							kk_342 := ((((&o_342[3])[0] * qx_342) + ((&o_342[4])[0] * qy_342)) + ((&o_342[5])[0] * qz_342))
 							l_342 := ((((&o_342[6])[0] * qx_342) + ((&o_342[7])[0] * qy_342)) + ((&o_342[8])[0] * qz_342))
@@ -13958,8 +13957,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 					c_278_344 := k_278_344.c
 					n_278_344 := k_278_344.nn[0]
 					zero_278_344 := float64(0)
-					for si_278_344 := range r_278_344.src {
-						sr_278_344 := &r_278_344.src[si_278_344]
+					for si_278_344 := range k_278_344.ll.src {
+						sr_278_344 := &k_278_344.ll.src[si_278_344]
 						il_278_344 := (&sr_278_344.il)[0]
 						qx_278_344, qy_278_344, qz_278_344 := ((dx_278_344 - (&sr_278_344.inc[0])[0]) * il_278_344), ((dy_278_344 - (&sr_278_344.inc[1])[0]) * il_278_344), ((dz_278_344 - (&sr_278_344.inc[2])[0]) * il_278_344)
 						sum0_278_344, polar0_278_344 := sum_278_344, polar_278_344
@@ -13996,8 +13995,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 							}
 							polar_278_344 = merge(p_278_344, polar_278_344, m_278_344)
 						}
-						for oi_278_344 := range r_278_344.orient {
-							o_278_344 := &r_278_344.orient[oi_278_344]
+						for oi_278_344 := range k_278_344.ll.orient {
+							o_278_344 := &k_278_344.ll.orient[oi_278_344]
 							h_278_344 := ((((&o_278_344[0])[0] * qx_278_344) + ((&o_278_344[1])[0] * qy_278_344)) + ((&o_278_344[2])[0] * qz_278_344))
 							kk_278_344 := ((((&o_278_344[3])[0] * qx_278_344) + ((&o_278_344[4])[0] * qy_278_344)) + ((&o_278_344[5])[0] * qz_278_344))
 							l_278_344 := ((((&o_278_344[6])[0] * qx_278_344) + ((&o_278_344[7])[0] * qy_278_344)) + ((&o_278_344[8])[0] * qz_278_344))
@@ -14334,7 +14333,7 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_346 float64
@@ -14342,7 +14341,7 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 							r2_0_346 float64
 						)
 						{
-							k_346, r_346, ia_346, cube_346, fdet_346, s_346, o_346, sum_346, omega_346, polar_346, capture_346, par_346, layer_346 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_346, r_346, ia_346, cube_346, fdet_346, s_346, o_346, sum_346, omega_346, polar_346, capture_346, par_346, layer_346 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_346 := k_346.c
 							var r0_0_270_346 float64
 							{
@@ -14422,8 +14421,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 								c_278_346 := k_278_346.c
 								n_278_346 := k_278_346.nn[0]
 								zero_278_346 := float64(0)
-								for si_278_346 := range r_278_346.src {
-									sr_278_346 := &r_278_346.src[si_278_346]
+								for si_278_346 := range k_278_346.ll.src {
+									sr_278_346 := &k_278_346.ll.src[si_278_346]
 									il_278_346 := (&sr_278_346.il)[0]
 									qx_278_346, qy_278_346, qz_278_346 := ((dx_278_346 - (&sr_278_346.inc[0])[0]) * il_278_346), ((dy_278_346 - (&sr_278_346.inc[1])[0]) * il_278_346), ((dz_278_346 - (&sr_278_346.inc[2])[0]) * il_278_346)
 									sum0_278_346, polar0_278_346 := sum_278_346, polar_278_346
@@ -14460,8 +14459,8 @@ func (k *kernel) pixelsAxesDminLanes(rb *rowBuf, n int) {
 										}
 										polar_278_346 = merge(p_278_346, polar_278_346, m_278_346)
 									}
-									for oi_278_346 := range r_278_346.orient {
-										o_278_346 := &r_278_346.orient[oi_278_346]
+									for oi_278_346 := range k_278_346.ll.orient {
+										o_278_346 := &k_278_346.ll.orient[oi_278_346]
 										h_278_346 := ((((&o_278_346[0])[0] * qx_278_346) + ((&o_278_346[1])[0] * qy_278_346)) + ((&o_278_346[2])[0] * qz_278_346))
 										kk_278_346 := ((((&o_278_346[3])[0] * qx_278_346) + ((&o_278_346[4])[0] * qy_278_346)) + ((&o_278_346[5])[0] * qz_278_346))
 										l_278_346 := ((((&o_278_346[6])[0] * qx_278_346) + ((&o_278_346[7])[0] * qy_278_346)) + ((&o_278_346[8])[0] * qz_278_346))
@@ -14837,7 +14836,7 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_351 bool
 	{
 		c_351 := c
@@ -14845,7 +14844,7 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_351
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -15035,8 +15034,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 					c_357 := k_357.c
 					n_357 := k_357.nn[0]
 					zero_357 := float64(0)
-					for si_357 := range r_357.src {
-						sr_357 := &r_357.src[si_357]
+					for si_357 := range k_357.ll.src {
+						sr_357 := &k_357.ll.src[si_357]
 						il_357 := (&sr_357.il)[0]
 						qx_357, qy_357, qz_357 := ((dx_357 - (&sr_357.inc[0])[0]) * il_357), ((dy_357 - (&sr_357.inc[1])[0]) * il_357), ((dz_357 - (&sr_357.inc[2])[0]) * il_357)
 						sum0_357, polar0_357 := sum_357, polar_357
@@ -15073,8 +15072,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 							}
 							polar_357 = merge(p_357, polar_357, m_357)
 						}
-						for oi_357 := range r_357.orient {
-							o_357 := &r_357.orient[oi_357]
+						for oi_357 := range k_357.ll.orient {
+							o_357 := &k_357.ll.orient[oi_357]
 							h_357 := ((((&o_357[0])[0] * qx_357) + ((&o_357[1])[0] * qy_357)) + ((&o_357[2])[0] * qz_357))
 							kk_357 := ((((&o_357[3])[0] * qx_357) + ((&o_357[4])[0] * qy_357)) + ((&o_357[5])[0] * qz_357))
 							l_357 := ((((&o_357[6])[0] * qx_357) + ((&o_357[7])[0] * qy_357)) + ((&o_357[8])[0] * qz_357))
@@ -15630,8 +15629,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 					c_287_359 := k_287_359.c
 					n_287_359 := k_287_359.nn[0]
 					zero_287_359 := float64(0)
-					for si_287_359 := range r_287_359.src {
-						sr_287_359 := &r_287_359.src[si_287_359]
+					for si_287_359 := range k_287_359.ll.src {
+						sr_287_359 := &k_287_359.ll.src[si_287_359]
 						il_287_359 := (&sr_287_359.il)[0]
 						qx_287_359, qy_287_359, qz_287_359 := ((dx_287_359 - (&sr_287_359.inc[0])[0]) * il_287_359), ((dy_287_359 - (&sr_287_359.inc[1])[0]) * il_287_359), ((dz_287_359 - (&sr_287_359.inc[2])[0]) * il_287_359)
 						sum0_287_359, polar0_287_359 := sum_287_359, polar_287_359
@@ -15668,8 +15667,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 							}
 							polar_287_359 = merge(p_287_359, polar_287_359, m_287_359)
 						}
-						for oi_287_359 := range r_287_359.orient {
-							o_287_359 := &r_287_359.orient[oi_287_359]
+						for oi_287_359 := range k_287_359.ll.orient {
+							o_287_359 := &k_287_359.ll.orient[oi_287_359]
 							h_287_359 := ((((&o_287_359[0])[0] * qx_287_359) + ((&o_287_359[1])[0] * qy_287_359)) + ((&o_287_359[2])[0] * qz_287_359))
 							kk_287_359 := ((((&o_287_359[3])[0] * qx_287_359) + ((&o_287_359[4])[0] * qy_287_359)) + ((&o_287_359[5])[0] * qz_287_359))
 							l_287_359 := ((((&o_287_359[6])[0] * qx_287_359) + ((&o_287_359[7])[0] * qy_287_359)) + ((&o_287_359[8])[0] * qz_287_359))
@@ -16005,7 +16004,7 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_361 float64
@@ -16013,7 +16012,7 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 							r2_0_361 float64
 						)
 						{
-							k_361, r_361, ia_361, cube_361, fdet_361, s_361, o_361, sum_361, omega_361, polar_361, capture_361, par_361, layer_361 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_361, r_361, ia_361, cube_361, fdet_361, s_361, o_361, sum_361, omega_361, polar_361, capture_361, par_361, layer_361 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_361 := k_361.c
 							var r0_0_279_361 float64
 							{
@@ -16216,8 +16215,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 								c_287_361 := k_287_361.c
 								n_287_361 := k_287_361.nn[0]
 								zero_287_361 := float64(0)
-								for si_287_361 := range r_287_361.src {
-									sr_287_361 := &r_287_361.src[si_287_361]
+								for si_287_361 := range k_287_361.ll.src {
+									sr_287_361 := &k_287_361.ll.src[si_287_361]
 									il_287_361 := (&sr_287_361.il)[0]
 									qx_287_361, qy_287_361, qz_287_361 := ((dx_287_361 - (&sr_287_361.inc[0])[0]) * il_287_361), ((dy_287_361 - (&sr_287_361.inc[1])[0]) * il_287_361), ((dz_287_361 - (&sr_287_361.inc[2])[0]) * il_287_361)
 									sum0_287_361, polar0_287_361 := sum_287_361, polar_287_361
@@ -16254,8 +16253,8 @@ func (k *kernel) pixelsAxesCurvedLanes(rb *rowBuf, n int) {
 										}
 										polar_287_361 = merge(p_287_361, polar_287_361, m_287_361)
 									}
-									for oi_287_361 := range r_287_361.orient {
-										o_287_361 := &r_287_361.orient[oi_287_361]
+									for oi_287_361 := range k_287_361.ll.orient {
+										o_287_361 := &k_287_361.ll.orient[oi_287_361]
 										h_287_361 := ((((&o_287_361[0])[0] * qx_287_361) + ((&o_287_361[1])[0] * qy_287_361)) + ((&o_287_361[2])[0] * qz_287_361))
 										kk_287_361 := ((((&o_287_361[3])[0] * qx_287_361) + ((&o_287_361[4])[0] * qy_287_361)) + ((&o_287_361[5])[0] * qz_287_361))
 										l_287_361 := ((((&o_287_361[6])[0] * qx_287_361) + ((&o_287_361[7])[0] * qy_287_361)) + ((&o_287_361[8])[0] * qz_287_361))
@@ -16630,7 +16629,7 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_366 bool
 	{
 		c_366 := c
@@ -16638,7 +16637,7 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_366
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -16705,8 +16704,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 					c_372 := k_372.c
 					n_372 := k_372.nn[0]
 					zero_372 := float64(0)
-					for si_372 := range r_372.src {
-						sr_372 := &r_372.src[si_372]
+					for si_372 := range k_372.ll.src {
+						sr_372 := &k_372.ll.src[si_372]
 						il_372 := (&sr_372.il)[0]
 						qx_372, qy_372, qz_372 := ((dx_372 - (&sr_372.inc[0])[0]) * il_372), ((dy_372 - (&sr_372.inc[1])[0]) * il_372), ((dz_372 - (&sr_372.inc[2])[0]) * il_372)
 						sum0_372, polar0_372 := sum_372, polar_372
@@ -16746,8 +16745,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 							}
 							polar_372 = merge(p_372, polar_372, m_372)
 						}
-						for oi_372 := range r_372.orient {
-							o_372 := &r_372.orient[oi_372]
+						for oi_372 := range k_372.ll.orient {
+							o_372 := &k_372.ll.orient[oi_372]
 							h_372 := ((((&o_372[0])[0] * qx_372) + ((&o_372[1])[0] * qy_372)) + ((&o_372[2])[0] * qz_372))
 							kk_372 := ((((&o_372[3])[0] * qx_372) + ((&o_372[4])[0] * qy_372)) + ((&o_372[5])[0] * qz_372))
 							l_372 := ((((&o_372[6])[0] * qx_372) + ((&o_372[7])[0] * qy_372)) + ((&o_372[8])[0] * qz_372))
@@ -17203,8 +17202,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 					c_296_374 := k_296_374.c
 					n_296_374 := k_296_374.nn[0]
 					zero_296_374 := float64(0)
-					for si_296_374 := range r_296_374.src {
-						sr_296_374 := &r_296_374.src[si_296_374]
+					for si_296_374 := range k_296_374.ll.src {
+						sr_296_374 := &k_296_374.ll.src[si_296_374]
 						il_296_374 := (&sr_296_374.il)[0]
 						qx_296_374, qy_296_374, qz_296_374 := ((dx_296_374 - (&sr_296_374.inc[0])[0]) * il_296_374), ((dy_296_374 - (&sr_296_374.inc[1])[0]) * il_296_374), ((dz_296_374 - (&sr_296_374.inc[2])[0]) * il_296_374)
 						sum0_296_374, polar0_296_374 := sum_296_374, polar_296_374
@@ -17244,8 +17243,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 							}
 							polar_296_374 = merge(p_296_374, polar_296_374, m_296_374)
 						}
-						for oi_296_374 := range r_296_374.orient {
-							o_296_374 := &r_296_374.orient[oi_296_374]
+						for oi_296_374 := range k_296_374.ll.orient {
+							o_296_374 := &k_296_374.ll.orient[oi_296_374]
 							h_296_374 := ((((&o_296_374[0])[0] * qx_296_374) + ((&o_296_374[1])[0] * qy_296_374)) + ((&o_296_374[2])[0] * qz_296_374))
 							kk_296_374 := ((((&o_296_374[3])[0] * qx_296_374) + ((&o_296_374[4])[0] * qy_296_374)) + ((&o_296_374[5])[0] * qz_296_374))
 							l_296_374 := ((((&o_296_374[6])[0] * qx_296_374) + ((&o_296_374[7])[0] * qy_296_374)) + ((&o_296_374[8])[0] * qz_296_374))
@@ -17587,7 +17586,7 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_376 float64
@@ -17595,7 +17594,7 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 							r2_0_376 float64
 						)
 						{
-							k_376, r_376, ia_376, cube_376, fdet_376, s_376, o_376, sum_376, omega_376, polar_376, capture_376, par_376, layer_376 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_376, r_376, ia_376, cube_376, fdet_376, s_376, o_376, sum_376, omega_376, polar_376, capture_376, par_376, layer_376 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_376 := k_376.c
 							var r0_0_288_376 float64
 							{
@@ -17686,8 +17685,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 								c_296_376 := k_296_376.c
 								n_296_376 := k_296_376.nn[0]
 								zero_296_376 := float64(0)
-								for si_296_376 := range r_296_376.src {
-									sr_296_376 := &r_296_376.src[si_296_376]
+								for si_296_376 := range k_296_376.ll.src {
+									sr_296_376 := &k_296_376.ll.src[si_296_376]
 									il_296_376 := (&sr_296_376.il)[0]
 									qx_296_376, qy_296_376, qz_296_376 := ((dx_296_376 - (&sr_296_376.inc[0])[0]) * il_296_376), ((dy_296_376 - (&sr_296_376.inc[1])[0]) * il_296_376), ((dz_296_376 - (&sr_296_376.inc[2])[0]) * il_296_376)
 									sum0_296_376, polar0_296_376 := sum_296_376, polar_296_376
@@ -17727,8 +17726,8 @@ func (k *kernel) pixelsAxesRulesLanes(rb *rowBuf, n int) {
 										}
 										polar_296_376 = merge(p_296_376, polar_296_376, m_296_376)
 									}
-									for oi_296_376 := range r_296_376.orient {
-										o_296_376 := &r_296_376.orient[oi_296_376]
+									for oi_296_376 := range k_296_376.ll.orient {
+										o_296_376 := &k_296_376.ll.orient[oi_296_376]
 										h_296_376 := ((((&o_296_376[0])[0] * qx_296_376) + ((&o_296_376[1])[0] * qy_296_376)) + ((&o_296_376[2])[0] * qz_296_376))
 										kk_296_376 := ((((&o_296_376[3])[0] * qx_296_376) + ((&o_296_376[4])[0] * qy_296_376)) + ((&o_296_376[5])[0] * qz_296_376))
 										l_296_376 := ((((&o_296_376[6])[0] * qx_296_376) + ((&o_296_376[7])[0] * qy_296_376)) + ((&o_296_376[8])[0] * qz_296_376))
@@ -18118,7 +18117,7 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 	sub, half := (&r.sub)[0], (&r.half)[0]
 	last := c.ThickSteps - 1
 	count := (&r.count)[0]
-	s0, o0 := &rb.sdet[0], &r.odet[0]
+	s0, o0 := &rb.sdet[0], &k.ll.odet[0]
 	var r0_0_381 bool
 	{
 		c_381 := c
@@ -18126,7 +18125,7 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 	}
 	noCapture := r0_0_381
 	if os == 1 && last == 0 && noCapture {
-		g := &rb.geo
+		g := rb.geo
 		om := (rb.om[:])[0]
 		for c0 := 0; c0 < n; c0 += geoChunk {
 			c1 := min(n, c0+geoChunk)
@@ -18193,8 +18192,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 					c_387 := k_387.c
 					n_387 := k_387.nn[0]
 					zero_387 := float64(0)
-					for si_387 := range r_387.src {
-						sr_387 := &r_387.src[si_387]
+					for si_387 := range k_387.ll.src {
+						sr_387 := &k_387.ll.src[si_387]
 						il_387 := (&sr_387.il)[0]
 						qx_387, qy_387, qz_387 := ((dx_387 - (&sr_387.inc[0])[0]) * il_387), ((dy_387 - (&sr_387.inc[1])[0]) * il_387), ((dz_387 - (&sr_387.inc[2])[0]) * il_387)
 						sum0_387, polar0_387 := sum_387, polar_387
@@ -18231,8 +18230,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 							}
 							polar_387 = merge(p_387, polar_387, m_387)
 						}
-						for oi_387 := range r_387.orient {
-							o_387 := &r_387.orient[oi_387]
+						for oi_387 := range k_387.ll.orient {
+							o_387 := &k_387.ll.orient[oi_387]
 							h_387 := ((((&o_387[0])[0] * qx_387) + ((&o_387[1])[0] * qy_387)) + ((&o_387[2])[0] * qz_387))
 							kk_387 := ((((&o_387[3])[0] * qx_387) + ((&o_387[4])[0] * qy_387)) + ((&o_387[5])[0] * qz_387))
 							l_387 := ((((&o_387[6])[0] * qx_387) + ((&o_387[7])[0] * qy_387)) + ((&o_387[8])[0] * qz_387))
@@ -18745,8 +18744,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 					c_305_389 := k_305_389.c
 					n_305_389 := k_305_389.nn[0]
 					zero_305_389 := float64(0)
-					for si_305_389 := range r_305_389.src {
-						sr_305_389 := &r_305_389.src[si_305_389]
+					for si_305_389 := range k_305_389.ll.src {
+						sr_305_389 := &k_305_389.ll.src[si_305_389]
 						il_305_389 := (&sr_305_389.il)[0]
 						qx_305_389, qy_305_389, qz_305_389 := ((dx_305_389 - (&sr_305_389.inc[0])[0]) * il_305_389), ((dy_305_389 - (&sr_305_389.inc[1])[0]) * il_305_389), ((dz_305_389 - (&sr_305_389.inc[2])[0]) * il_305_389)
 						sum0_305_389, polar0_305_389 := sum_305_389, polar_305_389
@@ -18783,8 +18782,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 							}
 							polar_305_389 = merge(p_305_389, polar_305_389, m_305_389)
 						}
-						for oi_305_389 := range r_305_389.orient {
-							o_305_389 := &r_305_389.orient[oi_305_389]
+						for oi_305_389 := range k_305_389.ll.orient {
+							o_305_389 := &k_305_389.ll.orient[oi_305_389]
 							h_305_389 := ((((&o_305_389[0])[0] * qx_305_389) + ((&o_305_389[1])[0] * qy_305_389)) + ((&o_305_389[2])[0] * qz_305_389))
 							kk_305_389 := ((((&o_305_389[3])[0] * qx_305_389) + ((&o_305_389[4])[0] * qy_305_389)) + ((&o_305_389[5])[0] * qz_305_389))
 							l_305_389 := ((((&o_305_389[6])[0] * qx_305_389) + ((&o_305_389[7])[0] * qy_305_389)) + ((&o_305_389[8])[0] * qz_305_389))
@@ -19200,7 +19199,7 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 			for t := 0; t <= last; t++ {
 				for subS := 0; subS < os; subS++ {
 					for subF := 0; subF < os; subF++ {
-						fdet := ((sub * (f0 + (&r.subF[subF])[0])) + half)
+						fdet := ((sub * (f0 + (&k.ll.subF[subF])[0])) + half)
 						capture := c.Thick && t == last && subS == 0 && subF == 0
 						var (
 							r0_0_391 float64
@@ -19208,7 +19207,7 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 							r2_0_391 float64
 						)
 						{
-							k_391, r_391, ia_391, cube_391, fdet_391, s_391, o_391, sum_391, omega_391, polar_391, capture_391, par_391, layer_391 := k, r, &ia, cube, fdet, &rb.sdet[subS], &r.odet[t], sum, omega, polar, capture, rb.par[p0:], t
+							k_391, r_391, ia_391, cube_391, fdet_391, s_391, o_391, sum_391, omega_391, polar_391, capture_391, par_391, layer_391 := k, r, &ia, cube, fdet, &rb.sdet[subS], &k.ll.odet[t], sum, omega, polar, capture, rb.par[p0:], t
 							c_391 := k_391.c
 							var r0_0_297_391 float64
 							{
@@ -19288,8 +19287,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 								c_305_391 := k_305_391.c
 								n_305_391 := k_305_391.nn[0]
 								zero_305_391 := float64(0)
-								for si_305_391 := range r_305_391.src {
-									sr_305_391 := &r_305_391.src[si_305_391]
+								for si_305_391 := range k_305_391.ll.src {
+									sr_305_391 := &k_305_391.ll.src[si_305_391]
 									il_305_391 := (&sr_305_391.il)[0]
 									qx_305_391, qy_305_391, qz_305_391 := ((dx_305_391 - (&sr_305_391.inc[0])[0]) * il_305_391), ((dy_305_391 - (&sr_305_391.inc[1])[0]) * il_305_391), ((dz_305_391 - (&sr_305_391.inc[2])[0]) * il_305_391)
 									sum0_305_391, polar0_305_391 := sum_305_391, polar_305_391
@@ -19326,8 +19325,8 @@ func (k *kernel) pixelsAxesInterpLanes(rb *rowBuf, n int) {
 										}
 										polar_305_391 = merge(p_305_391, polar_305_391, m_305_391)
 									}
-									for oi_305_391 := range r_305_391.orient {
-										o_305_391 := &r_305_391.orient[oi_305_391]
+									for oi_305_391 := range k_305_391.ll.orient {
+										o_305_391 := &k_305_391.ll.orient[oi_305_391]
 										h_305_391 := ((((&o_305_391[0])[0] * qx_305_391) + ((&o_305_391[1])[0] * qy_305_391)) + ((&o_305_391[2])[0] * qz_305_391))
 										kk_305_391 := ((((&o_305_391[3])[0] * qx_305_391) + ((&o_305_391[4])[0] * qy_305_391)) + ((&o_305_391[5])[0] * qz_305_391))
 										l_305_391 := ((((&o_305_391[6])[0] * qx_305_391) + ((&o_305_391[7])[0] * qy_305_391)) + ((&o_305_391[8])[0] * qz_305_391))
@@ -20300,7 +20299,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 			r8_0_402 float64
 		)
 		{
-			sr_402, t_402, ds_402, p0_402 := &r.src[si], t, ds, p0
+			sr_402, t_402, ds_402, p0_402 := &k.ll.src[si], t, ds, p0
 			il_402 := (&sr_402.il)[0]
 			x_402, y_402, z_402 := (t_402.d[0][p0_402] - (&sr_402.inc[0])[0]), (t_402.d[1][p0_402] - (&sr_402.inc[1])[0]), (t_402.d[2][p0_402] - (&sr_402.inc[2])[0])
 			ds_402[p0_402] = (((x_402 * x_402) + (y_402 * y_402)) + (z_402 * z_402))
@@ -20317,14 +20316,14 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 			r0_0_403 = (float64(0) != float64(0))
 		}
 		skip := r0_0_403
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_404 float64
 				r1_0_404 float64
 				r2_0_404 float64
 			)
 			{
-				o_404, qx_404, qy_404, qz_404 := &r.orient[oi], qx, qy, qz
+				o_404, qx_404, qy_404, qz_404 := &k.ll.orient[oi], qx, qy, qz
 				h_404 := ((((&o_404[0])[0] * qx_404) + ((&o_404[1])[0] * qy_404)) + ((&o_404[2])[0] * qz_404))
 				kk_404 := ((((&o_404[3])[0] * qx_404) + ((&o_404[4])[0] * qy_404)) + ((&o_404[5])[0] * qz_404))
 				l_404 := ((((&o_404[6])[0] * qx_404) + ((&o_404[7])[0] * qy_404)) + ((&o_404[8])[0] * qz_404))
@@ -21065,7 +21064,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 			r8_0_409 float64
 		)
 		{
-			sr_409, t_409, ds_409, p0_409 := &r.src[si], t, ds, p0
+			sr_409, t_409, ds_409, p0_409 := &k.ll.src[si], t, ds, p0
 			il_409 := (&sr_409.il)[0]
 			x_409, y_409, z_409 := (t_409.d[0][p0_409] - (&sr_409.inc[0])[0]), (t_409.d[1][p0_409] - (&sr_409.inc[1])[0]), (t_409.d[2][p0_409] - (&sr_409.inc[2])[0])
 			ds_409[p0_409] = (((x_409 * x_409) + (y_409 * y_409)) + (z_409 * z_409))
@@ -21079,14 +21078,14 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 			r0_0_410 = ((stol_410 > float64(0)) && ((&r_410.dmin)[0] > (float64(0.5) / stol_410)))
 		}
 		skip := r0_0_410
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_411 float64
 				r1_0_411 float64
 				r2_0_411 float64
 			)
 			{
-				o_411, qx_411, qy_411, qz_411 := &r.orient[oi], qx, qy, qz
+				o_411, qx_411, qy_411, qz_411 := &k.ll.orient[oi], qx, qy, qz
 				h_411 := ((((&o_411[0])[0] * qx_411) + ((&o_411[1])[0] * qy_411)) + ((&o_411[2])[0] * qz_411))
 				kk_411 := ((((&o_411[3])[0] * qx_411) + ((&o_411[4])[0] * qy_411)) + ((&o_411[5])[0] * qz_411))
 				l_411 := ((((&o_411[6])[0] * qx_411) + ((&o_411[7])[0] * qy_411)) + ((&o_411[8])[0] * qz_411))
@@ -21826,7 +21825,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 			r8_0_416 float64
 		)
 		{
-			sr_416, t_416, ds_416, p0_416 := &r.src[si], t, ds, p0
+			sr_416, t_416, ds_416, p0_416 := &k.ll.src[si], t, ds, p0
 			il_416 := (&sr_416.il)[0]
 			x_416, y_416, z_416 := (t_416.d[0][p0_416] - (&sr_416.inc[0])[0]), (t_416.d[1][p0_416] - (&sr_416.inc[1])[0]), (t_416.d[2][p0_416] - (&sr_416.inc[2])[0])
 			ds_416[p0_416] = (((x_416 * x_416) + (y_416 * y_416)) + (z_416 * z_416))
@@ -21843,14 +21842,14 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 			r0_0_417 = (float64(0) != float64(0))
 		}
 		skip := r0_0_417
-		for oi := range r.orient {
+		for oi := range k.ll.orient {
 			var (
 				r0_0_418 float64
 				r1_0_418 float64
 				r2_0_418 float64
 			)
 			{
-				o_418, qx_418, qy_418, qz_418 := &r.orient[oi], qx, qy, qz
+				o_418, qx_418, qy_418, qz_418 := &k.ll.orient[oi], qx, qy, qz
 				h_418 := ((((&o_418[0])[0] * qx_418) + ((&o_418[1])[0] * qy_418)) + ((&o_418[2])[0] * qz_418))
 				kk_418 := ((((&o_418[3])[0] * qx_418) + ((&o_418[4])[0] * qy_418)) + ((&o_418[5])[0] * qz_418))
 				l_418 := ((((&o_418[6])[0] * qx_418) + ((&o_418[7])[0] * qy_418)) + ((&o_418[8])[0] * qz_418))

@@ -42,31 +42,40 @@ func laneSrcOf(sr *source) laneSrc {
 
 // laneReps is the kernel's part of what the lane kernels read.
 type laneReps struct {
+	// The repeated values first (at multiples of 64 bytes from the start).
 	fd, sd, od, pix0                                     [3]laneVal
 	sub, half, scale, omegaNum, ibg, defaultF, kahn      laneVal
 	count                                                laneVal // ω terms per pixel (omegaTerms)
 	hmin, hmax, kmin, kmax, lmin, lmax, hstride, kstride laneVal
 	span                                                 [3]laneVal // the table's h, k, l ranges, max − min + 1 (interpFLanes)
-	hs, ks                                               int        // the table's strides (interpFLanes' vgatherCube)
 	nan                                                  laneVal    // NaN (interpFLanes)
 	pitch2, closeD                                       laneVal
-	shape                                                Shape      // the crystal's (shapeLatticeLanes: Round, Gauss or Tophat)
 	astar, bstar, cstar                                  [3]laneVal // the unrotated reciprocal axes (shapeLatticeLanes)
 	nabc, fudge                                          laneVal    // Na·Nb·Nc and the spot shapes' fudge
 	dmin                                                 laneVal    // the resolution limit (dminMergeLanes)
 	distance                                             laneVal    // the curved detector's radius (bendLanes)
 	beamD                                                [3]laneVal // distance·beam (bendLanes)
-	axes                                                 bool       // N per axis (sincgAxesLanes), not one whole N for all three
-	nmode                                                [3]int8    // per axis: nOne, nChebyshev or nRatio
-	nn                                                   [3]int     // per axis: whole N (nChebyshev)
 	nv                                                   [3]laneVal // per axis: N
 	negZero                                              laneVal    // −0: its bits are the sign bit
-	kahnZero                                             bool
-	thickRule, polarRule, omegaRule                      bool         // -oversample_thick, _polar, _omega (pixelsAxesRulesLanes)
-	subF                                                 []laneVal    // float64(subF) for each sub-pixel column
-	odet                                                 [][3]laneVal // odet·(detector normal) for each layer
-	orient                                               [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
-	src                                                  []laneSrc
+
+	hs, ks                          int     // the table's strides (interpFLanes' vgatherCube)
+	shape                           Shape   // the crystal's (shapeLatticeLanes: Round, Gauss or Tophat)
+	nn                              [3]int  // per axis: whole N (nChebyshev)
+	nmode                           [3]int8 // per axis: nOne, nChebyshev or nRatio
+	axes                            bool    // N per axis (sincgAxesLanes), not one whole N for all three
+	kahnZero                        bool
+	thickRule, polarRule, omegaRule bool // -oversample_thick, _polar, _omega (pixelsAxesRulesLanes)
+}
+
+// laneLists are the lane kernels' repeated values per sub-pixel column,
+// sensor layer, orientation and source: apart from laneReps, which holds
+// no pointers so that it can sit at a 64-byte boundary (align.go). Each
+// list does too.
+type laneLists struct {
+	subF   []laneVal    // float64(subF) for each sub-pixel column
+	odet   [][3]laneVal // odet·(detector normal) for each layer
+	orient [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
+	src    []laneSrc
 }
 
 // The lattice factor's evaluation on one axis in the lane kernels
@@ -86,11 +95,12 @@ const maxRatioN = 1 << 20
 // beyond, the general loops run.
 const maxRepOrient = 1 << 14
 
-// newLaneReps builds the kernel's laneReps (orientations only when
-// orient is set).
-func (k *kernel) newLaneReps(orient bool) *laneReps {
+// newLaneReps builds the kernel's laneReps and laneLists (orientations
+// only when orient is set), at 64-byte boundaries.
+func (k *kernel) newLaneReps(orient bool) (*laneReps, *laneLists) {
 	c := k.c
-	r := &laneReps{fd: repeat3(k.fd), sd: repeat3(k.sd), od: repeat3(k.od), pix0: repeat3(k.pix0),
+	r := &alignedMake[laneReps](1)[0]
+	*r = laneReps{fd: repeat3(k.fd), sd: repeat3(k.sd), od: repeat3(k.od), pix0: repeat3(k.pix0),
 		sub: repeat(k.sub), half: repeat(k.sub / 2), scale: repeat(k.scale), omegaNum: repeat(k.omegaNum),
 		ibg: repeat(k.ibg), defaultF: repeat(k.defaultF), kahn: repeat(k.kahn), kahnZero: k.kahn == 0,
 		hmin: repeat(float64(c.HMin)), hmax: repeat(float64(c.HMax)), kmin: repeat(float64(c.KMin)),
@@ -112,27 +122,29 @@ func (k *kernel) newLaneReps(orient bool) *laneReps {
 			r.nn[i] = int(n)
 		}
 	}
-	for subF := 0; subF < c.Oversample; subF++ {
-		r.subF = append(r.subF, repeat(float64(subF)))
+	l := &laneLists{subF: alignedMake[laneVal](c.Oversample), odet: alignedMake[[3]laneVal](c.ThickSteps),
+		src: alignedMake[laneSrc](len(k.src))}
+	for subF := range l.subF {
+		l.subF[subF] = repeat(float64(subF))
 	}
-	for t := 0; t < c.ThickSteps; t++ {
+	for t := range l.odet {
 		odet := float64(t) * k.thickStep
-		r.odet = append(r.odet, repeat3([3]float64{odet * k.od[0], odet * k.od[1], odet * k.od[2]}))
+		l.odet[t] = repeat3([3]float64{odet * k.od[0], odet * k.od[1], odet * k.od[2]})
 	}
 	if orient {
-		r.orient = make([][9]laneVal, len(k.orient))
+		l.orient = alignedMake[[9]laneVal](len(k.orient))
 		for oi, o := range k.orient {
 			for i := range o {
 				for j := range o[i] {
-					r.orient[oi][3*i+j] = repeat(o[i][j])
+					l.orient[oi][3*i+j] = repeat(o[i][j])
 				}
 			}
 		}
 	}
 	for si := range k.src {
-		r.src = append(r.src, laneSrcOf(&k.src[si]))
+		l.src[si] = laneSrcOf(&k.src[si])
 	}
-	return r
+	return r, l
 }
 
 // bitsOf is the bit patterns of x, sharing its memory (the lane kernels
@@ -153,19 +165,20 @@ type rowBuf struct {
 	f0                  int
 	f, v, w, polar, par []float64
 	sdet                [][3]laneVal
-	geo                 [4][geoChunk]float64 // pixelsLanes: d and ω of a chunk
-	om                  laneVal              // the running solid-angle sum (first lane)
-	omDone              int                  // the pixels whose ω terms pixelsLanes added to om
-	cube                []float64            // interpFLanes' scratch (kernel.interpLanes only)
-	interp              bool                 // the row interpolates (pixelsAxesInterpLanes)
+	geo                 *[4][geoChunk]float64 // pixelsLanes: d and ω of a chunk
+	om                  laneVal               // the running solid-angle sum (first lane)
+	omDone              int                   // the pixels whose ω terms pixelsLanes added to om
+	cube                []float64             // interpFLanes' scratch (kernel.interpLanes only)
+	interp              bool                  // the row interpolates (pixelsAxesInterpLanes)
 }
 
 func (k *kernel) newRowBuf() *rowBuf {
 	n := (k.c.FPixels + maxLanes - 1) / maxLanes * maxLanes
-	rb := &rowBuf{f: make([]float64, n), v: make([]float64, n), w: make([]float64, n),
-		polar: make([]float64, n), par: make([]float64, n), sdet: make([][3]laneVal, k.c.Oversample)}
+	rb := &rowBuf{f: alignedMake[float64](n), v: alignedMake[float64](n), w: alignedMake[float64](n),
+		polar: alignedMake[float64](n), par: alignedMake[float64](n), sdet: alignedMake[[3]laneVal](k.c.Oversample),
+		geo: &alignedMake[[4][geoChunk]float64](1)[0]}
 	if k.interpLanes() {
-		rb.cube = make([]float64, cubeLen)
+		rb.cube = alignedMake[float64](cubeLen)
 	}
 	return rb
 }

@@ -1,0 +1,80 @@
+package physics
+
+import (
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// TestLaneDataAligned: every vector the lane kernels load or store from
+// memory they own starts at a 64-byte boundary (align.go says why):
+// laneReps' repeated values, the lists of laneLists, the forward rows'
+// buffers and the loss rows' records and scratch. The expected offsets
+// are multiples of 64 by definition. (An array in a struct that also
+// holds pointers, as the forward rows' geometry and the loss rows' ∂L/∂I
+// were, sits 8 bytes past where the allocator placed the struct: this
+// fails then.)
+func TestLaneDataAligned(t *testing.T) {
+	laneValType := reflect.TypeOf(laneVal{})
+	rt := reflect.TypeOf(laneReps{})
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if f.Type == laneValType || (f.Type.Kind() == reflect.Array && f.Type.Elem() == laneValType) {
+			if f.Offset%lineBytes != 0 {
+				t.Errorf("laneReps.%s at offset %d: not a multiple of %d", f.Name, f.Offset, lineBytes)
+			}
+		}
+	}
+	for _, sz := range []uintptr{unsafe.Sizeof(laneVal{}), unsafe.Sizeof(laneSrc{}), unsafe.Sizeof(lossFront{}), unsafe.Sizeof(termLanes{}), unsafe.Sizeof(shapeSums{})} {
+		if sz%lineBytes != 0 {
+			t.Errorf("a lane record of %d bytes: a list of them would leave the boundary", sz)
+		}
+	}
+
+	c := &Config{FPixels: 37, SPixels: 5, Oversample: 3, PhiSteps: 3, Domains: 1, Sources: 2, ThickSteps: 2, Thick: true,
+		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
+		ROIFMax: 36, ROISMax: 4, Interpolate: true, HasHKL: true, HMin: -2, HMax: 2, KMin: -2, KMax: 2, LMin: -2, LMax: 2}
+	p := make([]float64, NParams)
+	copy(p[PPix0:], []float64{0.1, 0.0005, -0.02})
+	copy(p[PFdet:], []float64{0, 0, 1})
+	copy(p[PSdet:], []float64{0, -1, 0})
+	copy(p[PObs:], []float64{1, 0, 0})
+	copy(p[PCellA:], []float64{40e-10, 0, 0})
+	copy(p[PCellB:], []float64{0, 40e-10, 0})
+	copy(p[PCellC:], []float64{0, 0, 40e-10})
+	p[PLambda], p[PFluence], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel], p[PFudge] = 1e-10, 1e24, 3, 3, 3, 7, 1e-3, 1
+	p[PThickStep], p[PMu] = 100e-6, 1/500e-6
+	in := &Inputs{P: p, Fhkl: make([]float64, c.TableLen()), Sources: []float64{1, 0, 0, 1, 1, 0, 0, 1},
+		Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}
+	k := newKernel(c, in)
+	if k.ll.orient == nil {
+		t.Fatal("no repeated orientations: the check below would see none")
+	}
+	rb := k.newRowBuf()
+	var w gradWork
+	r := w.recs(c.Oversample, c.ThickSteps)
+	w.orientScratch(len(k.orient))
+	checks := map[string]unsafe.Pointer{
+		"laneReps": unsafe.Pointer(k.lr),
+		"subF":     unsafe.Pointer(&k.ll.subF[0]), "odet": unsafe.Pointer(&k.ll.odet[0]),
+		"orient": unsafe.Pointer(&k.ll.orient[0]), "src": unsafe.Pointer(&k.ll.src[0]),
+		"rowBuf.f": unsafe.Pointer(&rb.f[0]), "rowBuf.v": unsafe.Pointer(&rb.v[0]), "rowBuf.w": unsafe.Pointer(&rb.w[0]),
+		"rowBuf.polar": unsafe.Pointer(&rb.polar[0]), "rowBuf.par": unsafe.Pointer(&rb.par[0]),
+		"rowBuf.sdet": unsafe.Pointer(&rb.sdet[0]), "rowBuf.geo": unsafe.Pointer(rb.geo), "rowBuf.cube": unsafe.Pointer(&rb.cube[0]),
+		"lossRecs.g": unsafe.Pointer(r.g), "lossRecs.capture": unsafe.Pointer(r.capture),
+		"lossRecs.subs": unsafe.Pointer(&r.subs[0]), "lossRecs.sdetRep": unsafe.Pointer(&r.sdetRep[0]),
+		"gradWork.oinc": unsafe.Pointer(&w.oinc[0]),
+	}
+	// The loss rows' scratch, for a row with a spot shape that
+	// interpolates (whatever this kernel's structure takes).
+	k.shapeLanes, w.interp = true, true
+	J, S := c.ThickSteps*c.Oversample*c.Oversample, len(k.src)
+	w.rowScratch(k, r, J, 37, c.ThickSteps*c.Oversample, S, S*len(k.orient))
+	checks["gradWork.hkl"], checks["gradWork.dsq"], checks["gradWork.back"] = unsafe.Pointer(&w.hkl[0]), unsafe.Pointer(&w.dsq[0]), unsafe.Pointer(&w.back[0])
+	checks["gradWork.cube"], checks["lossRecs.shape"] = unsafe.Pointer(&w.cube[0]), unsafe.Pointer(r.shape)
+	for name, ptr := range checks {
+		if uintptr(ptr)%lineBytes != 0 {
+			t.Errorf("%s at %d past a 64-byte boundary", name, uintptr(ptr)%lineBytes)
+		}
+	}
+}
