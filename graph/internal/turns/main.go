@@ -18,9 +18,11 @@
 // graph/turns_test.go): it builds the case's simulator once and runs it
 // each time it is handed the turn on its stdin. All are pinned to one CPU
 // and take turns, in alternating order from round to round, so that each
-// round's runs see the same machine. It prints each binary's median time
-// and the median and quartiles of the per-round ratios of each to each
-// one before it. Two copies of one build give 0.98–0.99 with 40–80 rounds
+// round's runs see the same machine. It prints each binary's median and
+// fastest time and the median and quartiles of the per-round ratios of
+// each to each one before it, and the ratio of their fastest runs (where
+// other work on the machine stretches some runs at random, the fastest
+// are the least disturbed). Two copies of one build give 0.98–0.99 with 40–80 rounds
 // here. A binary may be given as path:forward or path:gradient to run that
 // mode instead of -mode (forward against gradient: the gradient/forward
 // ratio).
@@ -119,7 +121,7 @@ func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) er
 		}
 	}
 	for _, s := range ss {
-		fmt.Printf("%s: median %.3f ms\n", s.name, quantile(s.runs, 0.5))
+		fmt.Printf("%s: median %.3f ms, fastest %.3f ms\n", s.name, quantile(s.runs, 0.5), quantile(s.runs, 0))
 	}
 	for j, s := range ss {
 		for _, b := range ss[:j] {
@@ -127,8 +129,8 @@ func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) er
 			for i := range r {
 				r[i] = s.runs[i] / b.runs[i]
 			}
-			fmt.Printf("%s / %s: median %.3f (quartiles %.3f, %.3f; %d rounds)\n", s.name, b.name,
-				quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75), rounds)
+			fmt.Printf("%s / %s: median %.3f (quartiles %.3f, %.3f; %d rounds), fastest runs %.3f\n", s.name, b.name,
+				quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75), rounds, quantile(s.runs, 0)/quantile(b.runs, 0))
 		}
 	}
 	return nil
