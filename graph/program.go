@@ -414,12 +414,21 @@ type Simulator struct {
 	// they are rendered (rows done, rows in all), from the rendering
 	// goroutines: it must be safe for concurrent use.
 	Progress func(rows, total int)
-	prog     *Program
-	values   []float64
-	tables   [4]*tensor.Dense
-	solid    float64 // of the last image run
-	cutoff   int     // of the last image run: the interpolation's switch-off pixel (−1: none)
-	cutHKL   [3]float64
+	// RowDone, when set, hears each row of a float32 image (Float32Image)
+	// as an Image32 run finishes it: its index and its values, which it
+	// must not keep or change after it returns. A row the run renders
+	// again (interpolation switched off within it) is heard again, and
+	// the later values are the image's. It is called from the rendering
+	// goroutines, each row from one at a time: it must be safe for
+	// concurrent use on different rows. A float64 image's rows are not
+	// heard.
+	RowDone func(s int, row []float32)
+	prog    *Program
+	values  []float64
+	tables  [4]*tensor.Dense
+	solid   float64 // of the last image run
+	cutoff  int     // of the last image run: the interpolation's switch-off pixel (−1: none)
+	cutHKL  [3]float64
 }
 
 // New validates nothing further (the model must be validated) and binds
@@ -610,8 +619,8 @@ func (s *Simulator) run() (data any, err error) {
 	if err := s.let(p.inputs, p.tables); err != nil {
 		return nil, err
 	}
-	p.side.Progress = s.Progress
-	defer func() { p.side.Progress = nil }()
+	p.side.Progress, p.side.RowDone = s.Progress, s.RowDone
+	defer func() { p.side.Progress, p.side.RowDone = nil, nil }()
 	if err := p.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("graph: run: %w", err)
 	}

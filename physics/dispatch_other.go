@@ -79,7 +79,7 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 	imageSumsLanes(row, n, s, lo, hi)
 }
 
-func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
+func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	imageDevLanes(row, n, mean, s)
 }
 

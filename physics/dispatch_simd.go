@@ -229,7 +229,7 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 }
 
 // imageDev is imageDevLanes on vector lanes where the CPU has them.
-func imageDev(row []float32, n int, mean *laneVal, s *[slots]float64) {
+func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	switch currentTier() {
 	case tierAVX512:
 		imageDevLanesAVX512(row, n, mean, s)

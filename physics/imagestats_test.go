@@ -9,15 +9,19 @@ import (
 	"github.com/gobragg/gobragg/physics"
 )
 
-// TestLanesImageSums: ImageSums against its definition (per row, value j
-// added in order to slot j mod 4 from 0, each slot then to its total, the
-// totals added pairwise), bit for bit, with every lane kernel this binary
-// runs (the same bits on each, so also on one another), for rows of
-// lengths on both sides of the vectors' 4 and 8 values (the kernels take
-// whole multiples of 8, the rest is scalar), with and without a mask,
-// two rows a time; then the smallest and largest value and the finite
-// flag with a NaN, +Inf or −Inf among the values, in the kernels' part of
-// the row and in its tail.
+// TestLanesImageSums: RowSums and ImageSums against their definition
+// (per row, value j added in order to slot j mod 4 from 0, each slot then
+// to its total, the totals added pairwise; the squared deviations from
+// the image's mean from each row's own: the row's mean m_r from its
+// slots over every value, the slot sums of x − m_r and (x − m_r)² added
+// pairwise, S1 and S2, and S2 + 2(m_r − mean)·S1 + n(m_r − mean)² added
+// row after row), bit for bit, with every lane kernel this binary runs
+// (the same bits on each, so also on one another), for rows of lengths
+// on both sides of the vectors' 4 and 8 values (the kernels take whole
+// multiples of 8, the rest is scalar), with and without a mask (the
+// deviations over every value), two rows a time; then the smallest and
+// largest value and the finite flag with a NaN, +Inf or −Inf among the
+// values, in the kernels' part of the row and in its tail.
 func TestLanesImageSums(t *testing.T) {
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
 	t.Logf("lane kernels: %s", strings.Join(physics.AvailableVectorLanes(), ", "))
@@ -31,7 +35,8 @@ func TestLanesImageSums(t *testing.T) {
 		for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 64, 1027} {
 			for _, masked := range []bool{false, true} {
 				var sums physics.ImageSums
-				var tot, totSq, totDev [4]float64
+				var tot, totSq [4]float64
+				var totDev float64
 				for range 2 {
 					row := make([]float32, n)
 					var mask []float64
@@ -44,11 +49,10 @@ func TestLanesImageSums(t *testing.T) {
 							mask[j] = 1
 						}
 					}
-					var rs, rq, rd [4]float64
+					var rs, rq, ra [4]float64
 					lo, hi, cnt := math.Inf(1), math.Inf(-1), 0
 					for j, v := range row {
-						d := float64(v) - mean
-						rd[j%4] += d * d
+						ra[j%4] += float64(v)
 						if masked && mask[j] == 0 {
 							continue
 						}
@@ -61,18 +65,30 @@ func TestLanesImageSums(t *testing.T) {
 					for i := range tot {
 						tot[i] += rs[i]
 						totSq[i] += rq[i]
-						totDev[i] += rd[i]
 					}
-					glo, ghi, gn, finite := sums.AddRow(row, mask)
-					if glo != lo || ghi != hi || gn != cnt || !finite {
-						t.Errorf("%s n=%d masked=%v: lo, hi, n, finite = %v %v %d %v, want %v %v %d true", tier, n, masked, glo, ghi, gn, finite, lo, hi, cnt)
+					if n > 0 {
+						mr := pairwise(ra) / float64(n)
+						var d1, d2 [4]float64
+						for j, v := range row {
+							d := float64(v) - mr
+							d1[j%4] += d
+							d2[j%4] += d * d
+						}
+						dm := mr - mean
+						totDev += pairwise(d2) + 2*dm*pairwise(d1) + float64(n)*dm*dm
 					}
-					sums.AddDevRow(row, mean)
+					var r physics.RowSums
+					r.Set(row, mask)
+					if r.Lo != lo || r.Hi != hi || r.N != cnt || !r.Finite {
+						t.Errorf("%s n=%d masked=%v: lo, hi, n, finite = %v %v %d %v, want %v %v %d true", tier, n, masked, r.Lo, r.Hi, r.N, r.Finite, lo, hi, cnt)
+					}
+					sums.Add(&r)
+					sums.AddDev(&r, mean)
 				}
 				for _, c := range []struct {
 					name      string
 					got, want float64
-				}{{"sum", sums.Sum(), pairwise(tot)}, {"sum of squares", sums.SumSq(), pairwise(totSq)}, {"deviations", sums.Dev(), pairwise(totDev)}} {
+				}{{"sum", sums.Sum(), pairwise(tot)}, {"sum of squares", sums.SumSq(), pairwise(totSq)}, {"deviations", sums.Dev(), totDev}} {
 					if math.Float64bits(c.got) != math.Float64bits(c.want) {
 						t.Errorf("%s n=%d masked=%v: %s %v, want %v", tier, n, masked, c.name, c.got, c.want)
 					}
@@ -94,10 +110,10 @@ func TestLanesImageSums(t *testing.T) {
 						lo, hi = math.Min(lo, x), math.Max(hi, x)
 					}
 				}
-				var sums physics.ImageSums
-				glo, ghi, gn, finite := sums.AddRow(row, nil)
-				if glo != lo || ghi != hi || gn != 19 || finite {
-					t.Errorf("%s %v at %d: lo, hi, n, finite = %v %v %d %v, want %v %v 19 false", tier, bad, at, glo, ghi, gn, finite, lo, hi)
+				var r physics.RowSums
+				r.Set(row, nil)
+				if r.Lo != lo || r.Hi != hi || r.N != 19 || r.Finite {
+					t.Errorf("%s %v at %d: lo, hi, n, finite = %v %v %d %v, want %v %v 19 false", tier, bad, at, r.Lo, r.Hi, r.N, r.Finite, lo, hi)
 				}
 			}
 		}

@@ -187,6 +187,14 @@ type Report struct {
 
 // RenderReport is RenderProgress returning its Report.
 func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int)) Report {
+	return renderReport(c, in, out, progress, nil)
+}
+
+// renderReport is RenderReport calling rowDone, when not nil, with each
+// row's index once its values are final, from the goroutine that
+// rendered it (again for a row rendered again: interpolation switched off
+// within it, or in a batch of rows after that).
+func renderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int), rowDone func(s int)) Report {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order
 	firstOOR := make([]int, c.SPixels)      // per row: first out-of-range pixel, evaluation
@@ -203,6 +211,9 @@ func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 			}
 			return func(i int) {
 				renderRow(k, from+i, mode, in.Mask, out, omegaRows, firstOOR, firstEval, rb)
+				if rowDone != nil {
+					rowDone(from + i)
+				}
 				if progress != nil && count {
 					progress(int(done.Add(1)))
 				}
@@ -241,6 +252,9 @@ func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 				v, _ := k.pixel(f, ps, interpNone, 0, nil, nil)
 				out[ps*c.FPixels+f] = T(v)
 			}
+		}
+		if rowDone != nil {
+			rowDone(ps)
 		}
 		render(ps+1, next, interpNone, false)
 		render(next, c.SPixels, interpNone, true)

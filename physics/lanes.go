@@ -1938,7 +1938,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 
 // imageSumsLanes adds the first n values of row (n a multiple of
 // max(lanes, slots)) and their squares to the slot sums of the image
-// statistics (ImageSums.AddRow): value p to slot p mod slots, the sums of
+// statistics (RowSums.Set): value p to slot p mod slots, the sums of
 // the values in s[:slots] and of their squares in s[slots:], each slot's
 // additions in order, as lossBackLanes' sums. It keeps the smallest and
 // the largest value in lo and hi, per lane of each of its vectors (the
@@ -1972,21 +1972,24 @@ func imageSumsLanes(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal
 }
 
 // imageDevLanes stores in s the slot sums (as imageSumsLanes) of the
-// squared deviations (x − mean)² of the first n values x of row.
-func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
+// deviations x − mean of the first n values x of row (s[:slots]) and of
+// their squares (s[slots:]).
+func imageDevLanes(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	const step = max(lanes, slots)
-	var e [m]vs
+	var e, q [m]vs
 	mv := vrep(mean)
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			t := vloadF32Slice(row[p0+k*lanes:]).Sub(mv)
-			e[k] = vslotadd(e[k], t.Mul(t))
+			e[k] = vslotadd(e[k], t)
+			q[k] = vslotadd(q[k], t.Mul(t))
 		}
 	}
 	for k := 0; k < m; k++ {
 		e[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
 	}
 	vzeroupper()
 }

@@ -6381,20 +6381,22 @@ func imageSumsLanesAVX2(row []float32, n int, s *[2 * slots]float64, lo, hi *lan
 	archsimd.ClearAVXUpperBits()
 }
 
-func imageDevLanesAVX2(row []float32, n int, mean *laneVal, s *[slots]float64) {
+func imageDevLanesAVX2(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	const sl = min(4, slots)
 	const m = slots / sl
 	const step = max(4, slots)
-	var e [m]archsimd.Float64x4
+	var e, q [m]archsimd.Float64x4
 	mv := archsimd.LoadFloat64x4((*[4]float64)(mean[:4]))
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			t := archsimd.LoadFloat32x4Slice((row[p0+k*4:])).ConvertToFloat64().Sub(mv)
-			e[k] = e[k].Add(t.Mul(t))
+			e[k] = e[k].Add(t)
+			q[k] = q[k].Add(t.Mul(t))
 		}
 	}
 	for k := 0; k < m; k++ {
 		e[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
 	}
 	archsimd.ClearAVXUpperBits()
 }

@@ -6381,20 +6381,22 @@ func imageSumsLanesAVX512(row []float32, n int, s *[2 * slots]float64, lo, hi *l
 	archsimd.ClearAVXUpperBits()
 }
 
-func imageDevLanesAVX512(row []float32, n int, mean *laneVal, s *[slots]float64) {
+func imageDevLanesAVX512(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	const sl = min(8, slots)
 	const m = slots / sl
 	const step = max(8, slots)
-	var e [m]archsimd.Float64x4
+	var e, q [m]archsimd.Float64x4
 	mv := archsimd.LoadFloat64x8((*[8]float64)(mean))
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			t := archsimd.LoadFloat32x8Slice((row[p0+k*8:])).ConvertToFloat64().Sub(mv)
-			e[k] = vslotaddAVX512(e[k], t.Mul(t))
+			e[k] = vslotaddAVX512(e[k], t)
+			q[k] = vslotaddAVX512(q[k], t.Mul(t))
 		}
 	}
 	for k := 0; k < m; k++ {
 		e[k].StoreSlice(s[k*sl:])
+		q[k].StoreSlice(s[slots+k*sl:])
 	}
 	archsimd.ClearAVXUpperBits()
 }

@@ -6379,20 +6379,22 @@ func imageSumsLanes(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal
 	nop()
 }
 
-func imageDevLanes(row []float32, n int, mean *laneVal, s *[slots]float64) {
+func imageDevLanes(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	const sl = min(1, slots)
 	const m = slots / sl
 	const step = max(1, slots)
-	var e [m]float64
+	var e, q [m]float64
 	mv := mean[0]
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			t := (float64(row[p0+k*1]) - mv)
-			e[k] = (e[k] + (t * t))
+			e[k] = (e[k] + t)
+			q[k] = (q[k] + (t * t))
 		}
 	}
 	for k := 0; k < m; k++ {
 		s[k*sl] = e[k]
+		s[slots+k*sl] = q[k]
 	}
 	nop()
 }

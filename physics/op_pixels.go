@@ -24,13 +24,16 @@ type PixelOp struct {
 }
 
 // Side holds what a PixelOp run reports besides the image, and the
-// progress callback of a run (called with the rows rendered so far and
-// their total, from the rendering goroutines; nil: none).
+// callbacks of a run: progress (called with the rows rendered so far and
+// their total) and, for a float32 image, each row as it is finished
+// (RowDone: its index and values; a row rendered again is reported
+// again), both from the rendering goroutines; nil: none.
 type Side struct {
 	SolidAngle float64
 	Cutoff     int        // Report's: the interpolation's switch-off pixel, −1 for none
 	CutoffHKL  [3]float64 // and the indices that caused it
 	Progress   func(rows, total int)
+	RowDone    func(s int, row []float32)
 }
 
 // progress returns the row callback of RenderProgress for side.
@@ -75,7 +78,12 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	var rep Report
 	if op.Cfg.Float32 {
 		out := makeHuge[float32](n)
-		rep = RenderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
+		var rowDone func(int)
+		if op.Side != nil && op.Side.RowDone != nil {
+			done, fp := op.Side.RowDone, op.Cfg.FPixels
+			rowDone = func(s int) { done(s, out[s*fp:(s+1)*fp]) }
+		}
+		rep = renderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels), rowDone)
 		backing = out
 	} else {
 		out := makeHuge[float64](n)

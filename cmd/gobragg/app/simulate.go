@@ -100,6 +100,11 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 		return nil, err
 	}
 	sim.Progress = progress
+	cfg := sim.Program().Key().Pixels
+	in := graph.FloatInputs(m)
+	// The statistics' sums of each row as the render finishes it.
+	rs := newRowStats(&cfg, m, in)
+	sim.RowDone = rs.row
 	t2 := time.Now()
 	img, err := sim.Image32()
 	if err != nil {
@@ -108,9 +113,7 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 	t3 := time.Now()
 	r := &Result{Model: m, Image: img}
 	r.Seconds.Model, r.Seconds.Compile, r.Seconds.Render = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
-	cfg := sim.Program().Key().Pixels
-	in := graph.FloatInputs(m)
-	if r.Stats, err = stats(&cfg, m, r.Image, in, intScale); err != nil {
+	if r.Stats, err = rs.stats(img, intScale); err != nil {
 		return nil, err
 	}
 	if p, hkl := sim.InterpolationCutoff(); p >= 0 {
@@ -126,79 +129,136 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // rendered pixels (inside the ROI and unmasked) of the float32 image,
 // rms = sqrt(Σ I²/(n−1)), rmsd about that mean over every ROI pixel (masked
 // ones included, as the reference's second loop does), and the position of
-// the first maximum in scan order.
+// the first maximum in scan order. It sums every row of img (rowStats);
+// simulate has the render sum each row as it finishes it instead.
 //
 // The sums are physics.ImageSums': per row, in partial sums (column j
 // from the ROI's first in sum j mod 4), on vector lanes in the vector
-// build (rows with a mask in scalar code). The reference's one running
-// sum is a chain of dependent additions, one pixel per addition's
-// latency, which made these two passes 17 % of a whole 4096² run (perf,
-// vector build); they now take 21 ms instead of 54 there (in-process,
-// BenchmarkStats4096; the default build's scalar sums ~60 against 55,
-// slightly slower). The sums differ from the reference's in their last
-// bits (their rounding errors are, if anything, smaller), far below the 6
-// digits it prints, and are the same on every machine and lane kernel.
+// build (rows with a mask in scalar code), the rows then added in order.
+// The reference's one running sum is a chain of dependent additions, one
+// pixel per addition's latency, which made its two passes 17 % of a whole
+// 4096² run (perf, vector build); in partial sums they took 21 ms instead
+// of 54 there (in-process, BenchmarkStats4096), and summed row by row as
+// the render finishes each, while it is in cache, the whole 4096² process
+// is ~10 % faster again (the image's two more passes through memory
+// gone). The deviations for rmsd are each row's about its own mean,
+// moved to the image's mean (physics.ImageSums.AddDev: exact, as
+// accurate as a direct sum). The sums differ from the reference's in
+// their last bits (their rounding errors are, if anything, smaller), far
+// below the 6 digits it prints, and are the same on every machine, lane
+// kernel and number of threads.
 //
-// Its first pass also refuses an image with a pixel that is not a finite
+// It also refuses an image with a pixel that is not a finite
 // non-negative number: intensities cannot be negative, and an overflow
 // (inputs each in range whose product is not) must not pass for a result.
 // It names the first such pixel in scan order, and looks at the rendered
 // pixels only; the others are 0 (the renderer writes only rendered pixels
-// of a zeroed image). The check rides on the pass the sums need anyway (a
-// pass of its own was ~4 % of the in-process 4096² profile).
+// of a zeroed image). The check rides on the sums (a row's smallest
+// value and whether its sum is finite); only a row that fails it is
+// looked at again, as is the first row holding the maximum (for its
+// position).
 func stats(cfg *physics.Config, m *models.Model, img []float32, in *physics.Inputs, scale float64) (Stats, error) {
-	var st Stats
+	rs := newRowStats(cfg, m, in)
+	return rs.stats(img, scale)
+}
+
+// rowStats are the per-row sums of stats: rows are summed by row (from
+// the rendering goroutines, each row its own) and stats adds them.
+type rowStats struct {
+	cfg            *physics.Config
+	d              *models.Detector
+	in             *physics.Inputs
+	f0, f1, s0, s1 int // the ROI within the detector (s1 < s0: no rows)
+	sums           []physics.RowSums
+	done           []bool // rows summed
+}
+
+func newRowStats(cfg *physics.Config, m *models.Model, in *physics.Inputs) *rowStats {
 	d := m.Detector
-	// The rendered pixels (cfg.Rendered) in scan order: the ROI's rows and
-	// columns, less the masked pixels.
-	f0, f1 := max(cfg.ROIFMin, 0), min(cfg.ROIFMax, d.FPixels-1)
-	s0, s1 := max(cfg.ROISMin, 0), min(cfg.ROISMax, d.SPixels-1)
-	if f0 > f1 {
-		s1 = s0 - 1
+	rs := &rowStats{cfg: cfg, d: d, in: in,
+		f0: max(cfg.ROIFMin, 0), f1: min(cfg.ROIFMax, d.FPixels-1),
+		s0: max(cfg.ROISMin, 0), s1: min(cfg.ROISMax, d.SPixels-1)}
+	if rs.f0 > rs.f1 {
+		rs.s1 = rs.s0 - 1
+	}
+	if n := rs.s1 - rs.s0 + 1; n > 0 {
+		rs.sums, rs.done = make([]physics.RowSums, n), make([]bool, n)
+	}
+	return rs
+}
+
+// row sums row s of the image (FPixels values; called again for a row
+// rendered again, whose later values replace the earlier). Safe for
+// concurrent use on different rows.
+func (rs *rowStats) row(s int, row []float32) {
+	if s < rs.s0 || s > rs.s1 {
+		return
+	}
+	rs.sums[s-rs.s0].Set(row[rs.f0:rs.f1+1], rs.mask(s))
+	rs.done[s-rs.s0] = true
+}
+
+// mask returns row s's part of the mask within the ROI (nil: none).
+func (rs *rowStats) mask(s int) []float64 {
+	if !rs.cfg.HasMask {
+		return nil
+	}
+	return rs.in.Mask[s*rs.d.FPixels:][rs.f0 : rs.f1+1]
+}
+
+// stats sums the rows of img not summed yet and returns the statistics.
+func (rs *rowStats) stats(img []float32, scale float64) (Stats, error) {
+	var st Stats
+	d := rs.d
+	for s := rs.s0; s <= rs.s1; s++ {
+		if !rs.done[s-rs.s0] {
+			rs.row(s, img[s*d.FPixels:][:d.FPixels])
+		}
 	}
 	var sums physics.ImageSums
-	n := 0
-	for s := s0; s <= s1; s++ {
-		row := img[s*d.FPixels:][f0 : f1+1]
-		var mask []float64
-		if cfg.HasMask {
-			mask = in.Mask[s*d.FPixels:][f0 : f1+1]
-		}
-		lo, hi, k, finite := sums.AddRow(row, mask)
-		n += k
-		if lo < 0 || hi > st.MaxI || !finite {
+	n, all, maxS := 0, 0, -1
+	for s := rs.s0; s <= rs.s1; s++ {
+		r := &rs.sums[s-rs.s0]
+		sums.Add(r)
+		n += r.N
+		all += rs.f1 - rs.f0 + 1
+		if r.Lo < 0 || !r.Finite {
 			// An impossible pixel (negative, NaN or +Inf: a NaN is in
-			// neither lo nor hi, but makes the row's sum not finite) or a
-			// new maximum: the row in scan order, rows in order, so the
-			// pixel refused is the first.
-			for j, v := range row {
-				if mask != nil && mask[j] == 0 {
-					continue
-				}
-				x, f := float64(v), f0+j
-				if !(x >= 0 && x <= math.MaxFloat32) {
+			// neither Lo nor Hi, but makes the row's sum not finite):
+			// the first in this row, rows in order, is the first.
+			mask := rs.mask(s)
+			for j, v := range img[s*d.FPixels:][rs.f0 : rs.f1+1] {
+				if x := float64(v); (mask == nil || mask[j] != 0) && !(x >= 0 && x <= math.MaxFloat32) {
 					return st, fmt.Errorf("the image has an impossible pixel (%d %d = %g): the inputs together overflow or cancel what the physics can represent (look at -fluence, -default_F or the structure factors, -N)",
-						f, s, x)
+						rs.f0+j, s, x)
 				}
-				if x > st.MaxI {
-					st.MaxI, st.MaxF, st.MaxS = x, f, s
-					sub := d.Pixel / float64(d.Oversample)
-					st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
-					st.MaxY = sub*float64(s*d.Oversample+d.Oversample-1) + sub/2
-				}
+			}
+		}
+		if r.Hi > st.MaxI {
+			st.MaxI, maxS = r.Hi, s
+		}
+	}
+	if maxS >= 0 {
+		// The first maximum in scan order: in the first row that has it.
+		mask := rs.mask(maxS)
+		for j, v := range img[maxS*d.FPixels:][rs.f0 : rs.f1+1] {
+			if float64(v) == st.MaxI && (mask == nil || mask[j] != 0) {
+				f := rs.f0 + j
+				st.MaxF, st.MaxS = f, maxS
+				sub := d.Pixel / float64(d.Oversample)
+				st.MaxX = sub*float64(f*d.Oversample+d.Oversample-1) + sub/2
+				st.MaxY = sub*float64(maxS*d.Oversample+d.Oversample-1) + sub/2
+				break
 			}
 		}
 	}
 	sum, sumsq := sums.Sum(), sums.SumSq()
 	st.Mean = sum / float64(max(n, 1))
 	st.RMS = math.Sqrt(sumsq / float64(max(n, 2)-1))
-	n = 0
-	for s := s0; s <= s1; s++ {
-		row := img[s*d.FPixels:][f0 : f1+1]
-		sums.AddDevRow(row, st.Mean)
-		n += len(row)
+	for s := rs.s0; s <= rs.s1; s++ {
+		sums.AddDev(&rs.sums[s-rs.s0], st.Mean)
 	}
-	st.RMSD = math.Sqrt(sums.Dev() / float64(max(n, 2)-1))
+	st.RMSD = math.Sqrt(sums.Dev() / float64(max(all, 2)-1))
 	st.IntScale = scale
 	if st.IntScale <= 0 {
 		st.IntScale = 1

@@ -1,13 +1,17 @@
 package app
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/formats"
 	"github.com/gobragg/gobragg/physics"
 )
 
@@ -160,6 +164,55 @@ func BenchmarkStats4096(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := stats(&cfg, m, img, &physics.Inputs{}, 0); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestStatsInRender: simulate's statistics, summed row by row as the
+// render finishes each row (rowStats.row through graph's RowDone), are
+// those stats finds in the finished image, bit for bit: where
+// interpolation switches off inside a row (that row and the batch of
+// rows after it are rendered again, and must be summed again), at the
+// first pixel, nowhere; with a region of interest and a mask; on one
+// thread and on several.
+func TestStatsInRender(t *testing.T) {
+	base := "-cell 100 100 100 90 90 90 -lambda 6.2 -distance 100 -default_F 100 -hkl P1_varied.hkl -interpolate -N 2 -pixel 0.8 -detpixels 128"
+	mask := make([]uint16, 128*128)
+	for i := range mask {
+		if (i/128+2*(i%128))%5 != 0 {
+			mask[i] = 1
+		}
+	}
+	for _, threads := range []int{1, 3} {
+		for _, extra := range []string{"-Xbeam 1 -Ybeam 1", "", "-pixel 0.5", "-Xbeam 1 -Ybeam 1 -roi 10 100 0 90", "-Xbeam 1 -Ybeam 1 -mask mask.img"} {
+			inDir(t, []string{"P1_varied.hkl"}, func() {
+				err := formats.WriteFileAtomic("mask.img", func(w io.Writer) error {
+					return formats.WriteSMV(w, formats.SMVHeader{PixelMM: 0.8, DistanceMM: 100, WavelengthA: 6.2,
+						BeamCenterXMM: 1, BeamCenterYMM: 102.4 - 1, CloseDistanceMM: 100, XDSOrgXPx: 1.75, XDSOrgYPx: 126.75}, 128, 128, mask)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
+				var log bytes.Buffer
+				r, args, err := Render(append(strings.Fields(base), strings.Fields(extra)...), &log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := stats(&r.cfg, r.Model, r.Image, r.in, args.IntScale)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Stats.SolidAngle = 0; r.Stats != want {
+					t.Errorf("%d threads, %q: in the render %+v, from the image %+v", threads, extra, r.Stats, want)
+				}
+				if strings.Contains(extra, "-mask") != r.cfg.HasMask {
+					t.Fatalf("%q: mask %v", extra, r.cfg.HasMask)
+				}
+				if extra == "-Xbeam 1 -Ybeam 1" && !strings.Contains(log.String(), "at pixel 52 0") {
+					t.Errorf("%q: interpolation no longer switches off inside the first row:\n%s", extra, log.String())
+				}
+			})
 		}
 	}
 }
