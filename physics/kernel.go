@@ -1012,12 +1012,17 @@ func (k *kernel) lanesRow(spix int, idx []int, f0, n int, rb *rowBuf) {
 	c := k.c
 	os := c.Oversample
 	fs := rb.f
-	if idx != nil {
+	switch {
+	case idx != nil:
 		for p, f := range idx[:n] {
 			fs[p] = float64(f * os)
 		}
-	} else {
+		rb.runN = 0
+	case rb.runN != n || rb.runF0 != f0:
+		// A run of pixels: the same for every row of an image without a
+		// mask (2 % of a cubic 4096² run when formed for each).
 		fillRun(fs[:n], float64(f0*os), float64(os))
+		rb.runF0, rb.runN = f0, n
 	}
 	for p := n; p%maxLanes != 0; p++ {
 		fs[p] = fs[p-1]

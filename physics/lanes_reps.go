@@ -163,6 +163,7 @@ func bitsOf(x []float64) []uint64 {
 type rowBuf struct {
 	idx                 []int
 	f0                  int
+	runF0, runN         int // f holds the run of runN pixels from runF0 (lanesRow; runN 0: not a run)
 	f, v, w, polar, par []float64
 	sdet                [][3]laneVal
 	geo                 *[4][geoChunk]float64 // pixelsLanes: d and ω of a chunk
