@@ -415,10 +415,11 @@ type Simulator struct {
 	// goroutines: it must be safe for concurrent use.
 	Progress func(rows, total int)
 	// RowDone, when set, hears each row of a float32 image (Float32Image)
-	// as an Image32 run finishes it: its index and its values, which it
-	// must not keep or change after it returns. A row the run renders
-	// again (interpolation switched off within it) is heard again, and
-	// the later values are the image's. It is called from the rendering
+	// as an Image or Image32 run finishes it: its index and its values,
+	// which it must not keep or change after it returns. A row the run
+	// renders again (interpolation switched off within it) is heard
+	// again: the last values heard are the image's, earlier ones can be
+	// provisional. It is called from the rendering
 	// goroutines, each row from one at a time: it must be safe for
 	// concurrent use on different rows. A float64 image's rows are not
 	// heard.

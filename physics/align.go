@@ -1,6 +1,10 @@
 package physics
 
-import "unsafe"
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+)
 
 // The lane kernels' data sits at 64-byte boundaries. A vector of eight
 // float64 values that crosses a cache line is two loads (or stores) for
@@ -22,9 +26,14 @@ import "unsafe"
 const lineBytes = 64
 
 // alignedMake returns n zeroed values of T from a 64-byte boundary. T
-// must hold no pointers (the memory is allocated as float64 values, which
-// the garbage collector does not scan) and be a multiple of 8 bytes.
+// must hold no pointers: the memory is allocated as float64 values, which
+// the garbage collector does not scan, so what a pointer there pointed
+// to could be freed while in use. It panics for a T that does (a
+// programming error, found by the first run of the code that asks).
 func alignedMake[T any](n int) []T {
+	if t := reflect.TypeFor[T](); !pointerFree(t) {
+		panic(fmt.Sprintf("physics: alignedMake of %v, which holds pointers", t))
+	}
 	var z T
 	size := int(unsafe.Sizeof(z))
 	b := make([]float64, (n*size+7)/8+lineBytes/8-1)
@@ -32,5 +41,24 @@ func alignedMake[T any](n int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n)
 }
 
-// aligned reports whether p is at a 64-byte boundary.
-func aligned[T any](p *T) bool { return uintptr(unsafe.Pointer(p))%lineBytes == 0 }
+// pointerFree reports whether values of t hold no pointers (slices,
+// strings, maps, channels, functions, interfaces and pointers of any
+// kind are pointers to the garbage collector).
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	}
+	return false
+}

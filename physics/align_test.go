@@ -78,3 +78,64 @@ func TestLaneDataAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignedMake: alignedMake's values start at a 64-byte boundary, are
+// as many as asked for and are zero and writable, for lengths 0–299 of
+// three element sizes (8, 12 and 64 bytes), among them lengths at which
+// plain make starts off the boundary (the test counts them: without
+// such, it would show nothing); and a type that holds pointers is
+// refused.
+func TestAlignedMake(t *testing.T) {
+	offMake := 0
+	check := func(name string, n int, p unsafe.Pointer, length int, plain unsafe.Pointer) {
+		if n > 0 && uintptr(p)%lineBytes != 0 {
+			t.Errorf("%s n=%d: at %d past a boundary", name, n, uintptr(p)%lineBytes)
+		}
+		if length != n {
+			t.Errorf("%s n=%d: %d values", name, n, length)
+		}
+		if n > 0 && uintptr(plain)%lineBytes != 0 {
+			offMake++
+		}
+	}
+	for n := range 300 {
+		a := alignedMake[float64](n)
+		b := alignedMake[[3]int32](n)
+		c := alignedMake[laneVal](n)
+		var pa, pb, pc unsafe.Pointer
+		pm, qm, rm := make([]float64, n), make([][3]int32, n), make([]laneVal, n)
+		var ppm, pqm, prm unsafe.Pointer
+		if n > 0 {
+			for i := range a {
+				if a[i] != 0 || b[i] != [3]int32{} || c[i] != (laneVal{}) {
+					t.Fatalf("n=%d: value %d not zero", n, i)
+				}
+				a[i], b[i][2], c[i][7] = 1, 2, 3
+			}
+			pa, pb, pc = unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0])
+			ppm, pqm, prm = unsafe.Pointer(&pm[0]), unsafe.Pointer(&qm[0]), unsafe.Pointer(&rm[0])
+		}
+		check("float64", n, pa, len(a), ppm)
+		check("[3]int32", n, pb, len(b), pqm)
+		check("laneVal", n, pc, len(c), prm)
+	}
+	if offMake == 0 {
+		t.Error("plain make started every slice on a boundary: the lengths show nothing")
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("alignedMake of a struct with a slice in it: no panic")
+			}
+		}()
+		alignedMake[struct {
+			x [8]float64
+			s []int
+		}](1)
+	}()
+	for _, typ := range []reflect.Type{reflect.TypeFor[laneReps](), reflect.TypeFor[laneSrc](), reflect.TypeFor[lossSub](), reflect.TypeFor[shapeSums]()} {
+		if !pointerFree(typ) {
+			t.Errorf("%v holds pointers", typ)
+		}
+	}
+}

@@ -109,8 +109,12 @@ func (m *ImageSums) Add(r *RowSums) {
 //
 //	Σ (x − mean)² = Σ (x − m_r)² + 2δ·Σ (x − m_r) + n·δ²,
 //
-// exact (the middle sum, 0 but for m_r's rounding, keeps it so), each
-// part as accurate as a direct sum of (x − mean)² would be.
+// exact (the middle sum, 0 but for m_r's rounding, keeps it so; x − m_r
+// and m_r − mean are exact where the values are near the means). Its
+// rounding error has the bound of a direct sum of (x − mean)²
+// (TestStats); a given row's can be larger or smaller (a review found
+// 118 ulp against 0 for a constant row of 1027 values with one off, 630
+// against 314 for one 3e38 spike in 4096).
 func (m *ImageSums) AddDev(r *RowSums, mean float64) {
 	if r.all == 0 {
 		return

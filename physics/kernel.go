@@ -191,9 +191,10 @@ func RenderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 }
 
 // renderReport is RenderReport calling rowDone, when not nil, with each
-// row's index once its values are final, from the goroutine that
-// rendered it (again for a row rendered again: interpolation switched off
-// within it, or in a batch of rows after that).
+// row's index after rendering it, from the goroutine that rendered it. A
+// row rendered again (interpolation switched off within it, or in a
+// batch of rows after that) is reported again: the values of its last
+// report are the image's, an earlier report's can be provisional.
 func renderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress func(rows int), rowDone func(s int)) Report {
 	k := newKernel(c, in)
 	omegaRows := make([]float64, c.SPixels) // per-row ω sums, added in row order

@@ -81,7 +81,7 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 		var rowDone func(int)
 		if op.Side != nil && op.Side.RowDone != nil {
 			done, fp := op.Side.RowDone, op.Cfg.FPixels
-			rowDone = func(s int) { done(s, out[s*fp:(s+1)*fp]) }
+			rowDone = func(s int) { done(s, out[s*fp:(s+1)*fp:(s+1)*fp]) }
 		}
 		rep = renderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels), rowDone)
 		backing = out

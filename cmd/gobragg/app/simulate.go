@@ -39,6 +39,7 @@ type Result struct {
 	printPixel [2]int
 	cfg        physics.Config  // of the program that rendered it
 	in         *physics.Inputs // what the kernel read (FloatInputs)
+	lateRows   int             // rows of the statistics summed after the render, not as it finished them
 }
 
 // Stats are the numbers the reference prints after rendering.
@@ -116,6 +117,7 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 	if r.Stats, err = rs.stats(img, intScale); err != nil {
 		return nil, err
 	}
+	r.lateRows = rs.late
 	if p, hkl := sim.InterpolationCutoff(); p >= 0 {
 		fmt.Fprintf(log, "WARNING: out of range for three point interpolation at pixel %d %d (h,k,l = %s,%s,%s): nearest structure factors from there on\n",
 			p%cfg.FPixels, p/cfg.FPixels, formats.G(hkl[0]), formats.G(hkl[1]), formats.G(hkl[2]))
@@ -171,6 +173,7 @@ type rowStats struct {
 	f0, f1, s0, s1 int // the ROI within the detector (s1 < s0: no rows)
 	sums           []physics.RowSums
 	done           []bool // rows summed
+	late           int    // rows stats summed itself (not handed to row)
 }
 
 func newRowStats(cfg *physics.Config, m *models.Model, in *physics.Inputs) *rowStats {
@@ -213,6 +216,7 @@ func (rs *rowStats) stats(img []float32, scale float64) (Stats, error) {
 	for s := rs.s0; s <= rs.s1; s++ {
 		if !rs.done[s-rs.s0] {
 			rs.row(s, img[s*d.FPixels:][:d.FPixels])
+			rs.late++
 		}
 	}
 	var sums physics.ImageSums

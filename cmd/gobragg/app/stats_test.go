@@ -21,17 +21,24 @@ import (
 // ROI pixel) summed exactly in math/big: within the bound of float64
 // summation, (k + 4)·2⁻⁵³ relative for chains of k additions (stats adds
 // a row's pixels in four partial sums, then the rows: k ≤ columns/4 +
-// rows), for row lengths that are and are not a multiple of four; and
-// the refusal of an impossible pixel, named by its position.
+// rows), for row lengths that are and are not a multiple of four, on
+// values drawn from an exponential distribution and on the same over a
+// background of 10⁶ (deviations small against the values: rmsd from
+// each row's deviations about its own mean, moved to the image's mean);
+// and the refusal of an impossible pixel, named by its position.
 func TestStats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, roi := range [][4]int{{0, 63, 0, 40}, {3, 60, 5, 33}, {10, 10, 7, 7}, {2, 4, 1, 40}, {0, 62, 40, 40}} {
-		for _, masked := range []bool{false, true} {
+		for _, v := range []struct {
+			masked bool
+			bg     float64
+		}{{false, 0}, {true, 0}, {false, 1e6}, {true, 1e6}} {
+			masked := v.masked
 			const fp, sp = 64, 41
 			img := make([]float32, fp*sp)
 			mask := make([]float64, fp*sp)
 			for i := range img {
-				img[i] = float32(rng.ExpFloat64() * 100)
+				img[i] = float32(v.bg + rng.ExpFloat64()*100)
 				if !masked || rng.IntN(5) != 0 {
 					mask[i] = 1
 				}
@@ -87,7 +94,7 @@ func TestStats(t *testing.T) {
 			}{{"mean", st.Mean, mean}, {"rms", st.RMS, math.Sqrt(ms)}, {"rmsd", st.RMSD, math.Sqrt(md)}} {
 				k := (roi[1]-roi[0]+1)/4 + 1 + roi[3] - roi[2] + 1
 				if math.Abs(c.got-c.want) > float64(k+4)*0x1p-53*c.want {
-					t.Errorf("roi %v masked %v: %s %.17g, want %.17g", roi, masked, c.name, c.got, c.want)
+					t.Errorf("roi %v masked %v background %g: %s %.17g, want %.17g", roi, masked, v.bg, c.name, c.got, c.want)
 				}
 			}
 			if st.MaxI != maxI || st.MaxF != maxF || st.MaxS != maxS {
@@ -169,8 +176,9 @@ func BenchmarkStats4096(b *testing.B) {
 }
 
 // TestStatsInRender: simulate's statistics, summed row by row as the
-// render finishes each row (rowStats.row through graph's RowDone), are
-// those stats finds in the finished image, bit for bit: where
+// render finishes each row (rowStats.row through graph's RowDone; every
+// row so, none left for stats to sum afterwards), are those stats finds
+// in the finished image, bit for bit: where
 // interpolation switches off inside a row (that row and the batch of
 // rows after it are rendered again, and must be summed again), at the
 // first pixel, nowhere; with a region of interest and a mask; on one
@@ -202,6 +210,9 @@ func TestStatsInRender(t *testing.T) {
 				want, err := stats(&r.cfg, r.Model, r.Image, r.in, args.IntScale)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if r.lateRows != 0 {
+					t.Errorf("%d threads, %q: %d rows summed after the render, not as it finished them", threads, extra, r.lateRows)
 				}
 				if r.Stats.SolidAngle = 0; r.Stats != want {
 					t.Errorf("%d threads, %q: in the render %+v, from the image %+v", threads, extra, r.Stats, want)
