@@ -482,6 +482,38 @@
 //     interpolateGrad is its one-lane copy), and the switch-off search
 //     renders its rows on the lanes: 512² 273 → 46 ms, 2.4× the forward.
 //
+//   - The lane data at 64-byte boundaries (align.go): laneReps, the
+//     forward rows' geometry scratch and the loss rows' ∂L/∂I sat in
+//     structs with pointers, 8 bytes into the allocator's slot, so every
+//     64-byte vector of them crossed a cache line. laneReps now holds no
+//     pointers (its lists are laneLists) and, with the row buffers and
+//     loss-row records, comes from alignedMake. Forward 0.97× at cubic
+//     1024², 0.99× with 10 domains, gradient 0.97–1.00× (turns): split
+//     loads and stores were not what bound these loops. simulate's
+//     statistics are summed per row as the render finishes each
+//     (RowSums, ImageSums.AddDev), not in two passes over the finished
+//     image (12 % of a whole 4096² process); and a row's pixel
+//     coordinates are formed once per run of pixels (rowBuf.runN):
+//     whole 4096² process 0.265 → 0.23 s, forward in-process 0.95–0.98×.
+//
+//   - Tried and left out in the ninth session (turns, Intel Xeon,
+//     gradient unless said): sincg's derivative by x as −π·s·U′_{n−1}(c)
+//     everywhere with s from the sine polynomial (no square root, no
+//     near-peak branch, one division for ∂/∂N): 1.13–1.15×; the near-peak
+//     branch from 1/256 instead of 1/64 (rarer, still within TestSincgGrad3's
+//     1e-12): 0.97–1.00×; the backward pass's sums in eight slots
+//     (full 512-bit accumulators, no extracts) with its one-pass slot
+//     loops written without the loop: 1.03–1.07×, the four slots without
+//     the loop 0.99–1.03×, the row sums in two loops of fewer running
+//     sums 1.06×. Spills of 512-bit values go to 8-byte-aligned stack
+//     slots; Go's register allocator gives vectors X0–X14 only (its
+//     fpRegMask), though the 512-bit instructions could use X16–X31.
+//     The orientations as 9 float64 values broadcast per use instead of
+//     repeated laneVals (which would lift maxRepOrient): forward 10–20×
+//     slower, the broadcasts' scalar operands spilled and reloaded by
+//     legacy SSE moves (MOVUPS) with the vector registers' upper halves
+//     in use.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
