@@ -79,6 +79,8 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 	imageSumsLanes(row, n, s, lo, hi)
 }
 
+func poisson(v, b, o, w, t, g []float64, n int, bg bool) { poissonLanes(v, b, o, w, t, g, n, bg) }
+
 func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	imageDevLanes(row, n, mean, s)
 }

@@ -228,6 +228,19 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 	}
 }
 
+// poisson is poissonLanes on vector lanes where the CPU has them (n a
+// multiple of maxLanes).
+func poisson(v, b, o, w, t, g []float64, n int, bg bool) {
+	switch currentTier() {
+	case tierAVX512:
+		poissonLanesAVX512(v, b, o, w, t, g, n, bg)
+	case tierAVX2:
+		poissonLanesAVX2(v, b, o, w, t, g, n, bg)
+	default:
+		poissonLanes(v, b, o, w, t, g, n, bg)
+	}
+}
+
 // imageDev is imageDevLanes on vector lanes where the CPU has them.
 func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	switch currentTier() {

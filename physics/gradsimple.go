@@ -285,6 +285,9 @@ chunks:
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
+		if loss.Kind == LossPoisson {
+			loss.gather(spix*c.FPixels, fs, r.scratch)
+		}
 		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
 		if k.shapeLanes {
@@ -347,7 +350,7 @@ chunks:
 			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
 		sum0, comp0 := *sum, *comp
-		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp)
+		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp, r.scratch)
 		if c.Thick {
 			// The backward pass takes g·C for g: where that is not a
 			// normal number (C tiny, g·C lost to underflow, or g NaN),
@@ -661,6 +664,7 @@ type lossRecs struct {
 	sdet    []float64          // per subS
 	sdetRep [][3]laneVal       // sdet times the slow axis, repeated
 	shape   *shapeSums         // the spot shapes' per-pixel sums (kernel.shapeLanes)
+	scratch *lossScratch       // the loss terms' (PixelLoss.terms)
 }
 
 // shapeSums are a loss-row chunk's per-pixel sums, over its sub-pixels,
@@ -822,7 +826,8 @@ func (w *gradWork) rowScratch(k *kernel, r *lossRecs, J, n, R, S, SM int) {
 // of layers sensor layers.
 func (w *gradWork) recs(os, layers int) *lossRecs {
 	if w.lr == nil {
-		w.lr = &lossRecs{g: &alignedMake[[rowChunk]float64](1)[0], capture: &alignedMake[[rowChunk]float64](1)[0]}
+		w.lr = &lossRecs{g: &alignedMake[[rowChunk]float64](1)[0], capture: &alignedMake[[rowChunk]float64](1)[0],
+			scratch: &alignedMake[lossScratch](1)[0]}
 	}
 	r := w.lr
 	if len(r.sdet) < os {

@@ -80,6 +80,66 @@ func flipOdd(c, t vf) vf {
 	return vfloat(vxor(vbits(c), vshl(vbits(t), 63)))
 }
 
+// logLanes is math.Log as Go's amd64 assembly computes it (archLog),
+// operation for operation, so that it has its bits for every x there
+// (TestLogLanes): x = 2^k·f1 with f1 in [½, 1) from x's mantissa bits
+// under ½'s exponent and k from its exponent bits less 1022 (a
+// subnormal x as the assembly takes it), f1 doubled and k less 1 where
+// f1 ≤ √2/2; then with f = f1 − 1, s = f/(2 + f) and fdlibm's polynomial
+// R in s², ln x = k·ln2Hi − ((f²/2 − (s·(f²/2 + R) + k·ln2Lo)) − f).
+// As the assembly: ±0 gives −Inf, a sign bit (a negative x, −Inf, a NaN
+// with it) Go's NaN 0x7FF8000000000001, +Inf and other NaNs x itself.
+//
+//lanegen:inline
+func logLanes(x vf) vf {
+	b := vbits(x)
+	f1 := vfloat(vor(vand(b, vbits(vk(logMant))), vbits(vk(0.5))))
+	// The exponent field as a float64, exactly: its 11 bits under 2⁵²'s
+	// exponent are 2⁵² + e.
+	k := vfloat(vor(vand(vshrv(b, vbits(vk(logShift52))), vbits(vk(logExp))), vbits(vk(twoP52)))).Sub(vk(twoP52)).Sub(vk(1022))
+	d := vk(0).Merge(vk(1), vk(logHSqrt2).Less(f1)) // 1 where f1 ≤ √2/2 (or unordered)
+	k = k.Sub(d)
+	f := f1.Mul(d.Add(vk(1))).Sub(vk(1))
+	s := f.Div(vk(2).Add(f))
+	s2 := s.Mul(s)
+	s4 := s2.Mul(s2)
+	t1 := s2.Mul(vk(logL7).Mul(s4).Add(vk(logL5)).Mul(s4).Add(vk(logL3)).Mul(s4).Add(vk(logL1)))
+	t2 := s4.Mul(vk(logL6).Mul(s4).Add(vk(logL4)).Mul(s4).Add(vk(logL2)))
+	hfsq := vk(0.5).Mul(f).Mul(f)
+	lg := k.Mul(vk(ln2Hi)).Sub(hfsq.Sub(s.Mul(t1.Add(t2).Add(hfsq)).Add(k.Mul(vk(ln2Lo)))).Sub(f))
+	lg = x.Merge(lg, x.Greater(vk(maxF64)).Or(x.NotEqual(x)))
+	lg = vrep(&logNaNRep).Merge(lg, vshrv(b, vbits(vk(logShift63))).Equal(vbits(vk(logSign))))
+	return vrep(&negInfRep).Merge(lg, x.Equal(vk(0)))
+}
+
+// poissonLanes stores in t and g the Poisson loss terms and their
+// derivatives (poissonTerm's cases, its bits) of the first n values (a
+// whole number of lanes) of the intensities v, with the background b
+// added where bg is set, the counts o and the weights w: with x the
+// intensity, w·(x − o·ln x) and w·(1 − o/x) where x > 0, w·x and w where
+// o = 0 (and x is not +Inf), else +Inf and −Inf.
+func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
+	zero := vk(0)
+	for p0 := 0; p0 < n; p0 += lanes {
+		xv, ov, wv := vloadSlice(v[p0:]), vloadSlice(o[p0:]), vloadSlice(w[p0:])
+		if bg {
+			xv = xv.Add(vloadSlice(b[p0:]))
+		}
+		lg := logLanes(xv)
+		none, pos := ov.Equal(zero), xv.Greater(zero)
+		tt := wv.Mul(xv).Merge(vrep(&posInfRep), none)
+		gg := wv.Merge(vrep(&negInfRep), none)
+		tt = wv.Mul(xv.Sub(ov.Mul(lg))).Merge(tt, pos)
+		gg = wv.Mul(vk(1).Sub(ov.Div(xv))).Merge(gg, pos)
+		finite := none.And(pos).And(xv.LessEqual(vk(maxF64)))
+		tt = wv.Mul(xv).Merge(tt, finite)
+		gg = wv.Merge(gg, finite)
+		tt.StoreSlice(t[p0:])
+		gg.StoreSlice(g[p0:])
+	}
+	vzeroupper()
+}
+
 // sincg3Lanes is sincg(h, n)·sincg(k, n)·sincg(l, n) for whole 1 < n ≤
 // maxChebyshevN and |h|, |k|, |l| < 2⁵¹ (callers check: beyond, the
 // Chebyshev form is not used): U_{n−1}(cos πx) for each, cos πx from the

@@ -21,6 +21,15 @@ var _ [0]struct{} = [rowChunk%maxLanes + geoChunk%maxLanes]struct{}{}
 // laneVal is a value repeated for the widest lane kernel.
 type laneVal [maxLanes]float64
 
+// Repeated values the lane kernels need that no Go constant can hold:
+// +Inf, −Inf and the NaN Go's amd64 math.Log returns for a negative
+// argument (logLanes, poissonLanes).
+var (
+	posInfRep = repeat(math.Inf(1))
+	negInfRep = repeat(math.Inf(-1))
+	logNaNRep = repeat(math.Float64frombits(0x7FF8000000000001))
+)
+
 func repeat(x float64) (r laneVal) {
 	for i := range r {
 		r[i] = x

@@ -125,10 +125,35 @@ func (l *PixelLoss) at(i int, v float64) (w, x float64) {
 	return w, x
 }
 
+// lossScratch is PixelLoss.terms' scratch for a chunk of pixels (the
+// Poisson loss's lanes): counts, weights and background (gather), terms
+// and derivatives.
+type lossScratch struct {
+	o, w, b, t, g [rowChunk]float64
+}
+
+// gather stores the observed counts, weights (1 without) and background
+// (0 without) of pixels base+fs[p] in sc, for terms: the Poisson loss's
+// lanes load them as vectors, and gathered at a chunk's start (before its
+// terms) their stores are done by then (a vector load of values stored
+// one by one just before waits for the stores to reach the cache).
+func (l *PixelLoss) gather(base int, fs []int, sc *lossScratch) {
+	for p, f := range fs {
+		i := base + f
+		sc.o[p], sc.w[p], sc.b[p] = l.Observed[i], 1, 0
+		if l.Weights != nil {
+			sc.w[p] = l.Weights[i]
+		}
+		if l.Background != nil {
+			sc.b[p] = l.Background[i]
+		}
+	}
+}
+
 // terms replaces the intensities v of pixels base+fs[p] (none of them
 // left out) by the loss's derivatives there and adds the terms to the
 // compensated sum (sum, comp), the kind's case taken once.
-func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
+func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, sc *lossScratch) {
 	v = v[:len(fs)]
 	// The sums in local variables, which stay in registers.
 	s, cs := *sum, *comp
@@ -145,12 +170,23 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64) {
 			v[p] = 2 * r
 		}
 	case l.Kind == LossPoisson:
-		// Term's Poisson case without its switch (a fit's usual loss).
-		for p, f := range fs {
-			w, x := l.at(base+f, v[p])
-			var t float64
-			t, v[p] = poissonTerm(x, l.Observed[base+f], w)
-			s, cs = neumaier(s, cs, t)
+		// Term's Poisson case (a fit's usual loss): the pixels' counts,
+		// weights and background gathered in sc (gather, at the chunk's
+		// start), the terms and derivatives of whole vectors of pixels on
+		// vector lanes (poissonLanes, poissonTerm's bits), the rest by
+		// poissonTerm, then the terms summed in pixel order.
+		n := len(fs) / maxLanes * maxLanes
+		poisson(v, sc.b[:], sc.o[:], sc.w[:], sc.t[:], sc.g[:], n, l.Background != nil)
+		for p := n; p < len(fs); p++ {
+			x := v[p]
+			if l.Background != nil {
+				x += sc.b[p]
+			}
+			sc.t[p], sc.g[p] = poissonTerm(x, sc.o[p], sc.w[p])
+		}
+		for p := range v {
+			s, cs = neumaier(s, cs, sc.t[p])
+			v[p] = sc.g[p]
 		}
 	default:
 		for p, f := range fs {
@@ -174,7 +210,8 @@ func gaussTerm(mu, o, varRead, w float64) (t, dt float64) {
 	return w * 0.5 * (math.Log(2*math.Pi*V) + r*q), w * 0.5 * (1/V + q*(2-q))
 }
 
-// poissonTerm is the Poisson term w·(v − o·ln v) and its derivative.
+// poissonTerm is the Poisson term w·(v − o·ln v) and its derivative
+// (ln: logLanes, math.Log's bits on amd64 and the lanes' everywhere).
 // With no counts (o = 0) and a finite v > 0 the logarithm and the
 // division are left out: o·ln v and o/v are ±0 there, so w·v and w are
 // the same bits (most pixels of a sparse image, 84 % of the moderate
@@ -184,7 +221,7 @@ func poissonTerm(v, o, w float64) (t, dt float64) {
 	case o == 0 && v > 0 && v <= math.MaxFloat64:
 		return w * v, w
 	case v > 0:
-		return w * (v - o*math.Log(v)), w * (1 - o/v)
+		return w * (v - o*logLanes(v)), w * (1 - o/v)
 	case o == 0:
 		return w * v, w
 	}

@@ -74,6 +74,30 @@ const roundMagic = 3 << 51
 // invPi is 1/π (rotateAxisLanes' angles in units of π).
 const invPi = 1 / math.Pi
 
+// Constants of logLanes: Go's amd64 math.Log's (its assembly, archLog:
+// fdlibm's coefficients), and the bit fields it takes x apart by, held
+// in float64 constants whose bit patterns they are (the mantissa field;
+// the exponent field after a shift by 52; the 1 of the sign bit after a
+// shift by 63; the shift counts) and 2⁵², whose bit pattern takes an
+// 11-bit integer into its low mantissa bits exactly.
+const (
+	logHSqrt2  = 7.07106781186547524401e-01
+	logL1      = 6.666666666666735130e-01
+	logL2      = 3.999999999940941908e-01
+	logL3      = 2.857142874366239149e-01
+	logL4      = 2.222219843214978396e-01
+	logL5      = 1.818357216161805012e-01
+	logL6      = 1.531383769920937332e-01
+	logL7      = 1.479819860511658591e-01
+	logMant    = 0x0.fffffffffffffp-1022 // bits 0x000FFFFFFFFFFFFF
+	logExp     = 0x7ffp-1074             // bits 0x7FF
+	logSign    = 0x1p-1074               // bits 1
+	logShift52 = 0x34p-1074              // bits 52: shift counts (vshrv)
+	logShift63 = 0x3fp-1074              // bits 63
+	twoP52     = 0x1p52
+	maxF64     = math.MaxFloat64
+)
+
 // Constants of expLanes: its clamp of x, Cody and Waite's ln 2 in two
 // parts (fdlibm's: the high part has 21 trailing zero bits), the round
 // magic that holds k + 1023 in its low bits, the powers 2^∓600 of the

@@ -46,7 +46,7 @@ import (
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
-	"vxor", "vand", "vor", "vshl", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
+	"vxor", "vand", "vor", "vshl", "vshrv", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
 	"vgather", "vgatherCube",
 }
 
@@ -74,6 +74,7 @@ var Targets = []Target{
 		"vand":           "($1 & $2)",
 		"vor":            "($1 | $2)",
 		"vshl":           "($1 << $2)",
+		"vshrv":          "($1 >> $2)",
 		"vany":           "$1",
 		"vzeroupper":     "nop",
 		"vaddseq":        "($1 + $2)",
@@ -139,8 +140,14 @@ func archsimdWords(n int, more map[string]string) map[string]string {
 		"vand":           "$1.And($2)",
 		"vor":            "$1.Or($2)",
 		"vshl":           "$1.ShiftAllLeft($2)",
-		"vany":           "($1.ToBits() != 0)",
-		"vzeroupper":     "archsimd.ClearAVXUpperBits",
+		// vshrv: each lane shifted right by the count in that lane of
+		// its second argument (VPSRLVQ). ShiftAllRight by a constant is
+		// no immediate in Go 1.26: it moves the count into a vector
+		// register with a legacy SSE MOVQ, whose switch from AVX costs
+		// more than the whole logarithm around it.
+		"vshrv":      "$1.ShiftRight($2)",
+		"vany":       "($1.ToBits() != 0)",
+		"vzeroupper": "archsimd.ClearAVXUpperBits",
 	}
 	for k, v := range w {
 		w[k] = strings.ReplaceAll(v, "N", fmt.Sprint(n))
