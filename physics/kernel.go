@@ -866,13 +866,18 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 	}
 	if !c.HasMask && l.Weights != nil && l.Kind != LossLinear && f <= last {
 		// Weights alone (a fit's spot boxes): the row's weights in one
-		// loop without the other tests.
+		// loop without the other tests, and without a branch on each
+		// weight (every pixel is written, and counted where its weight is
+		// not 0): the boxes' edges made that branch's mispredictions 6–8 %
+		// of a fit's profile.
 		w := l.Weights[spix*c.FPixels:][:last+1]
 		for ; f <= last && n < most; f++ {
+			fs[n] = f
+			inc := 0
 			if w[f] != 0 {
-				fs[n] = f
-				n++
+				inc = 1
 			}
+			n += inc
 		}
 		return fs[:n], f
 	}
