@@ -496,6 +496,21 @@
 //     coordinates are formed once per run of pixels (rowBuf.runN):
 //     whole 4096² process 0.265 → 0.23 s, forward in-process 0.95–0.98×.
 //
+//   - The Poisson loss's terms on the lanes (poissonLanes, logLanes): a
+//     fit's gradient runs spent a quarter of their time on them, one pixel
+//     at a time through math.Log (the README's fit: 23 % of its profile,
+//     now 8 %, with ~4 % more in lossRow gathering each chunk's counts,
+//     weights and background at its start). logLanes is Go's amd64
+//     math.Log (its assembly, archLog) operation for operation, so the
+//     loss keeps its bits. Go 1.26 compiles ShiftAllRight by a constant
+//     through a legacy SSE MOVQ of the count (it folds only left shifts
+//     into immediates); written with it, the lanes were 2× slower than
+//     the scalar loop: lanegen's vshrv shifts by a vector of counts. (The
+//     legacy SSE stores with which Go clears local arrays write no
+//     register and cost nothing measurable: the interpolation without
+//     them 1.02×.) chunkPixels' scan of a fit's weights without a branch
+//     per weight: its share of that profile 8.1 → 6.9 %.
+//
 //   - Tried and left out in the ninth session (turns, Intel Xeon,
 //     gradient unless said): sincg's derivative by x as −π·s·U′_{n−1}(c)
 //     everywhere with s from the sine polynomial (no square root, no
