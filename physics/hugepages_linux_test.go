@@ -32,9 +32,11 @@ func anonHuge(t *testing.T) int {
 
 // TestMakeHuge: an image buffer of 16 MB, filled, is backed by huge pages
 // where the kernel gives them on request (THP "always" or "madvise"): it
-// holds 7 or 8 whole 2 MB pages; at least 4 of them must be huge (the
-// kernel may lack free huge pages for the rest). Without the advice, on
-// this machine (THP "madvise"), none is.
+// holds 7 or 8 whole 2 MB pages; at least one of them must be huge.
+// Without the advice, on this machine (THP "madvise"), none is. How many
+// more the kernel gives depends on its free memory: with the other
+// packages' tests running beside this one (go test ./...), a run got 3
+// where it had asked 4, and failed CI.
 func TestMakeHuge(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !(bytes.Contains(mode, []byte("[madvise]")) || bytes.Contains(mode, []byte("[always]"))) {
@@ -49,8 +51,8 @@ func TestMakeHuge(t *testing.T) {
 		img[i] = 1
 	}
 	after := anonHuge(t)
-	if after-before < 8<<10 {
-		t.Errorf("AnonHugePages grew by %d kB for a 16 MB image, want at least 8192", after-before)
+	if after-before < 2<<10 {
+		t.Errorf("AnonHugePages grew by %d kB for a 16 MB image, want at least 2048 (one huge page)", after-before)
 	}
 	t.Logf("AnonHugePages %d → %d kB", before, after)
 }
