@@ -34,15 +34,7 @@ func TestLaneDataAligned(t *testing.T) {
 	c := &Config{FPixels: 37, SPixels: 5, Oversample: 3, PhiSteps: 3, Domains: 1, Sources: 2, ThickSteps: 2, Thick: true,
 		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
 		ROIFMax: 36, ROISMax: 4, Interpolate: true, HasHKL: true, HMin: -2, HMax: 2, KMin: -2, KMax: 2, LMin: -2, LMax: 2}
-	p := make([]float64, NParams)
-	copy(p[PPix0:], []float64{0.1, 0.0005, -0.02})
-	copy(p[PFdet:], []float64{0, 0, 1})
-	copy(p[PSdet:], []float64{0, -1, 0})
-	copy(p[PObs:], []float64{1, 0, 0})
-	copy(p[PCellA:], []float64{40e-10, 0, 0})
-	copy(p[PCellB:], []float64{0, 40e-10, 0})
-	copy(p[PCellC:], []float64{0, 0, 40e-10})
-	p[PLambda], p[PFluence], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel], p[PFudge] = 1e-10, 1e24, 3, 3, 3, 7, 1e-3, 1
+	p := smallParams(20)
 	p[PThickStep], p[PMu] = 100e-6, 1/500e-6
 	in := &Inputs{P: p, Fhkl: make([]float64, c.TableLen()), Sources: []float64{1, 0, 0, 1, 1, 0, 0, 1},
 		Mosaic: []float64{1, 0, 0, 0}, Mask: []float64{0}}

@@ -133,14 +133,11 @@ func TestInterpolationSwitchOff(t *testing.T) {
 	}
 }
 
-func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int, os, sensor int) {
-	c := &Config{FPixels: 24, SPixels: 20, Oversample: os, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
-		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
-		ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], Interpolate: true, HasHKL: true,
-		HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table}
+// smallParams are the parameters of the small test geometries: a
+// MOSFLM-like detector 100 mm away, 1 mm pixels, the beam on pixel
+// (pix0 − ½, 0), a 40 Å cell at 1 Å, N 3.
+func smallParams(pix0 float64) []float64 {
 	p := make([]float64, NParams)
-	// MOSFLM-like detector 100 mm away, 1 mm pixels, the beam on pixel
-	// (pix0 − ½, 0), a 40 Å cell at 1 Å.
 	copy(p[PPix0:], []float64{0.1, 0.0005, -pix0 * 1e-3})
 	copy(p[PFdet:], []float64{0, 0, 1})
 	copy(p[PSdet:], []float64{0, -1, 0})
@@ -149,6 +146,15 @@ func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int,
 	copy(p[PCellB:], []float64{0, 40e-10, 0})
 	copy(p[PCellC:], []float64{0, 0, 40e-10})
 	p[PLambda], p[PFluence], p[PNa], p[PNb], p[PNc], p[PDefaultF], p[PPixel], p[PFudge] = 1e-10, 1e24, 3, 3, 3, 7, 1e-3, 1
+	return p
+}
+
+func testSwitchOff(t *testing.T, table int, pix0 float64, mask bool, roi [4]int, cutoffRows [2]int, os, sensor int) {
+	c := &Config{FPixels: 24, SPixels: 20, Oversample: os, PhiSteps: 1, Domains: 1, Sources: 1, ThickSteps: 1,
+		Beam: [3]float64{1, 0, 0}, PolarAxis: [3]float64{0, 0, 1}, Spindle: [3]float64{0, 0, 1},
+		ROIFMin: roi[0], ROIFMax: roi[1], ROISMin: roi[2], ROISMax: roi[3], Interpolate: true, HasHKL: true,
+		HMin: -table, HMax: table, KMin: -table, KMax: table, LMin: -table, LMax: table}
+	p := smallParams(pix0)
 	tab := make([]float64, c.TableLen())
 	for i := range tab {
 		tab[i] = float64(10 + i%17) // varied, so interpolation and nearest differ
