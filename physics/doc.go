@@ -527,7 +527,10 @@
 //     repeated laneVals (which would lift maxRepOrient): forward 10–20×
 //     slower, the broadcasts' scalar operands spilled and reloaded by
 //     legacy SSE moves (MOVUPS) with the vector registers' upper halves
-//     in use.
+//     in use. The bound on repeated orientations (maxRepOrient) is 2¹⁶
+//     instead of 2¹⁴ (37.7 MB of table at most): streamed once per vector
+//     of pixels, a table beyond the caches still keeps up; 20,000 and
+//     60,000 mosaic domains at 64²: 4.6× the general loops' speed.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

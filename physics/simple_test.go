@@ -75,6 +75,10 @@ func TestPixelSimple(t *testing.T) {
 		{"-dmin 75 -mosaic 0.5 -mosaic_domains 3 -divergence 1 -divsteps 3 -dispersion 1 -dispsteps 2 -polar 0.7", true, [3]float64{}},
 		{"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -hkl " + inputs + "/P1.hkl", true, [3]float64{5.3, 4.71, 6.02}},
 		{"-dmin 80 -gauss_xtal", false, [3]float64{}},
+		// Orientations repeated for the lanes up to maxRepOrient (2¹⁶),
+		// beyond it the general loops.
+		{"-mosaic 0.5 -mosaic_domains 20000 -detpixels 4", true, [3]float64{}},
+		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 2", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)
 		if c.n != [3]float64{} {
