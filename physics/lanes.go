@@ -125,7 +125,13 @@ func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
 		if bg {
 			xv = xv.Add(vloadSlice(b[p0:]))
 		}
-		lg := logLanes(xv)
+		// The logarithm only where a lane takes it: pixels without counts
+		// at a finite positive intensity (most of a sparse image's) take
+		// w·x and w whatever it is.
+		lg := zero
+		if vany(ov.NotEqual(zero).Or(xv.LessEqual(zero)).Or(xv.Greater(vk(maxF64))).Or(xv.NotEqual(xv))) {
+			lg = logLanes(xv)
+		}
 		none, pos := ov.Equal(zero), xv.Greater(zero)
 		tt := wv.Mul(xv).Merge(vrep(&posInfRep), none)
 		gg := wv.Merge(vrep(&negInfRep), none)

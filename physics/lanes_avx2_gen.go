@@ -64,27 +64,30 @@ func poissonLanesAVX2(v, b, o, w, t, g []float64, n int, bg bool) {
 		if bg {
 			xv = xv.Add(archsimd.LoadFloat64x4Slice((b[p0:])))
 		}
-		var r0_0_1 archsimd.Float64x4
-		{
-			x_1 := xv
-			b_1 := x_1.AsUint64x4()
-			f1_1 := b_1.And(archsimd.LoadFloat64x4((&vkTableAVX2[20])).AsUint64x4()).Or(archsimd.LoadFloat64x4((&vkTableAVX2[21])).AsUint64x4()).AsFloat64x4()
-			k_1 := b_1.ShiftRight(archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4()).And(archsimd.LoadFloat64x4((&vkTableAVX2[23])).AsUint64x4()).Or(archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4()).AsFloat64x4().Sub(archsimd.LoadFloat64x4((&vkTableAVX2[24]))).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[25])))
-			d_1 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[28])).Less(f1_1))
-			k_1 = k_1.Sub(d_1)
-			f_1 := f1_1.Mul(d_1.Add(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))
-			s_1 := f_1.Div(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Add(f_1))
-			s2_1 := s_1.Mul(s_1)
-			s4_1 := s2_1.Mul(s2_1)
-			t1_1 := s2_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[31]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[32]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[33]))))
-			t2_1 := s4_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[35]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[36]))))
-			hfsq_1 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(f_1).Mul(f_1)
-			lg_1 := k_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[37]))).Sub(hfsq_1.Sub(s_1.Mul(t1_1.Add(t2_1).Add(hfsq_1)).Add(k_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[38]))))).Sub(f_1))
-			lg_1 = x_1.Merge(lg_1, x_1.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[39]))).Or(x_1.NotEqual(x_1)))
-			lg_1 = archsimd.LoadFloat64x4((*[4]float64)((&logNaNRep)[:4])).Merge(lg_1, b_1.ShiftRight(archsimd.LoadFloat64x4((&vkTableAVX2[40])).AsUint64x4()).Equal(archsimd.LoadFloat64x4((&vkTableAVX2[41])).AsUint64x4()))
-			r0_0_1 = archsimd.LoadFloat64x4((*[4]float64)((&negInfRep)[:4])).Merge(lg_1, x_1.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+		lg := zero
+		if ov.NotEqual(zero).Or(xv.LessEqual(zero)).Or(xv.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[39])))).Or(xv.NotEqual(xv)).ToBits() != 0 {
+			var r0_0_1 archsimd.Float64x4
+			{
+				x_1 := xv
+				b_1 := x_1.AsUint64x4()
+				f1_1 := b_1.And(archsimd.LoadFloat64x4((&vkTableAVX2[20])).AsUint64x4()).Or(archsimd.LoadFloat64x4((&vkTableAVX2[21])).AsUint64x4()).AsFloat64x4()
+				k_1 := b_1.ShiftRight(archsimd.LoadFloat64x4((&vkTableAVX2[22])).AsUint64x4()).And(archsimd.LoadFloat64x4((&vkTableAVX2[23])).AsUint64x4()).Or(archsimd.LoadFloat64x4((&vkTableAVX2[24])).AsUint64x4()).AsFloat64x4().Sub(archsimd.LoadFloat64x4((&vkTableAVX2[24]))).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[25])))
+				d_1 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[28])).Less(f1_1))
+				k_1 = k_1.Sub(d_1)
+				f_1 := f1_1.Mul(d_1.Add(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))
+				s_1 := f_1.Div(archsimd.LoadFloat64x4((&vkTableAVX2[29])).Add(f_1))
+				s2_1 := s_1.Mul(s_1)
+				s4_1 := s2_1.Mul(s2_1)
+				t1_1 := s2_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[30])).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[31]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[32]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[33]))))
+				t2_1 := s4_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[34])).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[35]))).Mul(s4_1).Add(archsimd.LoadFloat64x4((&vkTableAVX2[36]))))
+				hfsq_1 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(f_1).Mul(f_1)
+				lg_1 := k_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[37]))).Sub(hfsq_1.Sub(s_1.Mul(t1_1.Add(t2_1).Add(hfsq_1)).Add(k_1.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[38]))))).Sub(f_1))
+				lg_1 = x_1.Merge(lg_1, x_1.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[39]))).Or(x_1.NotEqual(x_1)))
+				lg_1 = archsimd.LoadFloat64x4((*[4]float64)((&logNaNRep)[:4])).Merge(lg_1, b_1.ShiftRight(archsimd.LoadFloat64x4((&vkTableAVX2[40])).AsUint64x4()).Equal(archsimd.LoadFloat64x4((&vkTableAVX2[41])).AsUint64x4()))
+				r0_0_1 = archsimd.LoadFloat64x4((*[4]float64)((&negInfRep)[:4])).Merge(lg_1, x_1.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+			}
+			lg = r0_0_1
 		}
-		lg := r0_0_1
 		none, pos := ov.Equal(zero), xv.Greater(zero)
 		tt := wv.Mul(xv).Merge(archsimd.LoadFloat64x4((*[4]float64)((&posInfRep)[:4])), none)
 		gg := wv.Merge(archsimd.LoadFloat64x4((*[4]float64)((&negInfRep)[:4])), none)

@@ -64,27 +64,30 @@ func poissonLanesAVX512(v, b, o, w, t, g []float64, n int, bg bool) {
 		if bg {
 			xv = xv.Add(archsimd.LoadFloat64x8Slice((b[p0:])))
 		}
-		var r0_0_1 archsimd.Float64x8
-		{
-			x_1 := xv
-			b_1 := x_1.AsUint64x8()
-			f1_1 := b_1.And(archsimd.LoadFloat64x8((&vkTableAVX512[20])).AsUint64x8()).Or(archsimd.LoadFloat64x8((&vkTableAVX512[21])).AsUint64x8()).AsFloat64x8()
-			k_1 := b_1.ShiftRight(archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8()).And(archsimd.LoadFloat64x8((&vkTableAVX512[23])).AsUint64x8()).Or(archsimd.LoadFloat64x8((&vkTableAVX512[24])).AsUint64x8()).AsFloat64x8().Sub(archsimd.LoadFloat64x8((&vkTableAVX512[24]))).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[25])))
-			d_1 := archsimd.LoadFloat64x8((&vkTableAVX512[26])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[28])).Less(f1_1))
-			k_1 = k_1.Sub(d_1)
-			f_1 := f1_1.Mul(d_1.Add(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[27])))
-			s_1 := f_1.Div(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(f_1))
-			s2_1 := s_1.Mul(s_1)
-			s4_1 := s2_1.Mul(s2_1)
-			t1_1 := s2_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[33]))))
-			t2_1 := s4_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36]))))
-			hfsq_1 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(f_1).Mul(f_1)
-			lg_1 := k_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[37]))).Sub(hfsq_1.Sub(s_1.Mul(t1_1.Add(t2_1).Add(hfsq_1)).Add(k_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[38]))))).Sub(f_1))
-			lg_1 = x_1.Merge(lg_1, x_1.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[39]))).Or(x_1.NotEqual(x_1)))
-			lg_1 = archsimd.LoadFloat64x8((*[8]float64)((&logNaNRep))).Merge(lg_1, b_1.ShiftRight(archsimd.LoadFloat64x8((&vkTableAVX512[40])).AsUint64x8()).Equal(archsimd.LoadFloat64x8((&vkTableAVX512[41])).AsUint64x8()))
-			r0_0_1 = archsimd.LoadFloat64x8((*[8]float64)((&negInfRep))).Merge(lg_1, x_1.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
+		lg := zero
+		if ov.NotEqual(zero).Or(xv.LessEqual(zero)).Or(xv.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[39])))).Or(xv.NotEqual(xv)).ToBits() != 0 {
+			var r0_0_1 archsimd.Float64x8
+			{
+				x_1 := xv
+				b_1 := x_1.AsUint64x8()
+				f1_1 := b_1.And(archsimd.LoadFloat64x8((&vkTableAVX512[20])).AsUint64x8()).Or(archsimd.LoadFloat64x8((&vkTableAVX512[21])).AsUint64x8()).AsFloat64x8()
+				k_1 := b_1.ShiftRight(archsimd.LoadFloat64x8((&vkTableAVX512[22])).AsUint64x8()).And(archsimd.LoadFloat64x8((&vkTableAVX512[23])).AsUint64x8()).Or(archsimd.LoadFloat64x8((&vkTableAVX512[24])).AsUint64x8()).AsFloat64x8().Sub(archsimd.LoadFloat64x8((&vkTableAVX512[24]))).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[25])))
+				d_1 := archsimd.LoadFloat64x8((&vkTableAVX512[26])).Merge(archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[28])).Less(f1_1))
+				k_1 = k_1.Sub(d_1)
+				f_1 := f1_1.Mul(d_1.Add(archsimd.LoadFloat64x8((&vkTableAVX512[27])))).Sub(archsimd.LoadFloat64x8((&vkTableAVX512[27])))
+				s_1 := f_1.Div(archsimd.LoadFloat64x8((&vkTableAVX512[29])).Add(f_1))
+				s2_1 := s_1.Mul(s_1)
+				s4_1 := s2_1.Mul(s2_1)
+				t1_1 := s2_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[30])).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[31]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[32]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[33]))))
+				t2_1 := s4_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[34])).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[35]))).Mul(s4_1).Add(archsimd.LoadFloat64x8((&vkTableAVX512[36]))))
+				hfsq_1 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(f_1).Mul(f_1)
+				lg_1 := k_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[37]))).Sub(hfsq_1.Sub(s_1.Mul(t1_1.Add(t2_1).Add(hfsq_1)).Add(k_1.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[38]))))).Sub(f_1))
+				lg_1 = x_1.Merge(lg_1, x_1.Greater(archsimd.LoadFloat64x8((&vkTableAVX512[39]))).Or(x_1.NotEqual(x_1)))
+				lg_1 = archsimd.LoadFloat64x8((*[8]float64)((&logNaNRep))).Merge(lg_1, b_1.ShiftRight(archsimd.LoadFloat64x8((&vkTableAVX512[40])).AsUint64x8()).Equal(archsimd.LoadFloat64x8((&vkTableAVX512[41])).AsUint64x8()))
+				r0_0_1 = archsimd.LoadFloat64x8((*[8]float64)((&negInfRep))).Merge(lg_1, x_1.Equal(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
+			}
+			lg = r0_0_1
 		}
-		lg := r0_0_1
 		none, pos := ov.Equal(zero), xv.Greater(zero)
 		tt := wv.Mul(xv).Merge(archsimd.LoadFloat64x8((*[8]float64)((&posInfRep))), none)
 		gg := wv.Merge(archsimd.LoadFloat64x8((*[8]float64)((&negInfRep))), none)

@@ -62,27 +62,30 @@ func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
 		if bg {
 			xv = (xv + b[p0])
 		}
-		var r0_0_1 float64
-		{
-			x_1 := xv
-			b_1 := math.Float64bits(x_1)
-			f1_1 := math.Float64frombits(((b_1 & math.Float64bits(float64(logMant))) | math.Float64bits(float64(0.5))))
-			k_1 := ((math.Float64frombits((((b_1 >> math.Float64bits(float64(logShift52))) & math.Float64bits(float64(logExp))) | math.Float64bits(float64(twoP52)))) - float64(twoP52)) - float64(1022))
-			d_1 := merge(float64(0), float64(1), (float64(logHSqrt2) < f1_1))
-			k_1 = (k_1 - d_1)
-			f_1 := ((f1_1 * (d_1 + float64(1))) - float64(1))
-			s_1 := (f_1 / (float64(2) + f_1))
-			s2_1 := (s_1 * s_1)
-			s4_1 := (s2_1 * s2_1)
-			t1_1 := (s2_1 * ((((((float64(logL7) * s4_1) + float64(logL5)) * s4_1) + float64(logL3)) * s4_1) + float64(logL1)))
-			t2_1 := (s4_1 * ((((float64(logL6) * s4_1) + float64(logL4)) * s4_1) + float64(logL2)))
-			hfsq_1 := ((float64(0.5) * f_1) * f_1)
-			lg_1 := ((k_1 * float64(ln2Hi)) - ((hfsq_1 - ((s_1 * ((t1_1 + t2_1) + hfsq_1)) + (k_1 * float64(ln2Lo)))) - f_1))
-			lg_1 = merge(x_1, lg_1, ((x_1 > float64(maxF64)) || (x_1 != x_1)))
-			lg_1 = merge((&logNaNRep)[0], lg_1, ((b_1 >> math.Float64bits(float64(logShift63))) == math.Float64bits(float64(logSign))))
-			r0_0_1 = merge((&negInfRep)[0], lg_1, (x_1 == float64(0)))
+		lg := zero
+		if (((ov != zero) || (xv <= zero)) || (xv > float64(maxF64))) || (xv != xv) {
+			var r0_0_1 float64
+			{
+				x_1 := xv
+				b_1 := math.Float64bits(x_1)
+				f1_1 := math.Float64frombits(((b_1 & math.Float64bits(float64(logMant))) | math.Float64bits(float64(0.5))))
+				k_1 := ((math.Float64frombits((((b_1 >> math.Float64bits(float64(logShift52))) & math.Float64bits(float64(logExp))) | math.Float64bits(float64(twoP52)))) - float64(twoP52)) - float64(1022))
+				d_1 := merge(float64(0), float64(1), (float64(logHSqrt2) < f1_1))
+				k_1 = (k_1 - d_1)
+				f_1 := ((f1_1 * (d_1 + float64(1))) - float64(1))
+				s_1 := (f_1 / (float64(2) + f_1))
+				s2_1 := (s_1 * s_1)
+				s4_1 := (s2_1 * s2_1)
+				t1_1 := (s2_1 * ((((((float64(logL7) * s4_1) + float64(logL5)) * s4_1) + float64(logL3)) * s4_1) + float64(logL1)))
+				t2_1 := (s4_1 * ((((float64(logL6) * s4_1) + float64(logL4)) * s4_1) + float64(logL2)))
+				hfsq_1 := ((float64(0.5) * f_1) * f_1)
+				lg_1 := ((k_1 * float64(ln2Hi)) - ((hfsq_1 - ((s_1 * ((t1_1 + t2_1) + hfsq_1)) + (k_1 * float64(ln2Lo)))) - f_1))
+				lg_1 = merge(x_1, lg_1, ((x_1 > float64(maxF64)) || (x_1 != x_1)))
+				lg_1 = merge((&logNaNRep)[0], lg_1, ((b_1 >> math.Float64bits(float64(logShift63))) == math.Float64bits(float64(logSign))))
+				r0_0_1 = merge((&negInfRep)[0], lg_1, (x_1 == float64(0)))
+			}
+			lg = r0_0_1
 		}
-		lg := r0_0_1
 		none, pos := (ov == zero), (xv > zero)
 		tt := merge((wv * xv), (&posInfRep)[0], none)
 		gg := merge(wv, (&negInfRep)[0], none)

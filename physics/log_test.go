@@ -58,18 +58,32 @@ func TestLogLanes(t *testing.T) {
 // derivatives), for intensities from logInputs (positive, zero,
 // negative, infinite, NaN), without and with a background (0, ±0.5,
 // random, and the negated intensity, which makes 0), counts 0, 1, 7 and
-// random ones, weights 1, 0 and ½.
+// random ones, weights 1, 0 and ½; and a vector of pixels without counts
+// (whose logarithm poissonLanes leaves out) beside one where a single
+// such pixel is at +Inf (w·(+Inf − 0·ln +Inf) is NaN: it needs it).
 func TestPoissonLanes(t *testing.T) {
 	defer func(old string) { UseVectorLanes(old) }(VectorLanes())
 	xs := logInputs()
 	rng := rand.New(rand.NewPCG(7, 8))
-	n := len(xs) / maxLanes * maxLanes
-	v, b, o, w := xs[:n], make([]float64, n), make([]float64, n), make([]float64, n)
+	// Whole vectors: the inputs, then quiet values (unchecked).
+	n := (len(xs) + maxLanes - 1) / maxLanes * maxLanes
+	v, b, o, w := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i := range v {
-		o[i] = [...]float64{0, 1, 7, float64(rng.IntN(1000))}[rng.IntN(4)]
-		w[i] = [...]float64{1, 0, 0.5}[rng.IntN(3)]
-		b[i] = [...]float64{0, 0.5, -0.5, rng.ExpFloat64(), -v[i]}[rng.IntN(5)]
+		v[i] = 1
+		if i < len(xs) {
+			v[i] = xs[i]
+			o[i] = [...]float64{0, 1, 7, float64(rng.IntN(1000))}[rng.IntN(4)]
+			w[i] = [...]float64{1, 0, 0.5}[rng.IntN(3)]
+			b[i] = [...]float64{0, 0.5, -0.5, rng.ExpFloat64(), -v[i]}[rng.IntN(5)]
+		}
 	}
+	// A vector of pixels without counts at finite positive intensities
+	// (poissonLanes leaves their logarithm out), and one with a single
+	// pixel at +Inf among them (which needs it).
+	for i := range 2 * maxLanes {
+		v[i], o[i], w[i], b[i] = float64(i+1), 0, 1, 0
+	}
+	v[maxLanes+3] = math.Inf(1)
 	for _, tier := range AvailableVectorLanes() {
 		if err := UseVectorLanes(tier); err != nil {
 			t.Fatal(err)
@@ -77,7 +91,7 @@ func TestPoissonLanes(t *testing.T) {
 		for _, bg := range []bool{false, true} {
 			tt, gg := make([]float64, n), make([]float64, n)
 			poisson(v, b, o, w, tt, gg, n, bg)
-			for i := range v {
+			for i := range xs {
 				x := v[i]
 				if bg {
 					x += b[i]
