@@ -285,8 +285,10 @@ chunks:
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
 		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
-		if loss.Kind == LossPoisson {
-			loss.gather(spix*c.FPixels, fs, r.scratch)
+		var sc *lossScratch // (the Poisson loss on vector lanes)
+		if loss.Kind == LossPoisson && k.tier != tierScalar {
+			sc = r.scratch
+			loss.gather(spix*c.FPixels, fs, sc)
 		}
 		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
@@ -350,7 +352,7 @@ chunks:
 			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
 		sum0, comp0 := *sum, *comp
-		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp, r.scratch)
+		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp, sc)
 		if c.Thick {
 			// The backward pass takes g·C for g: where that is not a
 			// normal number (C tiny, g·C lost to underflow, or g NaN),

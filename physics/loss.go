@@ -152,7 +152,9 @@ func (l *PixelLoss) gather(base int, fs []int, sc *lossScratch) {
 
 // terms replaces the intensities v of pixels base+fs[p] (none of them
 // left out) by the loss's derivatives there and adds the terms to the
-// compensated sum (sum, comp), the kind's case taken once.
+// compensated sum (sum, comp), the kind's case taken once. sc, when not
+// nil, holds what gather stored for these pixels, and the Poisson loss
+// takes the vector lanes.
 func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, sc *lossScratch) {
 	v = v[:len(fs)]
 	// The sums in local variables, which stay in registers.
@@ -169,7 +171,7 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, s
 			s, cs = neumaier(s, cs, r*r)
 			v[p] = 2 * r
 		}
-	case l.Kind == LossPoisson:
+	case l.Kind == LossPoisson && sc != nil:
 		// Term's Poisson case (a fit's usual loss): the pixels' counts,
 		// weights and background gathered in sc (gather, at the chunk's
 		// start), the terms and derivatives of whole vectors of pixels on
@@ -187,6 +189,15 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, s
 		for p := range v {
 			s, cs = neumaier(s, cs, sc.t[p])
 			v[p] = sc.g[p]
+		}
+	case l.Kind == LossPoisson:
+		// Without vector lanes (sc nil), one pixel after another: the
+		// same terms, without the gather.
+		for p, f := range fs {
+			w, x := l.at(base+f, v[p])
+			var t float64
+			t, v[p] = poissonTerm(x, l.Observed[base+f], w)
+			s, cs = neumaier(s, cs, t)
 		}
 	default:
 		for p, f := range fs {
