@@ -145,7 +145,9 @@ const gradTiles = 64
 // returns the first rendered pixel (scan order) and evaluation at which the
 // reference would switch it off, or −1: row by row up to each row's first
 // such point (on the lanes where they interpolate, whole rows into
-// scratch space), in batches of rows in order (untilCutoff).
+// scratch space), in batches of rows in order (untilCutoff). It is the
+// render's search without the rest of the render (LossGradient's, and
+// InterpolationCutoff's).
 func (k *kernel) interpolationCutoff(mask []float64) (pixel, eval int) {
 	c := k.c
 	firstOOR := make([]int, c.SPixels)

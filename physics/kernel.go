@@ -240,12 +240,8 @@ func renderReport[T float32 | float64](c *Config, in *Inputs, out []T, progress 
 	rep := Report{Cutoff: p}
 	if p >= 0 {
 		ps := p / c.FPixels
-		// The indices that caused it: the pixel walked again interpolating,
-		// up to its first point out of range (the rows' workers are done:
-		// the kernel is this goroutine's alone).
-		k.onOOR = func(h, kk, l float64) { rep.CutoffHKL = [3]float64{h, kk, l} }
-		k.pixel(p%c.FPixels, ps, interpOn, 0, nil, nil)
-		k.onOOR = nil
+		// (The rows' workers are done: the kernel is this goroutine's alone.)
+		rep.CutoffHKL = k.cutoffHKL(p)
 		v, _ := k.pixel(p%c.FPixels, ps, interpUntil, e, nil, nil)
 		out[p] = T(v)
 		for f := p%c.FPixels + 1; f < c.FPixels; f++ {
@@ -297,15 +293,30 @@ func renderRow[T float32 | float64](k *kernel, s int, mode interpMode, mask []fl
 
 // InterpolationCutoff returns the first rendered pixel (scan order) at
 // which the reference would switch interpolation off, with the fractional
-// indices that caused it; pixel is −1 when that never happens. It renders
-// the image (RenderReport, into a scratch image) and reports what the
-// render found.
+// indices that caused it; pixel is −1 when that never happens. It runs
+// the render's search only (kernel.interpolationCutoff: rows
+// interpolating, in batches, up to the batch that holds the point), not
+// the rows after it.
 func InterpolationCutoff(c *Config, in *Inputs) (pixel int, hkl [3]float64) {
 	if !c.Interpolate || !c.HasHKL {
 		return -1, hkl
 	}
-	rep := RenderReport(c, in, make([]float32, c.FPixels*c.SPixels), nil)
-	return rep.Cutoff, rep.CutoffHKL
+	k := newKernel(c, in)
+	if pixel, _ = k.interpolationCutoff(in.Mask); pixel >= 0 {
+		hkl = k.cutoffHKL(pixel)
+	}
+	return pixel, hkl
+}
+
+// cutoffHKL returns the fractional indices at which interpolation
+// switches off in pixel p (the switch-off point): p walked again
+// interpolating, up to its first point out of range. The kernel must be
+// the caller's alone (onOOR).
+func (k *kernel) cutoffHKL(p int) (hkl [3]float64) {
+	k.onOOR = func(h, kk, l float64) { hkl = [3]float64{h, kk, l} }
+	k.pixel(p%k.c.FPixels, p/k.c.FPixels, interpOn, 0, nil, nil)
+	k.onOOR = nil
+	return hkl
 }
 
 // untilCutoff runs rows(from, to), which sets firstOOR and firstEval of
