@@ -112,34 +112,42 @@ func logLanes(x vf) vf {
 	return vrep(&negInfRep).Merge(lg, x.Equal(vk(0)))
 }
 
-// poissonLanes stores in t and g the Poisson loss terms and their
-// derivatives (poissonTerm's cases, its bits) of the first n values (a
-// whole number of lanes) of the intensities v, with the background b
-// added where bg is set, the counts o and the weights w: with x the
-// intensity, w·(x − o·ln x) and w·(1 − o/x) where x > 0, w·x and w where
-// o = 0 (and x is not +Inf), else +Inf and −Inf.
-func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
+// poissonTermLanes is the Poisson loss term w·(x − o·ln x) of intensity x
+// (with its background), count o and weight w, and its derivative
+// w·(1 − o/x), where x > 0; w·x and w where o = 0 (and x is not +Inf);
+// else +Inf and −Inf. Its one-lane copy is poissonTerm's. Without counts
+// at a finite positive intensity (most of a sparse image's pixels) it is
+// w·x and w with neither the logarithm nor the division: o·ln x and o/x
+// are ±0 there, the same bits (TestPoissonTermNoCounts); a vector takes
+// them where any lane needs them.
+//
+//lanegen:inline
+func poissonTermLanes(x, o, w vf) (vf, vf) {
 	zero := vk(0)
+	t, g := w.Mul(x), w
+	if vany(o.NotEqual(zero).Or(x.LessEqual(zero)).Or(x.Greater(vk(maxF64))).Or(x.NotEqual(x))) {
+		lg := logLanes(x)
+		none, pos := o.Equal(zero), x.Greater(zero)
+		tt, gg := t.Merge(vrep(&posInfRep), none), w.Merge(vrep(&negInfRep), none)
+		tt = w.Mul(x.Sub(o.Mul(lg))).Merge(tt, pos)
+		gg = w.Mul(vk(1).Sub(o.Div(x))).Merge(gg, pos)
+		finite := none.And(pos).And(x.LessEqual(vk(maxF64)))
+		t, g = t.Merge(tt, finite), w.Merge(gg, finite)
+	}
+	return t, g
+}
+
+// poissonLanes stores in t and g the Poisson loss terms and their
+// derivatives (poissonTermLanes) of the first n values (a whole number
+// of lanes) of the intensities v, with the background b added where bg
+// is set, the counts o and the weights w.
+func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
 	for p0 := 0; p0 < n; p0 += lanes {
-		xv, ov, wv := vloadSlice(v[p0:]), vloadSlice(o[p0:]), vloadSlice(w[p0:])
+		x := vloadSlice(v[p0:])
 		if bg {
-			xv = xv.Add(vloadSlice(b[p0:]))
+			x = x.Add(vloadSlice(b[p0:]))
 		}
-		// The logarithm only where a lane takes it: pixels without counts
-		// at a finite positive intensity (most of a sparse image's) take
-		// w·x and w whatever it is.
-		lg := zero
-		if vany(ov.NotEqual(zero).Or(xv.LessEqual(zero)).Or(xv.Greater(vk(maxF64))).Or(xv.NotEqual(xv))) {
-			lg = logLanes(xv)
-		}
-		none, pos := ov.Equal(zero), xv.Greater(zero)
-		tt := wv.Mul(xv).Merge(vrep(&posInfRep), none)
-		gg := wv.Merge(vrep(&negInfRep), none)
-		tt = wv.Mul(xv.Sub(ov.Mul(lg))).Merge(tt, pos)
-		gg = wv.Mul(vk(1).Sub(ov.Div(xv))).Merge(gg, pos)
-		finite := none.And(pos).And(xv.LessEqual(vk(maxF64)))
-		tt = wv.Mul(xv).Merge(tt, finite)
-		gg = wv.Merge(gg, finite)
+		tt, gg := poissonTermLanes(x, vloadSlice(o[p0:]), vloadSlice(w[p0:]))
 		tt.StoreSlice(t[p0:])
 		gg.StoreSlice(g[p0:])
 	}

@@ -221,23 +221,10 @@ func gaussTerm(mu, o, varRead, w float64) (t, dt float64) {
 	return w * 0.5 * (math.Log(2*math.Pi*V) + r*q), w * 0.5 * (1/V + q*(2-q))
 }
 
-// poissonTerm is the Poisson term w·(v − o·ln v) and its derivative
-// (ln: logLanes, math.Log's bits on amd64 and the lanes' everywhere).
-// With no counts (o = 0) and a finite v > 0 the logarithm and the
-// division are left out: o·ln v and o/v are ±0 there, so w·v and w are
-// the same bits (most pixels of a sparse image, 84 % of the moderate
-// one in testdata/fitdata).
-func poissonTerm(v, o, w float64) (t, dt float64) {
-	switch {
-	case o == 0 && v > 0 && v <= math.MaxFloat64:
-		return w * v, w
-	case v > 0:
-		return w * (v - o*logLanes(v)), w * (1 - o/v)
-	case o == 0:
-		return w * v, w
-	}
-	return math.Inf(1), math.Inf(-1)
-}
+// poissonTerm is the Poisson term w·(v − o·ln v) and its derivative:
+// poissonTermLanes on one lane (ln: logLanes, math.Log's bits on amd64),
+// the one formula of the loss rows' lanes and of Term.
+func poissonTerm(v, o, w float64) (t, dt float64) { return poissonTermLanes(v, o, w) }
 
 // Value is the loss of image img, its terms added with Neumaier's
 // compensated summation: a megapixel sum then keeps ~1e-16 relative
