@@ -44,7 +44,8 @@ type RowSums struct {
 // taken (scalar code: the lane kernels take rows without one); the
 // deviations are summed over every value.
 func (r *RowSums) Set(row []float32, mask []float64) {
-	var rs, all [2 * slots]float64
+	var rs [2 * slots]float64
+	var all [slots]float64 // with a mask: every value's slot sums, masked ones too
 	lv, hv := repeat(math.Inf(1)), repeat(math.Inf(-1))
 	j := 0
 	if mask == nil {
@@ -60,8 +61,8 @@ func (r *RowSums) Set(row []float32, mask []float64) {
 	}
 	for ; j < len(row); j++ {
 		x := float64(row[j])
-		all[j%slots] += x
 		if mask != nil {
+			all[j%slots] += x
 			if mask[j] == 0 {
 				continue
 			}
@@ -77,12 +78,12 @@ func (r *RowSums) Set(row []float32, mask []float64) {
 		}
 	}
 	if mask == nil {
-		all = rs // every value is taken
+		copy(all[:], rs[:slots]) // every value is taken
 	}
 	r.s, r.Lo, r.Hi, r.Finite = rs, lo, hi, math.Abs(slotSum(rs[:slots])) <= math.MaxFloat64
 	r.all, r.mean = len(row), 0
 	if len(row) > 0 {
-		r.mean = slotSum(all[:slots]) / float64(len(row))
+		r.mean = slotSum(all[:]) / float64(len(row))
 	}
 	// The deviations from the row's mean, as the values.
 	var rd [2 * slots]float64

@@ -144,8 +144,8 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // the render finishes each, while it is in cache, the whole 4096² process
 // is ~10 % faster again (the image's two more passes through memory
 // gone). The deviations for rmsd are each row's about its own mean,
-// moved to the image's mean (physics.ImageSums.AddDev: exact, as
-// accurate as a direct sum). The sums differ from the reference's in
+// moved to the image's mean (physics.ImageSums.AddDev: exact in exact
+// arithmetic, its rounding error bounded as a direct sum's). The sums differ from the reference's in
 // their last bits (their rounding errors are, if anything, smaller), far
 // below the 6 digits it prints, and are the same on every machine, lane
 // kernel and number of threads.
@@ -220,12 +220,12 @@ func (rs *rowStats) stats(img []float32, scale float64) (Stats, error) {
 		}
 	}
 	var sums physics.ImageSums
-	n, all, maxS := 0, 0, -1
+	n, maxS := 0, -1
+	all := len(rs.sums) * (rs.f1 - rs.f0 + 1) // every ROI pixel (rmsd's)
 	for s := rs.s0; s <= rs.s1; s++ {
 		r := &rs.sums[s-rs.s0]
 		sums.Add(r)
 		n += r.N
-		all += rs.f1 - rs.f0 + 1
 		if r.Lo < 0 || !r.Finite {
 			// An impossible pixel (negative, NaN or +Inf: a NaN is in
 			// neither Lo nor Hi, but makes the row's sum not finite):
