@@ -9,6 +9,14 @@ import "math"
 
 func supportedTiers() []laneTier { return []laneTier{tierScalar} }
 
+// scanWeights is chunkPixels' scan of a fit's weights w (a row's, up to
+// its last pixel to look at) from pixel f: it lists the pixels whose
+// weight is not 0 in fs until it holds most of them, and returns their
+// number and the pixel to go on from (scanWeightsFrom).
+func scanWeights(w []float64, f int, fs *[rowChunk]int, most int) (int, int) {
+	return scanWeightsFrom(w, f, fs, 0, most)
+}
+
 // exp is math.Exp (dispatch_simd.go says why that build differs).
 func exp(x float64) float64 { return math.Exp(x) }
 

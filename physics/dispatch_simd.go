@@ -4,6 +4,7 @@ package physics
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -29,6 +30,48 @@ func exp(x float64) float64 {
 		archsimd.ClearAVXUpperBits()
 	}
 	return math.Exp(x)
+}
+
+// hasAVX2: chunkPixels' scan of a fit's weights looks at four at a time.
+var hasAVX2 = archsimd.X86.AVX2()
+
+// scanWeights is chunkPixels' scan of a fit's weights w (a row's, up to
+// its last pixel to look at) from pixel f: it lists the pixels whose
+// weight is not 0 in fs until it holds most of them, and returns their
+// number and the pixel to go on from. With AVX2 it takes eight weights
+// at a time (two compares with 0, where NaN is not 0 as in Go, to a bit
+// each): none set (most of a fit's image, outside its spot boxes) skips
+// the eight, all set lists them at once, a box's edge lists its bits.
+// The groups stop while fewer than eight more fit in the chunk, and
+// scanWeightsFrom does the rest. A group whose last set bit is not its
+// last pixel moves f past pixels that are left out anyway, so the chunks
+// hold the same pixels as scanWeightsFrom's alone (TestChunkPixelsWeights).
+// 2.5× faster than it over a 512² image of spot boxes (BenchmarkChunkPixelsBoxes).
+func scanWeights(w []float64, f int, fs *[rowChunk]int, most int) (int, int) {
+	n := 0
+	if hasAVX2 {
+		zero := archsimd.Float64x4{}
+		for ; f+8 <= len(w) && n+8 <= most; f += 8 {
+			m := uint(archsimd.LoadFloat64x4Slice(w[f:]).NotEqual(zero).ToBits()) |
+				uint(archsimd.LoadFloat64x4Slice(w[f+4:]).NotEqual(zero).ToBits())<<4
+			switch m {
+			case 0:
+			case 0xff:
+				o := fs[n:][:8]
+				for i := range o {
+					o[i] = f + i
+				}
+				n += 8
+			default:
+				for ; m != 0; m &= m - 1 {
+					fs[n] = f + bits.TrailingZeros(m)
+					n++
+				}
+			}
+		}
+		archsimd.ClearAVXUpperBits()
+	}
+	return scanWeightsFrom(w, f, fs, n, most)
 }
 
 func supportedTiers() []laneTier {

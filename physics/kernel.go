@@ -881,15 +881,7 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 		// weight (every pixel is written, and counted where its weight is
 		// not 0): the boxes' edges made that branch's mispredictions 6–8 %
 		// of a fit's profile.
-		w := l.Weights[spix*c.FPixels:][:last+1]
-		for ; f <= last && n < most; f++ {
-			fs[n] = f
-			inc := 0
-			if w[f] != 0 {
-				inc = 1
-			}
-			n += inc
-		}
+		n, f = scanWeights(l.Weights[spix*c.FPixels:][:last+1], f, fs, most)
 		return fs[:n], f
 	}
 	for ; f <= last && n < most; f++ {
@@ -904,6 +896,21 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 		n++
 	}
 	return fs[:n], f
+}
+
+// scanWeightsFrom is scanWeights one pixel at a time, from pixel f with n
+// pixels listed: every pixel is written, and counted where its weight is
+// not 0 (NaN included), with no branch on the weight.
+func scanWeightsFrom(w []float64, f int, fs *[rowChunk]int, n, most int) (int, int) {
+	for ; f < len(w) && n < most; f++ {
+		fs[n] = f
+		inc := 0
+		if w[f] != 0 {
+			inc = 1
+		}
+		n += inc
+	}
+	return n, f
 }
 
 // rowLanes renders row spix for the structures the forward lane kernels

@@ -442,3 +442,107 @@ func TestInterpGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkPixelsWeights: chunkPixels' scan of a fit's weights (the
+// vector build looks at eight at a time) lists, chunk after chunk, the
+// pixels of a row whose weight is not 0, in order, most to a chunk — the
+// definition, written out here as a filter of the row — on rows of spot
+// boxes (runs of 1–20 weighted pixels, at every offset to the groups of
+// eight), with NaN, ±Inf, −0, subnormal and negative weights, from every
+// starting pixel of the ROI to every row end, for chunk limits below,
+// at and past a group.
+func TestChunkPixelsWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, -2, 1e300}
+	for trial := range 300 {
+		W := 1 + rng.IntN(90)
+		w := make([]float64, 2*W) // two rows; the second is scanned
+		row := w[W:]
+		for f := 0; f < W; {
+			if rng.IntN(3) == 0 {
+				run := 1 + rng.IntN(20)
+				for i := f; i < min(W, f+run); i++ {
+					row[i] = 1
+					if rng.IntN(8) == 0 {
+						row[i] = odd[rng.IntN(len(odd))]
+					}
+				}
+				f += run
+			} else {
+				f += 1 + rng.IntN(12)
+			}
+		}
+		if trial%7 == 0 {
+			for i := range row {
+				row[i] = 1 // a row of one box
+			}
+		}
+		if trial%11 == 0 {
+			row[rng.IntN(W)] = math.Copysign(0, -1) // (−0 is left out)
+		}
+		f0, last := rng.IntN(W), W-1-rng.IntN(3)
+		if last < f0 {
+			last = W - 1
+		}
+		var want []int
+		for f := f0; f <= last; f++ {
+			if row[f] != 0 {
+				want = append(want, f)
+			}
+		}
+		c := &Config{FPixels: W, SPixels: 2, ROIFMin: f0, ROIFMax: last, ROISMax: 1}
+		l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, 2*W), Weights: w}
+		for _, most := range []int{1, 3, 7, 8, 9, 16, 17, 64, rowChunk} {
+			var fs [rowChunk]int
+			var got []int
+			for f := f0; f <= last; {
+				var chunk []int
+				chunk, f = chunkPixels(c, 1, f, nil, l, &fs, most)
+				if len(chunk) > most || len(chunk) < most && f <= last {
+					t.Fatalf("W %d, f0 %d, last %d, most %d: a chunk of %d pixels before pixel %d", W, f0, last, most, len(chunk), f)
+				}
+				got = append(got, chunk...)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("W %d, f0 %d, most %d: %d pixels listed, %d weighted: %v, want %v", W, f0, most, len(got), len(want), got, want)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("W %d, f0 %d, most %d: pixels %v, want %v", W, f0, most, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkChunkPixelsBoxes times chunkPixels' scan over a 512² image of
+// a fit's spot boxes (10² boxes on a grid of 17 pixels, ~35 % of the
+// pixels weighted) in chunks of rowChunk.
+func BenchmarkChunkPixelsBoxes(b *testing.B) {
+	const W = 512
+	w := make([]float64, W*W)
+	for s := range W {
+		for f := range W {
+			if s%17 < 10 && f%17 < 10 {
+				w[s*W+f] = 1
+			}
+		}
+	}
+	c := &Config{FPixels: W, SPixels: W, ROIFMax: W - 1, ROISMax: W - 1}
+	l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, W*W), Weights: w}
+	var fs [rowChunk]int
+	n := 0
+	b.ResetTimer()
+	for range b.N {
+		for s := range W {
+			for f := 0; f < W; {
+				var chunk []int
+				chunk, f = chunkPixels(c, s, f, nil, l, &fs, rowChunk)
+				n += len(chunk)
+			}
+		}
+	}
+	if n == 0 {
+		b.Fatal("no pixels")
+	}
+}
