@@ -24,6 +24,10 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 	switch {
 	case rb.interp:
 		k.pixelsAxesInterpLanes(rb, n)
+	case k.many && k.lr.axes:
+		k.pixelsAxesManyLanes(rb, n)
+	case k.many:
+		k.pixelsManyLanes(rb, n)
 	case k.shapeLanes:
 		k.pixelsShapeLanes(rb, n)
 	case k.dminLanes:

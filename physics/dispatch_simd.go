@@ -220,6 +220,18 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 		k.pixelsAxesInterpLanesAVX2(rb, n)
 	case rb.interp:
 		k.pixelsAxesInterpLanes(rb, n)
+	case k.tier == tierAVX512 && k.many && axes:
+		k.pixelsAxesManyLanesAVX512(rb, n)
+	case k.tier == tierAVX512 && k.many:
+		k.pixelsManyLanesAVX512(rb, n)
+	case k.tier == tierAVX2 && k.many && axes:
+		k.pixelsAxesManyLanesAVX2(rb, n)
+	case k.tier == tierAVX2 && k.many:
+		k.pixelsManyLanesAVX2(rb, n)
+	case k.many && axes:
+		k.pixelsAxesManyLanes(rb, n)
+	case k.many:
+		k.pixelsManyLanes(rb, n)
 	case k.tier == tierAVX512 && shape:
 		k.pixelsShapeLanesAVX512(rb, n)
 	case k.tier == tierAVX2 && shape:

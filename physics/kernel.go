@@ -435,6 +435,7 @@ type kernel struct {
 	dminLanes            bool    // the forward lane kernels apply with -dmin (simple's other conditions)
 	curvedLanes          bool    // the forward lane kernels apply to the curved detector (simple's other conditions)
 	rulesLanes           bool    // … and to the -oversample_* rules, flat (pixelsAxesRulesLanes)
+	many                 bool    // kernel.simple's structures with more than maxRepOrient orientations: the forward only (pixelsManyLanes)
 	nmode                [3]int8 // the lane kernels' lattice factor per axis (nOne …)
 	pitch, sub, closeD   float64
 	omegaNum             float64 // pixel²·close distance: ω = omegaNum/R³
@@ -591,7 +592,13 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		}
 	}
 	k.hklSmall = qmax*omax < 1<<50
-	if !k.hklSmall || len(k.orient) > maxRepOrient {
+	if !k.hklSmall {
+		k.noLanes()
+	}
+	if len(k.orient) > maxRepOrient {
+		// The forward of kernel.simple's structures on the compact table
+		// (pixelsManyLanes), the rest on the general loops.
+		k.many = k.simple && !(c.Interpolate && c.HasHKL)
 		k.noLanes()
 	}
 	k.lr, k.ll = k.newLaneReps(k.forwardLanes())
@@ -661,7 +668,7 @@ func (k *kernel) lossLanes() bool { return k.simple || k.shapeLanes || k.dminLan
 // forwardLanes reports whether the forward rows run on the lane kernels
 // (pixelsLanes and its variants).
 func (k *kernel) forwardLanes() bool {
-	return k.simple || k.shapeLanes || k.dminLanes || k.curvedLanes || k.rulesLanes
+	return k.simple || k.shapeLanes || k.dminLanes || k.curvedLanes || k.rulesLanes || k.many
 }
 
 // pixel is the reference's per-pixel loop: sensor layers, sub-pixels,

@@ -84,6 +84,7 @@ type laneLists struct {
 	subF   []laneVal    // float64(subF) for each sub-pixel column
 	odet   [][3]laneVal // odet·(detector normal) for each layer
 	orient [][9]laneVal // a, b, c of each orientation (nil beyond maxRepOrient)
+	many   []orientVals // beyond maxRepOrient: a, b, c of each orientation
 	src    []laneSrc
 }
 
@@ -101,14 +102,20 @@ const (
 const maxRatioN = 1 << 20
 
 // maxRepOrient bounds the orientations laneLists repeats (576 bytes each,
-// 37.7 MB at the bound): beyond, the general loops run. The terms stream
-// the whole table once per vector of pixels, and each orientation's 576
-// bytes meet ~150 vector operations, so a table beyond the caches still
-// keeps up: at 64² with 20,000 and 60,000 mosaic domains the lanes took
-// 0.45 and 1.49 s where the general loops took 2.08 and 6.88 s (4.6×;
-// 1 << 14 was the bound before). Broadcasting each value from a compact
-// table instead made the forward 10–20× slower (physics docs).
+// 37.7 MB at the bound). The terms stream the whole table once per vector
+// of pixels, and each orientation's 576 bytes meet ~150 vector
+// operations, so a table beyond the caches still keeps up: at 64² with
+// 20,000 and 60,000 mosaic domains the lanes took 0.45 and 1.49 s where
+// the general loops took 2.08 and 6.88 s (4.6×; 1 << 14 was the bound
+// before). Beyond it the forward of kernel.simple's structures takes the
+// compact table (laneLists.many, 80 bytes an orientation; pixelsManyLanes
+// and pixelsAxesManyLanes), and the rest the general loops.
 const maxRepOrient = 1 << 16
+
+// orientVals are an orientation's a, b, c in a row, one value each, and
+// a tenth, 0: hklManyLanes broadcasts each value to the lanes from a
+// two-value load (vbcp), whose ninth reads the tenth too.
+type orientVals [10]float64
 
 // newLaneReps builds the kernel's laneReps and laneLists (orientations
 // only when orient is set), at 64-byte boundaries.
@@ -146,7 +153,14 @@ func (k *kernel) newLaneReps(orient bool) (*laneReps, *laneLists) {
 		odet := float64(t) * k.thickStep
 		l.odet[t] = repeat3([3]float64{odet * k.od[0], odet * k.od[1], odet * k.od[2]})
 	}
-	if orient {
+	if orient && len(k.orient) > maxRepOrient {
+		l.many = make([]orientVals, len(k.orient))
+		for oi, o := range k.orient {
+			for i := range o {
+				copy(l.many[oi][3*i:], o[i][:])
+			}
+		}
+	} else if orient {
 		l.orient = alignedMake[[9]laneVal](len(k.orient))
 		for oi, o := range k.orient {
 			for i := range o {

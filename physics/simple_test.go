@@ -76,9 +76,13 @@ func TestPixelSimple(t *testing.T) {
 		{"-dmin 80 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2 -hkl " + inputs + "/P1.hkl", true, [3]float64{5.3, 4.71, 6.02}},
 		{"-dmin 80 -gauss_xtal", false, [3]float64{}},
 		// Orientations repeated for the lanes up to maxRepOrient (2¹⁶),
-		// beyond it the general loops.
+		// beyond it a compact table (pixelsManyLanes and its copy with N
+		// per axis; with sub-pixels and layers, the loop over them) for
+		// the parallelepiped, and the general loops for the rest.
 		{"-mosaic 0.5 -mosaic_domains 20000 -detpixels 4", true, [3]float64{}},
-		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 2", false, [3]float64{}},
+		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 2", true, [3]float64{}},
+		{"-mosaic 0.5 -mosaic_domains 35000 -phisteps 2 -osc 0.1 -detpixels 1 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{5.3, 4.71, 6.02}},
+		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 1 -round_xtal", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)
 		if c.n != [3]float64{} {

@@ -45,7 +45,7 @@ import (
 // Vocabulary lists the names of the lane vocabulary (lanes_scalar.go),
 // which the vector targets declare again with their suffix.
 var Vocabulary = []string{
-	"lanes", "vf", "vm", "vu", "vbc", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
+	"lanes", "vf", "vm", "vu", "vbc", "vbcp", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
 	"vxor", "vand", "vor", "vshl", "vshrv", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
 	"vgather", "vgatherCube",
 }
@@ -59,6 +59,7 @@ var Targets = []Target{
 		"vu":         "uint64",
 		"lanes":      "1",
 		"vbc":        "$1",
+		"vbcp":       "$1[0]",
 		"vk":         "float64($1)",
 		"vload":      "$1[0]",
 		"vloadSlice": "$1[0]",
@@ -123,11 +124,14 @@ var Targets = []Target{
 // declares them). Slot vectors (vs) have four lanes.
 func archsimdWords(n int, more map[string]string) map[string]string {
 	w := map[string]string{
-		"vf":             "archsimd.Float64xN",
-		"vm":             "archsimd.Mask64xN",
-		"vu":             "archsimd.Uint64xN",
-		"lanes":          "N",
-		"vbc":            "archsimd.BroadcastFloat64xN($1)",
+		"vf":    "archsimd.Float64xN",
+		"vm":    "archsimd.Mask64xN",
+		"vu":    "archsimd.Uint64xN",
+		"lanes": "N",
+		"vbc":   "archsimd.BroadcastFloat64xN($1)",
+		// vbcp(p): p[0] in every lane, from a two-value load (VEX; vbc's
+		// float64 argument would come through a legacy SSE register).
+		"vbcp":           "archsimd.LoadFloat64x2($1).Broadcast1ToN()",
 		"vload":          "archsimd.LoadFloat64xN($1)",
 		"vloadSlice":     "archsimd.LoadFloat64xNSlice($1)",
 		"vloadF32Slice":  "archsimd.LoadFloat32xNSlice($1).ConvertToFloat64()",
