@@ -551,6 +551,20 @@
 //     square root and the division side by side instead of one after
 //     the other (gradient 0.97–0.99×, within noise).
 //
+//     The AVX-512 gradient's speed depends on where its stack frame sits
+//     modulo 64 bytes: its 512-bit spill slots are 8-byte aligned, in
+//     two groups 40 bytes apart modulo 64, so at most one group is
+//     aligned and the other's loads and stores split cache lines. Called
+//     through wrappers whose frames shifted it by 8 to 64 bytes
+//     (turns, mosaic case), termsGradLanesAVX512 took 1.15–1.43× as long
+//     at seven of the eight offsets; the unwrapped call sits at the
+//     eighth, the fast one (and termsGradAxesLanesAVX512, case n50, at a
+//     fast one too). The forward kernel does not care (all eight within
+//     noise). The offset follows from the frames between the worker
+//     goroutine's start and the kernel, so a change to lossRow's locals
+//     can move it: a gradient that turns finds 15–40 % slower after an
+//     unrelated change wants this checked first.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
