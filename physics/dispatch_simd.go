@@ -32,7 +32,8 @@ func exp(x float64) float64 {
 	return math.Exp(x)
 }
 
-// hasAVX2: chunkPixels' scan of a fit's weights looks at four at a time.
+// hasAVX2: chunkPixels' scan of a fit's weights looks at eight at a time
+// (two compares of four).
 var hasAVX2 = archsimd.X86.AVX2()
 
 // scanWeights is chunkPixels' scan of a fit's weights w (a row's, up to

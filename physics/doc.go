@@ -533,7 +533,7 @@
 //     60,000 mosaic domains at 64²: 4.6× the general loops' speed.
 //
 //   - Tenth session: beyond 2¹⁶ orientations the usual structure's
-//     forward rows take a compact table (80 bytes an orientation,
+//     forward rows (not interpolating) take a compact table (80 bytes an orientation,
 //     pixelsManyLanes and pixelsAxesManyLanes), each value broadcast
 //     from a two-value VEX load (lanegen's vbcp: LoadFloat64x2 and
 //     Broadcast1To8, no legacy SSE register on the way, unlike a float64

@@ -597,7 +597,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 	}
 	if len(k.orient) > maxRepOrient {
 		// The forward of kernel.simple's structures on the compact table
-		// (pixelsManyLanes), the rest on the general loops.
+		// (pixelsManyLanes) unless it interpolates, the rest (gradients
+		// too) on the general loops.
 		k.many = k.simple && !(c.Interpolate && c.HasHKL)
 		k.noLanes()
 	}

@@ -109,7 +109,8 @@ const maxRatioN = 1 << 20
 // the general loops took 2.08 and 6.88 s (4.6×; 1 << 14 was the bound
 // before). Beyond it the forward of kernel.simple's structures takes the
 // compact table (laneLists.many, 80 bytes an orientation; pixelsManyLanes
-// and pixelsAxesManyLanes), and the rest the general loops.
+// and pixelsAxesManyLanes) where it does not interpolate, and the rest
+// the general loops.
 const maxRepOrient = 1 << 16
 
 // orientVals are an orientation's a, b, c in a row, one value each, and

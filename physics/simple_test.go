@@ -82,6 +82,7 @@ func TestPixelSimple(t *testing.T) {
 		{"-mosaic 0.5 -mosaic_domains 20000 -detpixels 4", true, [3]float64{}},
 		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 2", true, [3]float64{}},
 		{"-mosaic 0.5 -mosaic_domains 35000 -phisteps 2 -osc 0.1 -detpixels 1 -oversample 2 -detector_thick 100 -detector_abs 500 -thicksteps 2", true, [3]float64{5.3, 4.71, 6.02}},
+		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 3 -roi 1 2 0 2 -nointerpolate -hkl " + inputs + "/P1.hkl", true, [3]float64{}},
 		{"-mosaic 0.5 -mosaic_domains 70000 -detpixels 1 -round_xtal", false, [3]float64{}},
 	} {
 		cfg, in := freshInputs(t, base+" "+c.extra)
