@@ -207,3 +207,63 @@ func TestGraphLoss(t *testing.T) {
 		t.Errorf("only %d non-zero gradients compared", nonzero)
 	}
 }
+
+// TestFieldParamsJacobian: for every parameter inputJacobian takes from
+// fieldParams (a constant, no model built), the column equals the
+// fourth-order difference of the model's own map (numericJacobian,
+// models.Model.With then the graph inputs) to 1e-9, on a cell crystal
+// with mosaic domains and polarization, and on a -matrix crystal with
+// and without -cell (whose a..γ are then no inputs: the difference
+// decides). Every parameter of fieldParams is met at least once.
+func TestFieldParamsJacobian(t *testing.T) {
+	in := inputsDir()
+	met := map[string]bool{}
+	for _, argv := range [][]string{
+		triclinic("-polar", "0.6", "-mosaic", "0.3", "-mosaic_domains", "3", "-phi", "2", "-fluence", "3e24"),
+		{"-hkl", in + "/P1.hkl", "-matrix", in + "/A.mat", "-lambda", "6.2", "-N", "5", "-distance", "100", "-detpixels", "8"},
+		{"-hkl", in + "/P1.hkl", "-matrix", in + "/A.mat", "-cell", "70", "80", "90", "75", "85", "95", "-lambda", "6.2",
+			"-N", "5", "-distance", "100", "-detpixels", "8"},
+	} {
+		m := model(t, argv...)
+		for _, n := range m.ParamNames() {
+			v, _ := m.Get(n)
+			got, err := inputJacobian(m, n, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := numericJacobian(m, n, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d inputs, the difference %d", n, len(got), len(want))
+			}
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > 1e-9*math.Max(math.Abs(want[j]), 1e-300) {
+					t.Errorf("%.40s… %s: ∂input[%d] %.17g, the difference %.17g", argv, n, j, got[j], want[j])
+				}
+			}
+			if _, ok := fieldParams[n]; ok {
+				met[n] = true
+			}
+		}
+	}
+	for n := range fieldParams {
+		if !met[n] {
+			t.Errorf("%s: no model above has it", n)
+		}
+	}
+	// On the cell crystal every field is an input: a misspelt field would
+	// leave its parameter to the difference unnoticed above.
+	m := model(t, triclinic()...)
+	pv := m.Params()
+	names := map[string]bool{}
+	for _, f := range fields(&pv, m.Crystal.FromMatrix, m.Crystal.CellLengths) {
+		names[f.name] = true
+	}
+	for n, fp := range fieldParams {
+		if !names[fp.field] {
+			t.Errorf("%s: no graph input %q", n, fp.field)
+		}
+	}
+}
