@@ -32,14 +32,11 @@ func exp(x float64) float64 {
 	return math.Exp(x)
 }
 
-// hasAVX2: chunkPixels' scan of a fit's weights looks at eight at a time
-// (two compares of four).
-var hasAVX2 = archsimd.X86.AVX2()
-
 // scanWeights is chunkPixels' scan of a fit's weights w (a row's, up to
 // its last pixel to look at) from pixel f: it lists the pixels whose
 // weight is not 0 in fs until it holds most of them, and returns their
-// number and the pixel to go on from. With AVX2 it takes eight weights
+// number and the pixel to go on from. With vector lanes (AVX2 at least;
+// GOBRAGG_LANES=scalar leaves it to scanWeightsFrom) it takes eight weights
 // at a time (two compares with 0, where NaN is not 0 as in Go, to a bit
 // each): none set (most of a fit's image, outside its spot boxes) skips
 // the eight, all set lists them at once, a box's edge lists its bits.
@@ -50,7 +47,7 @@ var hasAVX2 = archsimd.X86.AVX2()
 // 2.5× faster than it over a 512² image of spot boxes (BenchmarkChunkPixelsBoxes).
 func scanWeights(w []float64, f int, fs *[rowChunk]int, most int) (int, int) {
 	n := 0
-	if hasAVX2 {
+	if currentTier() != tierScalar {
 		zero := archsimd.Float64x4{}
 		for ; f+8 <= len(w) && n+8 <= most; f += 8 {
 			m := uint(archsimd.LoadFloat64x4Slice(w[f:]).NotEqual(zero).ToBits()) |

@@ -443,8 +443,8 @@ func TestInterpGrad(t *testing.T) {
 	}
 }
 
-// TestChunkPixelsWeights: chunkPixels' scan of a fit's weights (the
-// vector build looks at eight at a time) lists, chunk after chunk, the
+// TestChunkPixelsWeights: chunkPixels' scan of a fit's weights (on
+// vector lanes eight at a time; every lane kernel this binary runs) lists, chunk after chunk, the
 // pixels of a row whose weight is not 0, in order, most to a chunk — the
 // definition, written out here as a filter of the row — on rows of spot
 // boxes (runs of 1–20 weighted pixels, at every offset to the groups of
@@ -452,6 +452,16 @@ func TestInterpGrad(t *testing.T) {
 // starting pixel of the ROI to every row end, for chunk limits below,
 // at and past a group.
 func TestChunkPixelsWeights(t *testing.T) {
+	defer func(old string) { UseVectorLanes(old) }(VectorLanes())
+	for _, tier := range AvailableVectorLanes() {
+		if err := UseVectorLanes(tier); err != nil {
+			t.Fatal(err)
+		}
+		testChunkPixelsWeights(t)
+	}
+}
+
+func testChunkPixelsWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 17))
 	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, -2, 1e300}
 	for trial := range 300 {
