@@ -45,11 +45,52 @@ type Loss struct {
 	Observed   []float64
 	Weights    []float64
 	Background []float64
-	ReadNoise  float64
+	// Pixels, when not nil, lists the pixels the loss covers (ascending
+	// slow-major indices, each once), and Observed, Weights and
+	// Background hold one value per listed pixel: the same loss, to the
+	// bit, as the full images with weight 0 off the list, and cheaper
+	// when the list is a fraction of the image (Listed makes it).
+	Pixels    []int32
+	ReadNoise float64
 }
 
 func (l *Loss) pixel() *physics.PixelLoss {
-	return &physics.PixelLoss{Kind: l.Kind, Observed: l.Observed, Weights: l.Weights, Background: l.Background, ReadNoise: l.ReadNoise}
+	return &physics.PixelLoss{Kind: l.Kind, Observed: l.Observed, Weights: l.Weights, Background: l.Background,
+		Pixels: l.Pixels, ReadNoise: l.ReadNoise}
+}
+
+// Listed returns l as a pixel list (Pixels) of the pixels it weighs not 0
+// (every pixel for a loss without weights or already listed: then l
+// itself). The values are copied: later changes to l's slices do not
+// reach it.
+func (l *Loss) Listed() Loss {
+	if l.Weights == nil || l.Pixels != nil {
+		return *l
+	}
+	out := Loss{Kind: l.Kind, ReadNoise: l.ReadNoise}
+	for i, w := range l.Weights {
+		if w != 0 { // (NaN too: the loss keeps what it does not leave out)
+			out.Pixels = append(out.Pixels, int32(i))
+		}
+	}
+	pick := func(full []float64) []float64 {
+		if full == nil {
+			return nil
+		}
+		v := make([]float64, len(out.Pixels))
+		for j, i := range out.Pixels {
+			v[j] = full[i]
+		}
+		return v
+	}
+	if l.Kind.NeedsObserved() {
+		out.Observed = pick(l.Observed)
+	}
+	out.Weights, out.Background = pick(l.Weights), pick(l.Background)
+	if out.Pixels == nil {
+		out.Pixels = []int32{} // (no pixel at all: listed all the same)
+	}
+	return out
 }
 
 // check validates l against an image of n pixels.
@@ -72,7 +113,12 @@ type pixelLossOp struct {
 	kind       LossKind
 	weighted   bool
 	background bool
+	listed     *listedLoss // a pixel-list loss's program: its loss, set for each run
 }
+
+// listedLoss is where Simulator.Gradient puts a pixel-list loss for its
+// program's run (gradProgram.listed).
+type listedLoss struct{ l *physics.PixelLoss }
 
 func (o pixelLossOp) Arity() int { return 9 }
 func (o pixelLossOp) Type() hm.Type {
@@ -101,6 +147,16 @@ func (o pixelLossOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	obs, w, bg := ds[0], ds[1], ds[2]
 	n := o.cfg.FPixels * o.cfg.SPixels
+	if o.listed != nil {
+		// (Simulator.Gradient, which alone sets it, has checked it.)
+		pl := o.listed.l
+		if pl == nil {
+			return nil, fmt.Errorf("graph: pixel loss: no pixel list given")
+		}
+		out := make([]float64, 1+physics.NParams)
+		out[0] = physics.LossGradient(&o.cfg, in, pl, out[1:])
+		return tensor.New(tensor.WithShape(len(out)), tensor.WithBacking(out)), nil
+	}
 	if (o.kind.NeedsObserved() && len(obs) != n) || (o.weighted && len(w) != n) || (o.background && len(bg) != n) || len(ds[3]) != 1 {
 		return nil, fmt.Errorf("graph: pixel loss: %d observed, %d weights, %d background and %d read-out noise values for %d pixels",
 			len(obs), len(w), len(bg), len(ds[3]), n)
@@ -126,7 +182,7 @@ func (o pixelLossOp) ReturnsPtr() bool     { return false }
 func (o pixelLossOp) CallsExtern() bool    { return false }
 func (o pixelLossOp) OverwritesInput() int { return -1 }
 func (o pixelLossOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "graph.pixelloss%v%v%v%+v", o.kind, o.weighted, o.background, o.cfg)
+	fmt.Fprintf(h, "graph.pixelloss%v%v%v%v%+v", o.kind, o.weighted, o.background, o.listed != nil, o.cfg)
 }
 func (o pixelLossOp) Hashcode() uint32 { return hashOf(o) }
 func (o pixelLossOp) String() string   { return "pixelloss." + o.kind.String() }

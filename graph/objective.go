@@ -19,6 +19,12 @@ import (
 // rotations under a SAMPLE pivot (there -distance fixes the close distance
 // through the beam obliquity; a fourth-order difference of that cheap map
 // is used).
+//
+// A weighted Loss is evaluated as a pixel list of the pixels it weighs
+// (Loss.Listed: the same bits, and a fit's spot boxes cost what their
+// pixels do, not what the detector's do), made at the first evaluation
+// and again whenever one of Loss's slices is replaced by another: change
+// Loss by assigning new slices, not by writing into the ones it has.
 type Objective struct {
 	Model *models.Model // the model whose other values stay fixed
 	Names []string      // the parameters, in x order
@@ -26,6 +32,36 @@ type Objective struct {
 
 	cutoffOnce sync.Once
 	cutoff     int // Model's interpolation switch-off pixel, or −1
+
+	listMu   sync.Mutex
+	listFrom Loss  // the Loss listed was made from
+	listed   *Loss // Loss as a pixel list, or nil
+}
+
+// evalLoss is the loss the evaluations take: Loss, or for a weighted one
+// its pixel list (Loss.Listed), made again when Loss's kind, read-out
+// noise or slices (by identity, not by value) are not those it was made
+// from.
+func (o *Objective) evalLoss() *Loss {
+	l := o.Loss
+	if l.Weights == nil || l.Pixels != nil {
+		return &l
+	}
+	o.listMu.Lock()
+	defer o.listMu.Unlock()
+	f := &o.listFrom
+	if o.listed == nil || f.Kind != l.Kind || f.ReadNoise != l.ReadNoise || !same(f.Observed, l.Observed) ||
+		!same(f.Weights, l.Weights) || !same(f.Background, l.Background) {
+		ll := l.Listed()
+		o.listFrom, o.listed = l, &ll
+	}
+	return o.listed
+}
+
+// same reports whether a and b are the same slice: the same length and,
+// unless empty, the same first element.
+func same(a, b []float64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // NewObjective checks that every name is a parameter of m.
@@ -80,7 +116,7 @@ func (o *Objective) Value(x []float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.Loss(&o.Loss)
+	return s.Loss(o.evalLoss())
 }
 
 // Gradient is the loss at x and its gradient with respect to x, in the
@@ -94,7 +130,7 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	v, gin, err := s.Gradient(&o.Loss)
+	v, gin, err := s.Gradient(o.evalLoss())
 	if err != nil {
 		return 0, nil, err
 	}

@@ -74,12 +74,13 @@ type Program struct {
 	mu     sync.Mutex                 // the forward machine, and grads
 }
 
-// lossKey is the structure of a loss: its kind and whether it is
-// weighted and has a background.
+// lossKey is the structure of a loss: its kind, whether it is weighted
+// and has a background, and whether it is given as a pixel list.
 type lossKey struct {
 	kind       LossKind
 	weighted   bool
 	background bool
+	listed     bool
 }
 
 // gradProgram is a compiled graph from the parameters and tables, an
@@ -92,9 +93,14 @@ type gradProgram struct {
 	pv                  *G.Node // the packed parameters
 	tables              [4]*G.Node
 	obs, wts, bg, noise *G.Node
-	lossOut, pvGrad     G.Value // the loss and its gradient by pv
-	rev                 models.Rev
-	adj                 []float64 // rev's scratch space
+	// listed holds a pixel-list loss (Loss.Pixels) while the program
+	// runs: a graph input's shape is fixed when the program is built, and
+	// a list's length is each image's own, so the list and its values
+	// reach pixelLossOp here instead of through obs, wts and bg.
+	listed          *listedLoss
+	lossOut, pvGrad G.Value // the loss and its gradient by pv
+	rev             models.Rev
+	adj             []float64 // rev's scratch space
 }
 
 // maxPrograms bounds the program cache.
@@ -246,7 +252,7 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	pv := gp.pv
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
 	size := func(used bool) int {
-		if used {
+		if used && !lk.listed {
 			return n
 		}
 		return 1
@@ -262,7 +268,12 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	if cfg.Float32 {
 		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
 	}
-	lg, err := G.ApplyOp(pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background},
+	op := pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background}
+	if lk.listed {
+		gp.listed = &listedLoss{}
+		op.listed = gp.listed
+	}
+	lg, err := G.ApplyOp(op,
 		pv, t[0], t[1], t[2], t[3], gp.obs, gp.wts, gp.bg, gp.noise)
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
@@ -466,7 +477,7 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 	if err := l.check(n); err != nil {
 		return 0, nil, err
 	}
-	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil}
+	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil, listed: l.Pixels != nil}
 	gp, err := p.takeGrad(lk)
 	if err != nil {
 		return 0, nil, err
@@ -491,14 +502,19 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 		return 0, nil, err
 	}
 	obs, wts, bg := []float64{0}, []float64{0}, []float64{0}
-	if l.Kind.NeedsObserved() {
-		obs = l.Observed
-	}
-	if l.Weights != nil {
-		wts = l.Weights
-	}
-	if l.Background != nil {
-		bg = l.Background
+	if lk.listed {
+		gp.listed.l = l.pixel()
+		defer func() { gp.listed.l = nil }()
+	} else {
+		if l.Kind.NeedsObserved() {
+			obs = l.Observed
+		}
+		if l.Weights != nil {
+			wts = l.Weights
+		}
+		if l.Background != nil {
+			bg = l.Background
+		}
 	}
 	for _, v := range []struct {
 		n *G.Node

@@ -482,6 +482,7 @@ type gradWork struct {
 	oinc    [][3]laneVal
 	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)
 	interp  bool      // loss rows: the row interpolates (kernel.reduce)
+	listAt  int       // loss rows with a pixel list: where listChunk's search starts
 	cube    []float64 // loss rows: interpGradLanes' scratch
 
 	f, s                  int  // the pixel

@@ -284,11 +284,17 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 chunks:
 	for f0 := max(c.ROIFMin, 0); f0 <= last; {
 		var fs []int
-		fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
+		var js []int
+		if loss.Pixels != nil {
+			fs, js, f0 = listChunk(c, spix, f0, mask, loss, &r.idx, &r.js, &w.listAt, n)
+		} else {
+			fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
+			js = indices(spix*c.FPixels, fs, &r.js)
+		}
 		var sc *lossScratch // (the Poisson loss on vector lanes)
 		if loss.Kind == LossPoisson && k.tier != tierScalar {
 			sc = r.scratch
-			loss.gather(spix*c.FPixels, fs, sc)
+			loss.gather(js, sc)
 		}
 		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
@@ -352,7 +358,7 @@ chunks:
 			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
 		sum0, comp0 := *sum, *comp
-		loss.terms(spix*c.FPixels, fs, r.g[:np], sum, comp, sc)
+		loss.terms(js, r.g[:np], sum, comp, sc)
 		if c.Thick {
 			// The backward pass takes g·C for g: where that is not a
 			// normal number (C tiny, g·C lost to underflow, or g NaN),
@@ -658,7 +664,8 @@ func lossChunk(per int) int {
 // lossRecs are one chunk's per-pixel records in lossRow, and its
 // row's per row of sub-pixels.
 type lossRecs struct {
-	idx     [rowChunk]int
+	idx     [rowChunk]int      // the chunk's pixels (chunkPixels)
+	js      [rowChunk]int      // their indices in the loss's values (PixelLoss.indices)
 	g       *[rowChunk]float64 // I, then ∂L/∂I
 	capture *[rowChunk]float64 // the capture fraction (with a sensor thickness)
 	subs    []lossSub          // per sub-pixel, (t·Oversample + subS)·Oversample + subF

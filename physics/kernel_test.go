@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -548,6 +549,110 @@ func BenchmarkChunkPixelsBoxes(b *testing.B) {
 			for f := 0; f < W; {
 				var chunk []int
 				chunk, f = chunkPixels(c, s, f, nil, l, &fs, rowChunk)
+				n += len(chunk)
+			}
+		}
+	}
+	if n == 0 {
+		b.Fatal("no pixels")
+	}
+}
+
+// TestListChunk: listChunk gives, row by row and chunk by chunk, the
+// chunks chunkPixels gives for the same loss on full images (weight 0 off
+// the list; chunkPixels is checked against its definition above), and
+// each chunk pixel's index in the list, whatever search start it is
+// handed: 0, the one it left, one from a later row (a goroutine's rows
+// need not come in order), past the list's end or negative. The list
+// holds weights of 0 too (left out), a mask and a region of interest
+// leave pixels out, and chunks are of 1 to rowChunk pixels.
+func TestListChunk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 17))
+	for trial := range 40 {
+		W, H := 5+rng.IntN(300), 1+rng.IntN(6)
+		n := W * H
+		full := make([]float64, n)
+		var px []int32
+		var wl []float64
+		for i := range full {
+			if rng.IntN(3) == 0 {
+				continue // not listed
+			}
+			w := float64(rng.IntN(3)) // 0 for a third of the listed
+			px, wl = append(px, int32(i)), append(wl, w)
+			full[i] = w
+		}
+		mask := make([]float64, n)
+		for i := range mask {
+			if rng.IntN(5) != 0 {
+				mask[i] = 1
+			}
+		}
+		c := &Config{FPixels: W, SPixels: H, ROIFMin: rng.IntN(3), ROIFMax: W - 1 - rng.IntN(3), ROISMax: H - 1, HasMask: trial%2 == 0}
+		dense := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, n), Weights: full}
+		listed := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, len(px)), Weights: wl, Pixels: px}
+		for _, most := range []int{1, 2, 8, 9, rowChunk} {
+			at := 0
+			for s := range H {
+				for f := c.ROIFMin; f <= c.ROIFMax; {
+					var fs, fl, js [rowChunk]int
+					want, next := chunkPixels(c, s, f, mask, dense, &fs, most)
+					switch rng.IntN(6) { // the search start handed over
+					case 0:
+						at = 0
+					case 1:
+						at = len(px) + rng.IntN(2)
+					case 2:
+						at = -1 - rng.IntN(3)
+					case 3:
+						at = rng.IntN(len(px) + 1) // anywhere, a later row's too
+					}
+					got, jl, nextL := listChunk(c, s, f, mask, listed, &fl, &js, &at, most)
+					if !slices.Equal(got, want) || nextL != next {
+						t.Fatalf("trial %d, row %d from %d, most %d: chunk %v (next %d), want %v (next %d)", trial, s, f, most, got, nextL, want, next)
+					}
+					for p, j := range jl {
+						if int(px[j]) != s*W+got[p] {
+							t.Fatalf("trial %d, row %d: pixel %d at list index %d, which holds %d", trial, s, got[p], j, px[j])
+						}
+					}
+					f = nextL
+					if len(want) < most && next <= c.ROIFMax {
+						t.Fatalf("trial %d: chunkPixels stopped at %d with a short chunk", trial, next)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkListChunkBoxes is BenchmarkChunkPixelsBoxes for the same boxes
+// as a pixel list (listChunk).
+func BenchmarkListChunkBoxes(b *testing.B) {
+	const W = 512
+	var px []int32
+	for s := range W {
+		for f := range W {
+			if s%17 < 10 && f%17 < 10 {
+				px = append(px, int32(s*W+f))
+			}
+		}
+	}
+	w := make([]float64, len(px))
+	for i := range w {
+		w[i] = 1
+	}
+	c := &Config{FPixels: W, SPixels: W, ROIFMax: W - 1, ROISMax: W - 1}
+	l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, len(px)), Weights: w, Pixels: px}
+	var fs, js [rowChunk]int
+	n := 0
+	b.ResetTimer()
+	for range b.N {
+		at := 0
+		for s := range W {
+			for f := 0; f < W; {
+				var chunk []int
+				chunk, _, f = listChunk(c, s, f, nil, l, &fs, &js, &at, rowChunk)
 				n += len(chunk)
 			}
 		}

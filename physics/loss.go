@@ -3,6 +3,7 @@ package physics
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // LossKind names a pixel-wise loss on the photon image.
@@ -59,6 +60,16 @@ type PixelLoss struct {
 	// measured or estimated background). It is data: no gradient flows
 	// to it.
 	Background []float64
+	// Pixels, when not nil, lists the pixels the loss covers (image
+	// indices, slow-major, ascending, each once): Observed, Weights and
+	// Background (those given) then hold one value per listed pixel, in
+	// the list's order, and every pixel not listed is left out. The
+	// loss is the same as that of the full images with weight 0 off the
+	// list, to the bit; but a loss row reads the listed pixels' values
+	// one after another instead of scanning every weight of the image and
+	// gathering the rest from three images (a fit's spot boxes are a
+	// fraction of the detector).
+	Pixels []int32
 	// ReadNoise is LossGauss's read-out noise σ (photons).
 	ReadNoise float64
 }
@@ -68,17 +79,33 @@ func (l *PixelLoss) Check(n int) error {
 	if l.Kind < 0 || int(l.Kind) >= len(lossNames) {
 		return fmt.Errorf("unknown loss %d", int(l.Kind))
 	}
-	if l.Kind.NeedsObserved() && len(l.Observed) != n {
+	m, of := n, "the model"
+	if l.Pixels != nil {
+		m, of = len(l.Pixels), "the pixel list"
+		if m > 0 && (l.Pixels[0] < 0 || int(l.Pixels[m-1]) >= n) {
+			p := l.Pixels[0]
+			if p >= 0 {
+				p = l.Pixels[m-1]
+			}
+			return fmt.Errorf("pixel list: pixel %d outside the image's %d", p, n)
+		}
+		for j := 1; j < m; j++ {
+			if l.Pixels[j] <= l.Pixels[j-1] {
+				return fmt.Errorf("pixel list: %d after %d (want ascending pixels, each once)", l.Pixels[j], l.Pixels[j-1])
+			}
+		}
+	}
+	if l.Kind.NeedsObserved() && len(l.Observed) != m {
 		if l.Observed == nil {
 			return fmt.Errorf("the %s loss needs an observed image", l.Kind)
 		}
-		return fmt.Errorf("observed image has %d pixels, the model %d", len(l.Observed), n)
+		return fmt.Errorf("observed image has %d pixels, %s %d", len(l.Observed), of, m)
 	}
-	if l.Weights != nil && len(l.Weights) != n {
-		return fmt.Errorf("weight image has %d pixels, the model %d", len(l.Weights), n)
+	if l.Weights != nil && len(l.Weights) != m {
+		return fmt.Errorf("weight image has %d pixels, %s %d", len(l.Weights), of, m)
 	}
-	if l.Background != nil && len(l.Background) != n {
-		return fmt.Errorf("background image has %d pixels, the model %d", len(l.Background), n)
+	if l.Background != nil && len(l.Background) != m {
+		return fmt.Errorf("background image has %d pixels, %s %d", len(l.Background), of, m)
 	}
 	if math.IsNaN(l.ReadNoise) || math.IsInf(l.ReadNoise, 0) || l.ReadNoise < 0 {
 		return fmt.Errorf("read-out noise %g: want a finite number ≥ 0", l.ReadNoise)
@@ -87,16 +114,50 @@ func (l *PixelLoss) Check(n int) error {
 }
 
 // skipsAny reports whether the loss may leave some pixel out (skips).
-func (l *PixelLoss) skipsAny() bool { return l.Weights != nil || l.Kind == LossLinear }
+func (l *PixelLoss) skipsAny() bool {
+	return l.Weights != nil || l.Kind == LossLinear || l.Pixels != nil
+}
+
+// index is where pixel i's values are in Observed, Weights and
+// Background: i, or with a pixel list its place there (−1 for a pixel
+// not listed).
+func (l *PixelLoss) index(i int) int {
+	if l.Pixels == nil {
+		return i
+	}
+	if i > math.MaxInt32 {
+		return -1
+	}
+	j, ok := slices.BinarySearch(l.Pixels, int32(i))
+	if !ok {
+		return -1
+	}
+	return j
+}
 
 // skips reports whether the loss leaves pixel i out.
 func (l *PixelLoss) skips(i int) bool {
-	return (l.Weights != nil && l.Weights[i] == 0) || (l.Kind == LossLinear && l.Observed[i] == 0)
+	j := l.index(i)
+	return j < 0 || l.skipsAt(j)
+}
+
+// skipsAt is skips for the values at index j (index).
+func (l *PixelLoss) skipsAt(j int) bool {
+	return (l.Weights != nil && l.Weights[j] == 0) || (l.Kind == LossLinear && l.Observed[j] == 0)
 }
 
 // Term returns pixel i's term of the loss at image intensity v and its
 // derivative by v (for a pixel the loss leaves out, 0 and 0).
 func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
+	j := l.index(i)
+	if j < 0 {
+		return 0, 0
+	}
+	return l.termAt(j, v)
+}
+
+// termAt is Term for the values at index j (index).
+func (l *PixelLoss) termAt(i int, v float64) (t, dt float64) {
 	w, v := l.at(i, v)
 	switch l.Kind {
 	case LossSum:
@@ -113,7 +174,8 @@ func (l *PixelLoss) Term(i int, v float64) (t, dt float64) {
 	return poissonTerm(v, l.Observed[i], w)
 }
 
-// at returns pixel i's weight and the intensity v with its background.
+// at returns the weight at index i (index) and the intensity v with the
+// background there.
 func (l *PixelLoss) at(i int, v float64) (w, x float64) {
 	w, x = 1, v
 	if l.Weights != nil {
@@ -132,14 +194,23 @@ type lossScratch struct {
 	o, w, b, t, g [rowChunk]float64
 }
 
-// gather stores the observed counts, weights (1 without) and background
-// (0 without) of pixels base+fs[p] in sc, for terms: the Poisson loss's
-// lanes load them as vectors, and gathered at a chunk's start (before its
-// terms) their stores are done by then (a vector load of values stored
-// one by one just before waits for the stores to reach the cache).
-func (l *PixelLoss) gather(base int, fs []int, sc *lossScratch) {
+// indices stores in js the index (index) of each pixel base+fs[p] of a
+// loss without a pixel list: base+fs[p] (listChunk gives a list's).
+func indices(base int, fs []int, js *[rowChunk]int) []int {
 	for p, f := range fs {
-		i := base + f
+		js[p] = base + f
+	}
+	return js[:len(fs)]
+}
+
+// gather stores the observed counts, weights (1 without) and background
+// (0 without) at indices js[p] (indices) in sc, for terms: the Poisson
+// loss's lanes load them as vectors, and gathered at a chunk's start
+// (before its terms) their stores are done by then (a vector load of
+// values stored one by one just before waits for the stores to reach the
+// cache).
+func (l *PixelLoss) gather(js []int, sc *lossScratch) {
+	for p, i := range js {
 		sc.o[p], sc.w[p], sc.b[p] = l.Observed[i], 1, 0
 		if l.Weights != nil {
 			sc.w[p] = l.Weights[i]
@@ -150,13 +221,13 @@ func (l *PixelLoss) gather(base int, fs []int, sc *lossScratch) {
 	}
 }
 
-// terms replaces the intensities v of pixels base+fs[p] (none of them
-// left out) by the loss's derivatives there and adds the terms to the
-// compensated sum (sum, comp), the kind's case taken once. sc, when not
-// nil, holds what gather stored for these pixels, and the Poisson loss
-// takes the vector lanes.
-func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, sc *lossScratch) {
-	v = v[:len(fs)]
+// terms replaces the intensities v of the pixels at indices js[p]
+// (indices; none of them left out) by the loss's derivatives there and
+// adds the terms to the compensated sum (sum, comp), the kind's case
+// taken once. sc, when not nil, holds what gather stored for these
+// pixels, and the Poisson loss takes the vector lanes.
+func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScratch) {
+	v = v[:len(js)]
 	// The sums in local variables, which stay in registers.
 	s, cs := *sum, *comp
 	switch {
@@ -166,8 +237,8 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, s
 			v[p] = 1
 		}
 	case l.Kind == LossSSE && l.Weights == nil && l.Background == nil:
-		for p, f := range fs {
-			r := v[p] - l.Observed[base+f]
+		for p, i := range js {
+			r := v[p] - l.Observed[i]
 			s, cs = neumaier(s, cs, r*r)
 			v[p] = 2 * r
 		}
@@ -177,9 +248,9 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, s
 		// start), the terms and derivatives of whole vectors of pixels on
 		// vector lanes (poissonLanes, poissonTerm's bits), the rest by
 		// poissonTerm, then the terms summed in pixel order.
-		n := len(fs) / maxLanes * maxLanes
+		n := len(js) / maxLanes * maxLanes
 		poisson(v, sc.b[:], sc.o[:], sc.w[:], sc.t[:], sc.g[:], n, l.Background != nil)
-		for p := n; p < len(fs); p++ {
+		for p := n; p < len(js); p++ {
 			x := v[p]
 			if l.Background != nil {
 				x += sc.b[p]
@@ -193,16 +264,16 @@ func (l *PixelLoss) terms(base int, fs []int, v []float64, sum, comp *float64, s
 	case l.Kind == LossPoisson:
 		// Without vector lanes (sc nil), one pixel after another: the
 		// same terms, without the gather.
-		for p, f := range fs {
-			w, x := l.at(base+f, v[p])
+		for p, i := range js {
+			w, x := l.at(i, v[p])
 			var t float64
-			t, v[p] = poissonTerm(x, l.Observed[base+f], w)
+			t, v[p] = poissonTerm(x, l.Observed[i], w)
 			s, cs = neumaier(s, cs, t)
 		}
 	default:
-		for p, f := range fs {
+		for p, i := range js {
 			var t float64
-			t, v[p] = l.Term(base+f, v[p])
+			t, v[p] = l.termAt(i, v[p])
 			s, cs = neumaier(s, cs, t)
 		}
 	}
@@ -231,6 +302,16 @@ func poissonTerm(v, o, w float64) (t, dt float64) { return poissonTermLanes(v, o
 // precision, which finite-difference checks of the loss rely on.
 func (l *PixelLoss) Value(img []float64) float64 {
 	var s, comp float64
+	if l.Pixels != nil {
+		for j, i := range l.Pixels {
+			if l.skipsAt(j) {
+				continue
+			}
+			t, _ := l.termAt(j, img[i])
+			s, comp = neumaier(s, comp, t)
+		}
+		return s + comp
+	}
 	for i, v := range img {
 		if l.skips(i) {
 			continue
