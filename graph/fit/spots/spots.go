@@ -259,6 +259,7 @@ func upperTail(k, mu float64) float64 {
 // strongPixels applies Find's strong-pixel test with background bg.
 func strongPixels(im *Image, bg []float64, alpha float64) []bool {
 	out := make([]bool, len(im.Data))
+	logAlpha := math.Log(alpha)
 	for s := 0; s < im.H; s++ {
 		for f := 0; f < im.W; f++ {
 			i := s*im.W + f
@@ -278,10 +279,44 @@ func strongPixels(im *Image, bg []float64, alpha float64) []bool {
 					}
 				}
 			}
-			out[i] = obs > exp && upperTail(obs, exp) < alpha
+			out[i] = obs > exp && tailBelow(obs, exp, alpha, logAlpha)
 		}
 	}
 	return out
+}
+
+// tailBelow reports upperTail(k, mu) < alpha (logAlpha: ln alpha) for
+// k > mu, from two bounds on P(k, mu) where they decide and from the
+// function itself where they do not: Find asks for every pixel over its
+// background, and the function's series took most of Find's time (which
+// was ~4 % of the reference series' 19-image fit). Above:
+// e^{k−mu}·(mu/k)^k, Chernoff's bound on the lower tail of the gamma
+// distribution, P(k, mu) = Pr[G ≤ mu] for G ~ Gamma(k, 1) (the minimum over
+// t > 0 of e^{t·mu}·(1 + t)^{−k}, at t = k/mu − 1). Below: mu^k·e^{−mu}/Γ(k+1),
+// the first term of P's series e^{−mu}·mu^k·Σ mu^n/Γ(k+n+1), whose terms are
+// all positive. A bound decides only when it is beyond alpha by more than
+// the rounding of its logarithm (a relative 1e-6, or more for large k).
+func tailBelow(k, mu, alpha, logAlpha float64) bool {
+	if !(mu > 0) || !(k > mu) || !(alpha > 0) {
+		return upperTail(k, mu) < alpha
+	}
+	lower, upper, margin := tailBounds(k, mu)
+	if lower > logAlpha+margin {
+		return false // P ≥ its series' first term > alpha
+	}
+	if upper < logAlpha-margin {
+		return true // P ≤ Chernoff's bound < alpha
+	}
+	return upperTail(k, mu) < alpha
+}
+
+// tailBounds returns the logarithms of tailBelow's bounds on P(k, mu)
+// (k > mu > 0) and the rounding allowed for in them.
+func tailBounds(k, mu float64) (lower, upper, margin float64) {
+	lmu := math.Log(mu)
+	lgk, _ := math.Lgamma(k + 1)
+	margin = 1e-6 + 1e-13*(k*math.Abs(lmu)+mu+math.Abs(lgk))
+	return k*lmu - mu - lgk, k - mu + k*(lmu-math.Log(k)), margin
 }
 
 // grow sets out to the pixels within r (Chebyshev distance) of a marked

@@ -195,3 +195,80 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestTailBelow: the strong-pixel test decided from bounds agrees with
+// the tail probability itself (upperTail, gonum's regularised incomplete
+// gamma function) on whole and fractional counts from 0.3 to 2·10⁶
+// photons over means from 0.01 up, at three false-alarm rates; each
+// bound holds at every point (within a relative 1e-9); and the bounds
+// decide most of the points (else they would save nothing): the lower one
+// near the mean, the upper one far above it.
+func TestTailBelow(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	points, byLower, byUpper := 0, 0, 0
+	for trial := 0; trial < 20000; trial++ {
+		mu := math.Exp(rng.Float64()*math.Log(1e6/0.01)) * 0.01
+		// Up to 3 σ over the mean (noise, most of the pixels over their
+		// background) or up to 12 (spots).
+		k := mu + []float64{3, 12}[trial%4/2]*rng.Float64()*(math.Sqrt(mu)+1)
+		if trial%2 == 0 {
+			k = math.Ceil(k) // whole counts, as detectors give
+		}
+		if !(k > mu) {
+			continue
+		}
+		p := upperTail(k, mu)
+		lower, upper, _ := tailBounds(k, mu)
+		if math.Exp(lower) > p*(1+1e-9) || p > math.Exp(upper)*(1+1e-9) {
+			t.Fatalf("k %g, mu %g: P %.17g outside its bounds %.17g, %.17g", k, mu, p, math.Exp(lower), math.Exp(upper))
+		}
+		for _, alpha := range []float64{1e-5, 1e-3, 0.05} {
+			points++
+			if got, want := tailBelow(k, mu, alpha, math.Log(alpha)), p < alpha; got != want {
+				t.Fatalf("k %g, mu %g, alpha %g: strong %v, the tail (%.17g) says %v", k, mu, alpha, got, p, want)
+			}
+			_, _, margin := tailBounds(k, mu)
+			switch la := math.Log(alpha); {
+			case lower > la+margin:
+				byLower++
+			case upper < la-margin:
+				byUpper++
+			}
+		}
+	}
+	t.Logf("%d points: %d decided by the lower bound, %d by the upper", points, byLower, byUpper)
+	if points < 50000 || byLower < points/5 || byUpper < points/5 || byLower+byUpper < points*7/10 {
+		t.Errorf("%d points: %d decided by the lower bound, %d by the upper", points, byLower, byUpper)
+	}
+}
+
+// BenchmarkFind512 times Find on a 512² image of Poisson counts: a
+// background of 1–3 photons a pixel (a water ring's range in the
+// reference series) and 400 spots of 50–2000 photons.
+func BenchmarkFind512(b *testing.B) {
+	const W = 512
+	rng := rand.New(rand.NewSource(3))
+	mean := make([]float64, W*W)
+	for i := range mean {
+		mean[i] = 1 + 2*float64(i%W)/W
+	}
+	for n := 0; n < 400; n++ {
+		f0, s0, total := rng.Float64()*W, rng.Float64()*W, 50+1950*rng.Float64()
+		for s := max(0, int(s0)-4); s < min(W, int(s0)+5); s++ {
+			for f := max(0, int(f0)-4); f < min(W, int(f0)+5); f++ {
+				d2 := (float64(f)-f0)*(float64(f)-f0) + (float64(s)-s0)*(float64(s)-s0)
+				mean[s*W+f] += total * math.Exp(-d2/2) / (2 * math.Pi)
+			}
+		}
+	}
+	im := &Image{W: W, H: W, Data: make([]float64, W*W)}
+	for i, m := range mean {
+		im.Data[i] = poisson(rng, m)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Find(im, Settings{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
