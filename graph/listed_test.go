@@ -10,8 +10,10 @@ import (
 // the independent form; physics' TestPixelList checks the kernels on
 // every lane kernel); two lists of different lengths take turns in one
 // program cache; an empty list has loss 0. An Objective evaluates its
-// weighted Loss as a list and lists it again when a slice is replaced:
-// its loss is the simulator's on the full images each time.
+// weighted Loss as a list and lists it again when a slice, the kind or
+// the read-out noise is replaced: its loss is the simulator's on the full
+// images each time; and it refuses a loss of the wrong size as the
+// simulator does.
 func TestListedLoss(t *testing.T) {
 	m := model(t, triclinic("-polar", "0.6", "-mosaic", "0.3", "-mosaic_domains", "2")...)
 	obs := image(t, must(m.With("a", 70.05)))
@@ -99,16 +101,26 @@ func TestListedLoss(t *testing.T) {
 		t.Errorf("a NaN weight: listed %v, weights %v", l.Pixels, l.Weights)
 	}
 
-	// The Objective lists its Loss, and again for new weights.
+	// The Objective lists its Loss, and again for each slice, kind or
+	// read-out noise replaced.
 	o, err := NewObjective(m, []string{"a", "misset_x"}, Loss{Kind: LossPoisson, Observed: counts, Background: bg, Weights: boxes(7)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := o.Start()
-	for _, period := range []int{7, 11} {
-		if period != 7 {
-			o.Loss.Weights = boxes(period)
-		}
+	counts2, bg2 := make([]float64, n), make([]float64, n)
+	for i := range counts2 {
+		counts2[i], bg2[i] = counts[(i+3)%n], 0.5*bg[i]
+	}
+	for step, change := range []func(){
+		func() {},
+		func() { o.Loss.Weights = boxes(11) },
+		func() { o.Loss.Observed = counts2 },
+		func() { o.Loss.Background = bg2 },
+		func() { o.Loss.Kind = LossGauss },
+		func() { o.Loss.ReadNoise = 3 },
+	} {
+		change()
 		w, _, err := s.Gradient(&o.Loss)
 		if err != nil {
 			t.Fatal(err)
@@ -126,10 +138,34 @@ func TestListedLoss(t *testing.T) {
 			t.Fatal(err)
 		}
 		if math.Float64bits(v) != math.Float64bits(w) || math.Float64bits(f) != math.Float64bits(wf) {
-			t.Errorf("objective, boxes of period %d: loss %.17g by Gradient, %.17g by Value; %.17g and %.17g on the full images", period, v, f, w, wf)
+			t.Errorf("objective, change %d: loss %.17g by Gradient, %.17g by Value; %.17g and %.17g on the full images", step, v, f, w, wf)
 		}
 		if o.listed == nil || len(o.listed.Pixels) == 0 {
-			t.Errorf("objective, boxes of period %d: not evaluated as a list", period)
+			t.Errorf("objective, change %d: not evaluated as a list", step)
+		}
+	}
+
+	// A loss whose slices are not the image's size is refused by the
+	// Objective as by the simulator, with the simulator's message: it is
+	// not listed first (which would index past their ends).
+	for _, bad := range []Loss{
+		{Kind: LossPoisson, Observed: counts, Weights: boxes(7)[:n-1]},
+		{Kind: LossPoisson, Observed: counts, Weights: append(boxes(7), 1)},
+		{Kind: LossPoisson, Observed: counts[:n-10], Weights: boxes(7)},
+		{Kind: LossPoisson, Observed: counts, Weights: boxes(7), Background: bg[:3]},
+		{Kind: LossPoisson, Observed: append(append([]float64{}, counts...), 1), Weights: boxes(7)},
+		{Kind: LossPoisson, Observed: counts[:n-1], Weights: boxes(7)[:n-1], Background: bg[:n-1]}, // (a list of them would pass)
+	} {
+		_, want := s.Loss(&bad)
+		ob, err := NewObjective(m, []string{"a"}, bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, gerr := ob.Gradient(ob.Start())
+		_, verr := ob.Value(ob.Start())
+		if want == nil || gerr == nil || verr == nil || gerr.Error() != want.Error() || verr.Error() != want.Error() {
+			t.Errorf("%d observed, %d weights, %d background: objective says %v and %v, the simulator %v",
+				len(bad.Observed), len(bad.Weights), len(bad.Background), gerr, verr, want)
 		}
 	}
 }

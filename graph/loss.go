@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"hash"
+	"math"
 
 	"github.com/chewxy/hm"
 	"github.com/gobragg/gobragg/physics"
@@ -59,12 +60,14 @@ func (l *Loss) pixel() *physics.PixelLoss {
 		Pixels: l.Pixels, ReadNoise: l.ReadNoise}
 }
 
-// Listed returns l as a pixel list (Pixels) of the pixels it weighs not 0
-// (every pixel for a loss without weights or already listed: then l
-// itself). The values are copied: later changes to l's slices do not
-// reach it.
+// Listed returns l as a pixel list (Pixels) of the pixels it weighs not 0,
+// their values copied. A loss without weights, one already listed and one
+// whose slices are not all of its weights' length (which a simulator then
+// refuses) are returned as they are.
 func (l *Loss) Listed() Loss {
-	if l.Weights == nil || l.Pixels != nil {
+	n := len(l.Weights)
+	if l.Weights == nil || l.Pixels != nil || (l.Kind.NeedsObserved() && len(l.Observed) != n) ||
+		(l.Background != nil && len(l.Background) != n) || n > math.MaxInt32+1 {
 		return *l
 	}
 	out := Loss{Kind: l.Kind, ReadNoise: l.ReadNoise}

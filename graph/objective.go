@@ -41,11 +41,13 @@ type Objective struct {
 // evalLoss is the loss the evaluations take: Loss, or for a weighted one
 // its pixel list (Loss.Listed), made again when Loss's kind, read-out
 // noise or slices (by identity, not by value) are not those it was made
-// from.
+// from. Loss is checked against the model's image first, so that a wrong
+// one is refused as it was before it was listed.
 func (o *Objective) evalLoss() *Loss {
 	l := o.Loss
-	if l.Weights == nil || l.Pixels != nil {
-		return &l
+	d := o.Model.Detector
+	if l.Weights == nil || l.Pixels != nil || l.check(d.FPixels*d.SPixels) != nil {
+		return &l // (a loss the simulator refuses: it says why)
 	}
 	o.listMu.Lock()
 	defer o.listMu.Unlock()

@@ -29,10 +29,11 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 	k := newKernel(c, in)
 	k.gradSetup()
 	pixel := func(i, f, s int, m interpMode, u int, a []float64, w *gradWork) float64 {
-		if l.skips(i) {
+		j := l.indexAt(i, &w.listAt) // (a pixel list: no search for pixels in order)
+		if j < 0 || l.skipsAt(j) {
 			return 0
 		}
-		t, dt := l.Term(i, k.pixelWalk(f, s, m, u, w))
+		t, dt := l.termAt(j, k.pixelWalk(f, s, m, u, w))
 		if dt != 0 {
 			k.pixelBack(dt, a, w)
 		} else {
@@ -482,7 +483,7 @@ type gradWork struct {
 	oinc    [][3]laneVal
 	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)
 	interp  bool      // loss rows: the row interpolates (kernel.reduce)
-	listAt  int       // loss rows with a pixel list: where listChunk's search starts
+	listAt  int       // with a pixel list: where listChunk's and indexAt's searches start
 	cube    []float64 // loss rows: interpGradLanes' scratch
 
 	f, s                  int  // the pixel

@@ -661,3 +661,42 @@ func BenchmarkListChunkBoxes(b *testing.B) {
 		b.Fatal("no pixels")
 	}
 }
+
+// TestIndexAt: indexAt finds each pixel's place in a pixel list as a
+// binary search of the whole list does (index), for pixels in ascending
+// order (the per-pixel walk's), in random order and with any search
+// start handed to it.
+func TestIndexAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 11))
+	for trial := range 50 {
+		n := 1 + rng.IntN(500)
+		var px []int32
+		for i := range n {
+			if rng.IntN(1+trial%4) == 0 {
+				px = append(px, int32(i))
+			}
+		}
+		l := &PixelLoss{Pixels: px}
+		at := 0
+		for pass := range 3 {
+			for q := range n {
+				i := q
+				if pass == 1 {
+					i = rng.IntN(n)
+				}
+				if pass == 2 {
+					at = rng.IntN(len(px)+3) - 1
+				}
+				want := -1
+				for j, p := range px {
+					if int(p) == i {
+						want = j
+					}
+				}
+				if got := l.indexAt(i, &at); got != want || l.index(i) != want {
+					t.Fatalf("trial %d, pass %d: pixel %d at %d by indexAt, %d by index, want %d", trial, pass, i, got, l.index(i), want)
+				}
+			}
+		}
+	}
+}

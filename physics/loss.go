@@ -135,6 +135,31 @@ func (l *PixelLoss) index(i int) int {
 	return j
 }
 
+// indexAt is index for pixels taken in ascending order: *at is where the
+// search starts when every listed pixel before it comes before pixel i
+// (kept per goroutine, as listChunk's; any other value makes it search the
+// whole list), and it is left after pixel i's place, so that ascending
+// pixels cost a comparison each.
+func (l *PixelLoss) indexAt(i int, at *int) int {
+	px := l.Pixels
+	if px == nil {
+		return i
+	}
+	j := *at
+	if j < 0 || j > len(px) || (j > 0 && int(px[j-1]) >= i) || (j < len(px) && int(px[j]) < i) {
+		if i > math.MaxInt32 {
+			return -1
+		}
+		j, _ = slices.BinarySearch(px, int32(i))
+	}
+	if j < len(px) && int(px[j]) == i {
+		*at = j + 1
+		return j
+	}
+	*at = j
+	return -1
+}
+
 // skips reports whether the loss leaves pixel i out.
 func (l *PixelLoss) skips(i int) bool {
 	j := l.index(i)

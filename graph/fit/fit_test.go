@@ -328,3 +328,30 @@ func TestInterrupt(t *testing.T) {
 func offsetOrient(t testing.TB, m *models.Model) *models.Model {
 	return with(t, m, cellOrient, []float64{0.02, -0.02, 0.02, -2, 2, -2, 1, -1, 1})
 }
+
+// TestListedLossRefused: the fit reads its losses' images pixel by pixel
+// (boxes, verdicts, residuals), so a loss given as a pixel list
+// (graph.Loss.Pixels) is refused with a message saying so, by RunProblem
+// and by Prepare, instead of indexing past the list's values.
+func TestListedLossRefused(t *testing.T) {
+	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-default_F", "100", "-N", "5", "-lambda", "1", "-detpixels", "32")
+	obs := image(t, m)
+	w := make([]float64, len(obs))
+	for i := range w {
+		if i%5 == 0 {
+			w[i] = 1
+		}
+	}
+	full := graph.Loss{Kind: graph.LossPoisson, Observed: obs, Weights: w}
+	listed := full.Listed()
+	o, err := graph.NewObjective(m, []string{"a"}, listed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Run(o, Settings{}); r.Err == nil || !strings.Contains(r.Err.Error(), "pixel list") {
+		t.Errorf("Run on a listed loss: %v, want an error naming the pixel list", r.Err)
+	}
+	if _, _, err := Prepare(&listed, 32, 32, Pixels{}); err == nil || !strings.Contains(err.Error(), "pixel list") {
+		t.Errorf("Prepare on a listed loss: %v, want an error naming the pixel list", err)
+	}
+}

@@ -27,6 +27,9 @@ type Pixels struct {
 // its weights (the boxes' pixels, within the old weights). It returns the
 // spots and the boxes, which Settings.Boxes takes for the verdict.
 func Prepare(l *graph.Loss, w, h int, p Pixels) (*spots.Result, []spots.Box, error) {
+	if l.Pixels != nil {
+		return nil, nil, fmt.Errorf("fit: the loss is a pixel list: give it as whole images (with weights)")
+	}
 	if p.BoxSize <= 0 {
 		p.BoxSize = 10
 	}

@@ -49,6 +49,11 @@ func (p *Problem) check() error {
 		if im.Objective == nil || strings.Join(im.Objective.Names, ",") != strings.Join(want, ",") {
 			return fmt.Errorf("fit: image %d's parameters are not the shared ones followed by the per-image ones (%s)", k+1, strings.Join(want, ","))
 		}
+		if im.Objective.Loss.Pixels != nil {
+			// The fit reads the loss's images pixel by pixel (boxes,
+			// verdicts, residuals); its objectives list them themselves.
+			return fmt.Errorf("fit: image %d's loss is a pixel list: give it as whole images (with weights)", k+1)
+		}
 	}
 	return nil
 }
