@@ -292,9 +292,10 @@ chunks:
 			js = indices(spix*c.FPixels, fs, &r.js)
 		}
 		var sc *lossScratch // (the Poisson loss on vector lanes)
+		var cv chunkValues
 		if loss.Kind == LossPoisson && k.tier != tierScalar {
 			sc = r.scratch
-			loss.gather(js, sc)
+			cv = loss.gather(js, sc)
 		}
 		np := len(fr0.f[:len(fs)]) // ≤ rowChunk, as the compiler sees
 		pad := min(rowChunk, (np+maxLanes-1)/maxLanes*maxLanes)
@@ -358,7 +359,7 @@ chunks:
 			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
 		sum0, comp0 := *sum, *comp
-		loss.terms(js, r.g[:np], sum, comp, sc)
+		loss.terms(js, r.g[:np], sum, comp, sc, cv)
 		if c.Thick {
 			// The backward pass takes g·C for g: where that is not a
 			// normal number (C tiny, g·C lost to underflow, or g NaN),

@@ -219,6 +219,10 @@ type lossScratch struct {
 	o, w, b, t, g [rowChunk]float64
 }
 
+// chunkValues are a chunk's counts, weights and background for terms
+// (gather): lossScratch's, or a run of a pixel list's values.
+type chunkValues struct{ o, w, b []float64 }
+
 // indices stores in js the index (index) of each pixel base+fs[p] of a
 // loss without a pixel list: base+fs[p] (listChunk gives a list's).
 func indices(base int, fs []int, js *[rowChunk]int) []int {
@@ -234,7 +238,20 @@ func indices(base int, fs []int, js *[rowChunk]int) []int {
 // (before its terms) their stores are done by then (a vector load of
 // values stored one by one just before waits for the stores to reach the
 // cache).
-func (l *PixelLoss) gather(js []int, sc *lossScratch) {
+//
+// The chunk of a weighted pixel list whose pixels follow one another in
+// the list (a list of the pixels of non-zero weight, without a mask) is
+// not copied: o, w and b are its run of the list's values.
+func (l *PixelLoss) gather(js []int, sc *lossScratch) chunkValues {
+	n := len(js)
+	if l.Pixels != nil && l.Weights != nil && n > 0 && js[n-1]-js[0] == n-1 {
+		j := js[0] // (js ascends: the indices are j, j+1, …)
+		cv := chunkValues{l.Observed[j : j+n], l.Weights[j : j+n], sc.b[:n]}
+		if l.Background != nil {
+			cv.b = l.Background[j : j+n]
+		}
+		return cv
+	}
 	for p, i := range js {
 		sc.o[p], sc.w[p], sc.b[p] = l.Observed[i], 1, 0
 		if l.Weights != nil {
@@ -244,6 +261,7 @@ func (l *PixelLoss) gather(js []int, sc *lossScratch) {
 			sc.b[p] = l.Background[i]
 		}
 	}
+	return chunkValues{sc.o[:n], sc.w[:n], sc.b[:n]}
 }
 
 // terms replaces the intensities v of the pixels at indices js[p]
@@ -251,7 +269,7 @@ func (l *PixelLoss) gather(js []int, sc *lossScratch) {
 // adds the terms to the compensated sum (sum, comp), the kind's case
 // taken once. sc, when not nil, holds what gather stored for these
 // pixels, and the Poisson loss takes the vector lanes.
-func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScratch) {
+func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScratch, cv chunkValues) {
 	v = v[:len(js)]
 	// The sums in local variables, which stay in registers.
 	s, cs := *sum, *comp
@@ -274,13 +292,13 @@ func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScr
 		// vector lanes (poissonLanes, poissonTerm's bits), the rest by
 		// poissonTerm, then the terms summed in pixel order.
 		n := len(js) / maxLanes * maxLanes
-		poisson(v, sc.b[:], sc.o[:], sc.w[:], sc.t[:], sc.g[:], n, l.Background != nil)
+		poisson(v, cv.b, cv.o, cv.w, sc.t[:], sc.g[:], n, l.Background != nil)
 		for p := n; p < len(js); p++ {
 			x := v[p]
 			if l.Background != nil {
-				x += sc.b[p]
+				x += cv.b[p]
 			}
-			sc.t[p], sc.g[p] = poissonTerm(x, sc.o[p], sc.w[p])
+			sc.t[p], sc.g[p] = poissonTerm(x, cv.o[p], cv.w[p])
 		}
 		for p := range v {
 			s, cs = neumaier(s, cs, sc.t[p])
