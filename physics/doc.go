@@ -575,12 +575,16 @@
 //     detector, but each evaluation scanned every weight of every image
 //     (chunkPixels) and gathered counts, weights and background from
 //     three whole images: memory traffic by the detector's size. The loss
-//     rows now take a row's listed pixels (listChunk) and read their
-//     values in a run; the chunks, so the bits, are the full images'.
+//     rows now take a row's listed pixels (listChunk) and, where a
+//     chunk's pixels follow one another in the list, hand the Poisson
+//     lanes the list's run of values without copying it; the per-pixel
+//     walk finds each pixel's place by walking the list beside the
+//     pixels (indexAt), not by a search per pixel. The chunks, so the
+//     bits, are the full images'.
 //     One evaluation of 200 boxes of 10² on 1024², against the whole
-//     image: 0.11 → 0.047 (BenchmarkBoxes1024); the reference series'
-//     DIALS fit (19 images of 512², a third of the pixels in boxes)
-//     84.5 → 79.9 s, the same fit.json.
+//     image: 0.093–0.114 → 0.046–0.051 (BenchmarkBoxes1024); the
+//     reference series' DIALS fit (19 images of 512², a third of the
+//     pixels in boxes) 84.5 → 79.9 s on one CPU, the same fit.json.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

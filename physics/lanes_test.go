@@ -2,7 +2,6 @@ package physics_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -128,21 +127,7 @@ func TestLanesGradientBits(t *testing.T) {
 	golden := goldenCommandLines(t)
 	inputs := inScratch(t)
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
-	// A table with holes: reflections with h+k+l odd are not listed (they
-	// take the default F, and ∂/∂F flows to them).
-	var hkl strings.Builder
-	for h := -4; h <= 4; h++ {
-		for k := -4; k <= 4; k++ {
-			for l := -4; l <= 4; l++ {
-				if (h+k+l)%2 == 0 {
-					fmt.Fprintf(&hkl, "%d %d %d %d\n", h, k, l, 50+h*h+2*k*k+3*l*l)
-				}
-			}
-		}
-	}
-	if err := os.WriteFile("holes.hkl", []byte(hkl.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHolesHKL(t)
 	// One sub-pixel unless said (these sizes would get two by default).
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40 -oversample 1"
 	lines := []string{base,

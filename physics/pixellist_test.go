@@ -1,7 +1,6 @@
 package physics_test
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -25,21 +24,7 @@ import (
 // sub-pixels).
 func TestPixelList(t *testing.T) {
 	inputs := inScratch(t)
-	// A table with holes (odd h+k+l missing: the default F) for the
-	// interpolation's lookups.
-	var hkl strings.Builder
-	for h := -4; h <= 4; h++ {
-		for k := -4; k <= 4; k++ {
-			for l := -4; l <= 4; l++ {
-				if (h+k+l)%2 == 0 {
-					fmt.Fprintf(&hkl, "%d %d %d %d\n", h, k, l, 50+h*h+2*k*k+3*l*l)
-				}
-			}
-		}
-	}
-	if err := os.WriteFile("holes.hkl", []byte(hkl.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeHolesHKL(t) // (for the interpolation's lookups)
 	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -oversample 1"
 	for _, extra := range []string{
 		"-detpixels 24",
@@ -70,13 +55,7 @@ func TestPixelList(t *testing.T) {
 		cfg, in := kernelInputs(t, base+" "+strings.ReplaceAll(extra, "-mask", ""))
 		n := cfg.FPixels * cfg.SPixels
 		if masked {
-			in.Mask = make([]float64, n)
-			for i := range in.Mask {
-				if (i/cfg.FPixels)%3 != 1 && i%cfg.FPixels != cfg.FPixels/2 {
-					in.Mask[i] = 1
-				}
-			}
-			cfg.HasMask = true
+			maskRowsColumn(&cfg, in)
 		}
 		img := make([]float64, n)
 		physics.Render(&cfg, in, img)

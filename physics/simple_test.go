@@ -453,14 +453,7 @@ func TestLossRowCaptureZero(t *testing.T) {
 				t.Fatalf("%q: %d of %d pixels are 0: the case does not mix captured and uncaptured pixels", sc.extra, zeros, n)
 			}
 			if masked {
-				// Every third row and the middle column out.
-				in.Mask = make([]float64, n)
-				for i := range in.Mask {
-					if (i/cfg.FPixels)%3 != 1 && i%cfg.FPixels != cfg.FPixels/2 {
-						in.Mask[i] = 1
-					}
-				}
-				cfg.HasMask = true
+				maskRowsColumn(&cfg, in)
 			}
 			obs := make([]float64, n)
 			losses := []physics.PixelLoss{{Kind: physics.LossSSE, Observed: obs}}
@@ -655,4 +648,36 @@ func naiveSolidAngle(c *physics.Config, in *physics.Inputs) float64 {
 		}
 	}
 	return sum / float64(c.Steps())
+}
+
+// maskRowsColumn masks every third row (from the second) and the middle
+// column of the image out.
+func maskRowsColumn(cfg *physics.Config, in *physics.Inputs) {
+	n := cfg.FPixels * cfg.SPixels
+	in.Mask = make([]float64, n)
+	for i := range in.Mask {
+		if (i/cfg.FPixels)%3 != 1 && i%cfg.FPixels != cfg.FPixels/2 {
+			in.Mask[i] = 1
+		}
+	}
+	cfg.HasMask = true
+}
+
+// writeHolesHKL writes holes.hkl into the working directory: a table with
+// holes, reflections with h+k+l odd not listed (they take the default F,
+// and ∂/∂F flows to them).
+func writeHolesHKL(t *testing.T) {
+	var hkl strings.Builder
+	for h := -4; h <= 4; h++ {
+		for k := -4; k <= 4; k++ {
+			for l := -4; l <= 4; l++ {
+				if (h+k+l)%2 == 0 {
+					fmt.Fprintf(&hkl, "%d %d %d %d\n", h, k, l, 50+h*h+2*k*k+3*l*l)
+				}
+			}
+		}
+	}
+	if err := os.WriteFile("holes.hkl", []byte(hkl.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
