@@ -297,7 +297,9 @@ func strongPixels(im *Image, bg []float64, alpha float64) []bool {
 // all positive. A bound decides only when it is beyond alpha by more than
 // the rounding of its logarithm (a relative 1e-6, or more for large k).
 func tailBelow(k, mu, alpha, logAlpha float64) bool {
-	if !(mu > 0) || !(k > mu) || !(alpha > 0) {
+	// (Below the normal numbers, Go's amd64 math.Log is not accurate, so
+	// a subnormal alpha's logarithm cannot place the bounds.)
+	if !(mu > 0) || !(k > mu) || !(alpha >= 0x1p-1022) {
 		return upperTail(k, mu) < alpha
 	}
 	lower, upper, margin := tailBounds(k, mu)
