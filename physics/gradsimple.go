@@ -262,7 +262,7 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	for subS := range os {
 		sdet := k.sub*float64(spix*os+subS) + k.sub/2
 		r.sdet[subS] = sdet
-		r.sdetRep[subS] = repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
+		repeat3To(&r.sdetRep[subS], [3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
 	}
 	// Row sums: of u·|d − inc|², u/R, fdet·u/R per row of sub-pixels,
 	// source and orientation (in rs), and the rest (lossTotals, per row of

@@ -1126,7 +1126,7 @@ func (k *kernel) lanesRow(spix int, idx []int, f0, n int, rb *rowBuf) {
 	}
 	for subS := range rb.sdet {
 		sdet := k.sub*float64(spix*os+subS) + k.sub/2
-		rb.sdet[subS] = repeat3([3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
+		repeat3To(&rb.sdet[subS], [3]float64{sdet * k.sd[0], sdet * k.sd[1], sdet * k.sd[2]})
 	}
 	k.pixels(rb, n)
 }
