@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -909,29 +908,14 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 
 // listChunk is chunkPixels for a loss with a pixel list (l.Pixels): the
 // same chunk (the pixels the full images with weight 0 off the list would
-// give), and in js each pixel's index in the list. *at is where the
-// search starts when every listed pixel before it comes before pixel
-// (spix, f0), as after the chunks of the rows before (lossRow keeps it
-// per goroutine; any other value, such as one from a later row, makes
-// it search the whole list).
+// give), and in js each pixel's index in the list. The search for the
+// row's first starts at *at (listFrom: mostly a comparison, for rows
+// without a listed pixel and the chunk after a full one), which it leaves
+// after the chunk's last.
 func listChunk(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs, js *[rowChunk]int, at *int, most int) ([]int, []int, int) {
 	base, last := spix*c.FPixels, min(c.ROIFMax, c.FPixels-1)
 	px := l.Pixels
-	j := *at
-	if j < 0 || j > len(px) || (j > 0 && int(px[j-1]) >= base+f0) {
-		j = 0
-	}
-	// Forward to the first listed pixel at or after (spix, f0): mostly
-	// where the search starts (rows without a listed pixel, the chunk
-	// after a full one), else a binary search of the rest.
-	if j < len(px) && int(px[j]) < base+f0 {
-		if base+f0 > math.MaxInt32 {
-			j = len(px)
-		} else {
-			d, _ := slices.BinarySearch(px[j:], int32(base+f0))
-			j += d
-		}
-	}
+	j := listFrom(px, base+f0, *at)
 	n := 0
 	if ws := l.Weights; !c.HasMask && l.Kind != LossLinear && ws != nil {
 		// Weights alone (a fit's spot boxes): every listed pixel is

@@ -530,26 +530,40 @@ func testChunkPixelsWeights(t *testing.T) {
 // a fit's spot boxes (10² boxes on a grid of 17 pixels, ~35 % of the
 // pixels weighted) in chunks of rowChunk.
 func BenchmarkChunkPixelsBoxes(b *testing.B) {
+	c, w, _ := boxImage()
+	l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, len(w)), Weights: w}
+	var fs [rowChunk]int
+	benchChunks(b, c, func(s, f int) ([]int, int) { return chunkPixels(c, s, f, nil, l, &fs, rowChunk) })
+}
+
+// boxImage is the image of BenchmarkChunkPixelsBoxes: its structure, the
+// weights (1 in the boxes) and the boxes' pixels as a list.
+func boxImage() (*Config, []float64, []int32) {
 	const W = 512
 	w := make([]float64, W*W)
+	var px []int32
 	for s := range W {
 		for f := range W {
 			if s%17 < 10 && f%17 < 10 {
 				w[s*W+f] = 1
+				px = append(px, int32(s*W+f))
 			}
 		}
 	}
-	c := &Config{FPixels: W, SPixels: W, ROIFMax: W - 1, ROISMax: W - 1}
-	l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, W*W), Weights: w}
-	var fs [rowChunk]int
+	return &Config{FPixels: W, SPixels: W, ROIFMax: W - 1, ROISMax: W - 1}, w, px
+}
+
+// benchChunks times chunk(s, f) (a row's chunk from pixel f and the pixel
+// to go on from) over every row of c's image.
+func benchChunks(b *testing.B, c *Config, chunk func(s, f int) ([]int, int)) {
 	n := 0
 	b.ResetTimer()
 	for range b.N {
-		for s := range W {
-			for f := 0; f < W; {
-				var chunk []int
-				chunk, f = chunkPixels(c, s, f, nil, l, &fs, rowChunk)
-				n += len(chunk)
+		for s := range c.SPixels {
+			for f := 0; f < c.FPixels; {
+				var fs []int
+				fs, f = chunk(s, f)
+				n += len(fs)
 			}
 		}
 	}
@@ -629,37 +643,18 @@ func TestListChunk(t *testing.T) {
 // BenchmarkListChunkBoxes is BenchmarkChunkPixelsBoxes for the same boxes
 // as a pixel list (listChunk).
 func BenchmarkListChunkBoxes(b *testing.B) {
-	const W = 512
-	var px []int32
-	for s := range W {
-		for f := range W {
-			if s%17 < 10 && f%17 < 10 {
-				px = append(px, int32(s*W+f))
-			}
-		}
-	}
+	c, _, px := boxImage()
 	w := make([]float64, len(px))
 	for i := range w {
 		w[i] = 1
 	}
-	c := &Config{FPixels: W, SPixels: W, ROIFMax: W - 1, ROISMax: W - 1}
 	l := &PixelLoss{Kind: LossPoisson, Observed: make([]float64, len(px)), Weights: w, Pixels: px}
 	var fs, js [rowChunk]int
-	n := 0
-	b.ResetTimer()
-	for range b.N {
-		at := 0
-		for s := range W {
-			for f := 0; f < W; {
-				var chunk []int
-				chunk, _, f = listChunk(c, s, f, nil, l, &fs, &js, &at, rowChunk)
-				n += len(chunk)
-			}
-		}
-	}
-	if n == 0 {
-		b.Fatal("no pixels")
-	}
+	at := 0
+	benchChunks(b, c, func(s, f int) ([]int, int) {
+		chunk, _, next := listChunk(c, s, f, nil, l, &fs, &js, &at, rowChunk)
+		return chunk, next
+	})
 }
 
 // TestIndexAt: indexAt finds each pixel's place in a pixel list as a

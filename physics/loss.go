@@ -122,42 +122,44 @@ func (l *PixelLoss) skipsAny() bool {
 // Background: i, or with a pixel list its place there (−1 for a pixel
 // not listed).
 func (l *PixelLoss) index(i int) int {
-	if l.Pixels == nil {
-		return i
-	}
-	if i > math.MaxInt32 {
-		return -1
-	}
-	j, ok := slices.BinarySearch(l.Pixels, int32(i))
-	if !ok {
-		return -1
-	}
-	return j
+	at := 0
+	return l.indexAt(i, &at)
 }
 
-// indexAt is index for pixels taken in ascending order: *at is where the
-// search starts when every listed pixel before it comes before pixel i
-// (kept per goroutine, as listChunk's; any other value makes it search the
-// whole list), and it is left after pixel i's place, so that ascending
-// pixels cost a comparison each.
+// indexAt is index for pixels taken in ascending order: the search
+// starts at *at (listFrom), which it leaves after pixel i's place, so
+// that ascending pixels cost a comparison each.
 func (l *PixelLoss) indexAt(i int, at *int) int {
 	px := l.Pixels
 	if px == nil {
 		return i
 	}
-	j := *at
-	if j < 0 || j > len(px) || (j > 0 && int(px[j-1]) >= i) || (j < len(px) && int(px[j]) < i) {
-		if i > math.MaxInt32 {
-			return -1
-		}
-		j, _ = slices.BinarySearch(px, int32(i))
-	}
+	j := listFrom(px, i, *at)
 	if j < len(px) && int(px[j]) == i {
 		*at = j + 1
 		return j
 	}
 	*at = j
 	return -1
+}
+
+// listFrom is the place of the first pixel of list px at or after pixel
+// i, searched from place at when every listed pixel before at comes
+// before i (as where the search for an earlier pixel of a row ended: kept
+// per goroutine by listChunk and indexAt), a comparison when it is there,
+// and by binary search otherwise (any at is safe).
+func listFrom(px []int32, i, at int) int {
+	if at < 0 || at > len(px) || (at > 0 && int(px[at-1]) >= i) {
+		at = 0
+	}
+	if at == len(px) || int(px[at]) >= i {
+		return at
+	}
+	if i > math.MaxInt32 {
+		return len(px)
+	}
+	d, _ := slices.BinarySearch(px[at:], int32(i))
+	return at + d
 }
 
 // skips reports whether the loss leaves pixel i out.
