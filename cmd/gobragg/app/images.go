@@ -14,10 +14,31 @@ import (
 	"github.com/gobragg/gobragg/models/formats"
 )
 
-// isCBF reports whether an integer image goes out as miniCBF: a .cbf name
-// or -cbf (--format cbf for a series).
-func isCBF(path string, force bool) bool {
-	return force || strings.EqualFold(filepath.Ext(path), ".cbf")
+// countsKind is the format of the integer images: by each file's name
+// (miniCBF for .cbf, else SMV), or the one -cbf or a series' --format
+// names whatever the names.
+type countsKind int
+
+const (
+	byName countsKind = iota
+	asSMV
+	asCBF
+)
+
+// kindOf is simulate's countsKind: miniCBF with -cbf, else by name.
+func kindOf(cbf bool) countsKind {
+	if cbf {
+		return asCBF
+	}
+	return byName
+}
+
+// isCBF reports whether an integer image named path goes out as miniCBF.
+func isCBF(path string, k countsKind) bool {
+	if k == byName {
+		return strings.EqualFold(filepath.Ext(path), ".cbf")
+	}
+	return k == asCBF
 }
 
 // CBFHeader is the miniCBF header of a model's image named name: pixel
@@ -50,12 +71,12 @@ func CBFHeader(m *models.Model, name string) formats.CBFHeader {
 }
 
 // writeCounts writes an integer image (the -intfile or -noisefile
-// pixels) to path as SMV with the reference's header or, for a .cbf name
-// or when cbf is set, as miniCBF.
-func writeCounts(o formats.Output, path string, m *models.Model, data []uint16, cbf bool) error {
+// pixels) to path as SMV with the reference's header or as miniCBF, as k
+// says for path.
+func writeCounts(o formats.Output, path string, m *models.Model, data []uint16, k countsKind) error {
 	d := m.Detector
 	return o.WriteFile(path, func(w io.Writer) error {
-		if isCBF(path, cbf) {
+		if isCBF(path, k) {
 			name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 			return formats.WriteCBF(w, CBFHeader(m, name), d.FPixels, d.SPixels, formats.Int32Image(data))
 		}
@@ -94,8 +115,8 @@ func readCBFImage(b []byte, path string, fp, sp int, adc float64) ([]float64, er
 }
 
 // countsFormat names the format writeCounts uses, for messages.
-func countsFormat(path string, cbf bool) string {
-	if isCBF(path, cbf) {
+func countsFormat(path string, k countsKind) string {
+	if isCBF(path, k) {
 		return "miniCBF 4-byte integers"
 	}
 	return "2-byte integers"

@@ -129,20 +129,23 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	if jobs < 1 {
 		jobs = 1
 	}
-	var forceCBF bool
-	switch f := c.String("format"); f {
-	case "":
-	case "cbf":
-		forceCBF = true
-	case "smv":
-	default:
-		return usagef("--format %q: smv or cbf", f)
-	}
 	args, err := models.ParseArgs(rest)
 	if err != nil {
 		return err
 	}
-	forceCBF = forceCBF || args.CBF
+	kind := kindOf(args.CBF)
+	switch f := c.String("format"); f {
+	case "":
+	case "cbf":
+		kind = asCBF
+	case "smv":
+		if args.CBF {
+			return usagef("--format smv: -cbf asks for miniCBF")
+		}
+		kind = asSMV
+	default:
+		return usagef("--format %q: smv or cbf", f)
+	}
 	if args.ExptFile != "" {
 		return usagef("-expt is simulate's; a series takes --expt")
 	}
@@ -222,7 +225,7 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "image k starts at φ = %s + k·%s deg; noise seed %d + k\n", strconv.FormatFloat(phi0, 'g', -1, 64),
 		strconv.FormatFloat(args.OscDeg, 'g', -1, 64), seed)
 
-	s := &seriesRun{args: args, model: m, outs: outs, cbf: forceCBF, w: formats.Output{Stdout: stdout, Log: stdout}}
+	s := &seriesRun{args: args, model: m, outs: outs, kind: kind, w: formats.Output{Stdout: stdout, Log: stdout}}
 	results := make([]chan frameResult, frames)
 	for k := range results {
 		results[k] = make(chan frameResult, 1)
@@ -316,7 +319,7 @@ type seriesRun struct {
 	args  *models.Args
 	model *models.Model
 	outs  seriesOutputs
-	cbf   bool
+	kind  countsKind // of the integer images
 	w     formats.Output
 }
 
@@ -354,7 +357,7 @@ func (s *seriesRun) frame(k, n int, phiDeg float64, seed int64) frameResult {
 	}
 	if t := o.intf; t != nil {
 		p := t.path(n)
-		if err := writeCounts(w, p, m, intCounts(r.Image, m, st.IntScale, s.args.ADC), s.cbf); err != nil {
+		if err := writeCounts(w, p, m, intCounts(r.Image, m, st.IntScale, s.args.ADC), s.kind); err != nil {
 			return frameResult{err: fmt.Errorf("-intfile %s: %w", p, err)}
 		}
 		wrote = append(wrote, p)
@@ -363,7 +366,7 @@ func (s *seriesRun) frame(k, n int, phiDeg float64, seed int64) frameResult {
 		p := t.path(n)
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, s.args.ADC, seed)
 		fmt.Fprintf(&log, ", seed %d: %.0f photons (%d overloads)", seed, photons, overloads)
-		if err := writeCounts(w, p, m, data, s.cbf); err != nil {
+		if err := writeCounts(w, p, m, data, s.kind); err != nil {
 			return frameResult{err: fmt.Errorf("-noisefile %s: %w", p, err)}
 		}
 		wrote = append(wrote, p)

@@ -166,6 +166,48 @@ func TestSeriesErrors(t *testing.T) {
 	}
 }
 
+// TestSeriesFormat: a series' --format decides the integer images'
+// format whatever their names (--format smv writes SMV to .cbf names,
+// --format cbf miniCBF to .img names), each name decides without it, and
+// --format smv beside -cbf is refused.
+func TestSeriesFormat(t *testing.T) {
+	inTemp(t)
+	model := append([]string{"-osc", "1", "-seed", "3", "-detpixels_f", "24", "-detpixels_s", "16"}, seriesModel...)
+	for _, c := range []struct {
+		format, name string
+		cbf          bool
+	}{{"smv", "s_#.cbf", false}, {"cbf", "c_#.img", true}, {"", "n_#.cbf", true}, {"", "m_#.img", false}} {
+		argv := []string{"--frames", "1", "--expt", "none", "-noisefile", c.name}
+		if c.format != "" {
+			argv = append(argv, "--format", c.format)
+		}
+		var out bytes.Buffer
+		if err := Series(append(argv, model...), &out, &out); err != nil {
+			t.Fatalf("--format %q %s: %v\n%s", c.format, c.name, err, out.String())
+		}
+		b, err := os.ReadFile(strings.Replace(c.name, "#", "1", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := formats.IsCBF(b); got != c.cbf {
+			t.Errorf("--format %q %s: miniCBF %v, want %v", c.format, c.name, got, c.cbf)
+		}
+		if !c.cbf {
+			if _, err := formats.ReadSMV(bytes.NewReader(b)); err != nil {
+				t.Errorf("--format %q %s: not SMV: %v", c.format, c.name, err)
+			}
+		}
+	}
+	var out bytes.Buffer
+	err := Series(append([]string{"--frames", "1", "--format", "smv", "-noisefile", "x_#.img", "-cbf"}, model...), &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "-cbf") {
+		t.Errorf("--format smv with -cbf: error %v, want one naming -cbf", err)
+	}
+	if _, err := os.Stat("x_1.img"); err == nil {
+		t.Error("--format smv with -cbf: x_1.img written")
+	}
+}
+
 // TestSimulateCBFAndExpt: simulate writes miniCBF for .cbf names (and
 // with -cbf for any name) holding the SMV image's pixels, and with -expt
 // a DIALS experiment list that reads back to the model; fit and gradcheck

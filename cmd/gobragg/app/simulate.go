@@ -354,10 +354,10 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 	if args.IntFile != "" {
 		data := intCounts(r.Image, m, st.IntScale, args.ADC)
-		if err := writeCounts(w, args.IntFile, m, data, args.CBF); err != nil {
+		if err := writeCounts(w, args.IntFile, m, data, kindOf(args.CBF)); err != nil {
 			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, args.CBF))
+		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, kindOf(args.CBF)))
 	}
 	js := SimulateJSON{Convention: m.Detector.Convention.String(), FPixels: m.Detector.FPixels, SPixels: m.Detector.SPixels,
 		Oversample: m.Detector.Oversample, SolidAngleSr: st.SolidAngle, SpherePercent: 100 * st.SolidAngle / 4 / math.Pi,
@@ -375,10 +375,10 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
 		js.Photons, js.Overloads = &photons, &overloads
 		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		if err := writeCounts(w, args.NoiseFile, m, data, args.CBF); err != nil {
+		if err := writeCounts(w, args.NoiseFile, m, data, kindOf(args.CBF)); err != nil {
 			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
 		}
-		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, args.CBF))
+		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, kindOf(args.CBF)))
 	}
 	if args.PGMFile != "" && !args.NoPGM {
 		scale := args.PGMScale
