@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -436,8 +437,11 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	if werr := writeFitFiles(dir, &report, lines, finals[0], inputs[0].obj.Loss, res); werr != nil {
 		return werr
 	}
-	wrote := []string{filepath.Join(dir, "fit.json"), filepath.Join(dir, "refined_args.txt"), filepath.Join(dir, "fit_images.png"),
-		filepath.Join(dir, "loss.png")}
+	wrote := []string{filepath.Join(dir, "fit.json")}
+	if len(lines) > 0 {
+		wrote = append(wrote, filepath.Join(dir, "refined_args.txt"))
+	}
+	wrote = append(wrote, filepath.Join(dir, "fit_images.png"), filepath.Join(dir, "loss.png"))
 	if fd != nil {
 		p := filepath.Join(dir, "refined.expt")
 		if err := fd.writeRefinedExpt(p, finals, names); err != nil {
@@ -583,10 +587,17 @@ func writeFitFiles(dir string, report *FitReport, lines []string, m *models.Mode
 		_, err := w.Write(append(b, '\n'))
 		return err
 	}))
-	errs = append(errs, formats.WriteFileAtomic(filepath.Join(dir, "refined_args.txt"), func(w io.Writer) error {
-		_, err := fmt.Fprintln(w, strings.Join(lines, "\n"))
-		return err
-	}))
+	if args := filepath.Join(dir, "refined_args.txt"); len(lines) > 0 {
+		errs = append(errs, formats.WriteFileAtomic(args, func(w io.Writer) error {
+			_, err := fmt.Fprintln(w, strings.Join(lines, "\n"))
+			return err
+		}))
+	} else if err := os.Remove(args); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A model from a DIALS list has no command line (refined.expt
+		// holds the result): an earlier fit's file would describe
+		// another fit.
+		errs = append(errs, err)
+	}
 	if s, err := graph.New(m); err != nil {
 		errs = append(errs, err)
 	} else if img, err := s.Image(); err != nil {

@@ -3,10 +3,13 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gobragg/gobragg/models"
@@ -98,9 +101,23 @@ func TestFitFromDIALSList(t *testing.T) {
 	}
 
 	out.Reset()
+	// An earlier fit's command lines in the output directory: a model
+	// from a DIALS list has none, so they go (refined.expt holds it).
+	if err := os.MkdirAll("res", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("res", "refined_args.txt"), []byte("gobragg simulate -cell 1 1 1 90 90 90\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fitArgs := append([]string{"--from-dials", "img/start.expt", "--out", "res"}, seriesModel...)
 	if err := Fit(fitArgs, &out, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join("res", "refined_args.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("refined_args.txt after a fit from a DIALS list: %v, want none", err)
+	}
+	if strings.Contains(out.String(), "refined_args.txt") {
+		t.Errorf("the fit names refined_args.txt, which it does not write:\n%s", out.String())
 	}
 	b2, err := os.ReadFile(filepath.Join("res", "fit.json"))
 	if err != nil {
