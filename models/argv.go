@@ -539,9 +539,10 @@ func (a *Args) WriteDump(m *Model, log io.Writer) {
 	}
 }
 
-// readStol reads and checks an amorphous structure-factor table (-stol,
-// -4stol, -Q) as the reference does: two columns, at least one row. The
-// reference then never uses it for the image; neither does gobragg.
+// readStol reads an amorphous structure-factor table (-stol, -4stol, -Q)
+// as the reference does (ReadColumns: two columns, as lenient as its
+// reader) and refuses one without a data line, as it does. The reference
+// then never uses it for the image; neither does gobragg.
 func (a *Args) readStol(log io.Writer) error {
 	if a.StolFile == "" {
 		return nil

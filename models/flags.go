@@ -99,7 +99,7 @@ var specs = flat(
 			doc: "crystal size along c (mm), clipped to -beamsize"},
 		flagSpec{names: []string{"-density", "-sample_density"}, n: 1, set: f1(func(a *Args) *float64 { return &a.DensityGCC }), args: "G/CM3",
 			doc: "sample density: accepted and, as in the reference, without effect"},
-		flagSpec{names: []string{"-MW"}, n: 1, set: f1(func(a *Args) *float64 { return &a.MolecularWeight }), args: "G/MOL",
+		flagSpec{names: []string{"-MW", "-molecular_weight", "-molecules", "-molec"}, n: 1, set: f1(func(a *Args) *float64 { return &a.MolecularWeight }), args: "G/MOL",
 			doc: "molecular weight: accepted and, as in the reference, without effect"},
 		flagSpec{names: []string{"-interpolate"}, n: 0, set: func(a *Args, _ string, _ []string) error { a.Interpolate = 1; return nil },
 			doc: "tricubic interpolation of structure factors between reflections (default: on when any N ≤ 2)"},

@@ -91,7 +91,7 @@ func TestInertFlags(t *testing.T) {
 	}
 	base := strings.Fields("-cell 70 80 90 75 85 95 -default_F 1 -detpixels 4 -N 3")
 	plain := mustModel(t, base...)
-	for _, extra := range [][]string{{"-stol", stol}, {"-4stol", stol}, {"-Q", stol}, {"-coherent"}, {"-density", "1.2", "-MW", "18"},
+	for _, extra := range [][]string{{"-stol", stol}, {"-4stol", stol}, {"-Q", stol}, {"-coherent"}, {"-density", "1.2", "-MW", "18"}, {"-molecular_weight", "18"}, {"-molecules", "18"}, {"-molec", "18"},
 		{"-stolout", filepath.Join(dir, "out.stol")}, {"-printout_pixel", "1", "2"}} {
 		m := mustModel(t, append(append([]string{}, base...), extra...)...)
 		if !sameParams(m, plain) {
