@@ -48,6 +48,13 @@ func (b *Beam) Validate() error {
 	if !(b.Dmin >= 0) || math.IsInf(b.Dmin, 0) {
 		return fmt.Errorf("models: -dmin %.6g Å: must be a finite non-negative resolution", b.Dmin*1e10)
 	}
+	// Each source's wavelength in the same range (a -sourcefile gives
+	// them in metres, its fifth column).
+	for i, s := range b.Sources {
+		if l := b.Lambda * s.LambdaFactor; !(l >= minLambda && l <= maxLambda) {
+			return fmt.Errorf("models: source %d: wavelength %.6g Å: must lie between %g and %g Å", i+1, l*1e10, minLambda*1e10, maxLambda*1e10)
+		}
+	}
 	return nil
 }
 

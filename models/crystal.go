@@ -105,6 +105,14 @@ func (c *Crystal) Validate(lambda float64) error {
 	if !(math.Abs(c.DefaultF) <= MaxF) {
 		return fmt.Errorf("models: -default_F %g: must be a finite number of magnitude at most %g", c.DefaultF, MaxF)
 	}
+	// The misset angles, as the other angles in degrees (maxAngleDeg):
+	// beyond it sines and cosines of the reference's and of Go differ.
+	for _, x := range []float64{c.MissetX, c.MissetY, c.MissetZ} {
+		if !(math.Abs(x) <= maxAngleDeg*math.Pi/180) {
+			return fmt.Errorf("models: -misset %g %g %g deg: each must be a finite angle of at most %g degrees",
+				c.MissetX*180/math.Pi, c.MissetY*180/math.Pi, c.MissetZ*180/math.Pi, float64(maxAngleDeg))
+		}
+	}
 	if !c.FromMatrix || c.CellLengths {
 		for _, l := range []float64{c.CellA, c.CellB, c.CellC} {
 			if !(l >= minCellA && l <= maxCellA) {

@@ -3,6 +3,8 @@ package models
 import (
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -103,6 +105,8 @@ func TestImpossibleValues(t *testing.T) {
 		{[]string{"-fluence", "1e300"}, "fluence 1e+300"},
 		{[]string{"-osc", "1e300", "-phistep", "1"}, "-osc 1e+300"},
 		{[]string{"-beam_vector", "1e300", "1e300", "0"}, "finite non-zero vector"},
+		{[]string{"-misset", "1e300", "0", "0"}, "-misset 1e+300 0 0 deg"},
+		{[]string{"-misset", "0", "-1e16", "0"}, "at most 1e+06 degrees"},
 	} {
 		err := modelErr(append(append([]string{}, base...), c.extra...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -111,9 +115,35 @@ func TestImpossibleValues(t *testing.T) {
 	}
 	// Still fine: the edges of what is allowed.
 	for _, ok := range [][]string{{"-twotheta", "60"}, {"-twotheta", "80", "-xds"}, {"-cell", "100", "100", "100", "60", "60", "60"},
-		{"-polar", "-1"}, {"-water", "0"}} {
+		{"-polar", "-1"}, {"-water", "0"}, {"-misset", "1e6", "-1e6", "0"}} {
 		if err := modelErr(append(append([]string{}, base...), ok...)...); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
+	}
+}
+
+// TestSourceFileWavelengths: a -sourcefile's wavelengths (metres, its
+// fifth column) are held to the range -lambda has, 1e-6 to 1e6 Å, and so
+// are a beam's sources built in code (Beam.Validate); inside it they
+// are taken.
+func TestSourceFileWavelengths(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"-cell", "100", "100", "100", "90", "90", "90", "-default_F", "1", "-detpixels", "4"}
+	for _, c := range []struct {
+		row, want string
+	}{{"-10 0 0 1 1e-300", "wavelength 1e-300 m"}, {"-10 0 0 1 1e300", "wavelength 1e+300 m"},
+		{"-10 0 0 1 1e-3", "must lie between"}, {"-10 0 0 1 1e-10", ""}, {"-10 0 0 1", ""}} {
+		f := filepath.Join(dir, "s.src")
+		if err := os.WriteFile(f, []byte(c.row+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := modelErr(append(append([]string{}, base...), "-sourcefile", f)...)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: error %v, want %q", c.row, err, c.want)
+		}
+	}
+	b := &Beam{Lambda: 1e-10, Fluence: 1, Sources: []Source{{Incident: [3]float64{1, 0, 0}, LambdaFactor: 1}, {Incident: [3]float64{1, 0, 0}, LambdaFactor: 1e-300}}}
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "source 2") {
+		t.Errorf("a source at 1e-290 Å: error %v, want one naming source 2", err)
 	}
 }
