@@ -236,3 +236,43 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestScanLimits: a scan naming more than MaxScanImages images, or with a
+// negative or non-finite width or angles beyond 1e6° (gobragg's bound on
+// -phi and -osc), is refused when its geometry is read; the list's own
+// scan, and a width of 0, are taken.
+func TestScanLimits(t *testing.T) {
+	a, _ := models.ParseArgs(append([]string{"-detpixels", "8", "-osc", "1"}, crystal...))
+	m, err := a.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		first, last int
+		osc         [2]string
+		want        string
+	}{
+		{1, 2, [2]string{"0", "1"}, ""},
+		{1, 2, [2]string{"0", "0"}, ""},
+		{1, MaxScanImages, [2]string{"0", "0.001"}, ""},
+		{1, 2_000_000_000, [2]string{"0", "1"}, "more than 100000 images"},
+		{1, MaxScanImages + 1, [2]string{"0", "0.001"}, "more than 100000 images"},
+		{1, 2, [2]string{"1e300", "1e300"}, "angles of at most"},
+		{1, 2, [2]string{"0", "-1"}, "width ≥ 0"},
+		{1, 3, [2]string{"0", "400000"}, "angles of at most"},
+		{1, 3, [2]string{"-999999", "0.1"}, ""},
+	} {
+		el, err := FromModel(m, Images{Template: "x_##.cbf", First: 1, Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &el.Scans[0]
+		s.ImageRange = [2]int{c.first, c.last}
+		s.Oscillation = []json.Number{json.Number(c.osc[0]), json.Number(c.osc[1])}
+		s.Properties = nil
+		_, err = el.Geometry(0)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("images %d…%d, oscillation %v: error %v, want %q", c.first, c.last, c.osc, err, c.want)
+		}
+	}
+}

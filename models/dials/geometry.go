@@ -256,10 +256,21 @@ func panelFrame(h *Group, i int, m [9]float64, o [3]float64) ([9]float64, [3]flo
 	return m, o, false
 }
 
+// MaxScanImages bounds the images one scan may name: far beyond real
+// series (a 360° scan in 0.01° images has 36,000), and small enough that
+// a list is refused before a fit makes an entry for each.
+const MaxScanImages = 100_000
+
+// maxScanDeg bounds a scan's angles (degrees), as gobragg's -phi and -osc.
+const maxScanDeg = 1e6
+
 func (g *Geometry) readScan(s *Scan) error {
 	g.HasScan, g.First, g.Last = true, s.ImageRange[0], s.ImageRange[1]
 	if g.Last < g.First {
 		return fmt.Errorf("dials: scan image range %v is empty", s.ImageRange)
+	}
+	if float64(g.Last)-float64(g.First) >= MaxScanImages {
+		return fmt.Errorf("dials: scan image range %v: more than %d images", s.ImageRange, MaxScanImages)
 	}
 	osc, exp := s.Oscillation, s.ExposureTime
 	if s.Properties != nil {
@@ -277,6 +288,10 @@ func (g *Geometry) readScan(s *Scan) error {
 	}
 	if g.OscDeg, err = unit.value(osc[1]); err != nil {
 		return err
+	}
+	end := g.PhiDeg(g.Last + 1)
+	if !(g.OscDeg >= 0) || !(math.Abs(g.PhiStartDeg) <= maxScanDeg && math.Abs(end) <= maxScanDeg) {
+		return fmt.Errorf("dials: scan oscillation %v°: want a width ≥ 0 and angles of at most %g°", osc, float64(maxScanDeg))
 	}
 	g.ExposureS = 1
 	if len(exp) > 0 {

@@ -260,6 +260,9 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: %w", err)
 	}
+	if len(el.Experiments) == 0 {
+		return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: %s: the list has no experiments", path)
+	}
 	fd = &fromDIALS{list: el, dir: filepath.Dir(path)}
 	// A crystal for the base model: the list's replaces it.
 	argv := rest
@@ -288,6 +291,9 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: experiment %d has no crystal: index the images first", i)
 		}
 		geoms[i] = g
+		if len(images) > dials.MaxScanImages {
+			return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: %s names more than %d images", path, dials.MaxScanImages)
+		}
 		switch {
 		case g.HasScan && g.Template != "":
 			for n := g.First; n <= g.Last; n++ {

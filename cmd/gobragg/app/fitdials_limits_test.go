@@ -1,0 +1,65 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gobragg/gobragg/models"
+	"github.com/gobragg/gobragg/models/dials"
+)
+
+// TestFitFromDIALSLimits: fit --from-dials refuses, in one line and
+// before anything is read or written, a list without experiments (it
+// once panicked), a scan of two billion images, and many experiments
+// naming more than dials.MaxScanImages images together.
+func TestFitFromDIALSLimits(t *testing.T) {
+	inTemp(t)
+	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, edit func(el *dials.ExperimentList)) {
+		el, err := dials.FromModel(m, dials.Images{Template: "img_###.img", First: 1, Count: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(el)
+		var b bytes.Buffer
+		if err := el.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile("empty.expt", []byte(`{"__id__": "ExperimentList", "experiment": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("huge.expt", func(el *dials.ExperimentList) { el.Scans[0].ImageRange = [2]int{1, 2_000_000_000} })
+	write("many.expt", func(el *dials.ExperimentList) {
+		el.Scans[0].ImageRange = [2]int{1, 50_000}
+		for range 3 {
+			el.Experiments = append(el.Experiments, el.Experiments[0])
+		}
+	})
+	for _, c := range []struct{ list, want string }{
+		{"empty.expt", "the list has no experiments"},
+		{"huge.expt", "more than 100000 images"},
+		{"many.expt", "names more than 100000 images"},
+	} {
+		var out bytes.Buffer
+		err := Fit(append([]string{"--from-dials", c.list, "--out", "res"}, seriesModel...), &out, &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", c.list, err, c.want)
+		}
+	}
+	if _, err := os.Stat("res"); err == nil {
+		t.Error("res written")
+	}
+}
