@@ -706,18 +706,18 @@ func (a *Args) phiSweep() (steps int, step, osc float64, err error) {
 		name string
 		x    float64
 	}{{"-phi", a.PhiDeg}, {"-osc", a.OscDeg}, {"-phistep", a.PhiStepDeg}} {
-		if math.IsInf(v.x, 0) || math.Abs(v.x) > maxAngleDeg {
-			return 0, 0, 0, usagef("%s %g deg: must be a finite angle of at most %g degrees", v.name, v.x, float64(maxAngleDeg))
+		if math.IsInf(v.x, 0) || math.Abs(v.x) > MaxAngleDeg {
+			return 0, 0, 0, usagef("%s %g deg: must be a finite angle of at most %g degrees", v.name, v.x, float64(MaxAngleDeg))
 		}
 	}
 	steps, step, osc = a.phiRule()
 	return steps, step, osc, nil
 }
 
-// maxAngleDeg bounds angles given in degrees (φ, oscillation, rotations):
+// MaxAngleDeg bounds angles given in degrees (φ, oscillation, rotations):
 // far beyond any real use, small enough for sines and cosines to stay
 // exact to a few ulps.
-const maxAngleDeg = 1e6
+const MaxAngleDeg = 1e6
 
 func (a *Args) phiRule() (steps int, step, osc float64) {
 	steps, step, osc = a.PhiSteps, a.PhiStepDeg, a.OscDeg
@@ -763,8 +763,14 @@ func (a *Args) ingest(flag, path string) error {
 	}
 	d := &a.Detector
 	d.FPixels, d.SPixels = im.Width, im.Height
+	// A key given as "nan" is refused (the reference would take the NaN);
+	// infinite values reach the checks of the values they set.
+	var nan string
 	val := func(key string) (float64, bool) {
-		v, _ := im.Value(key)
+		v, given := im.Value(key)
+		if given && math.IsNaN(v) && nan == "" {
+			nan = key
+		}
 		return v, !math.IsNaN(v)
 	}
 	if v, ok := val("PIXEL_SIZE"); ok {
@@ -788,6 +794,9 @@ func (a *Args) ingest(flag, path string) error {
 		if flag == "-mask" {
 			d.YbeamMM = d.DetsizeSMM - v
 		}
+	}
+	if nan != "" {
+		return fmt.Errorf("models: %s %s: header %s is not a number", flag, path, nan)
 	}
 	// The reference reads TWOTHETA into a variable it never uses; so does
 	// gobragg (the detector's two-theta comes only from -twotheta).

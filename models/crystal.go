@@ -105,12 +105,12 @@ func (c *Crystal) Validate(lambda float64) error {
 	if !(math.Abs(c.DefaultF) <= MaxF) {
 		return fmt.Errorf("models: -default_F %g: must be a finite number of magnitude at most %g", c.DefaultF, MaxF)
 	}
-	// The misset angles, as the other angles in degrees (maxAngleDeg):
+	// The misset angles, as the other angles in degrees (MaxAngleDeg):
 	// beyond it sines and cosines of the reference's and of Go differ.
 	for _, x := range []float64{c.MissetX, c.MissetY, c.MissetZ} {
-		if !(math.Abs(x) <= maxAngleDeg*math.Pi/180) {
+		if !(math.Abs(x) <= MaxAngleDeg*math.Pi/180) {
 			return fmt.Errorf("models: -misset %g %g %g deg: each must be a finite angle of at most %g degrees",
-				c.MissetX*180/math.Pi, c.MissetY*180/math.Pi, c.MissetZ*180/math.Pi, float64(maxAngleDeg))
+				c.MissetX*180/math.Pi, c.MissetY*180/math.Pi, c.MissetZ*180/math.Pi, float64(MaxAngleDeg))
 		}
 	}
 	if !c.FromMatrix || c.CellLengths {

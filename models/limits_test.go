@@ -1,12 +1,15 @@
 package models
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobragg/gobragg/models/formats"
 )
 
 // modelErr parses argv and builds its model, returning the error.
@@ -145,5 +148,42 @@ func TestSourceFileWavelengths(t *testing.T) {
 	b := &Beam{Lambda: 1e-10, Fluence: 1, Sources: []Source{{Incident: [3]float64{1, 0, 0}, LambdaFactor: 1}, {Incident: [3]float64{1, 0, 0}, LambdaFactor: 1e-300}}}
 	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "source 2") {
 		t.Errorf("a source at 1e-290 Å: error %v, want one naming source 2", err)
+	}
+}
+
+// TestHeaderNaN: an -img (or -mask) header value given as NaN is refused,
+// naming the file and the key (it was taken as absent, and the reference
+// would take the NaN); the same file with numbers is read.
+func TestHeaderNaN(t *testing.T) {
+	a, err := ParseArgs([]string{"-cell", "100", "100", "100", "90", "90", "90", "-default_F", "1", "-detpixels", "4", "-osc", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		key  string
+		edit func(h *formats.SMVHeader)
+	}{{"", func(*formats.SMVHeader) {}}, {"PIXEL_SIZE", func(h *formats.SMVHeader) { h.PixelMM = math.NaN() }},
+		{"OSC_RANGE", func(h *formats.SMVHeader) { h.OscRangeDeg = math.NaN() }}} {
+		h := m.SMVHeader()
+		c.edit(&h)
+		var b bytes.Buffer
+		if err := formats.WriteSMV(&b, h, 4, 4, make([]uint16, 16)); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, "h.img")
+		if err := os.WriteFile(f, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, flag := range []string{"-img", "-mask"} {
+			_, err := ParseArgs([]string{flag, f, "-cell", "100", "100", "100", "90", "90", "90"})
+			if c.key == "" && err != nil || c.key != "" && (err == nil || !strings.Contains(err.Error(), "header "+c.key+" is not a number")) {
+				t.Errorf("%s with %s NaN: error %v", flag, c.key, err)
+			}
+		}
 	}
 }
