@@ -2,12 +2,14 @@ package app
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/dials"
+	"github.com/gobragg/gobragg/models/formats"
 )
 
 // TestFitFromDIALSLimits: fit --from-dials refuses, in one line and
@@ -61,5 +63,49 @@ func TestFitFromDIALSLimits(t *testing.T) {
 	}
 	if _, err := os.Stat("res"); err == nil {
 		t.Error("res written")
+	}
+}
+
+// TestFitHeaderAngles: a series' φ and oscillation come from each SMV
+// header; a header giving a non-finite or huge PHI or OSC_RANGE is
+// refused, naming the file and the key (it named -phi, which the user
+// never gave, or was taken as absent for NaN).
+func TestFitHeaderAngles(t *testing.T) {
+	inTemp(t)
+	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Detector
+	write := func(name string, edit func(h *formats.SMVHeader)) {
+		h := m.SMVHeader()
+		edit(&h)
+		var b bytes.Buffer
+		if err := formats.WriteSMV(&b, h, d.FPixels, d.SPixels, make([]uint16, d.FPixels*d.SPixels)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a_1.img", func(*formats.SMVHeader) {})
+	for _, c := range []struct {
+		edit func(h *formats.SMVHeader)
+		want string
+	}{
+		{func(h *formats.SMVHeader) { h.PhiDeg = math.Inf(1) }, "header PHI = +Inf"},
+		{func(h *formats.SMVHeader) { h.OscRangeDeg = 1e300 }, "header OSC_RANGE = 1e+300"},
+		{func(h *formats.SMVHeader) { h.OscRangeDeg = math.NaN() }, "header OSC_RANGE = NaN"},
+	} {
+		write("a_2.img", c.edit)
+		var out bytes.Buffer
+		err := Fit(append([]string{"--observed", "a_1.img,a_2.img", "--spots", "all", "--out", "res"}, seriesModel...), &out, &out)
+		if err == nil || !strings.Contains(err.Error(), "--observed a_2.img: "+c.want) {
+			t.Errorf("error %v, want one containing %q", err, "--observed a_2.img: "+c.want)
+		}
 	}
 }

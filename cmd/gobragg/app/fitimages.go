@@ -88,23 +88,36 @@ func expandObserved(spec string) ([]string, error) {
 
 // smvPhi reads the φ start and oscillation (degrees) from an SMV file's
 // header (PHI, or OSC_START, and OSC_RANGE); ok is false for other files
-// or without them.
-func smvPhi(path string) (phi, osc float64, ok bool) {
+// or without them. A value given but not a finite angle within
+// models.MaxAngleDeg (-phi's and -osc's bound) is an error naming the
+// file.
+func smvPhi(path string) (phi, osc float64, ok bool, err error) {
 	f, err := formats.OpenInput(path, formats.MaxImageBytes)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, false, nil
 	}
 	defer f.Close()
 	im, err := formats.ReadSMV(f)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, false, nil
 	}
-	phi, _ = im.Value("PHI")
-	if math.IsNaN(phi) {
-		phi, _ = im.Value("OSC_START")
+	get := func(key string) (float64, error) {
+		v, given := im.Value(key)
+		if given && !(math.Abs(v) <= models.MaxAngleDeg) {
+			return 0, fmt.Errorf("--observed %s: header %s = %g: want a finite angle of at most %g degrees", path, key, v, float64(models.MaxAngleDeg))
+		}
+		return v, nil
 	}
-	osc, _ = im.Value("OSC_RANGE")
-	return phi, osc, !math.IsNaN(phi) && !math.IsNaN(osc)
+	if phi, err = get("PHI"); err == nil && math.IsNaN(phi) {
+		phi, err = get("OSC_START")
+	}
+	if err == nil {
+		osc, err = get("OSC_RANGE")
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return phi, osc, !math.IsNaN(phi) && !math.IsNaN(osc), nil
 }
 
 // perImageNames reads --per-image: names and groups (as --refine's, with
@@ -138,7 +151,11 @@ func fitInputs(lo *lossOptions, files []string, rest []string, refine, perSpec s
 	for k, file := range files {
 		in := &fitInput{file: file, argv: rest, phi: math.NaN(), osc: math.NaN()}
 		if len(files) > 1 {
-			if phi, osc, ok := smvPhi(file); ok {
+			phi, osc, ok, err := smvPhi(file)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if ok {
 				in.phi, in.osc = phi, osc
 				in.argv = models.ReplaceFlag(in.argv, "-phi", []string{strconv.FormatFloat(phi, 'g', -1, 64)})
 				in.argv = models.ReplaceFlag(in.argv, "-osc", []string{strconv.FormatFloat(osc, 'g', -1, 64)})
