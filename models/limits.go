@@ -52,9 +52,13 @@ const (
 	// the one the statistics read.
 	hklCellBytes = 40
 	// sourceBytes, orientationBytes: the model's entry, the kernel's table
-	// row and its derived per-run state.
-	sourceBytes      = 256
-	orientationBytes = 256
+	// row (the lane kernels' values repeated across lanes) and its derived
+	// per-run state, a gradient run's: its per-source scratch doubles a
+	// simulation's cost (peak resident memory, 8² pixels, 50,000 to
+	// 200,000 of them: a source 1.1 kB simulated and 2.5 kB in a
+	// gradient, an orientation 0.5 and 0.8 kB).
+	sourceBytes      = 2600
+	orientationBytes = 800
 	// maskPixelBytes: the -mask file's text, pixels and float64 copy.
 	maskPixelBytes = 12
 	// GradientPixelBytes is the default image cost per pixel: a gradient
