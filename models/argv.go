@@ -55,7 +55,7 @@ type Args struct {
 	Dispersion                               float64
 	DispSteps                                int
 	SourceFile                               string
-	SourceDistanceMM                         float64
+	SourceDistanceMM                         float64 // parsed; without effect, as in the reference
 	// Sensor (µm): thickness, attenuation length; ThickSteps −1 unset.
 	DetThickUM, DetAbsUM float64
 	DetAbsOff            bool

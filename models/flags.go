@@ -178,7 +178,7 @@ var specs = flat(
 		flagSpec{names: []string{"-sourcefile"}, n: 1, set: str(func(a *Args) *string { return &a.SourceFile }), args: "FILE",
 			doc: "sources, lines of X Y Z weight λ(m) (the weight is read and ignored, as in the reference)"},
 		flagSpec{names: []string{"-source_distance"}, n: 1, set: f1(func(a *Args) *float64 { return &a.SourceDistanceMM }), args: "MM",
-			doc: "distance of the divergence sources (default 10000)"},
+			doc: "accepted and, as in the reference (whose parsing of it is commented out), without effect: the sources sit 10 m away"},
 	),
 	group(GroupDetector,
 		flagSpec{names: []string{"-mosflm"}, n: 0, set: conv(MOSFLM), doc: "MOSFLM convention: beam along +x (default)"},

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,17 @@ func TestInertFlags(t *testing.T) {
 		m := mustModel(t, append(append([]string{}, base...), extra...)...)
 		if !sameParams(m, plain) {
 			t.Errorf("%q changed the model", extra)
+		}
+	}
+	// -source_distance: the reference's parsing of it is commented out,
+	// so it has no effect there (0 and -10000 give its default image);
+	// nor here (0 made the sources' directions NaN, -10000 flipped them).
+	div := append(append([]string{}, base...), "-hdivrange", "0.5", "-hdivsteps", "3")
+	withDiv := mustModel(t, div...)
+	for _, d := range []string{"0", "-10000", "5"} {
+		m := mustModel(t, append(append([]string{}, div...), "-source_distance", d)...)
+		if !reflect.DeepEqual(m.Beam.Sources, withDiv.Beam.Sources) || len(m.Beam.Sources) != 3 {
+			t.Errorf("-source_distance %s: sources %v, want %v", d, m.Beam.Sources, withDiv.Beam.Sources)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.stol")); !os.IsNotExist(err) {

@@ -96,6 +96,12 @@ func stepRule(count int, rng, step, oneRange float64) (int, float64, float64) {
 	return count, rng, step
 }
 
+// sourceDistance is the distance of the sources (m), along −beam: the
+// reference's 10 m. Its -source_distance flag is parsed but not applied
+// (the reference's parsing is commented out): only the directions count,
+// and a distance of 0 or below would make them none or the opposite.
+const sourceDistance = 10.0
+
 // sources builds the source list as the reference does: a file, or a
 // raster of divergence angles (cut to an ellipse unless -square_div) times
 // a raster of wavelengths.
@@ -117,7 +123,7 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 		if len(cols[0]) > maxSources {
 			return nil, usagef("-sourcefile %s: %d sources, at most %d are supported", a.SourceFile, len(cols[0]), maxSources)
 		}
-		dist := a.SourceDistanceMM / 1000
+		dist := sourceDistance
 		var out []Source
 		for i := range cols[0] {
 			var pos [3]float64
@@ -174,7 +180,7 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 	if vn2 > 0 {
 		vert = Scale[float64](A, vert, 1/vn2)
 	}
-	dist := a.SourceDistanceMM / 1000
+	dist := sourceDistance
 	var out []Source
 	for h := 0; h < hn; h++ {
 		for v := 0; v < vn; v++ {
