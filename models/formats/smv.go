@@ -215,12 +215,21 @@ func ReadSMV(r io.Reader) (*SMVImage, error) {
 
 	w, okw := im.Value("SIZE1")
 	h, _ := im.Value("SIZE2")
-	if !okw || int(w) == 0 {
+	square := !okw || int(w) == 0
+	if square {
+		// The reference's fallback, a square of DETECTOR_DIMENSIONS.
 		w, _ = im.Value("DETECTOR_DIMENSIONS")
 		h = w
 	}
 	if !(w >= 1 && w < maxSMVSide+1 && h >= 1 && h < maxSMVSide+1) || int(w)*int(h) > maxSMVPixels {
-		return nil, fmt.Errorf("formats: smv: bad image size SIZE1=%s SIZE2=%s", G(w), G(h))
+		what := fmt.Sprintf("SIZE1=%s SIZE2=%s", G(w), G(h))
+		switch {
+		case square && math.IsNaN(w):
+			what = "no SIZE1 (or SIZE1=0) and no DETECTOR_DIMENSIONS"
+		case square:
+			what = "DETECTOR_DIMENSIONS=" + G(w) + " (no SIZE1, or SIZE1=0)"
+		}
+		return nil, fmt.Errorf("formats: smv: bad image size: %s", what)
 	}
 	im.Width, im.Height = int(w), int(h)
 

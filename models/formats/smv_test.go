@@ -198,8 +198,10 @@ func TestSMVErrors(t *testing.T) {
 		{"no BYTE_ORDER", edit("BYTE_ORDER=little_endian;", ""), "no BYTE_ORDER"},
 		{"bad BYTE_ORDER", edit("little_endian", "middle_endian"), `unknown BYTE_ORDER "middle_endian"`},
 		{"float TYPE", edit("unsigned_short", "float"), `TYPE "float" is not supported`},
-		{"no size", edit("SIZE1=2;", ""), "bad image size"},
-		{"zero height", edit("SIZE2=2;", "SIZE2=0;"), "bad image size SIZE1=2 SIZE2=0"},
+		{"no size", edit("SIZE1=2;", ""), "bad image size: no SIZE1 (or SIZE1=0) and no DETECTOR_DIMENSIONS"},
+		{"zero width", edit("SIZE1=2;", "SIZE1=0;"), "bad image size: no SIZE1 (or SIZE1=0) and no DETECTOR_DIMENSIONS"},
+		{"zero width, dimensions", edit("SIZE1=2;", "SIZE1=0;DETECTOR_DIMENSIONS=-3;"), "bad image size: DETECTOR_DIMENSIONS=-3 (no SIZE1, or SIZE1=0)"},
+		{"zero height", edit("SIZE2=2;", "SIZE2=0;"), "bad image size: SIZE1=2 SIZE2=0"},
 		{"truncated", good[:len(good)-1], "truncated: 7 of 8 pixel bytes for 2x2"},
 	} {
 		_, err := ReadSMV(strings.NewReader(tc.in))
