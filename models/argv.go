@@ -270,7 +270,8 @@ func setCell(a *Args, flag string, v []string) error {
 		return usagef("%s: needs the cell a b c (Å) α β γ (deg)", flag)
 	}
 	a.HasCell = true
-	a.Cell = [6]float64{}
+	// As the reference: a -cell of fewer than six numbers sets those it
+	// gives and keeps an earlier -cell's others (0, unset, at first).
 	for i, s := range v {
 		x, err := num(flag, s)
 		if err != nil {

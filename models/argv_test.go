@@ -60,6 +60,17 @@ func TestParseArgsValues(t *testing.T) {
 	if m.Crystal.CellB != 50 || m.Crystal.CellC != 50 || m.Crystal.Gamma != rad(90) {
 		t.Errorf("short -cell gave %+v", m.Crystal)
 	}
+	// A second, shorter -cell keeps the first's other numbers: the
+	// reference's -cell sets only the values it is given (nanoBragg.c
+	// stops at the first that starts with '-'); a random comparison with
+	// the reference found the images apart when they were reset.
+	a, err = ParseArgs([]string{"-cell", "100", "100", "100", "90", "100", "110", "-cell", "70", "80", "-default_F", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Cell != [6]float64{70, 80, 100, 90, 100, 110} {
+		t.Errorf("-cell … -cell 70 80 parsed as %v", a.Cell)
+	}
 }
 
 // TestModelErrors: impossible physics is refused with a clear message.
