@@ -194,3 +194,24 @@ func TestHeaderNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestOversampleRuleAtBoundary: where 3·N·a·pixel = λ·distance exactly
+// (round numbers), the reference's rule rounds its real-space edge a hair
+// above a and picks 2 sub-pixels where gobragg picked 1 (its images then
+// differed by relL2 0.04), or not: the counts are what nanoBragg
+// (bl831/nanoBragg, run 2026-11-27) printed as "auto-selected N-fold
+// oversampling" for these command lines.
+func TestOversampleRuleAtBoundary(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want int
+	}{
+		{"-cell 50 50 50 90 90 120 -default_F 40 -N 5 -lambda 1.5 -distance 50 -detpixels 64", 2},
+		{"-cell 50 50 50 90 90 90 -misset 33 -71 12 -default_F 40 -N 5 -lambda 1.5 -distance 50 -detpixels 32", 2},
+		{"-cell 50 50 50 90 90 90 -default_F 40 -N 10 -lambda 1.5 -distance 100 -pixel 0.1 -detpixels 8", 1},
+	} {
+		if m := mustModel(t, strings.Fields(c.args)...); m.Detector.Oversample != c.want {
+			t.Errorf("%s: %d-fold oversampling, the reference's %d", c.args, m.Detector.Oversample, c.want)
+		}
+	}
+}
