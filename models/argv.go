@@ -365,6 +365,10 @@ func ParseArgs(argv []string) (*Args, error) {
 			}
 			vals = argv[i+1 : end]
 		}
+		if sp.args == "FILE" && len(vals) == 1 && vals[0] == "" {
+			// ("" would take the default name, or read nothing.)
+			return nil, usagef("%s \"\": an empty file name", flag)
+		}
 		if err := sp.set(&a, flag, vals); err != nil {
 			return nil, err
 		}

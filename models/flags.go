@@ -336,8 +336,8 @@ var specs = flat(
 			a.HasSeed = true
 			return seed(func(a *Args) *int64 { return &a.Seed })(a, f, v)
 		}, args: "N", doc: "seed of the noise image (default: the clock)"},
-		flagSpec{names: []string{"-nonoise"}, n: 0, set: func(*Args, string, []string) error { return nil },
-			doc: "accepted (the noise image is written only with -noisefile)"},
+		flagSpec{names: []string{"-nonoise"}, n: 0, set: func(a *Args, _ string, _ []string) error { a.NoiseFile = ""; return nil },
+			doc: "no noise image, as in the reference: a later -noisefile turns it back on"},
 		flagSpec{names: []string{"-progress"}, n: 0, set: func(a *Args, _ string, _ []string) error { a.Progress = 1; return nil },
 			doc: "progress bar on a terminal from the start, or percentage lines on stderr when it is not one"},
 		flagSpec{names: []string{"-noprogress"}, n: 0, set: func(a *Args, _ string, _ []string) error { a.Progress = 0; return nil },

@@ -37,7 +37,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			interruptible(c)
 		}
 	}
-	cmds = append(cmds, app.CompletionCommand(stdout))
+	cmds = append(cmds, oneArg(app.CompletionCommand(stdout)))
 	return &cli.App{
 		Name:                 "gobragg",
 		Usage:                "differentiable nanoBragg-compatible diffraction image simulator",
@@ -86,6 +86,19 @@ func interruptible(c *cli.Command) {
 		}
 		return err
 	}
+}
+
+// oneArg refuses more than one argument to c (completion names one
+// shell), rather than ignoring the rest.
+func oneArg(c *cli.Command) *cli.Command {
+	action := c.Action
+	c.Action = func(cc *cli.Context) error {
+		if cc.NArg() > 1 {
+			return fmt.Errorf("%w: %s %s: takes one argument (%s)", models.ErrUsage, c.Name, strings.Join(cc.Args().Slice(), " "), c.ArgsUsage)
+		}
+		return action(cc)
+	}
+	return c
 }
 
 // version is the module's version and the VCS revision it was built

@@ -28,7 +28,7 @@ func benchFlags() []cli.Flag {
 		&cli.IntFlag{Name: "runs", Value: 3, Usage: "`N` processes per case (the median is reported)"},
 		&cli.StringFlag{Name: "cases", Usage: "a comma `LIST` of cases (default all: " + caseNames() + ")"},
 		&cli.StringFlag{Name: "inputs", Value: filepath.Join("testdata", "inputs"), Usage: "`DIR`ectory holding the mosaic case's P1.hkl and A.mat and the interpolate case's P1_varied.hkl"},
-		&cli.IntFlag{Name: "threads", Value: 1, Usage: "`N` threads: GOMAXPROCS (and OMP_NUM_THREADS for the reference)"},
+		&cli.IntFlag{Name: "threads", Value: 1, Usage: "`N` threads, at most the CPUs: GOMAXPROCS (and OMP_NUM_THREADS for the reference)"},
 		&cli.StringFlag{Name: "ref", Usage: "a reference nanoBragg binary `PATH` to time beside gobragg", EnvVars: []string{"GOBRAGG_REFERENCE"}},
 	}
 }
@@ -130,6 +130,12 @@ func runBench(c *cli.Context, rest []string, out io.Writer) error {
 		if v.n < 1 {
 			return usagef("--%s %d: want a positive whole number", v.name, v.n)
 		}
+	}
+	// More threads than CPUs only take turns on them, which times the
+	// scheduler rather than the programs, and each costs the process
+	// memory of its own: 100000 ran gobragg out of memory.
+	if cpus := runtime.NumCPU(); threads > cpus {
+		return usagef("--threads %d: more than this machine's %d CPUs", threads, cpus)
 	}
 	inputs := c.String("inputs")
 	if inputs == "" {
@@ -278,10 +284,29 @@ func timeProcess(dir string, env []string, prog string, args ...string) (seconds
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+		return 0, 0, fmt.Errorf("%v: %s", err, firstLine(stderr.String()))
 	}
 	seconds = time.Since(start).Seconds()
 	return seconds, peakRSSMB(cmd.ProcessState), nil
+}
+
+// firstLine sums up a failed process's stderr in one line: its first
+// non-blank line (gobragg's one-line error, or the "fatal error:" or
+// "panic:" heading a Go crash's stack dump), cut to 200 characters, with
+// the number of lines left out.
+func firstLine(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	line := strings.TrimSpace(lines[0])
+	if line == "" {
+		return "no message on stderr"
+	}
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
+	}
+	if len(lines) > 1 {
+		line += fmt.Sprintf(" (and %d more lines on stderr)", len(lines)-1)
+	}
+	return line
 }
 
 func writeBenchTable(out io.Writer, rows []benchRow, runs, threads int, withRef bool) error {

@@ -70,18 +70,18 @@ func CBFHeader(m *models.Model, name string) formats.CBFHeader {
 	return h
 }
 
-// writeCounts writes an integer image (the -intfile or -noisefile
-// pixels) to path as SMV with the reference's header or as miniCBF, as k
-// says for path.
-func writeCounts(o formats.Output, path string, m *models.Model, data []uint16, k countsKind) error {
+// countsWriter writes an integer image (the -intfile or -noisefile
+// pixels) named path as SMV with the reference's header or as miniCBF, as
+// k says for path.
+func countsWriter(path string, m *models.Model, data []uint16, k countsKind) func(io.Writer) error {
 	d := m.Detector
-	return o.WriteFile(path, func(w io.Writer) error {
+	return func(w io.Writer) error {
 		if isCBF(path, k) {
 			name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 			return formats.WriteCBF(w, CBFHeader(m, name), d.FPixels, d.SPixels, formats.Int32Image(data))
 		}
 		return formats.WriteSMV(w, m.SMVHeader(), d.FPixels, d.SPixels, data)
-	})
+	}
 }
 
 // intCounts is the -intfile image: photons times scale plus the ADC
@@ -145,6 +145,16 @@ func singleImage(path string) (template string, number int) {
 // images from number first named by template (a path with '#' for the
 // number, or "" for none), written relative to the list's directory.
 func writeExpt(o formats.Output, path string, m *models.Model, template string, first, count int) error {
+	write, err := exptWriter(path, m, template, first, count)
+	if err != nil {
+		return err
+	}
+	return o.WriteFile(path, write)
+}
+
+// exptWriter is writeExpt's content: the list is made (and may be
+// refused) before anything is written.
+func exptWriter(path string, m *models.Model, template string, first, count int) (func(io.Writer) error, error) {
 	if template != "" && !formats.IsStdout(path) {
 		if abs, err := filepath.Abs(template); err == nil {
 			if dir, err := filepath.Abs(filepath.Dir(path)); err == nil {
@@ -156,9 +166,9 @@ func writeExpt(o formats.Output, path string, m *models.Model, template string, 
 	}
 	el, err := dials.FromModel(m, dials.Images{Template: template, First: first, Count: count})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return o.WriteFile(path, el.Write)
+	return el.Write, nil
 }
 
 // exptImage is the image a single simulate run's experiment list points
@@ -174,25 +184,31 @@ func exptImage(args *models.Args) string {
 	return ""
 }
 
-// writeSimulateExpt writes -expt for one simulated image.
-func writeSimulateExpt(o formats.Output, args *models.Args, m *models.Model, log io.Writer) error {
+// simulateExpt is the -expt file of one simulated image; its lines go to
+// log as it is written.
+func simulateExpt(args *models.Args, m *models.Model, log io.Writer) (outFile, error) {
 	img := exptImage(args)
 	template, n := img, 1
+	var warn string
 	if img != "" && m.Osc != 0 {
 		// A rotation image is a one-image sequence (a still, a single file).
 		template, n = singleImage(img)
 		if template == img {
-			fmt.Fprintf(log, "WARNING: dxtbx reads a rotation image only when its name has a number (e.g. %s_001%s)\n",
+			warn = fmt.Sprintf("WARNING: dxtbx reads a rotation image only when its name has a number (e.g. %s_001%s)\n",
 				strings.TrimSuffix(img, filepath.Ext(img)), filepath.Ext(img))
 		}
 	}
-	if err := writeExpt(o, args.ExptFile, m, template, n, 1); err != nil {
-		return fmt.Errorf("-expt %s: %w", args.ExptFile, err)
+	write, err := exptWriter(args.ExptFile, m, template, n, 1)
+	if err != nil {
+		return outFile{}, fmt.Errorf("-expt %s: %w", args.ExptFile, err)
 	}
-	if img == "" {
-		fmt.Fprintf(log, "writing %s: DIALS experiment list (geometry only: no -noisefile or -intfile image for it)\n", args.ExptFile)
-	} else {
-		fmt.Fprintf(log, "writing %s: DIALS experiment list for %s\n", args.ExptFile, img)
-	}
-	return nil
+	return outFile{"-expt", args.ExptFile, func(w io.Writer) error {
+		io.WriteString(log, warn)
+		if img == "" {
+			fmt.Fprintf(log, "writing %s: DIALS experiment list (geometry only: no -noisefile or -intfile image for it)\n", args.ExptFile)
+		} else {
+			fmt.Fprintf(log, "writing %s: DIALS experiment list for %s\n", args.ExptFile, img)
+		}
+		return write(w)
+	}}, nil
 }

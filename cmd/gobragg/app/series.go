@@ -123,11 +123,17 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	if frames < 1 {
 		return usagef("--frames %d: give the number of images (≥ 1)", frames)
 	}
+	if frames > maxFrames {
+		return usagef("--frames %d: at most %d images in one series", frames, maxFrames)
+	}
 	if first < 0 {
 		return usagef("--first %d: image numbers start at 0 or more", first)
 	}
+	if first > math.MaxInt-(frames-1) {
+		return usagef("--first %d --frames %d: the last image's number is beyond %d", first, frames, math.MaxInt)
+	}
 	if jobs < 1 {
-		jobs = 1
+		return usagef("--jobs %d (or GOBRAGG_SERIES_JOBS): want 1 or more images in flight", jobs)
 	}
 	args, err := models.ParseArgs(rest)
 	if err != nil {
@@ -155,6 +161,15 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	phi0 := args.PhiDeg
 	if math.IsNaN(phi0) {
 		phi0 = 0
+	}
+	// Every image is what simulate renders with its -phi: the first and
+	// the last (φ grows with k) within simulate's limit.
+	for _, k := range []int{0, frames - 1} {
+		if phi := phi0 + float64(k)*args.OscDeg; !(math.Abs(phi) <= models.MaxAngleDeg) {
+			return usagef("-phi %s -osc %s --frames %d: image %d's φ %s deg is beyond simulate's limit of %g degrees",
+				strconv.FormatFloat(phi0, 'g', -1, 64), strconv.FormatFloat(args.OscDeg, 'g', -1, 64), frames,
+				first+k, strconv.FormatFloat(phi, 'g', -1, 64), float64(models.MaxAngleDeg))
+		}
 	}
 	var outs seriesOutputs
 	last := first + frames - 1
@@ -187,23 +202,26 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	}
 	expt := c.String("expt")
 	switch expt {
+	case "":
+		return usagef("--expt \"\": give a file name, auto or none")
 	case "none":
 		expt = ""
 	case "auto":
 		expt = autoExpt(images)
 	}
-	// Check every destination before rendering.
-	for _, t := range outs.all() {
-		for _, p := range []string{t.path(first), t.path(last)} {
-			if err := checkOutputs(args, []output{{t.flag, p}}); err != nil {
-				return err
-			}
+	// Check every image's destinations, and that no two are one file,
+	// before rendering.
+	var all []output
+	for n := first; n <= last; n++ {
+		for _, t := range outs.all() {
+			all = append(all, output{t.flag, t.path(n)})
 		}
 	}
 	if expt != "" {
-		if err := checkOutputs(args, []output{{"--expt", expt}}); err != nil {
-			return err
-		}
+		all = append(all, output{"--expt", expt})
+	}
+	if err := checkOutputs(args, all); err != nil {
+		return err
 	}
 
 	seed := args.Seed
@@ -299,6 +317,11 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 
 var errStopped = fmt.Errorf("stopped")
 
+// maxFrames bounds a series: more images than a rotation series takes
+// (360° in steps of 0.0036°), few enough to check every image's names
+// before rendering (about a second) and to hold a result slot per image.
+const maxFrames = 100000
+
 // autoExpt names the experiment list after the image template, beside the
 // images: out/image_###.cbf → out/image.expt; series.expt without images
 // or a name prefix.
@@ -345,40 +368,37 @@ func (s *seriesRun) frame(k, n int, phiDeg float64, seed int64) frameResult {
 	st := r.Stats
 	fmt.Fprintf(&log, "image %d: φ %s deg, max_I = %s, mean= %s rms= %s", n, strconv.FormatFloat(phiDeg, 'g', -1, 64),
 		formats.G(st.MaxI), formats.G(st.Mean), formats.G(st.RMS))
-	w := formats.Output{Stdout: s.w.Stdout, Log: &log}
-	var wrote []string
+	// The image's files all or none (writeAll).
+	var files []outFile
 	o := s.outs
 	if t := o.float; t != nil {
-		p := t.path(n)
-		if err := w.WriteFile(p, func(w io.Writer) error { return formats.WriteFloatImage(w, r.Image) }); err != nil {
-			return frameResult{err: fmt.Errorf("-floatfile %s: %w", p, err)}
-		}
-		wrote = append(wrote, p)
+		files = append(files, outFile{"-floatfile", t.path(n), func(w io.Writer) error { return formats.WriteFloatImage(w, r.Image) }})
 	}
 	if t := o.intf; t != nil {
 		p := t.path(n)
-		if err := writeCounts(w, p, m, intCounts(r.Image, m, st.IntScale, s.args.ADC), s.kind); err != nil {
-			return frameResult{err: fmt.Errorf("-intfile %s: %w", p, err)}
-		}
-		wrote = append(wrote, p)
+		files = append(files, outFile{"-intfile", p, func(w io.Writer) error {
+			return countsWriter(p, m, intCounts(r.Image, m, st.IntScale, s.args.ADC), s.kind)(w)
+		}})
 	}
 	if t := o.noise; t != nil {
 		p := t.path(n)
-		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, s.args.ADC, seed)
-		fmt.Fprintf(&log, ", seed %d: %.0f photons (%d overloads)", seed, photons, overloads)
-		if err := writeCounts(w, p, m, data, s.kind); err != nil {
-			return frameResult{err: fmt.Errorf("-noisefile %s: %w", p, err)}
-		}
-		wrote = append(wrote, p)
+		files = append(files, outFile{"-noisefile", p, func(w io.Writer) error {
+			data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, s.args.ADC, seed)
+			fmt.Fprintf(&log, ", seed %d: %.0f photons (%d overloads)", seed, photons, overloads)
+			return countsWriter(p, m, data, s.kind)(w)
+		}})
 	}
 	if t := o.pgm; t != nil {
-		p := t.path(n)
-		if err := w.WriteFile(p, func(w io.Writer) error {
+		files = append(files, outFile{"-pgmfile", t.path(n), func(w io.Writer) error {
 			return formats.WritePGM(w, m.Detector.FPixels, m.Detector.SPixels, r.Image, pgmScale(s.args, st))
-		}); err != nil {
-			return frameResult{err: fmt.Errorf("-pgmfile %s: %w", p, err)}
-		}
-		wrote = append(wrote, p)
+		}})
+	}
+	if err := writeAll(formats.Output{Stdout: s.w.Stdout, Log: &log}, files); err != nil {
+		return frameResult{err: err}
+	}
+	var wrote []string
+	for _, f := range files {
+		wrote = append(wrote, f.path)
 	}
 	fmt.Fprintf(&log, "; wrote %s\n", strings.Join(wrote, " "))
 	return frameResult{log: log.Bytes()}

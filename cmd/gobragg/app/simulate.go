@@ -1,11 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -344,20 +346,20 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 	fmt.Fprintf(out, "mean= %s rms= %s rmsd= %s\n", formats.G(st.Mean), formats.G(st.RMS), formats.G(st.RMSD))
 	fmt.Fprintf(out, "intfile_scale = %s\n", formats.G(st.IntScale))
 
-	w := formats.Output{Stdout: stdout, Log: out}
+	// Every file's content is written before any replaces an earlier one
+	// (writeAll); the lines saying so wait for the last.
+	var lines bytes.Buffer
 	floatFile := outputs[0].path
-	if err := w.WriteFile(floatFile, func(w io.Writer) error {
+	files := []outFile{{"-floatfile", floatFile, func(w io.Writer) error {
+		fmt.Fprintf(&lines, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
 		return formats.WriteFloatImage(w, r.Image)
-	}); err != nil {
-		return fmt.Errorf("-floatfile %s: %w", floatFile, err)
-	}
-	fmt.Fprintf(out, "writing %s as %d 4-byte floats\n", floatFile, len(r.Image))
+	}}}
 	if args.IntFile != "" {
-		data := intCounts(r.Image, m, st.IntScale, args.ADC)
-		if err := writeCounts(w, args.IntFile, m, data, kindOf(args.CBF)); err != nil {
-			return fmt.Errorf("-intfile %s: %w", args.IntFile, err)
-		}
-		fmt.Fprintf(out, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, kindOf(args.CBF)))
+		files = append(files, outFile{"-intfile", args.IntFile, func(w io.Writer) error {
+			fmt.Fprintf(&lines, "writing %s as %s\n", args.IntFile, countsFormat(args.IntFile, kindOf(args.CBF)))
+			data := intCounts(r.Image, m, st.IntScale, args.ADC)
+			return countsWriter(args.IntFile, m, data, kindOf(args.CBF))(w)
+		}})
 	}
 	js := SimulateJSON{Convention: m.Detector.Convention.String(), FPixels: m.Detector.FPixels, SPixels: m.Detector.SPixels,
 		Oversample: m.Detector.Oversample, SolidAngleSr: st.SolidAngle, SpherePercent: 100 * st.SolidAngle / 4 / math.Pi,
@@ -372,43 +374,41 @@ func simulate(argv []string, asJSON bool, stdout, stderr io.Writer) error {
 		if !args.HasSeed {
 			seed = time.Now().Unix() // the reference's default seed
 		}
-		data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
-		js.Photons, js.Overloads = &photons, &overloads
-		fmt.Fprintf(out, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
-		if err := writeCounts(w, args.NoiseFile, m, data, kindOf(args.CBF)); err != nil {
-			return fmt.Errorf("-noisefile %s: %w", args.NoiseFile, err)
-		}
-		fmt.Fprintf(out, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, kindOf(args.CBF)))
+		files = append(files, outFile{"-noisefile", args.NoiseFile, func(w io.Writer) error {
+			data, photons, overloads := physics.NoiseImage(r.Image, m.Detector.FPixels, m.Detector.ROI, args.ADC, seed)
+			js.Photons, js.Overloads = &photons, &overloads
+			fmt.Fprintf(&lines, "%.0f photons on noise image (%d overloads)\n", photons, overloads)
+			fmt.Fprintf(&lines, "writing %s as %s\n", args.NoiseFile, countsFormat(args.NoiseFile, kindOf(args.CBF)))
+			return countsWriter(args.NoiseFile, m, data, kindOf(args.CBF))(w)
+		}})
 	}
 	if args.PGMFile != "" && !args.NoPGM {
-		scale := args.PGMScale
-		if scale <= 0 {
-			scale = st.IntScale
-			if st.RMSD > 0 {
-				scale = 250 / (5 * st.RMSD)
-			}
-		}
+		scale := pgmScale(args, st)
 		js.PGMScale = &scale
-		fmt.Fprintf(out, "pgm_scale = %s\n", formats.G(scale))
-		if err := w.WriteFile(args.PGMFile, func(w io.Writer) error {
+		files = append(files, outFile{"-pgmfile", args.PGMFile, func(w io.Writer) error {
+			fmt.Fprintf(&lines, "pgm_scale = %s\n", formats.G(scale))
+			fmt.Fprintf(&lines, "writing %s as 1-byte integers\n", args.PGMFile)
 			return formats.WritePGM(w, m.Detector.FPixels, m.Detector.SPixels, r.Image, scale)
-		}); err != nil {
-			return fmt.Errorf("-pgmfile %s: %w", args.PGMFile, err)
-		}
-		fmt.Fprintf(out, "writing %s as 1-byte integers\n", args.PGMFile)
+		}})
 	}
 	if args.ExptFile != "" {
-		if err := writeSimulateExpt(w, args, m, out); err != nil {
+		f, err := simulateExpt(args, m, &lines)
+		if err != nil {
 			return err
 		}
+		files = append(files, f)
 	}
 	if demo {
-		if err := w.WriteFile(demoPNG, func(w io.Writer) error {
+		files = append(files, outFile{"demo preview", demoPNG, func(w io.Writer) error {
+			fmt.Fprintf(&lines, "demo image written to %s (float32) and %s (preview)\n", floatFile, demoPNG)
 			return formats.WritePNGPreview(w, m.Detector.FPixels, m.Detector.SPixels, r.Image)
-		}); err != nil {
-			return fmt.Errorf("%s: %w", demoPNG, err)
-		}
-		fmt.Fprintf(out, "demo image written to %s (float32) and %s (preview)\n", floatFile, demoPNG)
+		}})
+	}
+	if err := writeAll(formats.Output{Stdout: stdout, Log: out}, files); err != nil {
+		return err
+	}
+	if _, err := lines.WriteTo(out); err != nil {
+		return err
 	}
 	if asJSON {
 		end := time.Now()
@@ -496,27 +496,168 @@ func outputFiles(args *models.Args, demo bool) []output {
 	return outs
 }
 
-// checkOutputs refuses, before any work, outputs that cannot be written
-// and outputs that are one of the run's input files (writing the image
-// over -hkl or -mat would destroy it).
+// checkOutputs refuses, before any work, outputs that cannot be written,
+// outputs that are one of the run's input files (writing the image over
+// -hkl or -mat would destroy it) and two outputs that are one file (the
+// later would replace the earlier; on standard output they would run
+// together). After reading -hkl a run also writes the structure-factor
+// cache (-dump, default Fdump.bin), which counts as an output here: an
+// image over it would make the next run without -hkl fail.
 func checkOutputs(args *models.Args, outs []output) error {
-	inputs := args.InputFiles()
+	type input struct {
+		flag string
+		st   os.FileInfo
+	}
+	var inputs []input
+	for _, in := range args.InputFiles() {
+		if st, err := os.Stat(in.Path); err == nil {
+			inputs = append(inputs, input{in.Flag, st})
+		}
+	}
+	seen := newOutputSet()
+	if args.HKLFile != "" {
+		// Not checked for writing: a cache that cannot be written is a
+		// warning (Args.WriteDump).
+		seen.add(output{"-dump", args.DumpFile})
+	}
 	for _, o := range outs {
 		if err := formats.CheckWritable(o.path); err != nil {
 			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 		}
-		if formats.IsStdout(o.path) {
-			continue
+		st, err := seen.add(o)
+		if err != nil {
+			return err
 		}
-		st, err := os.Stat(o.path)
-		if err != nil || !st.Mode().IsRegular() {
+		if st == nil {
 			continue
 		}
 		for _, in := range inputs {
-			if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
-				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.Flag)
+			if os.SameFile(st, in.st) {
+				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.flag)
 			}
 		}
 	}
 	return nil
+}
+
+// outputSet holds a run's outputs to find two that are one file: two
+// names of standard output, two existing files that os.SameFile finds the
+// same (through hard or symbolic links, as checkOutputs compares outputs
+// with inputs), or two new files with the same name in the same directory
+// (its path cleaned and its links resolved: o.img and ./o.img). Devices,
+// FIFOs and sockets are written in place and left out: two outputs to
+// /dev/null are fine.
+type outputSet struct {
+	stdout *output
+	// Existing regular files by size and modification time (a file's
+	// links share both), compared by os.SameFile within one.
+	existing map[[2]int64][]existingOutput
+	created  map[string]output // new files by their resolved path
+	dirs     map[string]string // a directory as given → resolved
+}
+
+type existingOutput struct {
+	output
+	st os.FileInfo
+}
+
+func newOutputSet() *outputSet {
+	return &outputSet{existing: map[[2]int64][]existingOutput{}, created: map[string]output{}, dirs: map[string]string{}}
+}
+
+// add records o, or returns a usage error naming o and the output it
+// shares a file with. It returns o's file information when o is an
+// existing regular file.
+func (s *outputSet) add(o output) (os.FileInfo, error) {
+	clash := func(p output) error {
+		if formats.IsStdout(o.path) {
+			return usagef("%s %s and %s %s both write to standard output; give one a file name", p.flag, p.path, o.flag, o.path)
+		}
+		return usagef("%s %s and %s %s are the same file; give each its own name", p.flag, p.path, o.flag, o.path)
+	}
+	if formats.IsStdout(o.path) {
+		if s.stdout != nil {
+			return nil, clash(*s.stdout)
+		}
+		s.stdout = &o
+		return nil, nil
+	}
+	st, err := os.Stat(o.path)
+	if err == nil && !st.Mode().IsRegular() {
+		return nil, nil
+	}
+	if err == nil {
+		k := [2]int64{st.Size(), st.ModTime().UnixNano()}
+		for _, e := range s.existing[k] {
+			if os.SameFile(st, e.st) {
+				return nil, clash(e.output)
+			}
+		}
+		s.existing[k] = append(s.existing[k], existingOutput{o, st})
+		return st, nil
+	}
+	dir, base := filepath.Split(o.path)
+	resolved, ok := s.dirs[dir]
+	if !ok {
+		resolved = dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			resolved = abs
+		}
+		if r, err := filepath.EvalSymlinks(resolved); err == nil {
+			resolved = r
+		}
+		s.dirs[dir] = resolved
+	}
+	key := filepath.Join(resolved, base)
+	if p, ok := s.created[key]; ok {
+		return nil, clash(p)
+	}
+	s.created[key] = o
+	return nil, nil
+}
+
+// outFile is one file of a run: its flag, path and content.
+type outFile struct {
+	flag, path string
+	write      func(io.Writer) error
+}
+
+// writeAll writes files all or none: every file's content goes to its
+// temporary file before any is renamed over the file it replaces, so that
+// a failure (a full disk) leaves the earlier files as they were. Each file
+// is written (formats.Output.WriteFile) from inside the write of the one
+// before it, whose rename waits for that write to return; an error
+// unwinds the chain, each WriteFile removing its temporary file. Only a
+// rename failing after a later file's rename succeeded (rare: renaming
+// within a directory) still leaves some files replaced; standard output
+// and devices are written in place as they come. The error names the
+// file that failed by its flag.
+func writeAll(o formats.Output, files []outFile) error {
+	var failed error
+	var chain func(i int) error
+	chain = func(i int) error {
+		if i == len(files) {
+			return nil
+		}
+		f := files[i]
+		err := o.WriteFile(f.path, func(w io.Writer) error {
+			if err := f.write(w); err != nil {
+				return err
+			}
+			// This file's own write errors (a full disk) come out here,
+			// before the next file is begun.
+			if b, ok := w.(interface{ Flush() error }); ok {
+				if err := b.Flush(); err != nil {
+					return err
+				}
+			}
+			return chain(i + 1)
+		})
+		if err != nil && failed == nil {
+			failed = fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		}
+		return err
+	}
+	chain(0)
+	return failed
 }
