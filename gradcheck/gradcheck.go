@@ -8,7 +8,10 @@
 // error is below what the difference itself can resolve: rounding in
 // f(x±h) makes the difference uncertain by about ε·|f|/h (ε = 2.2e-16);
 // the floor is a thousand times that, to cover the loss being a sum of
-// many pixels. Rows decided by the floor say so in their Note.
+// many pixels. Rows decided by the floor say so in their Note. A step
+// below MinRelStep of its parameter's value is refused: the points x ± h
+// would then be rounded by more than about 1e-6 of the step, and the
+// floor, which grows as the step shrinks, would pass anything.
 package gradcheck
 
 import (
@@ -57,7 +60,13 @@ var Central4 = fd.Formula{
 	Step:       1e-3, // fd's default; Check passes each parameter's own step
 }
 
-// Row is the result for one parameter.
+// MinRelStep is the smallest step Check takes, relative to the
+// parameter's value: float64 rounds x ± h by up to ε·|x|/2 (ε = 2.2e-16),
+// which at h = 1e-10·|x| is 1.1e-6 of h, about the default tolerance.
+const MinRelStep = 1e-10
+
+// Row is the result for one parameter. WriteJSON writes its numbers
+// that are not finite (NaN, ±Inf) as null, as it does those that are nil.
 type Row struct {
 	Name     string   `json:"name"`
 	Unit     string   `json:"unit"`
@@ -122,8 +131,12 @@ func Check(p *Problem, x []float64, s *Settings) (*Report, error) {
 			r.Rows = append(r.Rows, row)
 			continue
 		}
-		if !(par.Step > 0) {
-			return nil, fmt.Errorf("gradcheck: %s: step %g must be positive", par.Name, par.Step)
+		if !(par.Step > 0) || math.IsInf(par.Step, 0) {
+			return nil, fmt.Errorf("gradcheck: %s: step %g must be a positive number", par.Name, par.Step)
+		}
+		if par.Step < MinRelStep*math.Abs(x[i]) {
+			return nil, fmt.Errorf("gradcheck: %s: step %g is below %g of its value %g: too small to resolve", par.Name, par.Step,
+				MinRelStep, x[i])
 		}
 		var ferr error
 		xi := append([]float64(nil), x...)
@@ -142,7 +155,7 @@ func Check(p *Problem, x []float64, s *Settings) (*Report, error) {
 		abs := math.Abs(ana - num)
 		scale := math.Max(math.Abs(ana), math.Abs(num))
 		rel := 0.0
-		if scale > 0 {
+		if scale != 0 { // NaN too: a row that is not finite has no relative error
 			rel = abs / scale
 		}
 		floor := 1e3 * 0x1p-52 * math.Abs(f0) / par.Step
@@ -200,9 +213,20 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// WriteJSON writes the rows as a JSON array.
+// WriteJSON writes the rows as a JSON array, numbers that are not
+// finite as null (JSON has no NaN or infinity; such a row has OK false
+// and the note "not finite").
 func (r *Report) WriteJSON(w io.Writer) error {
+	rows := make([]Row, len(r.Rows))
+	for i, row := range r.Rows {
+		for _, v := range []**float64{&row.Analytic, &row.Numeric, &row.AbsErr, &row.RelErr} {
+			if *v != nil && (math.IsNaN(**v) || math.IsInf(**v, 0)) {
+				*v = nil
+			}
+		}
+		rows[i] = row
+	}
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	return e.Encode(r.Rows)
+	return e.Encode(rows)
 }

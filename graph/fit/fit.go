@@ -114,7 +114,8 @@ type Settings struct {
 	// (defaults 500 and 1000). The convergence test's Hessians count as
 	// evaluations but are not stopped by the limit.
 	MaxIter, MaxEvals int
-	// Bounds override DefaultBound by parameter name.
+	// Bounds override DefaultBound by parameter name; each must pass
+	// CheckBound.
 	Bounds map[string]Bound
 	// Restraints add ½((x − centre)/σ)² per named parameter to the
 	// negative log-likelihood (for squared residuals, that times 2σ²_d,
@@ -259,6 +260,14 @@ func RunProblem(p *Problem, s Settings) *Result {
 		r.Models = append(r.Models, o.Model)
 	}
 	r.Model = r.Models[0]
+	for _, name := range append(append([]string{}, p.Shared...), p.PerImage...) {
+		if b, ok := s.Bounds[name]; ok {
+			if err := CheckBound(r.Model, name, b); err != nil {
+				r.Err = fmt.Errorf("bound of %s: %g:%g: %w", name, b.Lo, b.Hi, err)
+				return r
+			}
+		}
+	}
 	master, err := newSpace(r.Names, base, x0, resolveBounds(base, x0, s.Bounds))
 	if err != nil {
 		r.Err = err
@@ -447,12 +456,21 @@ func (rn *runner) runStart(k int, x []float64) *startResult {
 	if sr.interrupted || !finite(sr.loss) {
 		return sr
 	}
+	before := rn.result.Evaluations
 	rn.verify(sr)
 	if sr.limit {
-		// The limit is why, whatever the test found.
+		// The limit is why, whatever the test found. The test's own
+		// evaluations (its Hessian, its Newton steps) come after the
+		// optimiser's and are not bound by the limit: say so, or the
+		// count the fit reports would contradict it.
+		which := ""
+		if rn.s.Starts > 1 {
+			which = fmt.Sprintf(" of start %d", k+1)
+		}
 		sr.converged = false
-		sr.reason = fmt.Sprintf("stopped at its limit after %d evaluations and %d iterations (limits %d and %d)",
-			rn.startEvals, rn.startIters, rn.s.MaxEvals, rn.s.MaxIter)
+		sr.reason = fmt.Sprintf("the optimiser stopped at its limit after %d evaluations and %d iterations%s (limits %d and %d); "+
+			"the convergence test then took %d more evaluations, which the limit does not bound",
+			rn.startEvals, rn.startIters, which, rn.s.MaxEvals, rn.s.MaxIter, rn.result.Evaluations-before)
 	}
 	return sr
 }

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -41,6 +42,30 @@ func DefaultBound(name string, v float64) Bound {
 		return Bound{-1, 1}
 	}
 	return Bound{math.Inf(-1), math.Inf(1)}
+}
+
+// CheckBound reports why b cannot be parameter name's bound in a fit of
+// model m (nil when it can): its ends must be finite with Lo < Hi,
+// positive for a log-scaled parameter (its map works on the logarithm),
+// and each a value the model accepts (models.Model.With, which applies
+// the models package's own ranges: a cell edge of 10⁹ Å is refused there,
+// and would stop the fit when a trial point came near it). The ends are
+// tried one at a time, the other parameters at m's values. Whether m's
+// own value lies inside b is for the fit to judge. The error does not
+// repeat the bound: callers name it.
+func CheckBound(m *models.Model, name string, b Bound) error {
+	if !(b.Lo < b.Hi) || math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
+		return errors.New("want two finite numbers lo < hi")
+	}
+	if logScaled(name) && !(b.Lo > 0) {
+		return errors.New("a scale's bound must be positive")
+	}
+	for _, v := range []float64{b.Lo, b.Hi} {
+		if _, err := m.With(name, v); err != nil {
+			return fmt.Errorf("the model refuses %s = %g (%w)", name, v, err)
+		}
+	}
+	return nil
 }
 
 // logScaled parameters are mapped through their logarithm: their

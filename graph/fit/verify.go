@@ -26,7 +26,19 @@ func (rn *runner) verify(sr *startResult) {
 		return
 	}
 	names, _ := st.set.names()
+	// The test can take tens of evaluations (two per parameter for the
+	// Hessian, then Newton steps): it stops, as the optimiser does, when
+	// the fit's context is done, with the point reached so far.
+	stop := func() bool {
+		if rn.interrupted() {
+			sr.x, sr.interrupted = x, true
+		}
+		return sr.interrupted
+	}
 	for step := 0; ; step++ {
+		if stop() {
+			return
+		}
 		f, g, err := st.value(x)
 		rn.result.Evaluations++
 		if err != nil || !finite(f) {
@@ -36,6 +48,10 @@ func (rn *runner) verify(sr *startResult) {
 		// In the rescaled coordinates y = (x − x0)/scale, which keep
 		// Å, degrees, millimetres and photons/m² alike.
 		h, err := st.hessian(x)
+		if errors.Is(err, errInterrupted) {
+			sr.x, sr.interrupted = x, true
+			return
+		}
 		if err != nil {
 			sr.reason = err.Error()
 			return
@@ -88,6 +104,9 @@ func (rn *runner) verify(sr *startResult) {
 		// inside the bounds.
 		moved := false
 		for t := 1.0; t >= 1.0/16; t /= 2 {
+			if stop() {
+				return
+			}
 			xn := make([]float64, len(x))
 			inside := true
 			for i := range xn {
@@ -183,7 +202,9 @@ var hessianStep = 1e-2
 // gradient, steps hessianStep of each scale. A shared parameter's column
 // takes two evaluations of every image; an image's own parameter only
 // touches that image's loss, so its column takes two evaluations of that
-// image alone (all of them at once, each on the rank that owns it).
+// image alone (all of them at once, each on the rank that owns it). It
+// returns errInterrupted when the fit's context is done, checked before
+// each shared column and before the images' own.
 func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 	s := st.set
 	n := s.n()
@@ -191,6 +212,9 @@ func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 	sc := st.sp.scale
 	cols := make([][]float64, n)
 	for j := 0; j < ns; j++ {
+		if st.rn.interrupted() {
+			return nil, errInterrupted
+		}
 		step := hessianStep * sc[j]
 		xp := append([]float64(nil), x...)
 		xm := append([]float64(nil), x...)
@@ -208,6 +232,9 @@ func (st *stage) hessian(x []float64) (*mat.SymDense, error) {
 		}
 	}
 	if np > 0 {
+		if st.rn.interrupted() {
+			return nil, errInterrupted
+		}
 		// Image k's own columns, on the rank that owns it: by its local
 		// vector (shared values, then its own), restraints added below.
 		width := np * (ns + np)

@@ -46,15 +46,22 @@ func fitFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "overload", Usage: "observed `PHOTONS` at or above which a box is dropped", DefaultText: "65535 less -adc for SMV, none for float32"},
 		&cli.GenericFlag{Name: "bound", Value: &commaList{}, Usage: "ranges `name=lo:hi,...` in place of the default bounds (repeatable)"},
 		&cli.GenericFlag{Name: "restrain", Value: &commaList{}, Usage: "restraints `name=centre,sigma,...`: ½((x − centre)/σ)² added to the negative log-likelihood (repeatable)"},
-		&cli.IntFlag{Name: "starts", Usage: "number of starts, `N`", DefaultText: "0: up to 5, until a second converged start confirms the best"},
+		&cli.IntFlag{Name: "starts", Usage: fmt.Sprintf("number of starts, `N` (at most %d)", maxStarts), DefaultText: "0: up to 5, until a second converged start confirms the best"},
 		&cli.Int64Flag{Name: "seed", Usage: "`SEED` of the starts drawn around the first"},
 		&cli.StringFlag{Name: "coarse", Value: "auto", Usage: "coarse stages (N halved each): auto, off, or a number `K` from 0 to 4"},
 		&cli.StringFlag{Name: "method", Value: "bfgs", Usage: "optimiser (gonum optimize): `bfgs|lbfgs|gd`"},
 		&cli.IntFlag{Name: "max-iter", Value: 500, Usage: "most iterations of each start, `N`"},
-		&cli.IntFlag{Name: "max-evals", Value: 1000, Usage: "most loss-and-gradient evaluations of each start, `N`"},
+		&cli.IntFlag{Name: "max-evals", Value: 1000, Usage: "most loss-and-gradient evaluations of each start's optimiser, `N` (the convergence test's come on top)"},
 		&cli.StringFlag{Name: "out", Value: "fit_out", Usage: "`DIR`ectory for fit.json, refined_args.txt, fit_images.png and loss.png", EnvVars: []string{"GOBRAGG_FIT_OUT"}},
 	)
 }
+
+// maxStarts bounds --starts. Each start is a whole fit, hundreds of
+// evaluations, and a given number of starts, unlike the automatic ones,
+// runs to the last: 100 (twenty times AutoStarts) is already 10⁴–10⁵
+// evaluations, hours on a 2048² image, where a mistyped 10⁹ would run
+// until killed.
+const maxStarts = 100
 
 // commaList is the value of a repeatable option whose values are comma
 // lists: repeating it is the same as joining its values with commas.
@@ -210,6 +217,9 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 			return usagef("--%s %d: want a whole number ≥ %d", n.name, n.v, n.min)
 		}
 	}
+	if settings.Starts > maxStarts {
+		return usagef("--starts %d: want at most %d starts", settings.Starts, maxStarts)
+	}
 	box := c.Int("box")
 	if box < 3 || box > 101 {
 		return usagef("--box %d: want a whole number of pixels from 3 to 101", box)
@@ -231,12 +241,39 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 		return usagef("--spots %q: want auto or all", spotMode)
 	}
 	bgMode := orDefault(lo.Background, "auto")
-	dir := orDefault(c.String("out"), "fit_out")
+	dir := c.String("out")
+	if dir == "" {
+		return usagef("--out '': want a directory (from --out or GOBRAGG_FIT_OUT)")
+	}
 	var files []string
 	if lo.Observed != "" {
 		if files, err = expandObserved(lo.Observed); err != nil {
 			return err
 		}
+	}
+	dialsList := c.String("from-dials")
+	// The nanoBragg flags, checked before any image is read: simulate's
+	// outputs, the memory of the whole fit, and every file the fit will
+	// write. (fitInputs and dialsInputs parse them again, per image.)
+	a, err := models.ParseArgs(rest)
+	if err != nil {
+		return err
+	}
+	if err := refuseSimulateOutputs(a, "fit", "it writes its results to --out", "it writes fit.json to --out"); err != nil {
+		return err
+	}
+	if dialsList == "" {
+		m, err := a.Model(io.Discard)
+		if err != nil {
+			return err
+		}
+		if err := checkFitMemory(m, a, len(files), len(files)); err != nil {
+			return err
+		}
+	}
+	outs, gone := fitOutputs(dir, dialsList != "")
+	if err := checkFitDir(dir, outs, a); err != nil {
+		return err
 	}
 	overload := 0.0
 	if c.IsSet("overload") {
@@ -250,23 +287,33 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	var shared, per []string
 	var args *models.Args
 	var fd *fromDIALS
-	if path := c.String("from-dials"); path != "" {
-		inputs, shared, per, args, fd, err = dialsInputs(path, &lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
+	if dialsList != "" {
+		inputs, shared, per, args, fd, err = dialsInputs(dialsList, &lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
 	} else {
 		inputs, shared, per, args, err = fitInputs(&lo, files, rest, refine, c.String("per-image"), pix, c.IsSet("overload"), log)
 	}
 	if err != nil {
 		return err
 	}
+	m := inputs[0].obj.Model
+	if fd != nil {
+		// The list's images and geometry are known only now (its
+		// structure factors are the base model's, shared).
+		if err := checkFitMemory(m, args, len(inputs), 1); err != nil {
+			return err
+		}
+	}
+	if err := refuseInputs(append(outs, output{"--out", gone}), fitInputFiles(&lo, dialsList, inputs)); err != nil {
+		return err
+	}
 	out, log = quiet(out), quiet(log)
 	names := append(append([]string{}, shared...), per...)
-	if settings.Bounds, err = parseBounds(c.Generic("bound").(*commaList).String(), names); err != nil {
+	if settings.Bounds, err = parseBounds(c.Generic("bound").(*commaList).String(), names, m); err != nil {
 		return err
 	}
 	if settings.Restraints, err = parseRestraints(c.Generic("restrain").(*commaList).String(), names); err != nil {
 		return err
 	}
-	m := inputs[0].obj.Model
 	for _, n := range names {
 		if why := m.NotDifferentiable(n); why != "" {
 			fmt.Fprintf(log, "WARNING: %s: %s; its gradient ignores the jumps\n", n, why)
@@ -464,6 +511,149 @@ func fitOutcome(res *fit.Result, dir string) error {
 	return fmt.Errorf("fit %s: %w (results in %s)", res.Status, res.Err, dir)
 }
 
+// refuseSimulateOutputs refuses simulate's output flags among the
+// nanoBragg flags of cmd (fit, gradcheck), which writes none of those
+// files: taken silently, -floatfile x.bin would leave x.bin unwritten, and
+// a fit would copy the flag into refined_args.txt, whose command line
+// would then write over whatever x.bin had become (the observed image,
+// if it came from -noisefile). files and json say what cmd does instead.
+func refuseSimulateOutputs(a *models.Args, cmd, files, json string) error {
+	for _, o := range []output{{"-floatfile", a.FloatFile}, {"-intfile", a.IntFile}, {"-noisefile", a.NoiseFile},
+		{"-pgmfile", a.PGMFile}, {"-expt", a.ExptFile}} {
+		if o.path != "" {
+			return usagef("%s %s: an output of simulate, not of %s (%s): leave it out", o.flag, o.path, cmd, files)
+		}
+	}
+	if a.JSON {
+		return usagef("-json: simulate's statistics, not %s's (%s): leave it out", cmd, json)
+	}
+	return nil
+}
+
+// fitPixelBytes is a fit's memory per pixel of each of its images,
+// measured as the peak resident memory of fits of 1, 2 and 4 images of
+// 2048² pixels (--max-evals 1): 459, 776 and 1568 MB, 392 MB more an
+// image, 94 bytes a pixel. That is twice a lone gradient program's
+// (models.GradientPixelBytes): a fit also keeps each image's observed
+// image, background and weights (those of its spot boxes and of its inner
+// boxes), and builds a stage's objectives before the last stage's go.
+const fitPixelBytes = 96
+
+// checkFitMemory refuses a fit whose images together need more memory
+// than -max_memory (or the default budget) allows. models.Args.Model
+// checks one image at a time; a fit holds all its images at once (on
+// every MPI rank, which each read them all). m is an image's model,
+// grids how many copies of its structure factors the fit holds (a model
+// per image read from the flags reads its own).
+func checkFitMemory(m *models.Model, a *models.Args, images, grids int) error {
+	budget := a.MaxMemoryMB * (1 << 20)
+	if !(budget > 0) {
+		budget = models.DefaultMaxMemory
+	}
+	cells := 0
+	if g := m.Crystal.HKL; g != nil && grids > 1 {
+		cells = (grids - 1) * len(g.F)
+	}
+	need := m.Cost(fitPixelBytes*float64(images), cells).Memory
+	if need <= budget {
+		return nil
+	}
+	what := "one image"
+	if images != 1 {
+		what = fmt.Sprintf("%d images", images)
+	}
+	return fmt.Errorf("a fit of %s of %d×%d pixels needs about %.0f MB of memory (%d bytes a pixel of each), "+
+		"more than the %.0f MB allowed; give -max_memory %.0f (MB) to run it anyway",
+		what, m.Detector.FPixels, m.Detector.SPixels, need/(1<<20), fitPixelBytes, budget/(1<<20), math.Ceil(need/(1<<20)))
+}
+
+// fitOutputs are the files a fit writes in dir, and the one it removes
+// ("" for none): after a fit from a DIALS list, which writes refined.expt,
+// refined_args.txt (an earlier fit's would describe another fit).
+func fitOutputs(dir string, fromDIALS bool) (outs []output, gone string) {
+	in := func(name string) output { return output{"--out", filepath.Join(dir, name)} }
+	outs = []output{in("fit.json"), in("fit_images.png"), in("loss.png")}
+	if fromDIALS {
+		return append(outs, in("refined.expt")), filepath.Join(dir, "refined_args.txt")
+	}
+	return append(outs, in("refined_args.txt")), ""
+}
+
+// checkFitDir refuses, before the fit, an --out that cannot take the
+// fit's files: every one must be writable and none one of the model's
+// input files (checkOutputs, as simulate checks its outputs). A directory
+// that does not exist yet must be one os.MkdirAll can make: its first
+// missing component, in an existing directory this process may write.
+func checkFitDir(dir string, outs []output, a *models.Args) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		top := dir
+		for {
+			up := filepath.Dir(top)
+			if _, err := os.Stat(up); up == top || !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			top = up
+		}
+		if err := formats.CheckWritable(top); err != nil {
+			return fmt.Errorf("--out %s: %w", dir, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("--out %s: not a directory", dir)
+	}
+	return checkOutputs(a, outs)
+}
+
+// fitInputFiles are the files a fit reads besides the model's own
+// (models.Args.InputFiles): its observed images, --background, --mask and
+// the DIALS list.
+func fitInputFiles(lo *lossOptions, dialsList string, inputs []*fitInput) []models.InputFile {
+	var in []models.InputFile
+	flag := "--observed"
+	if lo.Observed == "" {
+		flag = "--from-dials image"
+	}
+	for _, fi := range inputs {
+		in = append(in, models.InputFile{Flag: flag, Path: fi.file})
+	}
+	switch lo.Background {
+	case "", "none", "auto":
+	default:
+		in = append(in, models.InputFile{Flag: "--background", Path: lo.Background})
+	}
+	for _, f := range []models.InputFile{{Flag: "--mask", Path: lo.Mask}, {Flag: "--from-dials", Path: dialsList}} {
+		if f.Path != "" {
+			in = append(in, f)
+		}
+	}
+	return in
+}
+
+// refuseInputs refuses an output that is one of the input files ins
+// (fit.json written over --observed would destroy the image), as
+// checkOutputs does for the model's input files.
+func refuseInputs(outs []output, ins []models.InputFile) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		st, err := os.Stat(o.path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range ins {
+			if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
+				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.Flag)
+			}
+		}
+	}
+	return nil
+}
+
 // isSMV reports whether path starts like an SMV file.
 func isSMV(path string) bool {
 	f, err := os.Open(path)
@@ -476,8 +666,10 @@ func isSMV(path string) bool {
 	return strings.HasPrefix(string(b[:n]), "{\nHEADER_BYT")
 }
 
-// parseBounds reads --bound name=lo:hi[,name=lo:hi…] for the refined names.
-func parseBounds(spec string, names []string) (map[string]fit.Bound, error) {
+// parseBounds reads --bound name=lo:hi[,name=lo:hi…] for the refined
+// names of model m, refusing a bound the fit could not work in
+// (fit.CheckBound).
+func parseBounds(spec string, names []string, m *models.Model) (map[string]fit.Bound, error) {
 	out := map[string]fit.Bound{}
 	if spec == "" {
 		return out, nil
@@ -494,10 +686,14 @@ func parseBounds(spec string, names []string) (map[string]fit.Bound, error) {
 		}
 		l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
 		h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
-		if err1 != nil || err2 != nil || !(l < h) || math.IsInf(l, 0) || math.IsInf(h, 0) {
+		if err1 != nil || err2 != nil {
 			return nil, usagef("--bound %q: want two finite numbers lo < hi", kv)
 		}
-		out[k] = fit.Bound{Lo: l, Hi: h}
+		b := fit.Bound{Lo: l, Hi: h}
+		if err := fit.CheckBound(m, k, b); err != nil {
+			return nil, usagef("--bound %q: %v", kv, err)
+		}
+		out[k] = b
 	}
 	return out, nil
 }
@@ -520,7 +716,7 @@ func parseRestraints(spec string, names []string) (map[string]fit.Restraint, err
 		}
 		cv, err1 := strconv.ParseFloat(strings.TrimSpace(c), 64)
 		sv, err2 := strconv.ParseFloat(strings.TrimSpace(parts[i+1]), 64)
-		if err1 != nil || err2 != nil || !(sv > 0) || math.IsInf(cv, 0) || math.IsInf(sv, 0) {
+		if err1 != nil || err2 != nil || !(sv > 0) || math.IsNaN(cv) || math.IsInf(cv, 0) || math.IsInf(sv, 0) {
 			return nil, usagef("--restrain %s=%s,%s: want a finite centre and σ > 0", k, c, parts[i+1])
 		}
 		out[k] = fit.Restraint{Centre: cv, Sigma: sv}

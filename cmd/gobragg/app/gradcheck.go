@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gobragg/gobragg/gradcheck"
+	"github.com/gobragg/gobragg/graph/fit"
 	"github.com/gobragg/gobragg/models"
 	"github.com/urfave/cli/v2"
 )
@@ -65,8 +67,11 @@ func runGradcheck(c *cli.Context, rest []string, out, log io.Writer) error {
 	if !(tol > 0) {
 		return usagef("--tol %g: want a positive number", tol)
 	}
-	obj, discrete, err := objective(&lo, rest, c.String("params"), log)
+	obj, discrete, args, err := objectiveArgs(&lo, rest, c.String("params"), log)
 	if err != nil {
+		return err
+	}
+	if err := refuseSimulateOutputs(args, "gradcheck", "it writes no file", "--json prints its rows as JSON"); err != nil {
 		return err
 	}
 	names, loss := obj.Names, obj.Loss
@@ -74,6 +79,16 @@ func runGradcheck(c *cli.Context, rest []string, out, log io.Writer) error {
 	st, err := steps(c.String("step"), names, x)
 	if err != nil {
 		return err
+	}
+	for i, n := range names {
+		// A step below gradcheck.MinRelStep of the parameter's value or
+		// scale (fit.Scale: a parameter at 0 still moves spots by its
+		// scale) is lost in the rounding of x ± step, and the rounding
+		// floor, which grows as the step shrinks, would pass the row
+		// whatever the difference gave.
+		if least := gradcheck.MinRelStep * math.Max(math.Abs(x[i]), fit.Scale(n, x[i])); st[n] < least {
+			return usagef("--step %s=%g: too small to resolve: want at least %.2g (%g of the value or scale)", n, st[n], least, gradcheck.MinRelStep)
+		}
 	}
 	p := &gradcheck.Problem{Func: obj.Value, Grad: obj.Gradient}
 	for _, n := range names {
