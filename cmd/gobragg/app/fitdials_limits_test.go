@@ -18,14 +18,7 @@ import (
 // naming more than dials.MaxScanImages images together.
 func TestFitFromDIALSLimits(t *testing.T) {
 	inTemp(t)
-	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := a.Model(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := oscModel(t)
 	write := func(name string, edit func(el *dials.ExperimentList)) {
 		el, err := dials.FromModel(m, dials.Images{Template: "img_###.img", First: 1, Count: 3})
 		if err != nil {
@@ -72,14 +65,7 @@ func TestFitFromDIALSLimits(t *testing.T) {
 // never gave, or was taken as absent for NaN).
 func TestFitHeaderAngles(t *testing.T) {
 	inTemp(t)
-	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := a.Model(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := oscModel(t)
 	d := m.Detector
 	write := func(name string, edit func(h *formats.SMVHeader)) {
 		h := m.SMVHeader()
@@ -108,4 +94,18 @@ func TestFitHeaderAngles(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", err, "--observed a_2.img: "+c.want)
 		}
 	}
+}
+
+// oscModel is seriesModel's model with -osc 1.
+func oscModel(t *testing.T) *models.Model {
+	t.Helper()
+	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
