@@ -328,6 +328,14 @@ func RunProblem(p *Problem, s Settings) *Result {
 		if best == nil || better(sr, best) {
 			best = sr
 		}
+		if sr.interrupted && best != sr {
+			// Stopped in a later start (confirming or bettering the
+			// best): the fit is interrupted, with the best point so far,
+			// not converged by a start whose confirmation never ended.
+			b := *best
+			b.interrupted = true
+			best = &b
+		}
 		if sr.interrupted || confirmed {
 			break
 		}

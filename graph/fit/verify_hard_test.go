@@ -128,3 +128,34 @@ func TestCheckBound(t *testing.T) {
 		t.Errorf("%s after %d evaluations: %v", r.Status, r.Evaluations, r.Err)
 	}
 }
+
+// TestInterruptInALaterStart: a signal during a later automatic start
+// ends the fit interrupted (exit 130 at the command line) with the best
+// point so far. It ended with the best earlier start's verdict (here not
+// converged, exit 1; converged, exit 0, when the signal came during the
+// confirming start).
+func TestInterruptInALaterStart(t *testing.T) {
+	truth := model(t, smallArgs...)
+	l, boxes := prepared(t, truth, graph.LossPoisson, noisy(t, truth, nil, 11))
+	o, err := graph.NewObjective(offsetOrient(t, truth), cellOrient, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &armedContext{Context: context.Background()}
+	s := Settings{Boxes: boxes, Context: ctx, Progress: func(it Iteration) {
+		if it.Start > 0 {
+			ctx.armed.Store(true)
+		}
+	}}
+	r := RunProblem(&Problem{Shared: o.Names, Images: []Image{{Objective: o, Boxes: boxes}}}, s)
+	second := false
+	for _, st := range r.Stages {
+		second = second || st.Start > 0
+	}
+	if !second {
+		t.Fatalf("%s: no second start began, stages %+v", r.Status, r.Stages)
+	}
+	if r.Status != Interrupted || !finite(r.Loss) || r.Model == nil {
+		t.Errorf("%s (loss %g): want interrupted with the best point", r.Status, r.Loss)
+	}
+}
