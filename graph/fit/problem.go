@@ -315,14 +315,22 @@ func predictsPhotons(objs []*graph.Objective) error {
 		if err != nil {
 			return err
 		}
-		found := false
+		found, fitted := false, 0
 		for i, v := range img {
-			if v > 0 && (o.Loss.Weights == nil || o.Loss.Weights[i] != 0) {
-				found = true
-				break
+			if o.Loss.Weights == nil || o.Loss.Weights[i] != 0 {
+				fitted++
+				if v > 0 {
+					found = true
+					break
+				}
 			}
 		}
-		if !found {
+		switch {
+		case fitted == 0:
+			// (A mask or ROI that leaves nothing: the fluence is not the
+			// question.)
+			return imageErr(len(objs), k, errors.New("no pixel is fitted (the mask, ROI or spot boxes leave none)"))
+		case !found:
 			return imageErr(len(objs), k, errors.New("the starting model puts no photons on the fitted pixels (is the fluence 0?)"))
 		}
 	}

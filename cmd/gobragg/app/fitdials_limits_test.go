@@ -109,3 +109,26 @@ func oscModel(t *testing.T) *models.Model {
 	}
 	return m
 }
+
+// TestFitNoPixel: a mask that leaves no pixel says so (it asked whether
+// the fluence was 0).
+func TestFitNoPixel(t *testing.T) {
+	inTemp(t)
+	m := oscModel(t)
+	d := m.Detector
+	var b bytes.Buffer
+	if err := formats.WriteSMV(&b, m.SMVHeader(), d.FPixels, d.SPixels, make([]uint16, d.FPixels*d.SPixels)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("a_1.img", b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("zero.bin", make([]byte, 4*d.FPixels*d.SPixels), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Fit(append([]string{"--observed", "a_1.img", "--spots", "all", "--mask", "zero.bin", "--out", "res"}, seriesModel...), &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "no pixel is fitted") {
+		t.Errorf("error %v, want one saying no pixel is fitted", err)
+	}
+}
