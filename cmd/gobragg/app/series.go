@@ -155,6 +155,11 @@ func runSeries(c *cli.Context, rest []string, stdout, stderr io.Writer) error {
 	if args.ExptFile != "" {
 		return usagef("-expt is simulate's; a series takes --expt")
 	}
+	// simulate's printed forms of one image: a series prints a line per
+	// image and writes files (they were accepted and ignored).
+	if args.JSON || args.Printout {
+		return usagef("-json, -printout and -printout_pixel are simulate's: a series writes its images as files")
+	}
 	if math.IsNaN(args.OscDeg) || !(args.OscDeg > 0) {
 		return usagef("a series needs -osc: the rotation per image (degrees, > 0)")
 	}

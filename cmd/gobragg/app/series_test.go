@@ -149,6 +149,9 @@ func TestSeriesErrors(t *testing.T) {
 		{append([]string{"--frames", "2"}, model...), "no output"},
 		{append([]string{"--frames", "2", "-noisefile", "-"}, model...), "standard output"},
 		{append([]string{"--frames", "2", "-noisefile", "a_#.cbf", "-expt", "x.expt"}, model...), "--expt"},
+		{append([]string{"--frames", "2", "-noisefile", "a_#.cbf", "-json"}, model...), "simulate's"},
+		{append([]string{"--frames", "2", "-noisefile", "a_#.cbf", "-printout"}, model...), "simulate's"},
+		{append([]string{"--frames", "2", "-noisefile", "a_#.cbf", "-printout_pixel", "1", "2"}, model...), "simulate's"},
 		{append([]string{"--frames", "2", "-noisefile", "nodir/a_#.cbf"}, model...), "nodir"},
 	} {
 		var out bytes.Buffer
