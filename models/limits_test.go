@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -135,7 +136,7 @@ func TestImpossibleValues(t *testing.T) {
 // TestSourceFileWavelengths: a -sourcefile's wavelengths (metres, its
 // fifth column) are held to the range -lambda has, 1e-6 to 1e6 Å, and so
 // are a beam's sources built in code (Beam.Validate); inside it they
-// are taken.
+// are taken. A file outside it is a file error, not a usage error.
 func TestSourceFileWavelengths(t *testing.T) {
 	dir := t.TempDir()
 	base := []string{"-cell", "100", "100", "100", "90", "90", "90", "-default_F", "1", "-detpixels", "4"}
@@ -150,6 +151,10 @@ func TestSourceFileWavelengths(t *testing.T) {
 		err := modelErr(append(append([]string{}, base...), "-sourcefile", f)...)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%q: error %v, want %q", c.row, err, c.want)
+		}
+		// The file's content is wrong, not the command line (exit 1, not 2).
+		if errors.Is(err, ErrUsage) {
+			t.Errorf("%q: a usage error: %v", c.row, err)
 		}
 	}
 	b := &Beam{Lambda: 1e-10, Fluence: 1, Sources: []Source{{Incident: [3]float64{1, 0, 0}, LambdaFactor: 1}, {Incident: [3]float64{1, 0, 0}, LambdaFactor: 1e-300}}}

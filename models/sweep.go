@@ -141,10 +141,10 @@ func (a *Args) sources(d *Detector) ([]Source, error) {
 			}
 			n := math.Sqrt(pos[0]*pos[0] + pos[1]*pos[1] + pos[2]*pos[2])
 			if !(n > 0) || !(lambda > 0) || math.IsInf(n, 0) || math.IsInf(lambda, 0) {
-				return nil, usagef("-sourcefile %s: source %d has no direction or a non-positive wavelength", a.SourceFile, i+1)
+				return nil, fmt.Errorf("models: -sourcefile %s: source %d has no direction or a non-positive wavelength", a.SourceFile, i+1)
 			}
 			if !(lambda >= minLambda && lambda <= maxLambda) {
-				return nil, usagef("-sourcefile %s: source %d: wavelength %g m: must lie between %g and %g m", a.SourceFile, i+1,
+				return nil, fmt.Errorf("models: -sourcefile %s: source %d: wavelength %g m: must lie between %g and %g m", a.SourceFile, i+1,
 					lambda, minLambda, maxLambda)
 			}
 			out = append(out, Source{Incident: [3]float64{-pos[0] / n, -pos[1] / n, -pos[2] / n},
