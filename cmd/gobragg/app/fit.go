@@ -253,23 +253,15 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	}
 	dialsList := c.String("from-dials")
 	// The nanoBragg flags, checked before any image is read: simulate's
-	// outputs, the memory of the whole fit, and every file the fit will
-	// write. (fitInputs and dialsInputs parse them again, per image.)
+	// outputs and every file the fit will write. (fitInputs and
+	// dialsInputs parse them again, per image, and check the memory of
+	// the whole fit once the first image's model is known.)
 	a, err := models.ParseArgs(rest)
 	if err != nil {
 		return err
 	}
 	if err := refuseSimulateOutputs(a, "fit", "it writes its results to --out", "it writes fit.json to --out"); err != nil {
 		return err
-	}
-	if dialsList == "" {
-		m, err := a.Model(io.Discard)
-		if err != nil {
-			return err
-		}
-		if err := checkFitMemory(m, a, len(files), len(files)); err != nil {
-			return err
-		}
 	}
 	outs, gone := fitOutputs(dir, dialsList != "")
 	if err := checkFitDir(dir, outs, a); err != nil {
@@ -296,13 +288,6 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 		return err
 	}
 	m := inputs[0].obj.Model
-	if fd != nil {
-		// The list's images and geometry are known only now (its
-		// structure factors are the base model's, shared).
-		if err := checkFitMemory(m, args, len(inputs), 1); err != nil {
-			return err
-		}
-	}
 	if err := refuseInputs(append(outs, output{"--out", gone}), fitInputFiles(&lo, dialsList, inputs)); err != nil {
 		return err
 	}
@@ -635,8 +620,9 @@ func fitInputFiles(lo *lossOptions, dialsList string, inputs []*fitInput) []mode
 
 // refuseInputs refuses an output that is one of the input files ins
 // (fit.json written over --observed would destroy the image), as
-// checkOutputs does for the model's input files.
+// checkOutputs does for the model's input files (overwritesInput).
 func refuseInputs(outs []output, ins []models.InputFile) error {
+	inputs := statInputs(ins)
 	for _, o := range outs {
 		if o.path == "" {
 			continue
@@ -645,10 +631,8 @@ func refuseInputs(outs []output, ins []models.InputFile) error {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		for _, in := range ins {
-			if ist, err := os.Stat(in.Path); err == nil && os.SameFile(st, ist) {
-				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.Flag)
-			}
+		if err := overwritesInput(o, st, inputs); err != nil {
+			return err
 		}
 	}
 	return nil

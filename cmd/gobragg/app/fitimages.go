@@ -171,6 +171,11 @@ func fitInputs(lo *lossOptions, files []string, rest []string, refine, perSpec s
 			return nil, nil, nil, nil, err
 		}
 		if k == 0 {
+			// Before any image is read: each image's model reads its own
+			// structure factors.
+			if err := checkFitMemory(m, a, len(files), len(files)); err != nil {
+				return nil, nil, nil, nil, err
+			}
 			args = a
 			names, discrete, err := paramLists(m, refine)
 			if err != nil {
@@ -337,6 +342,16 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 		for k := range images {
 			images[k].file = observed[k]
 		}
+	}
+	// The whole fit's memory, before any image is read: the images'
+	// geometry is the list's, their structure factors the base model's,
+	// shared.
+	m0, err := geoms[images[0].exp].CellModel(fd.base, images[0].n)
+	if err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image 1: %w", err)
+	}
+	if err := checkFitMemory(m0, args, len(images), 1); err != nil {
+		return nil, nil, nil, nil, nil, err
 	}
 	if perSpec == "" && len(el.Experiments) > 1 {
 		perSpec = "orientation"

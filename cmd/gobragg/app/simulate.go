@@ -504,16 +504,7 @@ func outputFiles(args *models.Args, demo bool) []output {
 // cache (-dump, default Fdump.bin), which counts as an output here: an
 // image over it would make the next run without -hkl fail.
 func checkOutputs(args *models.Args, outs []output) error {
-	type input struct {
-		flag string
-		st   os.FileInfo
-	}
-	var inputs []input
-	for _, in := range args.InputFiles() {
-		if st, err := os.Stat(in.Path); err == nil {
-			inputs = append(inputs, input{in.Flag, st})
-		}
-	}
+	inputs := statInputs(args.InputFiles())
 	seen := newOutputSet()
 	if args.HKLFile != "" {
 		// Not checked for writing: a cache that cannot be written is a
@@ -531,10 +522,37 @@ func checkOutputs(args *models.Args, outs []output) error {
 		if st == nil {
 			continue
 		}
-		for _, in := range inputs {
-			if os.SameFile(st, in.st) {
-				return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.flag)
-			}
+		if err := overwritesInput(o, st, inputs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statedInput is an existing input file with its file information.
+type statedInput struct {
+	flag string
+	st   os.FileInfo
+}
+
+// statInputs returns those of ins that exist, each stated once however
+// many outputs are compared with it.
+func statInputs(ins []models.InputFile) []statedInput {
+	var out []statedInput
+	for _, in := range ins {
+		if st, err := os.Stat(in.Path); err == nil {
+			out = append(out, statedInput{in.Flag, st})
+		}
+	}
+	return out
+}
+
+// overwritesInput refuses output o, an existing regular file st, when it
+// is one of the inputs (through any name: os.SameFile).
+func overwritesInput(o output, st os.FileInfo, inputs []statedInput) error {
+	for _, in := range inputs {
+		if os.SameFile(st, in.st) {
+			return usagef("%s %s: is also the %s input file; refusing to overwrite it", o.flag, o.path, in.flag)
 		}
 	}
 	return nil
