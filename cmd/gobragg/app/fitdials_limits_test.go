@@ -66,18 +66,7 @@ func TestFitFromDIALSLimits(t *testing.T) {
 func TestFitHeaderAngles(t *testing.T) {
 	inTemp(t)
 	m := oscModel(t)
-	d := m.Detector
-	write := func(name string, edit func(h *formats.SMVHeader)) {
-		h := m.SMVHeader()
-		edit(&h)
-		var b bytes.Buffer
-		if err := formats.WriteSMV(&b, h, d.FPixels, d.SPixels, make([]uint16, d.FPixels*d.SPixels)); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name string, edit func(h *formats.SMVHeader)) { writeDarkSMV(t, name, m, edit) }
 	write("a_1.img", func(*formats.SMVHeader) {})
 	for _, c := range []struct {
 		edit func(h *formats.SMVHeader)
@@ -116,13 +105,7 @@ func TestFitNoPixel(t *testing.T) {
 	inTemp(t)
 	m := oscModel(t)
 	d := m.Detector
-	var b bytes.Buffer
-	if err := formats.WriteSMV(&b, m.SMVHeader(), d.FPixels, d.SPixels, make([]uint16, d.FPixels*d.SPixels)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile("a_1.img", b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeDarkSMV(t, "a_1.img", m, func(*formats.SMVHeader) {})
 	if err := os.WriteFile("zero.bin", make([]byte, 4*d.FPixels*d.SPixels), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -130,5 +113,21 @@ func TestFitNoPixel(t *testing.T) {
 	err := Fit(append([]string{"--observed", "a_1.img", "--spots", "all", "--mask", "zero.bin", "--out", "res"}, seriesModel...), &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "no pixel is fitted") {
 		t.Errorf("error %v, want one saying no pixel is fitted", err)
+	}
+}
+
+// writeDarkSMV writes an SMV image of m's size with no counts, its header
+// m's as edit leaves it.
+func writeDarkSMV(t *testing.T, name string, m *models.Model, edit func(h *formats.SMVHeader)) {
+	t.Helper()
+	h := m.SMVHeader()
+	edit(&h)
+	d := m.Detector
+	var b bytes.Buffer
+	if err := formats.WriteSMV(&b, h, d.FPixels, d.SPixels, make([]uint16, d.FPixels*d.SPixels)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
