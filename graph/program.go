@@ -390,17 +390,9 @@ func FloatInputs(m *models.Model) *physics.Inputs {
 func tables(m *models.Model) *physics.Inputs {
 	in := &physics.Inputs{Fhkl: []float64{0}, Mask: []float64{0}}
 	if g := m.Crystal.HKL; g != nil {
-		in.Fhkl = g.F
-		if g.Defaulted != nil {
-			// Cells without data carry NaN; the kernel gives them the
-			// default F parameter.
-			in.Fhkl = append([]float64(nil), g.F...)
-			for i, d := range g.Defaulted {
-				if d {
-					in.Fhkl[i] = math.NaN()
-				}
-			}
-		}
+		// Cells without data carry NaN; the kernel gives them the default
+		// F parameter.
+		in.Fhkl = g.Marked()
 	}
 	for _, b := range m.Beam.Sources {
 		in.Sources = append(in.Sources, b.Incident[0], b.Incident[1], b.Incident[2], b.LambdaFactor)

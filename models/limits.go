@@ -48,8 +48,10 @@ func (l Limits) memory() float64 {
 // over a range of sizes (the image's bytes come from the command:
 // PixelBytes).
 const (
-	// hklCellBytes: the grid, its defaulted flags, the kernel's copy and
-	// the one the statistics read.
+	// hklCellBytes: the grid and its defaulted flags (9), the table the
+	// kernels read (its Marked copy, 8), their fill of it with the
+	// default F, its flags and, for gradients, their bits (17; made once
+	// per table and default F: physics/ftable.go), and some room.
 	hklCellBytes = 40
 	// sourceBytes, orientationBytes: the model's entry, the kernel's table
 	// row (the lane kernels' values repeated across lanes) and its derived

@@ -60,13 +60,7 @@ func (t *termLanes) reset(n int, ibg float64) {
 func (k *kernel) gradSetup() {
 	k.perDef = k.c.HasHKL || k.ibg != 0
 	if k.missing != nil {
-		miss := make([]float64, len(k.missing))
-		for i, m := range k.missing {
-			if m {
-				miss[i] = 1
-			}
-		}
-		k.missBits = bitsOf(miss)
+		k.missBits = missingBits(k.table)
 	}
 }
 

@@ -139,7 +139,9 @@ func (c *Config) Rendered(f, s int, mask []float64) bool {
 
 // Inputs are the pixel computation's values: the packed parameters and the
 // tables. Lengths: NParams; TableLen; Sources·SourceCols; Domains·MosaicCols;
-// MaskLen.
+// MaskLen. The tables are read only: what kernels derive from a
+// structure-factor table is kept for the next ones and found by the
+// table's identity (ftable.go), so a changed table must be a new slice.
 type Inputs struct {
 	P, Fhkl, Sources, Mosaic, Mask []float64
 }
@@ -442,7 +444,8 @@ type kernel struct {
 	perFluence           float64 // scale/fluence
 	thickStep, mu, dmin  float64
 	ibg, distance        float64
-	fhkl                 []float64
+	fhkl                 []float64 // the structure factors, the default F in cells without data (filledTable)
+	table                []float64 // Inputs.Fhkl, NaN in those cells
 	p, mosaic            []float64 // the packed parameters and the mosaic table
 	invLambda0, invPitch float64
 	umats                [][9]float64 // per domain: its rotation
@@ -482,7 +485,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		astar: vec(p, PAStar), bstar: vec(p, PBStar), cstar: vec(p, PCStar),
 		kahn: p[PKahn], na: p[PNa], nb: p[PNb], nc: p[PNc], defaultF: p[PDefaultF], pitch: p[PPixel],
 		fudge: p[PFudge], thickStep: p[PThickStep], mu: p[PMu], dmin: p[PDmin], ibg: p[PIbg],
-		distance: p[PDistance], fhkl: in.Fhkl}
+		distance: p[PDistance], fhkl: in.Fhkl, table: in.Fhkl}
 	k.nabc = k.na * k.nb * k.nc
 	k.invLambda0, k.invPitch = 1/p[PLambda], 1/p[PPixel]
 	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<31 }
@@ -532,17 +535,8 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		k.kStride = c.LMax - c.LMin + 2
 		k.hStride = (c.KMax - c.KMin + 2) * k.kStride
 		// NaN marks a reflection the file did not list: it has the default
-		// F, which is a parameter.
-		for i, v := range in.Fhkl {
-			if v == v {
-				continue
-			}
-			if k.missing == nil {
-				k.fhkl = append([]float64(nil), in.Fhkl...)
-				k.missing = make([]bool, len(in.Fhkl))
-			}
-			k.fhkl[i], k.missing[i] = k.defaultF, true
-		}
+		// F, which is a parameter (ftable.go).
+		k.fhkl, k.missing = filledTable(in.Fhkl, k.defaultF)
 	}
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 )
 
 // maxGridCells bounds the number of cells (padding included) of an HKL grid,
@@ -29,6 +30,31 @@ type HKLGrid struct {
 	// default F), so that a model can change the default later; nil for a
 	// grid read from an Fdump file, whose cells are all data.
 	Defaulted []bool
+
+	markOnce sync.Once
+	marked   []float64
+}
+
+// Marked returns F with NaN in the Defaulted cells (F itself when there
+// are none): the table a simulation reads, which gives those cells the
+// default F it is run with. It is made once per grid and shared by every
+// model holding the grid (a fit builds a model per evaluation; copying a
+// table of half a million cells each time took most of a box fit's
+// evaluation): read only, as F and Defaulted are once the grid is read.
+func (g *HKLGrid) Marked() []float64 {
+	g.markOnce.Do(func() {
+		g.marked = g.F
+		if g.Defaulted == nil {
+			return
+		}
+		g.marked = append([]float64(nil), g.F...)
+		for i, d := range g.Defaulted {
+			if d {
+				g.marked[i] = math.NaN()
+			}
+		}
+	})
+	return g.marked
 }
 
 // Ranges returns the number of distinct indices along each axis (padding

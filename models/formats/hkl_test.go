@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -76,7 +77,7 @@ func TestReadHKLSemantics(t *testing.T) {
 		t.Fatal(err)
 	}
 	if g.Count != 3 || g.HMin != 0 || g.HMax != 2 || g.KMin != 0 || g.KMax != 1 || g.LMin != -1 || g.LMax != 0 {
-		t.Fatalf("got %+v", *g)
+		t.Fatalf("got %+v", g)
 	}
 	for _, tc := range []struct {
 		h, k, l int
@@ -120,5 +121,30 @@ func TestReadHKLErrors(t *testing.T) {
 	} {
 		_, err := ReadHKL(strings.NewReader(tc.in), 0)
 		wantErr(t, fmt.Sprintf("ReadHKL(%q)", tc.in), err, tc.msg)
+	}
+}
+
+// TestMarked: the grid's table with NaN in the cells no record set, made
+// once (the same slice again); F itself for a grid without such cells.
+func TestMarked(t *testing.T) {
+	g, err := ReadHKL(strings.NewReader("0 0 0 1\n1 0 0 2\n"), 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.Marked()
+	for i, v := range m {
+		if g.Defaulted[i] != math.IsNaN(v) || (!g.Defaulted[i] && v != g.F[i]) {
+			t.Fatalf("cell %d: marked %v, F %v, defaulted %v", i, v, g.F[i], g.Defaulted[i])
+		}
+	}
+	if g.F[g.Index(0, 0, 0)] != 1 || math.IsNaN(g.F[1]) {
+		t.Errorf("F changed: %v", g.F)
+	}
+	if &g.Marked()[0] != &m[0] {
+		t.Error("Marked made the table again")
+	}
+	full := &HKLGrid{F: []float64{1, 2}}
+	if &full.Marked()[0] != &full.F[0] {
+		t.Error("a grid with data everywhere: Marked copied F")
 	}
 }
