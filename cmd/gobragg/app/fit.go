@@ -527,19 +527,14 @@ const fitPixelBytes = 96
 // checkFitMemory refuses a fit whose images together need more memory
 // than -max_memory (or the default budget) allows. models.Args.Model
 // checks one image at a time; a fit holds all its images at once (on
-// every MPI rank, which each read them all). m is an image's model,
-// grids how many copies of its structure factors the fit holds (a model
-// per image read from the flags reads its own).
-func checkFitMemory(m *models.Model, a *models.Args, images, grids int) error {
+// every MPI rank, which each read them all). m is an image's model; the
+// images share its structure factors.
+func checkFitMemory(m *models.Model, a *models.Args, images int) error {
 	budget := a.MaxMemoryMB * (1 << 20)
 	if !(budget > 0) {
 		budget = models.DefaultMaxMemory
 	}
-	cells := 0
-	if g := m.Crystal.HKL; g != nil && grids > 1 {
-		cells = (grids - 1) * len(g.F)
-	}
-	need := m.Cost(fitPixelBytes*float64(images), cells).Memory
+	need := m.Cost(fitPixelBytes*float64(images), 0).Memory
 	if need <= budget {
 		return nil
 	}

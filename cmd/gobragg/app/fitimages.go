@@ -148,6 +148,7 @@ func perImageNames(m *models.Model, spec string, refined []string) ([]string, er
 // background, over the shared parameters followed by the per-image ones.
 func fitInputs(lo *lossOptions, files []string, rest []string, refine, perSpec string, pix fit.Pixels, overloadSet bool,
 	log io.Writer) (inputs []*fitInput, shared, per []string, args *models.Args, err error) {
+	var grid *formats.HKLGrid // the first image's structure factors
 	for k, file := range files {
 		in := &fitInput{file: file, argv: rest, phi: math.NaN(), osc: math.NaN()}
 		if len(files) > 1 {
@@ -166,14 +167,20 @@ func fitInputs(lo *lossOptions, files []string, rest []string, refine, perSpec s
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
+		if k > 0 {
+			// The images differ only in φ: they share the first one's
+			// structure factors (read once, and filled once per default F
+			// in the kernels).
+			a.HKLGrid = grid
+		}
 		m, err := a.Model(log)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
 		if k == 0 {
-			// Before any image is read: each image's model reads its own
-			// structure factors.
-			if err := checkFitMemory(m, a, len(files), len(files)); err != nil {
+			grid = m.Crystal.HKL
+			// Before any image is read.
+			if err := checkFitMemory(m, a, len(files)); err != nil {
 				return nil, nil, nil, nil, err
 			}
 			args = a
@@ -350,7 +357,7 @@ func dialsInputs(path string, lo *lossOptions, observed []string, rest []string,
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("--from-dials: image 1: %w", err)
 	}
-	if err := checkFitMemory(m0, args, len(images), 1); err != nil {
+	if err := checkFitMemory(m0, args, len(images)); err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
 	if perSpec == "" && len(el.Experiments) > 1 {
