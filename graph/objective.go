@@ -128,21 +128,35 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	inputs := inputNames(m)
+	jacs := make([][]float64, len(x))
+	crystal := true // every parameter moves the crystal's inputs alone
+	for i, n := range o.Names {
+		if jacs[i], err = inputJacobian(m, n, x[i], inputs); err != nil {
+			return 0, nil, err
+		}
+		for j, d := range jacs[i] {
+			if d != 0 && !CrystalInput(inputs[j]) {
+				crystal = false
+			}
+		}
+	}
 	s, err := New(m)
 	if err != nil {
 		return 0, nil, err
 	}
-	v, gin, err := s.Gradient(o.evalLoss())
+	var v float64
+	var gin []float64
+	if crystal {
+		v, gin, err = s.CrystalGradient(o.evalLoss())
+	} else {
+		v, gin, err = s.Gradient(o.evalLoss())
+	}
 	if err != nil {
 		return 0, nil, err
 	}
 	g := make([]float64, len(x))
-	inputs := inputNames(m)
-	for i, n := range o.Names {
-		jac, err := inputJacobian(m, n, x[i], inputs)
-		if err != nil {
-			return 0, nil, err
-		}
+	for i, jac := range jacs {
 		for j, d := range jac {
 			if d != 0 {
 				g[i] += d * gin[j]

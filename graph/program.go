@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -81,6 +82,7 @@ type lossKey struct {
 	weighted   bool
 	background bool
 	listed     bool
+	crystal    bool // the crystal's gradient alone (Simulator.CrystalGradient)
 }
 
 // gradProgram is a compiled graph from the parameters and tables, an
@@ -268,6 +270,7 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	if cfg.Float32 {
 		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
 	}
+	cfg.CrystalOnly = lk.crystal
 	op := pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background}
 	if lk.listed {
 		gp.listed = &listedLoss{}
@@ -464,12 +467,42 @@ func (s *Simulator) Program() *Program { return s.prog }
 // loss and its gradient with respect to every parameter input (Names()
 // order; zero for inputs the image does not depend on).
 func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error) {
+	return s.gradient(l, false)
+}
+
+// CrystalGradient is Gradient with respect to the crystal's inputs alone
+// (CrystalInput: its cell, orientation, φ and mosaic spread), the same
+// bits; the other inputs' entries are 0. It leaves out what only they
+// need (physics.Config.CrystalOnly): a fit of the cell and orientation
+// runs it.
+func (s *Simulator) CrystalGradient(l *Loss) (value float64, grad []float64, err error) {
+	return s.gradient(l, true)
+}
+
+// CrystalInput reports whether the graph input named name is one of the
+// crystal's that CrystalGradient differentiates by: those of its cell
+// (or matrix), misset, orientation, φ and φ step, and mosaic spread.
+// (Their maths reaches the physics only through its crystal parameters:
+// the real and reciprocal axes, φ and the spread.)
+func CrystalInput(name string) bool {
+	switch name {
+	case "crystal.a", "crystal.b", "crystal.c", "crystal.alpha", "crystal.beta", "crystal.gamma",
+		"crystal.misset_x", "crystal.misset_y", "crystal.misset_z",
+		"crystal.orient_x", "crystal.orient_y", "crystal.orient_z",
+		"crystal.phi", "crystal.phistep", "crystal.mosaic":
+		return true
+	}
+	return strings.HasPrefix(name, "crystal.mat")
+}
+
+func (s *Simulator) gradient(l *Loss, crystal bool) (value float64, grad []float64, err error) {
 	p := s.prog
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
 	if err := l.check(n); err != nil {
 		return 0, nil, err
 	}
-	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil, listed: l.Pixels != nil}
+	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil, listed: l.Pixels != nil,
+		crystal: crystal}
 	gp, err := p.takeGrad(lk)
 	if err != nil {
 		return 0, nil, err
@@ -532,6 +565,15 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 		return 0, nil, fmt.Errorf("graph: gradient by the packed parameters is %T", pt.Data())
 	}
 	grad, gp.adj = gp.rev.Grad(packed, pg, vars, gp.adj)
+	if crystal {
+		// (An input that is not the crystal's may still reach the
+		// crystal's parameters: λ those of a -matrix crystal.)
+		for i, name := range p.names {
+			if !CrystalInput(name) {
+				grad[i] = 0
+			}
+		}
+	}
 	return float64(*lv), grad, nil
 }
 

@@ -76,8 +76,8 @@ func init() {
 // not test but builds the case's simulator, runs it twice, writes "ready"
 // as a line to stdout, then, for every byte it reads from stdin, runs it
 // once more (mode "forward": the image; "gradient": the gradient of the
-// summed-image loss) and writes the run's time in ms as a line; "q" or
-// the end of stdin ends it. Two builds taking turns this way, pinned to
+// summed-image loss; "crystal": its crystal's part, CrystalGradient) and
+// writes the run's time in ms as a line; "q" or the end of stdin ends it. Two builds taking turns this way, pinned to
 // one CPU, see the same drift of the machine's speed run by run.
 func serveTurns(spec string) error {
 	cs, mode, ok := strings.Cut(spec, ",")
@@ -88,8 +88,8 @@ func serveTurns(spec string) error {
 	if !ok {
 		return fmt.Errorf("GOBRAGG_TURNS: no case %q", cs)
 	}
-	if mode != "forward" && mode != "gradient" {
-		return fmt.Errorf("GOBRAGG_TURNS: mode %q is neither forward nor gradient", mode)
+	if mode != "forward" && mode != "gradient" && mode != "crystal" {
+		return fmt.Errorf("GOBRAGG_TURNS: mode %q is not forward, gradient or crystal", mode)
 	}
 	m, err := parseModel(argv) // (no -hkl: no Fdump.bin written)
 	if err != nil {
@@ -101,8 +101,11 @@ func serveTurns(spec string) error {
 	}
 	l := &Loss{Kind: LossSum}
 	run := func() error { _, err := s.Image(); return err }
-	if mode == "gradient" {
+	switch mode {
+	case "gradient":
 		run = func() error { _, _, err := s.Gradient(l); return err }
+	case "crystal":
+		run = func() error { _, _, err := s.CrystalGradient(l); return err }
 	}
 	for range 2 {
 		if err := run(); err != nil {

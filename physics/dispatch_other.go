@@ -48,11 +48,16 @@ func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, c
 		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		return
 	}
-	if k.lr.axes {
+	switch {
+	case k.c.CrystalOnly && k.lr.axes:
+		k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case k.c.CrystalOnly:
+		k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case k.lr.axes:
 		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		return
+	default:
+		k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	}
-	k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
 }
 
 func (k *kernel) termsGradShapeRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {

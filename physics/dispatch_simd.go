@@ -85,10 +85,27 @@ func supportedTiers() []laneTier {
 
 // termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
 // termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
-// nil) on vector lanes where the CPU has them and the chunk allows
-// (vector; see lossRow).
+// nil; their Crystal copies for the crystal's gradient alone) on vector
+// lanes where the CPU has them and the chunk allows (vector; see lossRow).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
+	if k.c.CrystalOnly && cube == nil {
+		switch {
+		case vector && k.tier == tierAVX512 && axes:
+			k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+		case vector && k.tier == tierAVX512:
+			k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+		case vector && k.tier == tierAVX2 && axes:
+			k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+		case vector && k.tier == tierAVX2:
+			k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+		case axes:
+			k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		default:
+			k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		}
+		return
+	}
 	switch {
 	case vector && k.tier == tierAVX512 && cube != nil:
 		k.termsGradAxesInterpLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)

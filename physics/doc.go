@@ -586,6 +586,29 @@
 //     reference series' DIALS fit (19 images of 512², a third of the
 //     pixels in boxes) 84.5 → 79.9 s on one CPU, the same fit.json.
 //
+//   - Thirteenth session, what a fit pays per evaluation. With an -hkl
+//     table every kernel copied it three times (graph marked its cells
+//     without data with NaN, the kernel filled them with the default F
+//     and flagged them, a gradient made the flags into bits): for a
+//     table of 121,443 reflections (99×99×47 cells) a box fit's
+//     gradient took 13.0 ms against 2.3 ms with no table. The grid now
+//     marks its table once (formats.HKLGrid.Marked) and the kernels keep
+//     the fill, flags and bits of the last four tables per default F
+//     (ftable.go): 3.2 ms against 3.1, and that crystal's whole fit
+//     (1024², cell and orientation) 24.5 → 8.8 s, the same fit.json.
+//     Then the crystal's gradient alone (Config.CrystalOnly, graph's
+//     Simulator.CrystalGradient, which an Objective runs when its
+//     parameters move nothing but the crystal: the default fit of cell
+//     and orientation): the terms without σ and the derivatives by N
+//     (termsGradCrystalLanes), the default F's sum off (perDef), the
+//     backward pass with its row sums only (lossBackLanes,
+//     lossBackSubLanes), the other parameters' gradients set to 0. The
+//     crystal's are the same bits (graph's TestCrystalGradient, eleven
+//     structures, both builds); turns against the whole gradient:
+//     0.88–0.89× at cubic 1024², 0.87× on the mosaic case
+//     (medians of 15–20 rounds in a noisy phase of the machine;
+//     quartiles 0.83–1.07 and 0.77–0.95).
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

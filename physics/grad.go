@@ -135,6 +135,13 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 	}
 	k.orientationGrad(total[NParams:], total)
 	copy(out, total[:NParams])
+	if c.CrystalOnly {
+		for i := range out[:NParams] {
+			if !crystalParam(i) {
+				out[i] = 0
+			}
+		}
+	}
 	return value
 }
 

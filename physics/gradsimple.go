@@ -58,7 +58,7 @@ func (t *termLanes) reset(n int, ibg float64) {
 // values: k.perDef, and k.missBits where the table has cells without
 // data (only gradients need them, so forward runs do not build it).
 func (k *kernel) gradSetup() {
-	k.perDef = k.c.HasHKL || k.ibg != 0
+	k.perDef = (k.c.HasHKL || k.ibg != 0) && !k.c.CrystalOnly
 	if k.missing != nil {
 		k.missBits = missingBits(k.table)
 	}

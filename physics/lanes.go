@@ -1323,8 +1323,12 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 // ndb, ndc), and e = (o_i·inc)/λ; it stores the term's ∂S/∂(h, k, l) at
 // hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
+// Its copy gradTermCrystalLanes (Config.CrystalOnly) adds neither σ nor
+// the derivatives by N.
+//
 //lanegen:inline
 //lanegen:variant gradTermInterpLanes gradFLanes=gradFInterpLanes fGradKeepLanes=fGradAddLanes
+//lanegen:variant gradTermCrystalLanes gradSigmaLanes=keepSigmaLanes gradNLanes=keepNLanes
 func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
@@ -1337,9 +1341,33 @@ func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	hbar, kbar, lbar = fGradKeepLanes(two, fc, fl, fh, fk, fkl, hbar, kbar, lbar)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
-	na1, nb1, nc1 := sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+	na1, nb1, nc1 := gradNLanes(xa, xb, xc, nda, ndb, ndc, sna, snb, snc)
 	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
 	return s1, def1, sig1, na1, nb1, nc1
+}
+
+// gradNLanes adds a term's derivatives by Na, Nb, Nc (x·nd: the term's
+// ∂/∂(lattice factor) times the factor's by N) to their sums.
+//
+//lanegen:inline
+func gradNLanes(xa, xb, xc, nda, ndb, ndc, sna, snb, snc vf) (vf, vf, vf) {
+	return sna.Add(xa.Mul(nda)), snb.Add(xb.Mul(ndb)), snc.Add(xc.Mul(ndc))
+}
+
+// keepNLanes is gradNLanes leaving the sums as they are
+// (gradTermCrystalLanes).
+//
+//lanegen:inline
+func keepNLanes(xa, xb, xc, nda, ndb, ndc, sna, snb, snc vf) (vf, vf, vf) {
+	return sna, snb, snc
+}
+
+// keepSigmaLanes is gradSigmaLanes leaving σ as it is
+// (gradTermCrystalLanes).
+//
+//lanegen:inline
+func keepSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig vf) vf {
+	return sig
 }
 
 // gradFLanes is the part of a term in termsGradLanes (gradTermLanes,
@@ -1445,11 +1473,14 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 // Render's order. Its copy termsGradAxesLanes takes N per axis
 // (laneReps.axes): a function of its own, so that this one compiles as
 // it would alone (as a second loop here, the 10-domain gradient was
-// 3–5 % slower).
+// 3–5 % slower). termsGradCrystalLanes and termsGradAxesCrystalLanes
+// (Config.CrystalOnly) leave σ and the derivatives by N at 0.
 //
 //lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
 //lanegen:variant termsGradAxesDminLanes sincgGrad3Lanes=sincgGradAxesLanes noSkipLanes=dminSkipLanes keepLatticeLanes=dminLatticeLanes
 //lanegen:variant termsGradAxesInterpLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermInterpLanes
+//lanegen:variant termsGradCrystalLanes gradTermLanes=gradTermCrystalLanes
+//lanegen:variant termsGradAxesCrystalLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermCrystalLanes
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
 	n := k.nn[0]
@@ -1879,6 +1910,11 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const m = slots / sl
 	const step = max(lanes, slots)
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
+	if c.CrystalOnly {
+		clear(out[:lossBackSums*slots]) // (the crystal's gradient takes the row sums alone)
+		vzeroupper()
+		return
+	}
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
@@ -2017,6 +2053,11 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const m = slots / sl
 	const step = max(lanes, slots)
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
+	if k.c.CrystalOnly {
+		clear(out[lossBackAd*slots : (lossBackAd+6)*slots])
+		vzeroupper()
+		return
+	}
 	var adX, adY, adZ, fadX, fadY, fadZ [m]vs
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {

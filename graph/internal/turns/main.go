@@ -23,7 +23,9 @@
 // each to each one before it, and the ratio of their fastest runs (where
 // other work on the machine stretches some runs at random, the fastest
 // are the least disturbed). Two copies of one build give 0.98–0.99 with 40–80 rounds
-// here. A binary may be given as path:forward or path:gradient to run that
+// here. A binary may be given as path:forward, path:gradient or
+// path:crystal (the crystal's gradient alone, Simulator.CrystalGradient:
+// a cell-and-orientation fit's) to run that
 // mode instead of -mode (forward against gradient: the gradient/forward
 // ratio).
 package main
@@ -47,7 +49,7 @@ import (
 func main() {
 	n := flag.Int("n", 40, "rounds")
 	cs := flag.String("case", "cubic1024", "cubic256, cubic1024, cubic4096, mosaic10, mosaic, interpolate, gauss, round, tophat, n50, many or layers")
-	mode := flag.String("mode", "gradient", "forward or gradient")
+	mode := flag.String("mode", "gradient", "forward, gradient or crystal")
 	cpu := flag.String("cpu", "1", "the CPU the binaries are pinned to (taskset -c)")
 	wait := flag.Duration("timeout", 5*time.Minute, "the longest a server may take to get ready or to run once")
 	flag.Parse()
@@ -56,6 +58,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// modes are the runs a server can time (graph/turns_test.go).
+var modes = map[string]bool{"forward": true, "gradient": true, "crystal": true}
 
 // server is one binary taking turns.
 type server struct {
@@ -70,8 +75,8 @@ func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) er
 	if len(bins) < 2 || rounds < 1 {
 		return errors.New("give at least two test binaries and one round or more")
 	}
-	if mode != "forward" && mode != "gradient" {
-		return fmt.Errorf("-mode %q is neither forward nor gradient", mode)
+	if !modes[mode] {
+		return fmt.Errorf("-mode %q is not forward, gradient or crystal", mode)
 	}
 	var ss []*server
 	defer func() {
@@ -84,7 +89,7 @@ func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) er
 	}()
 	for _, b := range bins {
 		path, m := b, mode
-		if i := strings.LastIndexByte(b, ':'); i >= 0 && (b[i+1:] == "forward" || b[i+1:] == "gradient") {
+		if i := strings.LastIndexByte(b, ':'); i >= 0 && modes[b[i+1:]] {
 			path, m = b[:i], b[i+1:]
 		}
 		s, err := start(path, cs, m, cpu)
