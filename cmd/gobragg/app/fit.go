@@ -299,11 +299,7 @@ func runFit(ctx context.Context, c *cli.Context, rest []string, out, log io.Writ
 	if settings.Restraints, err = parseRestraints(c.Generic("restrain").(*commaList).String(), names); err != nil {
 		return err
 	}
-	for _, n := range names {
-		if why := m.NotDifferentiable(n); why != "" {
-			fmt.Fprintf(log, "WARNING: %s: %s; its gradient ignores the jumps\n", n, why)
-		}
-	}
+	warnNotDifferentiable(log, m, names)
 	problem := &fit.Problem{Shared: shared, PerImage: per}
 	report := FitReport{LossKind: inputs[0].obj.Loss.Kind.String(), Method: method.String(),
 		Spots: FitSpots{Mode: spotMode, BoxSize: box}, Background: FitBackground{Kind: bgMode}}
@@ -523,6 +519,29 @@ func refuseSimulateOutputs(a *models.Args, cmd, files, json string) error {
 // image, background and weights (those of its spot boxes and of its inner
 // boxes), and builds a stage's objectives before the last stage's go.
 const fitPixelBytes = 96
+
+// warnNotDifferentiable warns of the parameters whose image jumps (or
+// kinks) in m: one line per reason, naming its parameters (an -hkl table
+// gives every moving one the same reason: it was a line each).
+func warnNotDifferentiable(log io.Writer, m *models.Model, names []string) {
+	var whys []string
+	who := map[string][]string{}
+	for _, n := range names {
+		if why := m.NotDifferentiable(n); why != "" {
+			if who[why] == nil {
+				whys = append(whys, why)
+			}
+			who[why] = append(who[why], n)
+		}
+	}
+	for _, why := range whys {
+		its := "its gradient ignores"
+		if len(who[why]) > 1 {
+			its = "their gradients ignore"
+		}
+		fmt.Fprintf(log, "WARNING: %s: %s; %s the jumps\n", strings.Join(who[why], ", "), why, its)
+	}
+}
 
 // checkFitMemory refuses a fit whose images together need more memory
 // than -max_memory (or the default budget) allows. models.Args.Model

@@ -2,9 +2,11 @@ package app
 
 import (
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/gobragg/gobragg/graph/fit"
+	"github.com/gobragg/gobragg/models"
 )
 
 // TestFitImagesShareTable: a fit of a series of images given as files
@@ -35,6 +37,28 @@ func TestFitImagesShareTable(t *testing.T) {
 		}
 		if v, _ := inputs[1].obj.Model.Get("phi"); v != 1 {
 			t.Errorf("the second image's model has φ %g°", v)
+		}
+	})
+}
+
+// TestWarnNotDifferentiable: one warning line per reason, naming its
+// parameters (a fit of cell and orientation with an -hkl table printed
+// nine lines, one per parameter, all the same).
+func TestWarnNotDifferentiable(t *testing.T) {
+	inDir(t, []string{"P1_varied.hkl"}, func() {
+		a, err := models.ParseArgs(append(withCell("70", "80", "90", "75", "85", "95"), "-hkl", "P1_varied.hkl", "-detpixels", "64"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := a.Model(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		warnNotDifferentiable(&log, m, []string{"a", "Na", "orient_x"})
+		want := "WARNING: a, orient_x: nearest-reflection structure factors jump at half-integer hkl (-interpolate makes them smooth); their gradients ignore the jumps\n"
+		if log.String() != want {
+			t.Errorf("warnings:\n%s\nwant\n%s", log.String(), want)
 		}
 	})
 }
