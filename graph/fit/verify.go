@@ -348,6 +348,12 @@ func (rn *runner) finish(sr *startResult) {
 	}
 	if sr.hess != nil {
 		r.StdErr = rn.stdErrs(sr.x, sr.hess)
+		// A signal during the standard errors ends the fit interrupted
+		// (sse's take two images a parameter and image: minutes for
+		// large ones, which stop at the signal).
+		if rn.interrupted() {
+			r.Status, r.Err = Interrupted, errInterrupted
+		}
 	}
 }
 
@@ -472,6 +478,10 @@ func (rn *runner) sseMeat(x []float64) (*mat.Dense, error) {
 		xl := s.local(x, k)
 		jac := mat.NewDense(len(p.pix), w, nil)
 		for j := 0; j < w; j++ {
+			if rn.s.Context.Err() != nil {
+				// (This rank's images only: finish asks all of them.)
+				return nil, errInterrupted
+			}
 			gj := j
 			if j >= ns {
 				gj = ns + k*np + (j - ns)

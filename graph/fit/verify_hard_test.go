@@ -159,3 +159,27 @@ func TestInterruptInALaterStart(t *testing.T) {
 		t.Errorf("%s (loss %g): want interrupted with the best point", r.Status, r.Loss)
 	}
 }
+
+// TestInterruptDuringStdErrs: the sse loss's standard errors render two
+// images a parameter (sseMeat); a context that ends there stops them,
+// and the fit is interrupted. The context is armed at the first gather
+// of blocks of 2 (the residuals' dispersion, sseMeat's first step).
+func TestInterruptDuringStdErrs(t *testing.T) {
+	ctx := &armedContext{Context: context.Background()}
+	truth := model(t, smallArgs...)
+	l, boxes := prepared(t, truth, graph.LossSSE, noisy(t, truth, nil, 11))
+	o, err := graph.NewObjective(truth, cellOrient, l) // (from the truth: a Hessian that is positive definite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm := &armingComm{ctx: ctx, width: 2, evals: 1}
+	r := RunProblem(&Problem{Shared: o.Names, Images: []Image{{Objective: o, Boxes: boxes}}},
+		Settings{Boxes: boxes, Starts: 1, Coarse: -1, MaxEvals: 1, Context: ctx, Comm: comm})
+	t.Logf("%s: %s; std errors %v", r.Status, r.Reason, r.StdErr)
+	if comm.seen == 0 {
+		t.Fatal("no standard errors were computed, so the interruption did not come in the test")
+	}
+	if r.Status != Interrupted || !finite(r.Loss) || r.Model == nil {
+		t.Errorf("%s (loss %g): want interrupted", r.Status, r.Loss)
+	}
+}
