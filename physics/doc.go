@@ -607,7 +607,13 @@
 //     structures, both builds); turns against the whole gradient:
 //     0.88–0.89× at cubic 1024², 0.87× on the mosaic case
 //     (medians of 15–20 rounds in a noisy phase of the machine;
-//     quartiles 0.83–1.07 and 0.77–0.95).
+//     quartiles 0.83–1.07 and 0.77–0.95), 0.99× with 1,000 terms a pixel
+//     (case many: the terms and the row sums, which the crystal needs,
+//     are the time there). Of that, the terms' copies without σ and the
+//     N sums gave 0.94× at 1024² and 0.99× on the mosaic case (turns of
+//     the crystal's gradient with and without them; quartiles
+//     0.85–1.04, 0.91–1.05): the loss rows' backward loops were most of
+//     it.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
