@@ -40,11 +40,8 @@ func TestCrystalGradient(t *testing.T) {
 					}
 				}
 			}
+			img := image(t, m)
 			s, err := New(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := s.Image()
 			if err != nil {
 				t.Fatal(err)
 			}
