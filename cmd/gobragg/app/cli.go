@@ -28,7 +28,8 @@ import (
 // checked as they are taken: an unknown one, one without its value and a
 // malformed number are usage errors naming the option (with the nearest
 // names for an unknown one). A value may be given as "--name value" or
-// "--name=value"; a value that starts with "-" must be a number.
+// "--name=value"; a value that starts with "-" must start as a number
+// does ("-5", "-.5", "-5,10,0,10": no nanoBragg flag does).
 func Arrange(flags []cli.Flag, args []string) ([]string, error) {
 	byName := map[string]cli.Flag{}
 	var names []string
@@ -68,7 +69,7 @@ func Arrange(flags []cli.Flag, args []string) ([]string, error) {
 			continue
 		}
 		if !hasVal {
-			if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && !isNumber(args[i+1])) {
+			if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && !numberLed(args[i+1])) {
 				return nil, usagef("--%s needs a value", name)
 			}
 			i++
@@ -119,6 +120,13 @@ func nearest(s string, names []string) []string {
 func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
+}
+
+// numberLed reports whether s, which starts with "-", is a value rather
+// than a flag: a number, or text that starts as a negative number does
+// (a list such as --roi's "-5,10,0,10", which its option then judges).
+func numberLed(s string) bool {
+	return isNumber(s) || len(s) > 1 && (s[1] == '.' || s[1] >= '0' && s[1] <= '9')
 }
 
 func usagef(format string, a ...any) error {

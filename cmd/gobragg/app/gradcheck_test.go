@@ -132,6 +132,10 @@ func TestGradcheckBadInput(t *testing.T) {
 			{[]string{"--step", "a=-1", "--params", "a"}, true, "--step a=-1"},
 			{[]string{"--step", "b=1e-5", "--params", "a"}, true, "b is not among"},
 			{[]string{"--roi", "1,2,3"}, true, "--roi"},
+			// A value led by a negative number is the option's to judge
+			// (it was "--roi needs a value").
+			{[]string{"--roi", "-5,10,0,10"}, true, `--roi "-5,10,0,10": outside`},
+			{[]string{"--params", "-cell"}, true, "--params needs a value"},
 			{[]string{"--tol", "0"}, true, "--tol"},
 			{[]string{"--frobnicate"}, true, "unknown option --frobnicate"},
 			{[]string{"--params"}, true, "--params needs a value"},
