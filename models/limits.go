@@ -50,8 +50,8 @@ func (l Limits) memory() float64 {
 const (
 	// hklCellBytes: the grid and its defaulted flags (9), the table the
 	// kernels read (its Marked copy, 8), their fill of it with the
-	// default F, its flags and, for gradients, their bits (17; made once
-	// per table and default F: physics/ftable.go), and some room.
+	// default F and the bits that flag its cells without data (16; made
+	// once per table and default F: physics/ftable.go), and some room.
 	hklCellBytes = 40
 	// sourceBytes, orientationBytes: the model's entry, the kernel's table
 	// row (the lane kernels' values repeated across lanes) and its derived

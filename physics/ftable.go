@@ -9,7 +9,7 @@ import (
 // list with NaN: they take the default F, a parameter. A kernel reads the
 // table with the default filled in, and a gradient also which cells those
 // are. A fit builds a kernel per evaluation from the same table, and
-// filling a copy of it each time (with the flags of its missing cells)
+// filling a copy of it each time (with the flags of the cells without data)
 // took most of the evaluation: for a table of half a million cells, three
 // quarters of a box fit's gradient (graph's TestTableReuse checks that
 // it is no longer copied). So what a table gives is kept for the
@@ -23,15 +23,12 @@ import (
 // table; a few more keep two alternating fits from refilling.
 const keptTables = 4
 
-// tableFill is what a table gives: none when no cell is NaN; else which
-// cells are (missing), the same as float64 bits 1 and 0 (missBits, made
-// when a gradient first wants it), and the table filled with the default
-// F def (filled). Each slice, once handed out, is never written again: a
-// new default F makes a new fill.
+// tableFill is what a table gives: which of its cells are NaN, as the
+// float64 bits of 1 there and 0 elsewhere (missBits; nil when none is),
+// and the table filled with the default F def (filled). Each slice, once
+// handed out, is never written again: a new default F makes a new fill.
 type tableFill struct {
 	table    []float64
-	none     bool
-	missing  []bool
 	missBits []uint64
 	def      uint64 // the bits of the default F filled holds
 	filled   []float64
@@ -54,14 +51,14 @@ func tableEntry(t []float64) *tableFill {
 			return e
 		}
 	}
-	e := &tableFill{table: t, none: true}
+	e := &tableFill{table: t}
+	one := math.Float64bits(1)
 	for i, v := range t {
 		if v != v {
-			if e.none {
-				e.none = false
-				e.missing = make([]bool, len(t))
+			if e.missBits == nil {
+				e.missBits = make([]uint64, len(t))
 			}
-			e.missing[i] = true
+			e.missBits[i] = one
 		}
 	}
 	if len(kept) < keptTables {
@@ -74,49 +71,26 @@ func tableEntry(t []float64) *tableFill {
 }
 
 // filledTable returns table t with def in its cells without data (t
-// itself when it has none) and which cells those are (nil when none).
-func filledTable(t []float64, def float64) ([]float64, []bool) {
+// itself when it has none) and which cells those are (kernel.missBits:
+// the bits of 1 there, 0 elsewhere; nil when none).
+func filledTable(t []float64, def float64) ([]float64, []uint64) {
 	if len(t) == 0 {
 		return t, nil
 	}
 	tableCache.Lock()
 	defer tableCache.Unlock()
 	e := tableEntry(t)
-	if e.none {
+	if e.missBits == nil {
 		return t, nil
 	}
 	if e.filled == nil || e.def != math.Float64bits(def) {
 		f := append([]float64(nil), t...)
-		for i, m := range e.missing {
-			if m {
+		for i, m := range e.missBits {
+			if m != 0 {
 				f[i] = def
 			}
 		}
 		e.filled, e.def = f, math.Float64bits(def)
 	}
-	return e.filled, e.missing
-}
-
-// missingBits returns table t's missBits (kernel.missBits): nil when it
-// has data everywhere.
-func missingBits(t []float64) []uint64 {
-	if len(t) == 0 {
-		return nil
-	}
-	tableCache.Lock()
-	defer tableCache.Unlock()
-	e := tableEntry(t)
-	if e.none {
-		return nil
-	}
-	if e.missBits == nil {
-		e.missBits = make([]uint64, len(e.missing))
-		one := math.Float64bits(1)
-		for i, m := range e.missing {
-			if m {
-				e.missBits[i] = one
-			}
-		}
-	}
-	return e.missBits
+	return e.filled, e.missBits
 }

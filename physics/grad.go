@@ -461,14 +461,14 @@ func (k *kernel) cellFGrad(h, kk, l float64) (f, ddef float64) {
 		return k.defaultF, 1
 	}
 	i := (h0-c.HMin)*k.hStride + (k0-c.KMin)*k.kStride + (l0 - c.LMin)
-	if k.missing != nil && k.missing[i] {
+	if k.missBits != nil && k.missBits[i] != 0 {
 		return k.fhkl[i], 1
 	}
 	return k.fhkl[i], 0
 }
 
 // interpolateGrad is interpolate with its derivatives by h, k, l and by
-// the default F (through table cells without data: k.missBits, gradSetup):
+// the default F (through table cells without data: k.missBits, filledTable):
 // interpGradLanes on one lane.
 func (k *kernel) interpolateGrad(h, kk, l float64) (f float64, df [3]float64, ddef float64) {
 	var ia [1]int32

@@ -55,13 +55,9 @@ func (t *termLanes) reset(n int, ibg float64) {
 }
 
 // gradSetup sets what termsGradLanes reads besides the forward kernels'
-// values: k.perDef, and k.missBits where the table has cells without
-// data (only gradients need them, so forward runs do not build it).
+// values: k.perDef.
 func (k *kernel) gradSetup() {
 	k.perDef = (k.c.HasHKL || k.ibg != 0) && !k.c.CrystalOnly
-	if k.missing != nil {
-		k.missBits = missingBits(k.table)
-	}
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by

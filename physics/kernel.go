@@ -458,11 +458,9 @@ type kernel struct {
 	thickStep, mu, dmin  float64
 	ibg, distance        float64
 	fhkl                 []float64 // the structure factors, the default F in cells without data (filledTable)
-	table                []float64 // Inputs.Fhkl, NaN in those cells
 	p, mosaic            []float64 // the packed parameters and the mosaic table
 	invLambda0, invPitch float64
 	umats                [][9]float64 // per domain: its rotation
-	missing              []bool       // table cells without data (default F), nil if none
 	hStride, kStride     int
 	onOOR                func(h, k, l float64) // called at the first out-of-range point of a pixel
 	perDef               bool                  // termsGradLanes sums ∂S/∂F (gradSetup)
@@ -471,7 +469,7 @@ type kernel struct {
 	lr                   *laneReps             // what the lane kernels read (lanes_reps.go)
 	ll                   *laneLists            // the lane kernels' lists: per sub-pixel column, layer, orientation, source
 	fhklBits             []uint64              // fhkl's bit patterns
-	missBits             []uint64              // 1 (as bits) where the table has no data, 0 elsewhere; nil when it has data everywhere (gradSetup)
+	missBits             []uint64              // 1 (as bits) where the table has no data, 0 elsewhere; nil when it has data everywhere (filledTable)
 }
 
 func vec(p []float64, i int) [3]float64 { return [3]float64{p[i], p[i+1], p[i+2]} }
@@ -498,7 +496,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		astar: vec(p, PAStar), bstar: vec(p, PBStar), cstar: vec(p, PCStar),
 		kahn: p[PKahn], na: p[PNa], nb: p[PNb], nc: p[PNc], defaultF: p[PDefaultF], pitch: p[PPixel],
 		fudge: p[PFudge], thickStep: p[PThickStep], mu: p[PMu], dmin: p[PDmin], ibg: p[PIbg],
-		distance: p[PDistance], fhkl: in.Fhkl, table: in.Fhkl}
+		distance: p[PDistance], fhkl: in.Fhkl}
 	k.nabc = k.na * k.nb * k.nc
 	k.invLambda0, k.invPitch = 1/p[PLambda], 1/p[PPixel]
 	whole := func(n float64) bool { return n == math.Trunc(n) && math.Abs(n) < 1<<31 }
@@ -549,7 +547,7 @@ func newKernel(c *Config, in *Inputs) *kernel {
 		k.hStride = (c.KMax - c.KMin + 2) * k.kStride
 		// NaN marks a reflection the file did not list: it has the default
 		// F, which is a parameter (ftable.go).
-		k.fhkl, k.missing = filledTable(in.Fhkl, k.defaultF)
+		k.fhkl, k.missBits = filledTable(in.Fhkl, k.defaultF)
 	}
 	for i := 0; i < c.Sources; i++ {
 		r := in.Sources[i*SourceCols:]
