@@ -87,8 +87,13 @@ func TestFitHeaderAngles(t *testing.T) {
 
 // oscModel is seriesModel's model with -osc 1.
 func oscModel(t *testing.T) *models.Model {
+	return argsModel(t, append([]string{"-osc", "1"}, seriesModel...)...)
+}
+
+// argsModel is the model of nanoBragg flags argv.
+func argsModel(t *testing.T, argv ...string) *models.Model {
 	t.Helper()
-	a, err := models.ParseArgs(append([]string{"-osc", "1"}, seriesModel...))
+	a, err := models.ParseArgs(argv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gobragg/gobragg/graph/fit"
-	"github.com/gobragg/gobragg/models"
 )
 
 // TestFitImagesShareTable: a fit of a series of images given as files
@@ -46,14 +45,7 @@ func TestFitImagesShareTable(t *testing.T) {
 // nine lines, one per parameter, all the same).
 func TestWarnNotDifferentiable(t *testing.T) {
 	inDir(t, []string{"P1_varied.hkl"}, func() {
-		a, err := models.ParseArgs(append(withCell("70", "80", "90", "75", "85", "95"), "-hkl", "P1_varied.hkl", "-detpixels", "64"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := a.Model(io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := argsModel(t, append(withCell("70", "80", "90", "75", "85", "95"), "-hkl", "P1_varied.hkl", "-detpixels", "64")...)
 		var log strings.Builder
 		warnNotDifferentiable(&log, m, []string{"a", "Na", "orient_x"})
 		want := "WARNING: a, orient_x: nearest-reflection structure factors jump at half-integer hkl (-interpolate makes them smooth); their gradients ignore the jumps\n"
