@@ -50,8 +50,8 @@ func scanWeights(w []float64, f int, fs *[rowChunk]int, most int) (int, int) {
 	if currentTier() != tierScalar {
 		zero := archsimd.Float64x4{}
 		for ; f+8 <= len(w) && n+8 <= most; f += 8 {
-			m := uint(archsimd.LoadFloat64x4Slice(w[f:]).NotEqual(zero).ToBits()) |
-				uint(archsimd.LoadFloat64x4Slice(w[f+4:]).NotEqual(zero).ToBits())<<4
+			m := uint(simdLoad4s(w[f:]).NotEqual(zero).ToBits()) |
+				uint(simdLoad4s(w[f+4:]).NotEqual(zero).ToBits())<<4
 			switch m {
 			case 0:
 			case 0xff:

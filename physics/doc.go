@@ -615,6 +615,23 @@
 //     0.85–1.04, 0.91–1.05): the loss rows' backward loops were most of
 //     it.
 //
+//   - Fourteenth session: Go 1.27 (GOTOOLCHAIN=go1.27.3, which the go
+//     command fetches) allocates AVX-512 values to X0–X14 and X16–X31,
+//     where Go 1.26 stops at X14: termsGradLanesAVX512 spills 64 vectors
+//     (static count) instead of 130. Its simd/archsimd names loads from
+//     arrays LoadArray, from slices Load, and the slice store Store, so
+//     lanegen writes each vector kernel once per Go (the _go127_gen.go
+//     files, build tag go1.27; the Go 1.26 kernels are the same
+//     instructions as before). Small functions calling the one name or
+//     the other, inlined, were tried first: they left a no-op
+//     instruction per call in the Go 1.26 kernels (10 → 49 in
+//     termsGradLanesAVX512) and moved its frame, and the mosaic case's
+//     gradient took 1.32× as long (the frame offset above). Go 1.27
+//     against Go 1.26, turns, one CPU, 15 rounds: mosaic case gradient
+//     0.86× (earlier 20 rounds: 0.91×), forward 0.99× (0.97×); cubic
+//     1024² gradient 0.97× (0.97×), forward 0.95× (0.95×). The
+//     gradient/forward ratio of the mosaic case: 2.18 against 2.36.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

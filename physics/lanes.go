@@ -11,7 +11,9 @@ package physics
 // lanes_scalar.go's helpers) it is the scalar kernel (lanes_gen.go); with
 // every name suffixed, on 4 lanes of simd/archsimd's Float64x4, the AVX2
 // kernel (lanes_avx2_gen.go), and on 8 lanes of its Float64x8 the AVX-512
-// kernel (lanes_avx512_gen.go); dispatch.go picks the copy the CPU runs.
+// kernel (lanes_avx512_gen.go; both again for Go 1.27, whose
+// simd/archsimd names its loads and stores differently:
+// *_go127_gen.go); dispatch.go picks the copy the CPU runs.
 // Each lane does exactly the scalar operations in the scalar order (no fused multiply-add, no
 // reassociation): the copies give the scalar kernel's bits, which
 // TestLanesBits (images) and TestLanesGradientBits (losses and gradients)

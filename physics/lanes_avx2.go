@@ -7,18 +7,6 @@ import (
 	"unsafe"
 )
 
-// vaddseqAVX2 is the AVX2 kernels' vaddseq: it adds the four lanes of v
-// to the sum in the first lane of acc one at a time, in lane order,
-// (((acc + v₀) + v₁) + v₂) + v₃, as scalar code adds one pixel after
-// another (the other lanes of acc are left over). Only 256-bit
-// operations: Go moves 128-bit vectors with SSE instructions, and each
-// switch between those and AVX costs far more than the sum.
-func vaddseqAVX2(acc, v archsimd.Float64x4) archsimd.Float64x4 {
-	hi := v.Select128FromPair(1, 1, v) // v₂ v₃ v₂ v₃
-	acc = acc.Add(v).Add(v.SelectFromPairGrouped(1, 1, v))
-	return acc.Add(hi).Add(hi.SelectFromPairGrouped(1, 1, hi))
-}
-
 // vgatherAVX2 is the AVX2 kernels' vgather: the four values bits[ia[i]]
 // as a vector, built in registers (two pairs, inserted): the vector load
 // of the four values stored one by one waited for the stores (the
@@ -40,19 +28,19 @@ func vgatherCubeAVX2(bits []uint64, ia *[4]int32, hs, ks int, cube []float64) {
 	}
 	c := cube[:64*4]
 	row := func(l int, off uintptr) archsimd.Uint64x4 {
-		return archsimd.LoadUint64x4((*[4]uint64)(unsafe.Add(at[l], off)))
+		return simdLoadU4((*[4]uint64)(unsafe.Add(at[l], off)))
 	}
 	for i := range 4 {
 		for j := range 4 {
 			off := uintptr(i*hs+j*ks) * 8
 			r0, r1, r2, r3 := row(0, off), row(1, off), row(2, off), row(3, off)
-			lo01, hi01 := r0.SelectFromPairGrouped(0, 2, r1), r0.SelectFromPairGrouped(1, 3, r1) // r0₀ r1₀ r0₂ r1₂; r0₁ r1₁ r0₃ r1₃
-			lo23, hi23 := r2.SelectFromPairGrouped(0, 2, r3), r2.SelectFromPairGrouped(1, 3, r3)
+			lo01, hi01 := simdSelPairsU(r0, 0, 2, r1), simdSelPairsU(r0, 1, 3, r1) // r0₀ r1₀ r0₂ r1₂; r0₁ r1₁ r0₃ r1₃
+			lo23, hi23 := simdSelPairsU(r2, 0, 2, r3), simdSelPairsU(r2, 1, 3, r3)
 			o := c[(4*i+j)*16:][:16]
-			lo01.Select128FromPair(0, 2, lo23).AsFloat64x4().StoreSlice(o)
-			hi01.Select128FromPair(0, 2, hi23).AsFloat64x4().StoreSlice(o[4:])
-			lo01.Select128FromPair(1, 3, lo23).AsFloat64x4().StoreSlice(o[8:])
-			hi01.Select128FromPair(1, 3, hi23).AsFloat64x4().StoreSlice(o[12:])
+			simdStore4s(simdSel128U(lo01, 0, 2, lo23).AsFloat64x4(), o)
+			simdStore4s(simdSel128U(hi01, 0, 2, hi23).AsFloat64x4(), o[4:])
+			simdStore4s(simdSel128U(lo01, 1, 3, lo23).AsFloat64x4(), o[8:])
+			simdStore4s(simdSel128U(hi01, 1, 3, hi23).AsFloat64x4(), o[12:])
 		}
 	}
 }

@@ -48,10 +48,10 @@ func vgatherCubeAVX512(bits []uint64, ia *[8]int32, hs, ks int, cube []float64) 
 		at[l] = cubeRows(bits, ia[l], hs, ks)
 	}
 	c := cube[:64*8]
-	pa, pb := archsimd.LoadUint64x8(&cubePerm[0]), archsimd.LoadUint64x8(&cubePerm[1])
-	pc, pd := archsimd.LoadUint64x8(&cubePerm[2]), archsimd.LoadUint64x8(&cubePerm[3])
+	pa, pb := simdLoadU8(&cubePerm[0]), simdLoadU8(&cubePerm[1])
+	pc, pd := simdLoadU8(&cubePerm[2]), simdLoadU8(&cubePerm[3])
 	row := func(l int, off uintptr) archsimd.Uint64x4 {
-		return archsimd.LoadUint64x4((*[4]uint64)(unsafe.Add(at[l], off)))
+		return simdLoadU4((*[4]uint64)(unsafe.Add(at[l], off)))
 	}
 	for i := range 4 {
 		for j := range 4 {
@@ -63,10 +63,10 @@ func vgatherCubeAVX512(bits []uint64, ia *[8]int32, hs, ks int, cube []float64) 
 			q0, q1 := p01.ConcatPermute(p23, pa), p01.ConcatPermute(p23, pb) // lanes 0–3: columns 0, 1; columns 2, 3
 			q2, q3 := p45.ConcatPermute(p67, pa), p45.ConcatPermute(p67, pb) // lanes 4–7
 			o := c[(4*i+j)*32:][:32]
-			q0.ConcatPermute(q2, pc).AsFloat64x8().StoreSlice(o)
-			q0.ConcatPermute(q2, pd).AsFloat64x8().StoreSlice(o[8:])
-			q1.ConcatPermute(q3, pc).AsFloat64x8().StoreSlice(o[16:])
-			q1.ConcatPermute(q3, pd).AsFloat64x8().StoreSlice(o[24:])
+			simdStore8s(q0.ConcatPermute(q2, pc).AsFloat64x8(), o)
+			simdStore8s(q0.ConcatPermute(q2, pd).AsFloat64x8(), o[8:])
+			simdStore8s(q1.ConcatPermute(q3, pc).AsFloat64x8(), o[16:])
+			simdStore8s(q1.ConcatPermute(q3, pd).AsFloat64x8(), o[24:])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package physics_test
 
 import (
+	"go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +16,12 @@ import (
 // in the GOEXPERIMENT=simd build too, from the default one, so that the
 // README's one test command checks both builds: the AVX2 (and, where the
 // CPU has it, AVX-512) kernels must give the general loops' bits on every
-// golden case. Skipped in the
-// vector build itself (its TestLanesBits covers it), off amd64, with a Go
-// that has no simd experiment, on a CPU without AVX2, and with -short.
+// golden case. It builds them with this Go and with Go 1.27
+// (GOTOOLCHAIN=go1.27.3, which the go command fetches: simd/archsimd's
+// names differ there, simd_go127.go). Skipped in the vector build itself
+// (its TestLanesBits covers it), off amd64, with a Go that has no simd
+// experiment, on a CPU without AVX2, and with -short; the Go 1.27 part
+// where that toolchain cannot be had.
 func TestVectorBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the physics tests again (~30 s)")
@@ -30,8 +34,32 @@ func TestVectorBuild(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the vector kernels are amd64's")
 	}
+	t.Run("this Go", func(t *testing.T) { vectorBuild(t, "") })
+	if version.Compare(runtime.Version(), "go1.27") < 0 {
+		t.Run(vectorToolchain, func(t *testing.T) {
+			goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+			cmd := exec.Command(goTool, "version")
+			cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+vectorToolchain)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Skipf("no %s here: %v: %s", vectorToolchain, err, firstLine(string(out)))
+			}
+			vectorBuild(t, vectorToolchain)
+		})
+	}
+}
+
+// vectorToolchain is the Go that TestVectorBuild builds the vector
+// kernels with beside this one.
+const vectorToolchain = "go1.27.3"
+
+// vectorBuild runs the lane tests with GOEXPERIMENT=simd and, unless it
+// is "", GOTOOLCHAIN=toolchain.
+func vectorBuild(t *testing.T, toolchain string) {
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated|TestLanesImageSums)$", ".")
 	cmd.Env = append(os.Environ(), "GOEXPERIMENT=simd")
+	if toolchain != "" {
+		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+toolchain)
+	}
 	out, err := cmd.CombinedOutput()
 	s := string(out)
 	if err != nil {

@@ -12,7 +12,9 @@
 //
 // Generate makes one copy of lanes.go per target (Targets): the scalar
 // kernel (lanes_gen.go, names as written), the AVX2 kernel
-// (lanes_avx2_gen.go) and the AVX-512 kernel (lanes_avx512_gen.go), in
+// (lanes_avx2_gen.go) and the AVX-512 kernel (lanes_avx512_gen.go), each
+// vector kernel again for Go 1.27 (lanes_avx2_go127_gen.go,
+// lanes_avx512_go127_gen.go: simd/archsimd's new names), in
 // the vector copies every name that lanes.go declares and every name of
 // the vocabulary suffixed. In both, the calls of the functions marked
 // //lanegen:inline are replaced by their bodies: Go's inliner leaves
@@ -107,22 +109,56 @@ var Targets = []Target{
 		"Merge":        "merge($0, $1, $2)",
 		"StoreSlice":   "store($0, $1)",
 	}},
-	{File: "lanes_avx2_gen.go", Suffix: "AVX2", Tag: "goexperiment.simd && amd64", Lanes: 4,
-		Import: "simd/archsimd", Words: archsimdWords(4, map[string]string{"vslotadd": "$1.Add($2)"})},
-	{File: "lanes_avx512_gen.go", Suffix: "AVX512", Tag: "goexperiment.simd && amd64", Lanes: 8,
-		Import: "simd/archsimd", Words: archsimdWords(8, nil), Methods: map[string]string{
+	avx2("lanes_avx2_gen.go", go126), avx512("lanes_avx512_gen.go", go126),
+	avx2("lanes_avx2_go127_gen.go", go127), avx512("lanes_avx512_go127_gen.go", go127),
+}
+
+// The vector targets come in two copies: simd/archsimd names its loads
+// and stores differently in Go 1.26 and 1.27 (and Go 1.27 allocates
+// AVX-512 values to all 32 vector registers, so its kernels spill less).
+// Each copy calls its Go's names directly: small functions that called
+// the one or the other (inlined) cost the Go 1.26 kernels a no-op
+// instruction per call and moved their stack frames, which this
+// machine's AVX-512 gradient is sensitive to (physics docs).
+const (
+	go126 = "!go1.27"
+	go127 = "go1.27"
+)
+
+func avx2(file, goVersion string) Target {
+	return Target{File: file, Suffix: "AVX2", Tag: "goexperiment.simd && amd64 && " + goVersion, Lanes: 4,
+		Import: "simd/archsimd", Words: archsimdWords(4, goVersion, map[string]string{"vslotadd": "$1.Add($2)"}),
+		Methods: archsimdMethods(goVersion, nil)}
+}
+
+func avx512(file, goVersion string) Target {
+	return Target{File: file, Suffix: "AVX512", Tag: "goexperiment.simd && amd64 && " + goVersion, Lanes: 8,
+		Import: "simd/archsimd", Words: archsimdWords(8, goVersion, nil), Methods: archsimdMethods(goVersion, map[string]string{
 			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
 			// and floor are VROUNDPD's.
 			"Ceil":  "$0.CeilScaled(0)",
 			"Floor": "$0.FloorScaled(0)",
-		}},
+		})}
+}
+
+// archsimdMethods is the methods replaced for Go goVersion, with more
+// added.
+func archsimdMethods(goVersion string, more map[string]string) map[string]string {
+	m := map[string]string{}
+	if goVersion == go127 {
+		m["StoreSlice"] = "$0.Store($1)"
+	}
+	for k, v := range more {
+		m[k] = v
+	}
+	return m
 }
 
 // archsimdWords spells the vocabulary in simd/archsimd's types of n
 // float64 lanes, with the words in more added: vaddseq, and for n > 4
 // vslotadd, are left out (suffixed: a hand-written file of the target
 // declares them). Slot vectors (vs) have four lanes.
-func archsimdWords(n int, more map[string]string) map[string]string {
+func archsimdWords(n int, goVersion string, more map[string]string) map[string]string {
 	w := map[string]string{
 		"vf":    "archsimd.Float64xN",
 		"vm":    "archsimd.Mask64xN",
@@ -140,10 +176,11 @@ func archsimdWords(n int, more map[string]string) map[string]string {
 		"vbits":          "$1.AsUint64xN()",
 		"vfloat":         "$1.AsFloat64xN()",
 		"vint32":         "$1.ConvertToInt32().Store($2)",
-		"vxor":           "$1.Xor($2)",
-		"vand":           "$1.And($2)",
-		"vor":            "$1.Or($2)",
-		"vshl":           "$1.ShiftAllLeft($2)",
+		// (Go 1.27's names follow.)
+		"vxor": "$1.Xor($2)",
+		"vand": "$1.And($2)",
+		"vor":  "$1.Or($2)",
+		"vshl": "$1.ShiftAllLeft($2)",
 		// vshrv: each lane shifted right by the count in that lane of
 		// its second argument (VPSRLVQ). ShiftAllRight by a constant is
 		// no immediate in Go 1.26: it moves the count into a vector
@@ -153,12 +190,28 @@ func archsimdWords(n int, more map[string]string) map[string]string {
 		"vany":       "($1.ToBits() != 0)",
 		"vzeroupper": "archsimd.ClearAVXUpperBits",
 	}
+	if goVersion == go127 {
+		// Loads from an array pointer are LoadArray, from a slice
+		// Load; stores to a slice Store. A broadcast from a vector's
+		// first lane is not exported: the float64 broadcast is
+		// VEX-encoded in Go 1.27 (VMOVSD, VBROADCASTSD).
+		w["vbcp"] = "archsimd.BroadcastFloat64xN($1[0])"
+		w["vload"] = "archsimd.LoadFloat64xNArray($1)"
+		w["vloadSlice"] = "archsimd.LoadFloat64xN($1)"
+		w["vloadF32Slice"] = "archsimd.LoadFloat32xN($1).ConvertToFloat64()"
+		w["vstoreF32Slice"] = "$1.ConvertToFloat32().Store($2)"
+		w["vrep"] = "archsimd.LoadFloat64xNArray((*[N]float64)($1[:N]))"
+		w["vint32"] = "$1.ConvertToInt32().StoreArray($2)"
+	}
 	for k, v := range w {
 		w[k] = strings.ReplaceAll(v, "N", fmt.Sprint(n))
 	}
 	if n == 8 {
 		// laneVal holds 8 values: its pointer converts as it is.
 		w["vrep"] = "archsimd.LoadFloat64x8((*[8]float64)($1))"
+		if goVersion == go127 {
+			w["vrep"] = "archsimd.LoadFloat64x8Array((*[8]float64)($1))"
+		}
 	}
 	w["vs"] = "archsimd.Float64x4"
 	for k, v := range more {
