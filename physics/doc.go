@@ -631,6 +631,21 @@
 //     0.86× (earlier 20 rounds: 0.91×), forward 0.99× (0.97×); cubic
 //     1024² gradient 0.97× (0.97×), forward 0.95× (0.95×). The
 //     gradient/forward ratio of the mosaic case: 2.18 against 2.36.
+//     Then the backward pass's sums in eight partial sums (slots),
+//     tried before with Go 1.26 (above: 1.00×, 1.07×): one 512-bit
+//     addition a sum and vector, where four partial sums took an
+//     extract and two 256-bit additions. Go 1.27 build, turns against
+//     four slots: mosaic 0.94× (12 rounds; a first version 0.95×), cubic
+//     1024² 0.91× (0.95×); AVX2 (GOBRAGG_LANES=avx2, mosaic) 0.93×; the
+//     Go 1.26 AVX-512 build 1.00× and the default build 1.01× (cubic
+//     1024², 20 rounds). simulate's image statistics take the same
+//     eight slots. The gradients' last bits moved: every row of the
+//     capture study kept its captured, converged and verdicts (median
+//     evaluations −7 to +7 %), TestStdErrs' scatter is as before, and
+//     gradcheck and the README's fit (324 evaluations, the same loss) are
+//     unchanged. How far the divisions are from the bound now (Go 1.27,
+//     mosaic, not kept, wrong gradients): without sincg's square roots
+//     and divisions 0.90–0.93×.
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

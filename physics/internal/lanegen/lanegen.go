@@ -127,7 +127,7 @@ const (
 
 func avx2(file, goVersion string) Target {
 	return Target{File: file, Suffix: "AVX2", Tag: "goexperiment.simd && amd64 && " + goVersion, Lanes: 4,
-		Import: "simd/archsimd", Words: archsimdWords(4, goVersion, map[string]string{"vslotadd": "$1.Add($2)"}),
+		Import: "simd/archsimd", Words: archsimdWords(4, goVersion, nil),
 		Methods: archsimdMethods(goVersion, nil)}
 }
 
@@ -155,9 +155,10 @@ func archsimdMethods(goVersion string, more map[string]string) map[string]string
 }
 
 // archsimdWords spells the vocabulary in simd/archsimd's types of n
-// float64 lanes, with the words in more added: vaddseq, and for n > 4
-// vslotadd, are left out (suffixed: a hand-written file of the target
-// declares them). Slot vectors (vs) have four lanes.
+// float64 lanes, with the words in more added: vaddseq is left out
+// (suffixed: a hand-written file of the target declares it). Slot
+// vectors (vs) are vectors of n lanes (the eight slots on one vector or
+// two).
 func archsimdWords(n int, goVersion string, more map[string]string) map[string]string {
 	w := map[string]string{
 		"vf":    "archsimd.Float64xN",
@@ -213,7 +214,8 @@ func archsimdWords(n int, goVersion string, more map[string]string) map[string]s
 			w["vrep"] = "archsimd.LoadFloat64x8Array((*[8]float64)($1))"
 		}
 	}
-	w["vs"] = "archsimd.Float64x4"
+	w["vs"] = w["vf"]
+	w["vslotadd"] = "$1.Add($2)"
 	for k, v := range more {
 		w[k] = v
 	}
