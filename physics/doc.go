@@ -190,7 +190,8 @@
 //     merged per lane; the structure factor and its ∂/∂F from one cell
 //     lookup), the chunk's front (lossFrontLanes: geometry, ω,
 //     polarization with its derivative coefficients) and the backward pass
-//     (lossBackLanes). The backward sums are four partial sums, pixel p in
+//     (lossBackLanes). The backward sums were four partial sums (eight
+//     since the fourteenth session, below), pixel p in
 //     sum p mod 4, added in a fixed order per chunk: a sum in pixel order
 //     held in one vector (each vector's lanes added one by one) kept the
 //     old bits but cost the AVX2 kernel 8 %. Records per quantity
@@ -230,8 +231,9 @@
 //     (lanes_avx512_gen.go), where the CPU has AVX-512 (F, CD, BW, DQ,
 //     VL). Its ceiling is VRNDSCALEPD's at scale 2⁰ (CeilScaled(0)), the
 //     solid-angle sum adds the low four lanes and then the high four
-//     (vaddseqAVX512), and the backward pass's partial sums stay four
-//     (slot vectors: vslotadd adds the low half, then the high half), so
+//     (vaddseqAVX512), and the backward pass's partial sums stayed four
+//     (slot vectors: vslotadd added the low half, then the high half;
+//     eight since the fourteenth session), so
 //     every tier gives the same bits. On this machine (an AMD EPYC of
 //     the Turin kind, whose 512-bit units are full width), one thread,
 //     AVX-512 against AVX2 pair by pair (BenchmarkLanes* in graph): the
@@ -645,7 +647,9 @@
 //     gradcheck and the README's fit (324 evaluations, the same loss) are
 //     unchanged. How far the divisions are from the bound now (Go 1.27,
 //     mosaic, not kept, wrong gradients): without sincg's square roots
-//     and divisions 0.90–0.93×.
+//     and divisions 0.90–0.93×. Tried and left out: the row sums'
+//     g·scale·P·ω formed once per chunk instead of once per source and
+//     orientation (the same bits; 1.02× mosaic, 1.01× 1024², 15 rounds).
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537

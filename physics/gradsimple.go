@@ -766,6 +766,12 @@ func (t *lossTotals) add(b []float64) {
 // vector; the Go 1.27 AVX-512 gradient was 0.91–0.95× with eight).
 const slots = 8
 
+// A slot vector is one vector of the widest lanes (lanegen's vs), and the
+// loops' rounding to whole vectors (lossRow's pad, RowSums) takes
+// max(lanes, slots) as maxLanes: slots must be maxLanes (this does not
+// compile otherwise).
+var _ [0]struct{} = [slots - maxLanes]struct{}{}
+
 // slotSum is the sum of the partial sums s[:slots], in a fixed order.
 func slotSum(s []float64) float64 {
 	_ = s[slots-1]

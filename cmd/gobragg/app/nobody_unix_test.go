@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -49,6 +50,12 @@ func runAsNobody(t *testing.T) bool {
 	cmd.Env = append(os.Environ(), "GOBRAGG_AS_NOBODY=1", "TMPDIR="+tmp, "HOME="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		// The child never ran: this root may not switch users (a user
+		// namespace without uid 65534, a rootless container).
+		t.Skipf("cannot run the test as nobody here: %v", err)
+	}
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}

@@ -115,7 +115,8 @@ var Targets = []Target{
 
 // The vector targets come in two copies: simd/archsimd names its loads
 // and stores differently in Go 1.26 and 1.27 (and Go 1.27 allocates
-// AVX-512 values to all 32 vector registers, so its kernels spill less).
+// AVX-512 values to X16–X31 as well as X0–X14, so its kernels spill
+// less).
 // Each copy calls its Go's names directly: small functions that called
 // the one or the other (inlined) cost the Go 1.26 kernels a no-op
 // instruction per call and moved their stack frames, which this
