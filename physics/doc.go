@@ -190,8 +190,8 @@
 //     merged per lane; the structure factor and its ∂/∂F from one cell
 //     lookup), the chunk's front (lossFrontLanes: geometry, ω,
 //     polarization with its derivative coefficients) and the backward pass
-//     (lossBackLanes). The backward sums were four partial sums (eight
-//     since the fourteenth session, below), pixel p in
+//     (lossBackLanes). The backward sums are four partial sums (eight
+//     in the Go 1.27 vector build since the fourteenth session), pixel p in
 //     sum p mod 4, added in a fixed order per chunk: a sum in pixel order
 //     held in one vector (each vector's lanes added one by one) kept the
 //     old bits but cost the AVX2 kernel 8 %. Records per quantity
@@ -231,9 +231,9 @@
 //     (lanes_avx512_gen.go), where the CPU has AVX-512 (F, CD, BW, DQ,
 //     VL). Its ceiling is VRNDSCALEPD's at scale 2⁰ (CeilScaled(0)), the
 //     solid-angle sum adds the low four lanes and then the high four
-//     (vaddseqAVX512), and the backward pass's partial sums stayed four
-//     (slot vectors: vslotadd added the low half, then the high half;
-//     eight since the fourteenth session), so
+//     (vaddseqAVX512), and the backward pass's partial sums stay four
+//     (slot vectors: vslotadd adds the low half, then the high half;
+//     eight in the Go 1.27 build since the fourteenth session), so
 //     every tier gives the same bits. On this machine (an AMD EPYC of
 //     the Turin kind, whose 512-bit units are full width), one thread,
 //     AVX-512 against AVX2 pair by pair (BenchmarkLanes* in graph): the
@@ -633,15 +633,22 @@
 //     0.86× (earlier 20 rounds: 0.91×), forward 0.99× (0.97×); cubic
 //     1024² gradient 0.97× (0.97×), forward 0.95× (0.95×). The
 //     gradient/forward ratio of the mosaic case: 2.18 against 2.36.
-//     Then the backward pass's sums in eight partial sums (slots),
-//     tried before with Go 1.26 (above: 1.00×, 1.07×): one 512-bit
-//     addition a sum and vector, where four partial sums took an
-//     extract and two 256-bit additions. Go 1.27 build, turns against
-//     four slots: mosaic 0.94× (12 rounds; a first version 0.95×), cubic
-//     1024² 0.91× (0.95×); AVX2 (GOBRAGG_LANES=avx2, mosaic) 0.93×; the
-//     Go 1.26 AVX-512 build 1.00× and the default build 1.01× (cubic
-//     1024², 20 rounds). simulate's image statistics take the same
-//     eight slots. The gradients' last bits moved: every row of the
+//     Then, in the Go 1.27 vector build only (slots8.go), the backward
+//     pass's sums in eight partial sums (slots), tried before with Go
+//     1.26 (above: 1.00×, 1.07×): one 512-bit addition a sum and
+//     vector, where four partial sums took an extract and two 256-bit
+//     additions. Go 1.27 build, turns against four slots: mosaic 0.94×
+//     (12 rounds; a first version 0.95×), cubic 1024² 0.91× (0.95×);
+//     AVX2 (GOBRAGG_LANES=avx2, mosaic) 0.93×. With Go 1.26 eight slots
+//     made the gradient at cubic 1024² 1.10× (quartiles 1.08–1.11; its
+//     backward pass's running sums, 512-bit now, spilled to 8-byte-aligned
+//     stack slots: 88 such moves against 104 of 256-bit ones), so the
+//     other builds keep four (slots4.go; the default build with eight
+//     was 1.01×). slotSum written as one loop for both counts, inlined into
+//     lossRow, moved the Go 1.26 gradient kernel's stack offset: 1.37× at
+//     1024² (each count has its own slotSum now, the Go 1.26 code as it
+//     was). simulate's image statistics take the build's slots. In the
+//     Go 1.27 vector build the gradients' last bits moved: every row of the
 //     capture study kept its captured, converged and verdicts (median
 //     evaluations −7 to +7 %), TestStdErrs' scatter is as before, and
 //     gradcheck and the README's fit (324 evaluations, the same loss) are

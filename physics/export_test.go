@@ -49,3 +49,7 @@ func RenderGeneral[T float32 | float64](c *Config, in *Inputs, out []T) float64 
 func LossRows(c *Config, in *Inputs) bool {
 	return newKernel(c, in).lossRows()
 }
+
+// Slots is the number of partial sums of the backward pass's and the
+// image statistics' sums in this build (slots4.go, slots8.go).
+const Slots = slots

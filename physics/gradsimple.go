@@ -759,24 +759,10 @@ func (t *lossTotals) add(b []float64) {
 	}
 }
 
-// slots is the number of partial sums of each sum in lossBackLanes: pixel
-// p goes to partial sum p mod slots, whatever the lanes (a multiple of
-// them), so that the sums have the same bits on any lane kernel. Eight:
-// one AVX-512 vector a sum (four took an extract and two additions per
-// vector; the Go 1.27 AVX-512 gradient was 0.91–0.95× with eight).
-const slots = 8
-
-// A slot vector is one vector of the widest lanes (lanegen's vs), and the
-// loops' rounding to whole vectors (lossRow's pad, RowSums) takes
-// max(lanes, slots) as maxLanes: slots must be maxLanes (this does not
-// compile otherwise).
-var _ [0]struct{} = [slots - maxLanes]struct{}{}
-
-// slotSum is the sum of the partial sums s[:slots], in a fixed order.
-func slotSum(s []float64) float64 {
-	_ = s[slots-1]
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
+// slots (slots4.go, slots8.go) is the number of partial sums of each sum
+// in lossBackLanes: pixel p goes to partial sum p mod slots, whatever the
+// lanes (a multiple of them), so that the sums have the same bits on any
+// lane kernel of a build.
 
 // terms returns w's termLanes, allocating them on first use.
 func (w *gradWork) terms() *termLanes {

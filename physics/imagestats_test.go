@@ -10,8 +10,9 @@ import (
 )
 
 // TestLanesImageSums: RowSums and ImageSums against their definition
-// (per row, value j added in order to slot j mod 8 from 0, each slot then
-// to its total, the totals added pairwise; the squared deviations from
+// (per row, value j added in order to slot j mod Slots from 0 — four, or
+// eight in the Go 1.27 vector build —, each slot then to its total, the
+// totals added pairwise, halves first; the squared deviations from
 // the image's mean from each row's own: the row's mean m_r from its
 // slots over every value, the slot sums of x − m_r and (x − m_r)² added
 // pairwise, S1 and S2, and S2 + 2(m_r − mean)·S1 + n(m_r − mean)² added
@@ -25,7 +26,14 @@ import (
 func TestLanesImageSums(t *testing.T) {
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
 	t.Logf("lane kernels: %s", strings.Join(physics.AvailableVectorLanes(), ", "))
-	pairwise := func(s [8]float64) float64 { return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])) }
+	var pairwise func(s []float64) float64
+	pairwise = func(s []float64) float64 {
+		if len(s) == 1 {
+			return s[0]
+		}
+		return pairwise(s[:len(s)/2]) + pairwise(s[len(s)/2:])
+	}
+	const slots = physics.Slots
 	const mean = 417.25
 	for _, tier := range physics.AvailableVectorLanes() {
 		if err := physics.UseVectorLanes(tier); err != nil {
@@ -35,7 +43,7 @@ func TestLanesImageSums(t *testing.T) {
 		for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 64, 1027} {
 			for _, masked := range []bool{false, true} {
 				var sums physics.ImageSums
-				var tot, totSq [8]float64
+				var tot, totSq [slots]float64
 				var totDev float64
 				for range 2 {
 					row := make([]float32, n)
@@ -49,17 +57,17 @@ func TestLanesImageSums(t *testing.T) {
 							mask[j] = 1
 						}
 					}
-					var rs, rq, ra [8]float64
+					var rs, rq, ra [slots]float64
 					lo, hi, cnt := math.Inf(1), math.Inf(-1), 0
 					for j, v := range row {
-						ra[j%8] += float64(v)
+						ra[j%slots] += float64(v)
 						if masked && mask[j] == 0 {
 							continue
 						}
 						cnt++
 						x := float64(v)
-						rs[j%8] += x
-						rq[j%8] += x * x
+						rs[j%slots] += x
+						rq[j%slots] += x * x
 						lo, hi = math.Min(lo, x), math.Max(hi, x)
 					}
 					for i := range tot {
@@ -67,15 +75,15 @@ func TestLanesImageSums(t *testing.T) {
 						totSq[i] += rq[i]
 					}
 					if n > 0 {
-						mr := pairwise(ra) / float64(n)
-						var d1, d2 [8]float64
+						mr := pairwise(ra[:]) / float64(n)
+						var d1, d2 [slots]float64
 						for j, v := range row {
 							d := float64(v) - mr
-							d1[j%8] += d
-							d2[j%8] += d * d
+							d1[j%slots] += d
+							d2[j%slots] += d * d
 						}
 						dm := mr - mean
-						totDev += pairwise(d2) + 2*dm*pairwise(d1) + float64(n)*dm*dm
+						totDev += pairwise(d2[:]) + 2*dm*pairwise(d1[:]) + float64(n)*dm*dm
 					}
 					var r physics.RowSums
 					r.Set(row, mask)
@@ -88,7 +96,7 @@ func TestLanesImageSums(t *testing.T) {
 				for _, c := range []struct {
 					name      string
 					got, want float64
-				}{{"sum", sums.Sum(), pairwise(tot)}, {"sum of squares", sums.SumSq(), pairwise(totSq)}, {"deviations", sums.Dev(), totDev}} {
+				}{{"sum", sums.Sum(), pairwise(tot[:])}, {"sum of squares", sums.SumSq(), pairwise(totSq[:])}, {"deviations", sums.Dev(), totDev}} {
 					if math.Float64bits(c.got) != math.Float64bits(c.want) {
 						t.Errorf("%s n=%d masked=%v: %s %v, want %v", tier, n, masked, c.name, c.got, c.want)
 					}

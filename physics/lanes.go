@@ -29,11 +29,12 @@ package physics
 // statistics (imageSumsLanes, imageDevLanes); and the float32 store of a
 // row (rowF32Lanes). Sums across pixels are either left to scalar code
 // that takes the lanes' results in pixel order (the image's
-// solid angle, the loss terms) or, in the backward pass, kept as eight
-// partial sums, pixel p in sum p mod 8 (slots), in slot vectors (vs:
-// the partial sums on lanes, min(lanes, 8) of them; two of four lanes
-// take turns on AVX2) that vslotadd adds a vector of pixels to: the same
-// sums for one lane, four or eight.
+// solid angle, the loss terms) or, in the backward pass, kept as slots
+// partial sums (four; eight in the Go 1.27 vector build), pixel p in sum
+// p mod slots, in slot vectors (vs: the partial sums on lanes,
+// min(lanes, slots) of them) that vslotadd adds a vector of pixels to in
+// pixel order (with four slots on eight lanes the low four, then the
+// high four): the same sums for one lane, four or eight.
 //
 // The vector kernels run a whole row with no scalar floating-point
 // instruction: every value they need that is not a lane value is read,

@@ -6089,12 +6089,12 @@ func (k *kernel) shapeBackLanesAVX512(fr *lossFront, sh *shapeSums, g []float64,
 		if i > 0 {
 			x = sh.st[i-1][:]
 		}
-		var acc [m]archsimd.Float64x8
+		var acc [m]archsimd.Float64x4
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*8
 				sb := archsimd.LoadFloat64x8Slice((g[p:])).Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
-				acc[q] = acc[q].Add(sb.Mul(archsimd.LoadFloat64x8Slice((x[p:]))))
+				acc[q] = vslotaddAVX512(acc[q], sb.Mul(archsimd.LoadFloat64x8Slice((x[p:]))))
 			}
 		}
 		for q := 0; q < m; q++ {
@@ -6426,7 +6426,7 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		for j_226 := 0; j_226 < SM_226; j_226++ {
 			ds_226 := dsq_226[j_226/M_226*rowChunk:]
 			hj_226, kj_226, lj_226 := hkl_226[3*j_226*stride_226:], hkl_226[(3*j_226+1)*stride_226:], hkl_226[(3*j_226+2)*stride_226:]
-			var w0_226, w1_226, w2_226, v0_226, v1_226, v2_226, fv0_226, fv1_226, fv2_226 [m_226]archsimd.Float64x8
+			var w0_226, w1_226, w2_226, v0_226, v1_226, v2_226, fv0_226, fv1_226, fv2_226 [m_226]archsimd.Float64x4
 			for p0_226 := 0; p0_226 < np_226; p0_226 += step_226 {
 				for q_226 := 0; q_226 < m_226; q_226++ {
 					p_226 := p0_226 + q_226*8
@@ -6434,10 +6434,10 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 					sb_226 := gp_226.Mul(scale_226).Mul(archsimd.LoadFloat64x8Slice((fr_226.p[p_226:]))).Mul(archsimd.LoadFloat64x8Slice((fr_226.omega[p_226:])))
 					invR_226, fdet_226, dsp_226 := archsimd.LoadFloat64x8Slice((fr_226.invR[p_226:])), archsimd.LoadFloat64x8Slice((fr_226.fdet[p_226:])), archsimd.LoadFloat64x8Slice((ds_226[p_226:]))
 					x0_226, x1_226, x2_226 := sb_226.Mul(archsimd.LoadFloat64x8Slice((hj_226[p_226:]))), sb_226.Mul(archsimd.LoadFloat64x8Slice((kj_226[p_226:]))), sb_226.Mul(archsimd.LoadFloat64x8Slice((lj_226[p_226:])))
-					w0_226[q_226], w1_226[q_226], w2_226[q_226] = w0_226[q_226].Add(dsp_226.Mul(x0_226)), w1_226[q_226].Add(dsp_226.Mul(x1_226)), w2_226[q_226].Add(dsp_226.Mul(x2_226))
+					w0_226[q_226], w1_226[q_226], w2_226[q_226] = vslotaddAVX512(w0_226[q_226], dsp_226.Mul(x0_226)), vslotaddAVX512(w1_226[q_226], dsp_226.Mul(x1_226)), vslotaddAVX512(w2_226[q_226], dsp_226.Mul(x2_226))
 					x0_226, x1_226, x2_226 = x0_226.Mul(invR_226), x1_226.Mul(invR_226), x2_226.Mul(invR_226)
-					v0_226[q_226], v1_226[q_226], v2_226[q_226] = v0_226[q_226].Add(x0_226), v1_226[q_226].Add(x1_226), v2_226[q_226].Add(x2_226)
-					fv0_226[q_226], fv1_226[q_226], fv2_226[q_226] = fv0_226[q_226].Add(fdet_226.Mul(x0_226)), fv1_226[q_226].Add(fdet_226.Mul(x1_226)), fv2_226[q_226].Add(fdet_226.Mul(x2_226))
+					v0_226[q_226], v1_226[q_226], v2_226[q_226] = vslotaddAVX512(v0_226[q_226], x0_226), vslotaddAVX512(v1_226[q_226], x1_226), vslotaddAVX512(v2_226[q_226], x2_226)
+					fv0_226[q_226], fv1_226[q_226], fv2_226[q_226] = vslotaddAVX512(fv0_226[q_226], fdet_226.Mul(x0_226)), vslotaddAVX512(fv1_226[q_226], fdet_226.Mul(x1_226)), vslotaddAVX512(fv2_226[q_226], fdet_226.Mul(x2_226))
 				}
 			}
 			o_226 := out_226[slots*(lossBackSums+9*j_226):]
@@ -6459,28 +6459,28 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 		archsimd.ClearAVXUpperBits()
 		return
 	}
-	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x8
+	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
 			gp := archsimd.LoadFloat64x8Slice((g[p:]))
 			s, pp, om := archsimd.LoadFloat64x8Slice((t.s[p:])), archsimd.LoadFloat64x8Slice((fr.p[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
 			sb := gp.Mul(scale).Mul(pp).Mul(om)
-			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x8Slice((t.na[p:])))), nb[q].Add(sb.Mul(archsimd.LoadFloat64x8Slice((t.nb[p:])))), nc[q].Add(sb.Mul(archsimd.LoadFloat64x8Slice((t.nc[p:]))))
+			na[q], nb[q], nc[q] = vslotaddAVX512(na[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.na[p:])))), vslotaddAVX512(nb[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nb[p:])))), vslotaddAVX512(nc[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.nc[p:]))))
 			if k.perDef {
-				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x8Slice((t.def[p:]))))
+				def[q] = vslotaddAVX512(def[q], sb.Mul(archsimd.LoadFloat64x8Slice((t.def[p:]))))
 			}
-			ibg[q] = ibg[q].Add(sb)
-			flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s))
+			ibg[q] = vslotaddAVX512(ibg[q], sb)
+			flu[q] = vslotaddAVX512(flu[q], gp.Mul(pp).Mul(om).Mul(s))
 			if !c.NoPolar {
 				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x8Slice((fr.dkahn[p:]))))
+				kahn[q] = vslotaddAVX512(kahn[q], pbar.Mul(archsimd.LoadFloat64x8Slice((fr.dkahn[p:]))))
 				x := pbar.Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.alpha[p:])))
-				pa[q], fpa[q] = pa[q].Add(x), fpa[q].Add(archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(x))
+				pa[q], fpa[q] = vslotaddAVX512(pa[q], x), vslotaddAVX512(fpa[q], archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(x))
 			}
 		}
 	}
-	var pb, fpb, pc, fpc [m]archsimd.Float64x8
+	var pb, fpb, pc, fpc [m]archsimd.Float64x4
 	if pol == 2 {
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
@@ -6489,12 +6489,12 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:])))
 				fdet := archsimd.LoadFloat64x8Slice((fr.fdet[p:]))
 				y, z := pr.Mul(archsimd.LoadFloat64x8Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x8Slice((fr.gamma[p:])))
-				pb[q], fpb[q] = pb[q].Add(y), fpb[q].Add(fdet.Mul(y))
-				pc[q], fpc[q] = pc[q].Add(z), fpc[q].Add(fdet.Mul(z))
+				pb[q], fpb[q] = vslotaddAVX512(pb[q], y), vslotaddAVX512(fpb[q], fdet.Mul(y))
+				pc[q], fpc[q] = vslotaddAVX512(pc[q], z), vslotaddAVX512(fpc[q], fdet.Mul(z))
 			}
 		}
 	}
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x8
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
@@ -6514,18 +6514,18 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[94])).Mul(wbar).Mul(inv3)
 			} else {
 				cdp := wbar.Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.pitch2)))).Mul(inv3)
-				cd[q] = cd[q].Add(cdp)
+				cd[q] = vslotaddAVX512(cd[q], cdp)
 				rbar = archsimd.LoadFloat64x8((&vkTableAVX512[95])).Mul(cdp).Mul(archsimd.LoadFloat64x8((*[8]float64)((&r.closeD)))).Mul(invR)
 			}
 			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
+			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
 			fa := archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
+			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx)), vslotaddAVX512(fadY[q], fa.Mul(dy)), vslotaddAVX512(fadZ[q], fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		for n, v := range [...]archsimd.Float64x8{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+		for n, v := range [...]archsimd.Float64x4{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])
 		}
 	}
@@ -6542,7 +6542,7 @@ func lossRowSumsLanesAVX512(k *kernel, fr *lossFront, g, dsq, hkl []float64, str
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x8
+		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x4
 		for p0 := 0; p0 < np; p0 += step {
 			for q := 0; q < m; q++ {
 				p := p0 + q*8
@@ -6550,10 +6550,10 @@ func lossRowSumsLanesAVX512(k *kernel, fr *lossFront, g, dsq, hkl []float64, str
 				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
 				invR, fdet, dsp := archsimd.LoadFloat64x8Slice((fr.invR[p:])), archsimd.LoadFloat64x8Slice((fr.fdet[p:])), archsimd.LoadFloat64x8Slice((ds[p:]))
 				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x8Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x8Slice((lj[p:])))
-				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0)), w1[q].Add(dsp.Mul(x1)), w2[q].Add(dsp.Mul(x2))
+				w0[q], w1[q], w2[q] = vslotaddAVX512(w0[q], dsp.Mul(x0)), vslotaddAVX512(w1[q], dsp.Mul(x1)), vslotaddAVX512(w2[q], dsp.Mul(x2))
 				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = v0[q].Add(x0), v1[q].Add(x1), v2[q].Add(x2)
-				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0)), fv1[q].Add(fdet.Mul(x1)), fv2[q].Add(fdet.Mul(x2))
+				v0[q], v1[q], v2[q] = vslotaddAVX512(v0[q], x0), vslotaddAVX512(v1[q], x1), vslotaddAVX512(v2[q], x2)
+				fv0[q], fv1[q], fv2[q] = vslotaddAVX512(fv0[q], fdet.Mul(x0)), vslotaddAVX512(fv1[q], fdet.Mul(x1)), vslotaddAVX512(fv2[q], fdet.Mul(x2))
 			}
 		}
 		o := out[slots*(lossBackSums+9*j):]
@@ -6589,7 +6589,7 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 		for j_227 := 0; j_227 < SM_227; j_227++ {
 			ds_227 := dsq_227[j_227/M_227*rowChunk:]
 			hj_227, kj_227, lj_227 := hkl_227[3*j_227*stride_227:], hkl_227[(3*j_227+1)*stride_227:], hkl_227[(3*j_227+2)*stride_227:]
-			var w0_227, w1_227, w2_227, v0_227, v1_227, v2_227, fv0_227, fv1_227, fv2_227 [m_227]archsimd.Float64x8
+			var w0_227, w1_227, w2_227, v0_227, v1_227, v2_227, fv0_227, fv1_227, fv2_227 [m_227]archsimd.Float64x4
 			for p0_227 := 0; p0_227 < np_227; p0_227 += step_227 {
 				for q_227 := 0; q_227 < m_227; q_227++ {
 					p_227 := p0_227 + q_227*8
@@ -6597,10 +6597,10 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 					sb_227 := gp_227.Mul(scale_227).Mul(archsimd.LoadFloat64x8Slice((fr_227.p[p_227:]))).Mul(archsimd.LoadFloat64x8Slice((fr_227.omega[p_227:])))
 					invR_227, fdet_227, dsp_227 := archsimd.LoadFloat64x8Slice((fr_227.invR[p_227:])), archsimd.LoadFloat64x8Slice((fr_227.fdet[p_227:])), archsimd.LoadFloat64x8Slice((ds_227[p_227:]))
 					x0_227, x1_227, x2_227 := sb_227.Mul(archsimd.LoadFloat64x8Slice((hj_227[p_227:]))), sb_227.Mul(archsimd.LoadFloat64x8Slice((kj_227[p_227:]))), sb_227.Mul(archsimd.LoadFloat64x8Slice((lj_227[p_227:])))
-					w0_227[q_227], w1_227[q_227], w2_227[q_227] = w0_227[q_227].Add(dsp_227.Mul(x0_227)), w1_227[q_227].Add(dsp_227.Mul(x1_227)), w2_227[q_227].Add(dsp_227.Mul(x2_227))
+					w0_227[q_227], w1_227[q_227], w2_227[q_227] = vslotaddAVX512(w0_227[q_227], dsp_227.Mul(x0_227)), vslotaddAVX512(w1_227[q_227], dsp_227.Mul(x1_227)), vslotaddAVX512(w2_227[q_227], dsp_227.Mul(x2_227))
 					x0_227, x1_227, x2_227 = x0_227.Mul(invR_227), x1_227.Mul(invR_227), x2_227.Mul(invR_227)
-					v0_227[q_227], v1_227[q_227], v2_227[q_227] = v0_227[q_227].Add(x0_227), v1_227[q_227].Add(x1_227), v2_227[q_227].Add(x2_227)
-					fv0_227[q_227], fv1_227[q_227], fv2_227[q_227] = fv0_227[q_227].Add(fdet_227.Mul(x0_227)), fv1_227[q_227].Add(fdet_227.Mul(x1_227)), fv2_227[q_227].Add(fdet_227.Mul(x2_227))
+					v0_227[q_227], v1_227[q_227], v2_227[q_227] = vslotaddAVX512(v0_227[q_227], x0_227), vslotaddAVX512(v1_227[q_227], x1_227), vslotaddAVX512(v2_227[q_227], x2_227)
+					fv0_227[q_227], fv1_227[q_227], fv2_227[q_227] = vslotaddAVX512(fv0_227[q_227], fdet_227.Mul(x0_227)), vslotaddAVX512(fv1_227[q_227], fdet_227.Mul(x1_227)), vslotaddAVX512(fv2_227[q_227], fdet_227.Mul(x2_227))
 				}
 			}
 			o_227 := out_227[slots*(lossBackSums+9*j_227):]
@@ -6622,7 +6622,7 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 		archsimd.ClearAVXUpperBits()
 		return
 	}
-	var adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x8
+	var adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
 	for p0 := 0; p0 < np; p0 += step {
 		for q := 0; q < m; q++ {
 			p := p0 + q*8
@@ -6630,14 +6630,14 @@ func (k *kernel) lossBackSubLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl
 			dx, dy, dz := archsimd.LoadFloat64x8Slice((t.d[0][p:])), archsimd.LoadFloat64x8Slice((t.d[1][p:])), archsimd.LoadFloat64x8Slice((t.d[2][p:]))
 			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x8Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.omega[p:])))
 			a := zero.Sub(sb.Mul(archsimd.LoadFloat64x8Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x8Slice((fr.invR[p:]))))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
+			adX[q], adY[q], adZ[q] = vslotaddAVX512(adX[q], a.Mul(dx)), vslotaddAVX512(adY[q], a.Mul(dy)), vslotaddAVX512(adZ[q], a.Mul(dz))
 			fa := archsimd.LoadFloat64x8Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
+			fadX[q], fadY[q], fadZ[q] = vslotaddAVX512(fadX[q], fa.Mul(dx)), vslotaddAVX512(fadY[q], fa.Mul(dy)), vslotaddAVX512(fadZ[q], fa.Mul(dz))
 		}
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		for n, v := range [...]archsimd.Float64x8{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
+		for n, v := range [...]archsimd.Float64x4{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
 			v.StoreSlice(out[(lossBackAd+n)*slots+i:])
 		}
 	}
@@ -6648,7 +6648,7 @@ func imageSumsLanesAVX512(row []float32, n int, s *[2 * slots]float64, lo, hi *l
 	const sl = min(8, slots)
 	const m = slots / sl
 	const step = max(8, slots)
-	var a, q [m]archsimd.Float64x8
+	var a, q [m]archsimd.Float64x4
 	var lv, hv [m]archsimd.Float64x8
 	for k := 0; k < m; k++ {
 		lv[k], hv[k] = archsimd.LoadFloat64x8Slice((lo[k*8:])), archsimd.LoadFloat64x8Slice((hi[k*8:]))
@@ -6656,8 +6656,8 @@ func imageSumsLanesAVX512(row []float32, n int, s *[2 * slots]float64, lo, hi *l
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			x := archsimd.LoadFloat32x8Slice((row[p0+k*8:])).ConvertToFloat64()
-			a[k] = a[k].Add(x)
-			q[k] = q[k].Add(x.Mul(x))
+			a[k] = vslotaddAVX512(a[k], x)
+			q[k] = vslotaddAVX512(q[k], x.Mul(x))
 			lv[k] = x.Merge(lv[k], x.Less(lv[k]))
 			hv[k] = x.Merge(hv[k], x.Greater(hv[k]))
 		}
@@ -6675,13 +6675,13 @@ func imageDevLanesAVX512(row []float32, n int, mean *laneVal, s *[2 * slots]floa
 	const sl = min(8, slots)
 	const m = slots / sl
 	const step = max(8, slots)
-	var e, q [m]archsimd.Float64x8
+	var e, q [m]archsimd.Float64x4
 	mv := archsimd.LoadFloat64x8((*[8]float64)(mean))
 	for p0 := 0; p0 < n; p0 += step {
 		for k := 0; k < m; k++ {
 			t := archsimd.LoadFloat32x8Slice((row[p0+k*8:])).ConvertToFloat64().Sub(mv)
-			e[k] = e[k].Add(t)
-			q[k] = q[k].Add(t.Mul(t))
+			e[k] = vslotaddAVX512(e[k], t)
+			q[k] = vslotaddAVX512(q[k], t.Mul(t))
 		}
 	}
 	for k := 0; k < m; k++ {

@@ -37,3 +37,10 @@ func simdSel128U(x archsimd.Uint64x4, lo, hi uint8, y archsimd.Uint64x4) archsim
 func simdSelPairsU(x archsimd.Uint64x4, a, b uint8, y archsimd.Uint64x4) archsimd.Uint64x4 {
 	return x.SelectFromPairGrouped(a, b, y)
 }
+
+// vslotaddAVX512 is the Go 1.26 AVX-512 kernels' vslotadd: it adds the
+// eight lanes of x to the four partial sums in acc (slots4.go), pixel p in
+// sum p mod 4, in pixel order: the low four lanes, then the high four.
+func vslotaddAVX512(acc archsimd.Float64x4, x archsimd.Float64x8) archsimd.Float64x4 {
+	return acc.Add(x.GetLo()).Add(x.GetHi())
+}

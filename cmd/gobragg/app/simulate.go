@@ -137,7 +137,7 @@ func renderModel(m *models.Model, intScale float64, log io.Writer, progress func
 // simulate has the render sum each row as it finishes it instead.
 //
 // The sums are physics.ImageSums': per row, in partial sums (column j
-// from the ROI's first in sum j mod 8), on vector lanes in the vector
+// from the ROI's first in sum j mod 4, mod 8 in the Go 1.27 vector build), on vector lanes in the vector
 // build (rows with a mask in scalar code), the rows then added in order.
 // The reference's one running sum is a chain of dependent additions, one
 // pixel per addition's latency, which made its two passes 17 % of a whole

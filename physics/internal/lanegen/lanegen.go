@@ -156,10 +156,9 @@ func archsimdMethods(goVersion string, more map[string]string) map[string]string
 }
 
 // archsimdWords spells the vocabulary in simd/archsimd's types of n
-// float64 lanes, with the words in more added: vaddseq is left out
-// (suffixed: a hand-written file of the target declares it). Slot
-// vectors (vs) are vectors of n lanes (the eight slots on one vector or
-// two).
+// float64 lanes, with the words in more added: vaddseq, and for Go
+// 1.26's n > 4 vslotadd, are left out (suffixed: a hand-written file of
+// the target declares them).
 func archsimdWords(n int, goVersion string, more map[string]string) map[string]string {
 	w := map[string]string{
 		"vf":    "archsimd.Float64xN",
@@ -215,8 +214,17 @@ func archsimdWords(n int, goVersion string, more map[string]string) map[string]s
 			w["vrep"] = "archsimd.LoadFloat64x8Array((*[8]float64)($1))"
 		}
 	}
-	w["vs"] = w["vf"]
-	w["vslotadd"] = "$1.Add($2)"
+	// Slot vectors: with Go 1.27 the widest lanes' vectors (eight
+	// slots, slots8.go); with Go 1.26 four lanes (slots4.go), which the
+	// AVX-512 kernels add a vector's halves to (vslotaddAVX512, hand-written).
+	w["vs"] = "archsimd.Float64x4"
+	if n == 4 {
+		w["vslotadd"] = "$1.Add($2)"
+	}
+	if goVersion == go127 {
+		w["vs"] = w["vf"]
+		w["vslotadd"] = "$1.Add($2)"
+	}
 	for k, v := range more {
 		w[k] = v
 	}
