@@ -759,11 +759,6 @@ func (t *lossTotals) add(b []float64) {
 	}
 }
 
-// slots (slots4.go, slots8.go) is the number of partial sums of each sum
-// in lossBackLanes: pixel p goes to partial sum p mod slots, whatever the
-// lanes (a multiple of them), so that the sums have the same bits on any
-// lane kernel of a build.
-
 // terms returns w's termLanes, allocating them on first use.
 func (w *gradWork) terms() *termLanes {
 	return &w.recs(1, 1).subs[0].tl

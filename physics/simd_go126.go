@@ -8,7 +8,8 @@ import "simd/archsimd"
 // changed, as Go 1.26 names them (simd_go127.go has the same in Go 1.27's
 // names). vaddseqAVX2, in the forward kernels' loops, is written out in
 // each; the rest (less hot) call the simd* functions here, each one
-// instruction.
+// instruction. vslotaddAVX512 (at the end) is here because only the Go
+// 1.26 AVX-512 kernels take four slots on eight lanes.
 
 // vaddseqAVX2 is the AVX2 kernels' vaddseq: it adds the four lanes of v
 // to the sum in the first lane of acc one at a time, in lane order,

@@ -2,8 +2,11 @@
 
 package physics
 
-// Four partial sums, pixel p in sum p mod 4 (gradsimple.go's slotSum):
-// with Go 1.26's 15 vector registers the AVX-512 kernels keep them as
+// slots is the number of partial sums of each sum in lossBackLanes (and
+// of the image statistics): pixel p goes to partial sum p mod slots,
+// whatever the lanes (a multiple of them), so that the sums have the same
+// bits on any lane kernel of a build. Four here (slots8.go: eight in the
+// Go 1.27 vector build): with Go 1.26's 15 vector registers the AVX-512 kernels keep them as
 // four-lane vectors (vslotaddAVX512 adds a vector's low four lanes, then
 // its high four); eight, as 512-bit vectors, left the backward pass's
 // running sums spilled to 8-byte-aligned stack slots (the Go 1.26

@@ -2,8 +2,8 @@
 
 package physics
 
-// Eight partial sums, pixel p in sum p mod 8 (gradsimple.go's slotSum), in
-// the Go 1.27 vector build: one AVX-512 vector a sum (lanegen's vs is the
+// slots is slots4.go's (the partial sums of each backward-pass sum),
+// eight in the Go 1.27 vector build: one AVX-512 vector a sum (lanegen's vs is the
 // widest lanes' vector there; four took an extract and two additions
 // per vector). With Go 1.27's 31 vector registers the gradient took
 // 0.91–0.95× the time of four (turns, mosaic and cubic 1024²; AVX2

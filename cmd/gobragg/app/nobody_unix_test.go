@@ -4,7 +4,6 @@ package app
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +43,13 @@ func runAsNobody(t *testing.T) bool {
 	}
 	os.Chmod(tmp, 0o777) // (past the umask)
 	bin := filepath.Join(dir, "app.test")
-	copyFile(t, exe, bin, 0o755)
+	b, err := os.ReadFile(exe)
+	if err == nil {
+		err = os.WriteFile(bin, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "-test.run", "^"+t.Name()+"$", "-test.v", "-test.count=1")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "GOBRAGG_AS_NOBODY=1", "TMPDIR="+tmp, "HOME="+tmp)
@@ -60,23 +65,4 @@ func runAsNobody(t *testing.T) bool {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 	return true
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -128,13 +128,13 @@ const (
 
 func avx2(file, goVersion string) Target {
 	return Target{File: file, Suffix: "AVX2", Tag: "goexperiment.simd && amd64 && " + goVersion, Lanes: 4,
-		Import: "simd/archsimd", Words: archsimdWords(4, goVersion, nil),
+		Import: "simd/archsimd", Words: archsimdWords(4, goVersion),
 		Methods: archsimdMethods(goVersion, nil)}
 }
 
 func avx512(file, goVersion string) Target {
 	return Target{File: file, Suffix: "AVX512", Tag: "goexperiment.simd && amd64 && " + goVersion, Lanes: 8,
-		Import: "simd/archsimd", Words: archsimdWords(8, goVersion, nil), Methods: archsimdMethods(goVersion, map[string]string{
+		Import: "simd/archsimd", Words: archsimdWords(8, goVersion), Methods: archsimdMethods(goVersion, map[string]string{
 			// AVX-512 rounds with VRNDSCALEPD: at scale 2⁰ its ceiling
 			// and floor are VROUNDPD's.
 			"Ceil":  "$0.CeilScaled(0)",
@@ -156,10 +156,10 @@ func archsimdMethods(goVersion string, more map[string]string) map[string]string
 }
 
 // archsimdWords spells the vocabulary in simd/archsimd's types of n
-// float64 lanes, with the words in more added: vaddseq, and for Go
-// 1.26's n > 4 vslotadd, are left out (suffixed: a hand-written file of
-// the target declares them).
-func archsimdWords(n int, goVersion string, more map[string]string) map[string]string {
+// float64 lanes for Go goVersion: vaddseq, and for Go 1.26's n > 4
+// vslotadd, are left out (suffixed: a hand-written file of the target
+// declares them).
+func archsimdWords(n int, goVersion string) map[string]string {
 	w := map[string]string{
 		"vf":    "archsimd.Float64xN",
 		"vm":    "archsimd.Mask64xN",
@@ -177,11 +177,10 @@ func archsimdWords(n int, goVersion string, more map[string]string) map[string]s
 		"vbits":          "$1.AsUint64xN()",
 		"vfloat":         "$1.AsFloat64xN()",
 		"vint32":         "$1.ConvertToInt32().Store($2)",
-		// (Go 1.27's names follow.)
-		"vxor": "$1.Xor($2)",
-		"vand": "$1.And($2)",
-		"vor":  "$1.Or($2)",
-		"vshl": "$1.ShiftAllLeft($2)",
+		"vxor":           "$1.Xor($2)",
+		"vand":           "$1.And($2)",
+		"vor":            "$1.Or($2)",
+		"vshl":           "$1.ShiftAllLeft($2)",
 		// vshrv: each lane shifted right by the count in that lane of
 		// its second argument (VPSRLVQ). ShiftAllRight by a constant is
 		// no immediate in Go 1.26: it moves the count into a vector
@@ -224,9 +223,6 @@ func archsimdWords(n int, goVersion string, more map[string]string) map[string]s
 	if goVersion == go127 {
 		w["vs"] = w["vf"]
 		w["vslotadd"] = "$1.Add($2)"
-	}
-	for k, v := range more {
-		w[k] = v
 	}
 	return w
 }
