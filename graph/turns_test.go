@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gobragg/gobragg/physics"
 )
 
 // turnCases are the runs a turns server can time: the benchmarks'
@@ -77,7 +79,8 @@ func init() {
 // as a line to stdout, then, for every byte it reads from stdin, runs it
 // once more (mode "forward": the image; "gradient": the gradient of the
 // summed-image loss; "crystal": its crystal's part, CrystalGradient) and
-// writes the run's time in ms as a line; "q" or the end of stdin ends it. Two builds taking turns this way, pinned to
+// writes the run's time in ms as a line; "q" or the end of stdin ends it. GOBRAGG_LANES picks the lane
+// kernels as it does for simulate. Two builds taking turns this way, pinned to
 // one CPU, see the same drift of the machine's speed run by run.
 func serveTurns(spec string) error {
 	cs, mode, ok := strings.Cut(spec, ",")
@@ -90,6 +93,12 @@ func serveTurns(spec string) error {
 	}
 	if mode != "forward" && mode != "gradient" && mode != "crystal" {
 		return fmt.Errorf("GOBRAGG_TURNS: mode %q is not forward, gradient or crystal", mode)
+	}
+	if name := os.Getenv("GOBRAGG_LANES"); name != "" {
+		// As simulate takes it: the lane kernels to time.
+		if err := physics.UseVectorLanes(name); err != nil {
+			return err
+		}
 	}
 	m, err := parseModel(argv) // (no -hkl: no Fdump.bin written)
 	if err != nil {
