@@ -658,6 +658,45 @@
 //     g·scale·P·ω formed once per chunk instead of once per source and
 //     orientation (the same bits; 1.02× mosaic, 1.01× 1024², 15 rounds).
 //
+//   - Fifteenth session, on an AMD EPYC (Zen 4, AVX-512 in two 256-bit
+//     halves; Go 1.27 vector build unless said; turns, medians of 8–12
+//     rounds). Where the gradient's time goes there: leaving out every
+//     lattice-factor derivative (results wrong) 0.70× (crystal's
+//     gradient 0.60×: 1.67 and 1.38 times the forward, the floor of this
+//     structure); leaving out the square roots and divisions 0.93×
+//     (0.90×); leaving out the near-peak branch 0.93× (0.84×). A
+//     rarer branch (closedFormMin 1/256) gained nothing (0.95×, 0.99×):
+//     its cost is the three places where the kernel may branch, each
+//     with the values the peaks need live across it, not how often it
+//     is taken. So the Go 1.27 AVX-512 kernels test the three indices
+//     once (sincgGrad3OnceLanes, which lanegen's Target.Inline puts in
+//     sincgGrad3Lanes' place for that target only; the same values):
+//     mosaic gradient 0.94×, crystal's 0.87×; cubic 1024² 0.99× and
+//     0.87×; forward even. With 15 registers the same form spills (Go
+//     1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, default build 1.11×), and
+//     even rewriting sincgGradLanes as a call of the shared closed form
+//     (the same arithmetic) moved the Go 1.26 AVX-512 gradient kernel's
+//     frame (0xb18 → 0xc20 bytes) and made it 1.41×: so sincgGradLanes
+//     keeps its text, sincgGradFarLanes repeats its closed form word for
+//     word (TestSincgGradFarIsCopy), and both new functions are marked
+//     //lanegen:last so that every other generated function keeps its
+//     inlined names (the Go 1.26 and default kernels are the same
+//     instructions as before, compared by objdump). Tried and left out:
+//     ∂/∂x as −π·s·U′_{n−1}(c) everywhere, s from the sine polynomial
+//     (no square root, no branch; ∂/∂N still a division): gradient
+//     1.07×, crystal's 0.95× (0.88× at 1024²); the same with s from
+//     √(−v(2 + v)), v = cos πd − 1 from the cosine's polynomial without
+//     its constant term (exact near the peaks): 0.97×, 0.90×; that with
+//     the recurrences two steps at a time: 1.12×, 0.99×; the three
+//     indices' recurrences side by side in one loop: 1.29× (crystal's
+//     0.95×), and with one test for the peaks 1.17× against it; the
+//     structure factors' gather from the indices in a vector register
+//     (VCVTTPD2QQ, lane extracts) instead of their store and scalar
+//     loads: forward 1.02×, gradient 1.02× (the loads themselves, not a
+//     store forwarding, are its cost). Here the AVX2 kernels are
+//     1.17–1.28× the AVX-512 ones (forward and gradient), as on the
+//     Intel machine the dispatch's choice.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

@@ -1214,7 +1214,8 @@ func sincgSeriesLanes(n, x vf) vf {
 // another (sincgGradLanes): side by side, their live values outnumbered
 // the 15 vector registers Go allocates, and the AVX-512 kernel spilled
 // twice as many of them to the stack; the processor overlaps the three
-// chains by itself. r.nv[0] is float64(n) (the one N: Na's).
+// chains by itself. r.nv[0] is float64(n) (the one N: Na's). The Go 1.27
+// AVX-512 kernels take sincgGrad3OnceLanes in its place.
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
@@ -2149,4 +2150,79 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 		vstoreF32Slice(vloadSlice(v[p:]), row[p:])
 	}
 	vzeroupper()
+}
+
+// sincgGrad3OnceLanes is sincgGrad3Lanes with one test for the peaks:
+// the closed forms of the three indices, then, when any lane of any of
+// them is within closedFormMin of an integer, sincgNearPeakLanes for all
+// three, each merged where its own index is near: the same values. With
+// the 31 vector registers Go 1.27 allocates to AVX-512 values, lanegen
+// inlines this in sincgGrad3Lanes' place in the Go 1.27 AVX-512 kernels
+// (one branch instead of three, the values the peaks need kept in
+// registers; turns on an AMD EPYC (Zen 4): mosaic case gradient 0.98×,
+// the crystal's gradient 0.87×, cubic 1024² 0.92× and 0.89×). With 15
+// registers they spill: Go 1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, the
+// default build 1.11× (mosaic case gradient).
+//
+// (lanegen:last: lanegen numbers the inlined names in the order of the
+// functions, and the Go 1.26 AVX-512 gradient kernel's speed depends on
+// its frame, which a renaming can move; the functions before keep their
+// generated text.)
+//
+//lanegen:inline
+//lanegen:last
+func sincgGrad3OnceLanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+	sa, ha, na, da, ca, fa, ta := sincgGradFarLanes(r, h, n, &r.nv[0])
+	sb, hb, nb, db, cb, fb, tb := sincgGradFarLanes(r, kk, n, &r.nv[0])
+	sc, hc, nc, dc, cc, fc, tc := sincgGradFarLanes(r, l, n, &r.nv[0])
+	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
+	m2 := vk(closedFormMin2)
+	nearA, nearB, nearC := da.Mul(da).Less(m2), db.Mul(db).Less(m2), dc.Mul(dc).Less(m2)
+	if vany(nearA.Or(nearB).Or(nearC)) {
+		px, pn := sincgNearPeakLanes(r, da, ca, fa, ta, sa, n)
+		ha, na = px.Merge(ha, nearA), pn.Merge(na, nearA)
+		px, pn = sincgNearPeakLanes(r, db, cb, fb, tb, sb, n)
+		hb, nb = px.Merge(hb, nearB), pn.Merge(nb, nearB)
+		px, pn = sincgNearPeakLanes(r, dc, cc, fc, tc, sc, n)
+		hc, nc = px.Merge(hc, nearC), pn.Merge(nc, nearC)
+	}
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+// sincgGradFarLanes is sincgGradLanes' closed form, exact away from the
+// peaks: sincg(x, n) = U_{n−1}(c), its derivatives by x and by n, and
+// what sincgNearPeakLanes takes: the offset d from the nearest integer,
+// 2c, that integer's parity as a sign bit and T_n(c). Its statements are
+// sincgGradLanes' up to the peaks' test, word for word
+// (TestSincgGradFarIsCopy): written out in sincgGradLanes, not called
+// from it, so that the Go 1.26 kernels keep their generated text.
+//
+//lanegen:inline
+//lanegen:last
+func sincgGradFarLanes(r *laneReps, x vf, n int, nf *laneVal) (vf, vf, vf, vf, vf, vu, vf) {
+	magic := vk(roundMagic)
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	f := vshl(vbits(t), 63) // the parity of the nearest integer, as a sign bit
+	cr := cosPiLanes(d)     // in [0, 1]
+	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
+	sign, one, pi := vbits(vrep(&r.negZero)), vk(1), vk(piC)
+	rs := pi.Div(vfloat(vor(vbits(one.Sub(cr).Mul(one.Add(cr)).Sqrt()), vand(vxor(vbits(d), f), sign))))
+	c2 := vk(2).Mul(vfloat(vxor(vbits(cr), f)))
+	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
+	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
+	u0, u1 := one, c2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
+	}
+	if j < n {
+		u0, u1 = u1, c2.Mul(u1).Sub(u0)
+	}
+	cu := vk(0.5).Mul(c2).Mul(u1)
+	tn := cu.Sub(u0) // T_n
+	dx := vrep(nf).Mul(tn).Sub(cu).Mul(rs)
+	dn := d.Mul(tn).Mul(rs)
+	return u1, dx, dn, d, c2, f, tn
 }

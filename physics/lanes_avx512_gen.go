@@ -28640,4 +28640,284 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 	archsimd.ClearAVXUpperBits()
 }
 
+func sincgGrad3OnceLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
+
+	n int) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8,
+
+) {
+	var (
+		r0_0_516 archsimd.Float64x8
+		r1_0_516 archsimd.Float64x8
+		r2_0_516 archsimd.Float64x8
+		r3_0_516 archsimd.Float64x8
+		r4_0_516 archsimd.Float64x8
+		r5_0_516 archsimd.Uint64x8
+		r6_0_516 archsimd.Float64x8
+	)
+	{
+		r_516, x_516, n_516, nf_516 := r, h, n, &r.nv[0]
+		magic_516 := archsimd.LoadFloat64x8((&vkTableAVX512[42]))
+		t_516 := x_516.Add(magic_516)
+		d_516 := x_516.Sub(t_516.Sub(magic_516))
+		f_516 := t_516.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_517 archsimd.Float64x8
+		{
+			d_517 := d_516
+			y_517 := d_517.Mul(d_517)
+			y2_517 := y_517.Mul(y_517)
+			y4_517 := y2_517.Mul(y2_517)
+			p0_517 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_517)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_517)).Mul(y2_517))
+			p1_517 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_517)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_517)).Mul(y2_517)).Mul(y4_517)
+			p2_517 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_517.Mul(y4_517))
+			r0_0_517 = p0_517.Add(p1_517).Add(p2_517)
+		}
+		cr_516 := r0_0_517
+		sign_516, one_516, pi_516 := archsimd.LoadFloat64x8((*[8]float64)((&r_516.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[65]))
+		rs_516 := pi_516.Div(one_516.Sub(cr_516).Mul(one_516.Add(cr_516)).Sqrt().AsUint64x8().Or(d_516.AsUint64x8().Xor(f_516).And(sign_516)).AsFloat64x8())
+		c2_516 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_516.AsUint64x8().Xor(f_516).AsFloat64x8())
+		u0_516, u1_516 := one_516, c2_516
+		j_516 := 2
+		for ; j_516+1 < n_516; j_516 += 2 {
+			u0_516 = c2_516.Mul(u1_516).Sub(u0_516)
+			u1_516 = c2_516.Mul(u0_516).Sub(u1_516)
+		}
+		if j_516 < n_516 {
+			u0_516, u1_516 = u1_516, c2_516.Mul(u1_516).Sub(u0_516)
+		}
+		cu_516 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_516).Mul(u1_516)
+		tn_516 := cu_516.Sub(u0_516)
+		dx_516 := archsimd.LoadFloat64x8((*[8]float64)(nf_516)).Mul(tn_516).Sub(cu_516).Mul(rs_516)
+		dn_516 := d_516.Mul(tn_516).Mul(rs_516)
+		r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516, r6_0_516 = u1_516, dx_516, dn_516, d_516, c2_516, f_516, tn_516
+	}
+	sa, ha, na, da, ca, fa, ta := r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516, r6_0_516
+	var (
+		r0_0_518 archsimd.Float64x8
+		r1_0_518 archsimd.Float64x8
+		r2_0_518 archsimd.Float64x8
+		r3_0_518 archsimd.Float64x8
+		r4_0_518 archsimd.Float64x8
+		r5_0_518 archsimd.Uint64x8
+		r6_0_518 archsimd.Float64x8
+	)
+	{
+		r_518, x_518, n_518, nf_518 := r, kk, n, &r.nv[0]
+		magic_518 := archsimd.LoadFloat64x8((&vkTableAVX512[42]))
+		t_518 := x_518.Add(magic_518)
+		d_518 := x_518.Sub(t_518.Sub(magic_518))
+		f_518 := t_518.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_519 archsimd.Float64x8
+		{
+			d_519 := d_518
+			y_519 := d_519.Mul(d_519)
+			y2_519 := y_519.Mul(y_519)
+			y4_519 := y2_519.Mul(y2_519)
+			p0_519 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_519)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_519)).Mul(y2_519))
+			p1_519 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_519)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_519)).Mul(y2_519)).Mul(y4_519)
+			p2_519 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_519.Mul(y4_519))
+			r0_0_519 = p0_519.Add(p1_519).Add(p2_519)
+		}
+		cr_518 := r0_0_519
+		sign_518, one_518, pi_518 := archsimd.LoadFloat64x8((*[8]float64)((&r_518.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[65]))
+		rs_518 := pi_518.Div(one_518.Sub(cr_518).Mul(one_518.Add(cr_518)).Sqrt().AsUint64x8().Or(d_518.AsUint64x8().Xor(f_518).And(sign_518)).AsFloat64x8())
+		c2_518 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_518.AsUint64x8().Xor(f_518).AsFloat64x8())
+		u0_518, u1_518 := one_518, c2_518
+		j_518 := 2
+		for ; j_518+1 < n_518; j_518 += 2 {
+			u0_518 = c2_518.Mul(u1_518).Sub(u0_518)
+			u1_518 = c2_518.Mul(u0_518).Sub(u1_518)
+		}
+		if j_518 < n_518 {
+			u0_518, u1_518 = u1_518, c2_518.Mul(u1_518).Sub(u0_518)
+		}
+		cu_518 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_518).Mul(u1_518)
+		tn_518 := cu_518.Sub(u0_518)
+		dx_518 := archsimd.LoadFloat64x8((*[8]float64)(nf_518)).Mul(tn_518).Sub(cu_518).Mul(rs_518)
+		dn_518 := d_518.Mul(tn_518).Mul(rs_518)
+		r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518 = u1_518, dx_518, dn_518, d_518, c2_518, f_518, tn_518
+	}
+	sb, hb, nb, db, cb, fb, tb := r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518
+	var (
+		r0_0_520 archsimd.Float64x8
+		r1_0_520 archsimd.Float64x8
+		r2_0_520 archsimd.Float64x8
+		r3_0_520 archsimd.Float64x8
+		r4_0_520 archsimd.Float64x8
+		r5_0_520 archsimd.Uint64x8
+		r6_0_520 archsimd.Float64x8
+	)
+	{
+		r_520, x_520, n_520, nf_520 := r, l, n, &r.nv[0]
+		magic_520 := archsimd.LoadFloat64x8((&vkTableAVX512[42]))
+		t_520 := x_520.Add(magic_520)
+		d_520 := x_520.Sub(t_520.Sub(magic_520))
+		f_520 := t_520.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_521 archsimd.Float64x8
+		{
+			d_521 := d_520
+			y_521 := d_521.Mul(d_521)
+			y2_521 := y_521.Mul(y_521)
+			y4_521 := y2_521.Mul(y2_521)
+			p0_521 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_521)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_521)).Mul(y2_521))
+			p1_521 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_521)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_521)).Mul(y2_521)).Mul(y4_521)
+			p2_521 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_521.Mul(y4_521))
+			r0_0_521 = p0_521.Add(p1_521).Add(p2_521)
+		}
+		cr_520 := r0_0_521
+		sign_520, one_520, pi_520 := archsimd.LoadFloat64x8((*[8]float64)((&r_520.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[65]))
+		rs_520 := pi_520.Div(one_520.Sub(cr_520).Mul(one_520.Add(cr_520)).Sqrt().AsUint64x8().Or(d_520.AsUint64x8().Xor(f_520).And(sign_520)).AsFloat64x8())
+		c2_520 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_520.AsUint64x8().Xor(f_520).AsFloat64x8())
+		u0_520, u1_520 := one_520, c2_520
+		j_520 := 2
+		for ; j_520+1 < n_520; j_520 += 2 {
+			u0_520 = c2_520.Mul(u1_520).Sub(u0_520)
+			u1_520 = c2_520.Mul(u0_520).Sub(u1_520)
+		}
+		if j_520 < n_520 {
+			u0_520, u1_520 = u1_520, c2_520.Mul(u1_520).Sub(u0_520)
+		}
+		cu_520 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_520).Mul(u1_520)
+		tn_520 := cu_520.Sub(u0_520)
+		dx_520 := archsimd.LoadFloat64x8((*[8]float64)(nf_520)).Mul(tn_520).Sub(cu_520).Mul(rs_520)
+		dn_520 := d_520.Mul(tn_520).Mul(rs_520)
+		r0_0_520, r1_0_520, r2_0_520, r3_0_520, r4_0_520, r5_0_520, r6_0_520 = u1_520, dx_520, dn_520, d_520, c2_520, f_520, tn_520
+	}
+	sc, hc, nc, dc, cc, fc, tc := r0_0_520, r1_0_520, r2_0_520, r3_0_520, r4_0_520, r5_0_520, r6_0_520
+	m2 := archsimd.LoadFloat64x8((&vkTableAVX512[75]))
+	nearA, nearB, nearC := da.Mul(da).Less(m2), db.Mul(db).Less(m2), dc.Mul(dc).Less(m2)
+	if nearA.Or(nearB).Or(nearC).ToBits() != 0 {
+		var (
+			r0_0_522 archsimd.Float64x8
+			r1_0_522 archsimd.Float64x8
+		)
+		{
+			r_522, d_522, c2_522, flip_522, tn_522, un_522, n_522 := r, da, ca, fa, ta, sa, n
+			var r0_0_182_522 archsimd.Float64x8
+			{
+				d_182_522 := d_522
+				y_182_522 := d_182_522.Mul(d_182_522)
+				y2_182_522 := y_182_522.Mul(y_182_522)
+				y4_182_522 := y2_182_522.Mul(y2_182_522)
+				p0_182_522 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_182_522)).Mul(y2_182_522))
+				p1_182_522 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_182_522)).Mul(y2_182_522)).Mul(y4_182_522)
+				p2_182_522 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_182_522)).Mul(y4_182_522.Mul(y4_182_522))
+				r0_0_182_522 = d_182_522.Mul(p0_182_522.Add(p1_182_522).Add(p2_182_522))
+			}
+			s_522 := r0_0_182_522.AsUint64x8().Xor(flip_522).AsFloat64x8()
+			two_522 := archsimd.LoadFloat64x8((&vkTableAVX512[29]))
+			u0_522, u1_522, p0_522, p1_522 := archsimd.LoadFloat64x8((&vkTableAVX512[27])), c2_522, archsimd.LoadFloat64x8((&vkTableAVX512[26])), two_522
+			for j_522 := 2; j_522 < n_522; j_522++ {
+				u0_522, u1_522, p0_522, p1_522 = u1_522, c2_522.Mul(u1_522).Sub(u0_522), p1_522, two_522.Mul(u1_522).Add(c2_522.Mul(p1_522)).Sub(p0_522)
+			}
+			dx_522 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_522).Mul(p1_522)
+			peak_522 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).AsUint64x8().Or(un_522.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_522.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_522 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_522).Mul(tn_522).Div(s_522).Merge(peak_522, d_522.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
+			r0_0_522, r1_0_522 = dx_522, dn_522
+		}
+		px, pn := r0_0_522, r1_0_522
+		ha, na = px.Merge(ha, nearA), pn.Merge(na, nearA)
+		var (
+			r0_0_523 archsimd.Float64x8
+			r1_0_523 archsimd.Float64x8
+		)
+		{
+			r_523, d_523, c2_523, flip_523, tn_523, un_523, n_523 := r, db, cb, fb, tb, sb, n
+			var r0_0_182_523 archsimd.Float64x8
+			{
+				d_182_523 := d_523
+				y_182_523 := d_182_523.Mul(d_182_523)
+				y2_182_523 := y_182_523.Mul(y_182_523)
+				y4_182_523 := y2_182_523.Mul(y2_182_523)
+				p0_182_523 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_182_523)).Mul(y2_182_523))
+				p1_182_523 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_182_523)).Mul(y2_182_523)).Mul(y4_182_523)
+				p2_182_523 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_182_523)).Mul(y4_182_523.Mul(y4_182_523))
+				r0_0_182_523 = d_182_523.Mul(p0_182_523.Add(p1_182_523).Add(p2_182_523))
+			}
+			s_523 := r0_0_182_523.AsUint64x8().Xor(flip_523).AsFloat64x8()
+			two_523 := archsimd.LoadFloat64x8((&vkTableAVX512[29]))
+			u0_523, u1_523, p0_523, p1_523 := archsimd.LoadFloat64x8((&vkTableAVX512[27])), c2_523, archsimd.LoadFloat64x8((&vkTableAVX512[26])), two_523
+			for j_523 := 2; j_523 < n_523; j_523++ {
+				u0_523, u1_523, p0_523, p1_523 = u1_523, c2_523.Mul(u1_523).Sub(u0_523), p1_523, two_523.Mul(u1_523).Add(c2_523.Mul(p1_523)).Sub(p0_523)
+			}
+			dx_523 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_523).Mul(p1_523)
+			peak_523 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).AsUint64x8().Or(un_523.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_523.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_523 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_523).Mul(tn_523).Div(s_523).Merge(peak_523, d_523.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
+			r0_0_523, r1_0_523 = dx_523, dn_523
+		}
+		px, pn = r0_0_523, r1_0_523
+		hb, nb = px.Merge(hb, nearB), pn.Merge(nb, nearB)
+		var (
+			r0_0_524 archsimd.Float64x8
+			r1_0_524 archsimd.Float64x8
+		)
+		{
+			r_524, d_524, c2_524, flip_524, tn_524, un_524, n_524 := r, dc, cc, fc, tc, sc, n
+			var r0_0_182_524 archsimd.Float64x8
+			{
+				d_182_524 := d_524
+				y_182_524 := d_182_524.Mul(d_182_524)
+				y2_182_524 := y_182_524.Mul(y_182_524)
+				y4_182_524 := y2_182_524.Mul(y2_182_524)
+				p0_182_524 := archsimd.LoadFloat64x8((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[10])).Mul(y_182_524)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[12])).Mul(y_182_524)).Mul(y2_182_524))
+				p1_182_524 := archsimd.LoadFloat64x8((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[14])).Mul(y_182_524)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[16])).Mul(y_182_524)).Mul(y2_182_524)).Mul(y4_182_524)
+				p2_182_524 := archsimd.LoadFloat64x8((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[18])).Mul(y_182_524)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[19])).Mul(y2_182_524)).Mul(y4_182_524.Mul(y4_182_524))
+				r0_0_182_524 = d_182_524.Mul(p0_182_524.Add(p1_182_524).Add(p2_182_524))
+			}
+			s_524 := r0_0_182_524.AsUint64x8().Xor(flip_524).AsFloat64x8()
+			two_524 := archsimd.LoadFloat64x8((&vkTableAVX512[29]))
+			u0_524, u1_524, p0_524, p1_524 := archsimd.LoadFloat64x8((&vkTableAVX512[27])), c2_524, archsimd.LoadFloat64x8((&vkTableAVX512[26])), two_524
+			for j_524 := 2; j_524 < n_524; j_524++ {
+				u0_524, u1_524, p0_524, p1_524 = u1_524, c2_524.Mul(u1_524).Sub(u0_524), p1_524, two_524.Mul(u1_524).Add(c2_524.Mul(p1_524)).Sub(p0_524)
+			}
+			dx_524 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_524).Mul(p1_524)
+			peak_524 := archsimd.LoadFloat64x8((&vkTableAVX512[27])).AsUint64x8().Or(un_524.AsUint64x8().And(archsimd.LoadFloat64x8((*[8]float64)((&r_524.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_524 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_524).Mul(tn_524).Div(s_524).Merge(peak_524, d_524.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
+			r0_0_524, r1_0_524 = dx_524, dn_524
+		}
+		px, pn = r0_0_524, r1_0_524
+		hc, nc = px.Merge(hc, nearC), pn.Merge(nc, nearC)
+	}
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+func sincgGradFarLanesAVX512(r *laneReps, x archsimd.Float64x8,
+
+	n int, nf *laneVal) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Uint64x8, archsimd.Float64x8,
+
+) {
+	magic := archsimd.LoadFloat64x8((&vkTableAVX512[42]))
+	t := x.Add(magic)
+	d := x.Sub(t.Sub(magic))
+	f := t.AsUint64x8().ShiftAllLeft(63)
+	var r0_0_525 archsimd.Float64x8
+	{
+		d_525 := d
+		y_525 := d_525.Mul(d_525)
+		y2_525 := y_525.Mul(y_525)
+		y4_525 := y2_525.Mul(y2_525)
+		p0_525 := archsimd.LoadFloat64x8((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[1])).Mul(y_525)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[3])).Mul(y_525)).Mul(y2_525))
+		p1_525 := archsimd.LoadFloat64x8((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[5])).Mul(y_525)).Add(archsimd.LoadFloat64x8((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8((&vkTableAVX512[7])).Mul(y_525)).Mul(y2_525)).Mul(y4_525)
+		p2_525 := archsimd.LoadFloat64x8((&vkTableAVX512[8])).Mul(y4_525.Mul(y4_525))
+		r0_0_525 = p0_525.Add(p1_525).Add(p2_525)
+	}
+	cr := r0_0_525
+	sign, one, pi := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27])), archsimd.LoadFloat64x8((&vkTableAVX512[65]))
+	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
+	u0, u1 := one, c2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		u0 = c2.Mul(u1).Sub(u0)
+		u1 = c2.Mul(u0).Sub(u1)
+	}
+	if j < n {
+		u0, u1 = u1, c2.Mul(u1).Sub(u0)
+	}
+	cu := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2).Mul(u1)
+	tn := cu.Sub(u0)
+	dx := archsimd.LoadFloat64x8((*[8]float64)(nf)).Mul(tn).Sub(cu).Mul(rs)
+	dn := d.Mul(tn).Mul(rs)
+	return u1, dx, dn, d, c2, f, tn
+}
+
 var vkTableAVX512 = [...][8]float64{{cp0, cp0, cp0, cp0, cp0, cp0, cp0, cp0}, {cp2, cp2, cp2, cp2, cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4, cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6, cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8, cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10, cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12, cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14, cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16, cp16, cp16, cp16, cp16}, {sp1, sp1, sp1, sp1, sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3, sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5, sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7, sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9, sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11, sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13, sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15, sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17, sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19, sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21, sp21, sp21, sp21, sp21}, {logMant, logMant, logMant, logMant, logMant, logMant, logMant, logMant}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {logShift52, logShift52, logShift52, logShift52, logShift52, logShift52, logShift52, logShift52}, {logExp, logExp, logExp, logExp, logExp, logExp, logExp, logExp}, {twoP52, twoP52, twoP52, twoP52, twoP52, twoP52, twoP52, twoP52}, {1022, 1022, 1022, 1022, 1022, 1022, 1022, 1022}, {0, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1, 1, 1}, {logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2}, {2, 2, 2, 2, 2, 2, 2, 2}, {logL7, logL7, logL7, logL7, logL7, logL7, logL7, logL7}, {logL5, logL5, logL5, logL5, logL5, logL5, logL5, logL5}, {logL3, logL3, logL3, logL3, logL3, logL3, logL3, logL3}, {logL1, logL1, logL1, logL1, logL1, logL1, logL1, logL1}, {logL6, logL6, logL6, logL6, logL6, logL6, logL6, logL6}, {logL4, logL4, logL4, logL4, logL4, logL4, logL4, logL4}, {logL2, logL2, logL2, logL2, logL2, logL2, logL2, logL2}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {maxF64, maxF64, maxF64, maxF64, maxF64, maxF64, maxF64, maxF64}, {logShift63, logShift63, logShift63, logShift63, logShift63, logShift63, logShift63, logShift63}, {logSign, logSign, logSign, logSign, logSign, logSign, logSign, logSign}, {roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic, roundMagic}, {expMax, expMax, expMax, expMax, expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin, expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E, log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic, expMagic}, {ec2, ec2, ec2, ec2, ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3, ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4, ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5, ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6, ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7, ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8, ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9, ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10, ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11, ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12, ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13, ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600, 600, 600}, {-600, -600, -600, -600, -600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600, twoP600}, {piC, piC, piC, piC, piC, piC, piC, piC}, {3, 3, 3, 3, 3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi, invPi, invPi, invPi, invPi}, {-6, -6, -6, -6, -6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6, 6, 6, 6, 6}, {oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth, oneSixth}, {closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2, closedFormMin2}, {minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10, 10, 10, 10, 10}, {7, 7, 7, 7, 7, 7, 7, 7}, {90, 90, 90, 90, 90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq, piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4, 4, 4, 4, 4}, {-4, -4, -4, -4, -4, -4, -4, -4}, {-2, -2, -2, -2, -2, -2, -2, -2}, {-3, -3, -3, -3, -3, -3, -3, -3}}

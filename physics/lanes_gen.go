@@ -28637,3 +28637,283 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 	}
 	nop()
 }
+
+func sincgGrad3OnceLanes(r *laneReps, h, kk, l float64,
+
+	n int) (float64, float64, float64, float64, float64, float64, float64, float64, float64,
+
+) {
+	var (
+		r0_0_516 float64
+		r1_0_516 float64
+		r2_0_516 float64
+		r3_0_516 float64
+		r4_0_516 float64
+		r5_0_516 uint64
+		r6_0_516 float64
+	)
+	{
+		r_516, x_516, n_516, nf_516 := r, h, n, &r.nv[0]
+		magic_516 := float64(roundMagic)
+		t_516 := (x_516 + magic_516)
+		d_516 := (x_516 - (t_516 - magic_516))
+		f_516 := (math.Float64bits(t_516) << 63)
+		var r0_0_517 float64
+		{
+			d_517 := d_516
+			y_517 := (d_517 * d_517)
+			y2_517 := (y_517 * y_517)
+			y4_517 := (y2_517 * y2_517)
+			p0_517 := ((float64(cp0) + (float64(cp2) * y_517)) + ((float64(cp4) + (float64(cp6) * y_517)) * y2_517))
+			p1_517 := (((float64(cp8) + (float64(cp10) * y_517)) + ((float64(cp12) + (float64(cp14) * y_517)) * y2_517)) * y4_517)
+			p2_517 := (float64(cp16) * (y4_517 * y4_517))
+			r0_0_517 = ((p0_517 + p1_517) + p2_517)
+		}
+		cr_516 := r0_0_517
+		sign_516, one_516, pi_516 := math.Float64bits((&r_516.negZero)[0]), float64(1), float64(piC)
+		rs_516 := (pi_516 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_516 - cr_516) * (one_516 + cr_516)))) | ((math.Float64bits(d_516) ^ f_516) & sign_516))))
+		c2_516 := (float64(2) * math.Float64frombits((math.Float64bits(cr_516) ^ f_516)))
+		u0_516, u1_516 := one_516, c2_516
+		j_516 := 2
+		for ; j_516+1 < n_516; j_516 += 2 {
+			u0_516 = ((c2_516 * u1_516) - u0_516)
+			u1_516 = ((c2_516 * u0_516) - u1_516)
+		}
+		if j_516 < n_516 {
+			u0_516, u1_516 = u1_516, ((c2_516 * u1_516) - u0_516)
+		}
+		cu_516 := ((float64(0.5) * c2_516) * u1_516)
+		tn_516 := (cu_516 - u0_516)
+		dx_516 := (((nf_516[0] * tn_516) - cu_516) * rs_516)
+		dn_516 := ((d_516 * tn_516) * rs_516)
+		r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516, r6_0_516 = u1_516, dx_516, dn_516, d_516, c2_516, f_516, tn_516
+	}
+	sa, ha, na, da, ca, fa, ta := r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516, r6_0_516
+	var (
+		r0_0_518 float64
+		r1_0_518 float64
+		r2_0_518 float64
+		r3_0_518 float64
+		r4_0_518 float64
+		r5_0_518 uint64
+		r6_0_518 float64
+	)
+	{
+		r_518, x_518, n_518, nf_518 := r, kk, n, &r.nv[0]
+		magic_518 := float64(roundMagic)
+		t_518 := (x_518 + magic_518)
+		d_518 := (x_518 - (t_518 - magic_518))
+		f_518 := (math.Float64bits(t_518) << 63)
+		var r0_0_519 float64
+		{
+			d_519 := d_518
+			y_519 := (d_519 * d_519)
+			y2_519 := (y_519 * y_519)
+			y4_519 := (y2_519 * y2_519)
+			p0_519 := ((float64(cp0) + (float64(cp2) * y_519)) + ((float64(cp4) + (float64(cp6) * y_519)) * y2_519))
+			p1_519 := (((float64(cp8) + (float64(cp10) * y_519)) + ((float64(cp12) + (float64(cp14) * y_519)) * y2_519)) * y4_519)
+			p2_519 := (float64(cp16) * (y4_519 * y4_519))
+			r0_0_519 = ((p0_519 + p1_519) + p2_519)
+		}
+		cr_518 := r0_0_519
+		sign_518, one_518, pi_518 := math.Float64bits((&r_518.negZero)[0]), float64(1), float64(piC)
+		rs_518 := (pi_518 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_518 - cr_518) * (one_518 + cr_518)))) | ((math.Float64bits(d_518) ^ f_518) & sign_518))))
+		c2_518 := (float64(2) * math.Float64frombits((math.Float64bits(cr_518) ^ f_518)))
+		u0_518, u1_518 := one_518, c2_518
+		j_518 := 2
+		for ; j_518+1 < n_518; j_518 += 2 {
+			u0_518 = ((c2_518 * u1_518) - u0_518)
+			u1_518 = ((c2_518 * u0_518) - u1_518)
+		}
+		if j_518 < n_518 {
+			u0_518, u1_518 = u1_518, ((c2_518 * u1_518) - u0_518)
+		}
+		cu_518 := ((float64(0.5) * c2_518) * u1_518)
+		tn_518 := (cu_518 - u0_518)
+		dx_518 := (((nf_518[0] * tn_518) - cu_518) * rs_518)
+		dn_518 := ((d_518 * tn_518) * rs_518)
+		r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518 = u1_518, dx_518, dn_518, d_518, c2_518, f_518, tn_518
+	}
+	sb, hb, nb, db, cb, fb, tb := r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518
+	var (
+		r0_0_520 float64
+		r1_0_520 float64
+		r2_0_520 float64
+		r3_0_520 float64
+		r4_0_520 float64
+		r5_0_520 uint64
+		r6_0_520 float64
+	)
+	{
+		r_520, x_520, n_520, nf_520 := r, l, n, &r.nv[0]
+		magic_520 := float64(roundMagic)
+		t_520 := (x_520 + magic_520)
+		d_520 := (x_520 - (t_520 - magic_520))
+		f_520 := (math.Float64bits(t_520) << 63)
+		var r0_0_521 float64
+		{
+			d_521 := d_520
+			y_521 := (d_521 * d_521)
+			y2_521 := (y_521 * y_521)
+			y4_521 := (y2_521 * y2_521)
+			p0_521 := ((float64(cp0) + (float64(cp2) * y_521)) + ((float64(cp4) + (float64(cp6) * y_521)) * y2_521))
+			p1_521 := (((float64(cp8) + (float64(cp10) * y_521)) + ((float64(cp12) + (float64(cp14) * y_521)) * y2_521)) * y4_521)
+			p2_521 := (float64(cp16) * (y4_521 * y4_521))
+			r0_0_521 = ((p0_521 + p1_521) + p2_521)
+		}
+		cr_520 := r0_0_521
+		sign_520, one_520, pi_520 := math.Float64bits((&r_520.negZero)[0]), float64(1), float64(piC)
+		rs_520 := (pi_520 / math.Float64frombits((math.Float64bits(math.Sqrt(((one_520 - cr_520) * (one_520 + cr_520)))) | ((math.Float64bits(d_520) ^ f_520) & sign_520))))
+		c2_520 := (float64(2) * math.Float64frombits((math.Float64bits(cr_520) ^ f_520)))
+		u0_520, u1_520 := one_520, c2_520
+		j_520 := 2
+		for ; j_520+1 < n_520; j_520 += 2 {
+			u0_520 = ((c2_520 * u1_520) - u0_520)
+			u1_520 = ((c2_520 * u0_520) - u1_520)
+		}
+		if j_520 < n_520 {
+			u0_520, u1_520 = u1_520, ((c2_520 * u1_520) - u0_520)
+		}
+		cu_520 := ((float64(0.5) * c2_520) * u1_520)
+		tn_520 := (cu_520 - u0_520)
+		dx_520 := (((nf_520[0] * tn_520) - cu_520) * rs_520)
+		dn_520 := ((d_520 * tn_520) * rs_520)
+		r0_0_520, r1_0_520, r2_0_520, r3_0_520, r4_0_520, r5_0_520, r6_0_520 = u1_520, dx_520, dn_520, d_520, c2_520, f_520, tn_520
+	}
+	sc, hc, nc, dc, cc, fc, tc := r0_0_520, r1_0_520, r2_0_520, r3_0_520, r4_0_520, r5_0_520, r6_0_520
+	m2 := float64(closedFormMin2)
+	nearA, nearB, nearC := ((da * da) < m2), ((db * db) < m2), ((dc * dc) < m2)
+	if (nearA || nearB) || nearC {
+		var (
+			r0_0_522 float64
+			r1_0_522 float64
+		)
+		{
+			r_522, d_522, c2_522, flip_522, tn_522, un_522, n_522 := r, da, ca, fa, ta, sa, n
+			var r0_0_182_522 float64
+			{
+				d_182_522 := d_522
+				y_182_522 := (d_182_522 * d_182_522)
+				y2_182_522 := (y_182_522 * y_182_522)
+				y4_182_522 := (y2_182_522 * y2_182_522)
+				p0_182_522 := ((float64(sp1) + (float64(sp3) * y_182_522)) + ((float64(sp5) + (float64(sp7) * y_182_522)) * y2_182_522))
+				p1_182_522 := (((float64(sp9) + (float64(sp11) * y_182_522)) + ((float64(sp13) + (float64(sp15) * y_182_522)) * y2_182_522)) * y4_182_522)
+				p2_182_522 := (((float64(sp17) + (float64(sp19) * y_182_522)) + (float64(sp21) * y2_182_522)) * (y4_182_522 * y4_182_522))
+				r0_0_182_522 = (d_182_522 * ((p0_182_522 + p1_182_522) + p2_182_522))
+			}
+			s_522 := math.Float64frombits((math.Float64bits(r0_0_182_522) ^ flip_522))
+			two_522 := float64(2)
+			u0_522, u1_522, p0_522, p1_522 := float64(1), c2_522, float64(0), two_522
+			for j_522 := 2; j_522 < n_522; j_522++ {
+				u0_522, u1_522, p0_522, p1_522 = u1_522, ((c2_522 * u1_522) - u0_522), p1_522, (((two_522 * u1_522) + (c2_522 * p1_522)) - p0_522)
+			}
+			dx_522 := ((float64(minusPi) * s_522) * p1_522)
+			peak_522 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_522) & math.Float64bits((&r_522.negZero)[0]))))
+			dn_522 := merge((((float64(piC) * d_522) * tn_522) / s_522), peak_522, (d_522 != float64(0)))
+			r0_0_522, r1_0_522 = dx_522, dn_522
+		}
+		px, pn := r0_0_522, r1_0_522
+		ha, na = merge(px, ha, nearA), merge(pn, na, nearA)
+		var (
+			r0_0_523 float64
+			r1_0_523 float64
+		)
+		{
+			r_523, d_523, c2_523, flip_523, tn_523, un_523, n_523 := r, db, cb, fb, tb, sb, n
+			var r0_0_182_523 float64
+			{
+				d_182_523 := d_523
+				y_182_523 := (d_182_523 * d_182_523)
+				y2_182_523 := (y_182_523 * y_182_523)
+				y4_182_523 := (y2_182_523 * y2_182_523)
+				p0_182_523 := ((float64(sp1) + (float64(sp3) * y_182_523)) + ((float64(sp5) + (float64(sp7) * y_182_523)) * y2_182_523))
+				p1_182_523 := (((float64(sp9) + (float64(sp11) * y_182_523)) + ((float64(sp13) + (float64(sp15) * y_182_523)) * y2_182_523)) * y4_182_523)
+				p2_182_523 := (((float64(sp17) + (float64(sp19) * y_182_523)) + (float64(sp21) * y2_182_523)) * (y4_182_523 * y4_182_523))
+				r0_0_182_523 = (d_182_523 * ((p0_182_523 + p1_182_523) + p2_182_523))
+			}
+			s_523 := math.Float64frombits((math.Float64bits(r0_0_182_523) ^ flip_523))
+			two_523 := float64(2)
+			u0_523, u1_523, p0_523, p1_523 := float64(1), c2_523, float64(0), two_523
+			for j_523 := 2; j_523 < n_523; j_523++ {
+				u0_523, u1_523, p0_523, p1_523 = u1_523, ((c2_523 * u1_523) - u0_523), p1_523, (((two_523 * u1_523) + (c2_523 * p1_523)) - p0_523)
+			}
+			dx_523 := ((float64(minusPi) * s_523) * p1_523)
+			peak_523 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_523) & math.Float64bits((&r_523.negZero)[0]))))
+			dn_523 := merge((((float64(piC) * d_523) * tn_523) / s_523), peak_523, (d_523 != float64(0)))
+			r0_0_523, r1_0_523 = dx_523, dn_523
+		}
+		px, pn = r0_0_523, r1_0_523
+		hb, nb = merge(px, hb, nearB), merge(pn, nb, nearB)
+		var (
+			r0_0_524 float64
+			r1_0_524 float64
+		)
+		{
+			r_524, d_524, c2_524, flip_524, tn_524, un_524, n_524 := r, dc, cc, fc, tc, sc, n
+			var r0_0_182_524 float64
+			{
+				d_182_524 := d_524
+				y_182_524 := (d_182_524 * d_182_524)
+				y2_182_524 := (y_182_524 * y_182_524)
+				y4_182_524 := (y2_182_524 * y2_182_524)
+				p0_182_524 := ((float64(sp1) + (float64(sp3) * y_182_524)) + ((float64(sp5) + (float64(sp7) * y_182_524)) * y2_182_524))
+				p1_182_524 := (((float64(sp9) + (float64(sp11) * y_182_524)) + ((float64(sp13) + (float64(sp15) * y_182_524)) * y2_182_524)) * y4_182_524)
+				p2_182_524 := (((float64(sp17) + (float64(sp19) * y_182_524)) + (float64(sp21) * y2_182_524)) * (y4_182_524 * y4_182_524))
+				r0_0_182_524 = (d_182_524 * ((p0_182_524 + p1_182_524) + p2_182_524))
+			}
+			s_524 := math.Float64frombits((math.Float64bits(r0_0_182_524) ^ flip_524))
+			two_524 := float64(2)
+			u0_524, u1_524, p0_524, p1_524 := float64(1), c2_524, float64(0), two_524
+			for j_524 := 2; j_524 < n_524; j_524++ {
+				u0_524, u1_524, p0_524, p1_524 = u1_524, ((c2_524 * u1_524) - u0_524), p1_524, (((two_524 * u1_524) + (c2_524 * p1_524)) - p0_524)
+			}
+			dx_524 := ((float64(minusPi) * s_524) * p1_524)
+			peak_524 := math.Float64frombits((math.Float64bits(float64(1)) | (math.Float64bits(un_524) & math.Float64bits((&r_524.negZero)[0]))))
+			dn_524 := merge((((float64(piC) * d_524) * tn_524) / s_524), peak_524, (d_524 != float64(0)))
+			r0_0_524, r1_0_524 = dx_524, dn_524
+		}
+		px, pn = r0_0_524, r1_0_524
+		hc, nc = merge(px, hc, nearC), merge(pn, nc, nearC)
+	}
+	return sa, sb, sc, ha, hb, hc, na, nb, nc
+}
+
+func sincgGradFarLanes(r *laneReps, x float64,
+
+	n int, nf *laneVal) (float64, float64, float64, float64, float64, uint64, float64,
+
+) {
+	magic := float64(roundMagic)
+	t := (x + magic)
+	d := (x - (t - magic))
+	f := (math.Float64bits(t) << 63)
+	var r0_0_525 float64
+	{
+		d_525 := d
+		y_525 := (d_525 * d_525)
+		y2_525 := (y_525 * y_525)
+		y4_525 := (y2_525 * y2_525)
+		p0_525 := ((float64(cp0) + (float64(cp2) * y_525)) + ((float64(cp4) + (float64(cp6) * y_525)) * y2_525))
+		p1_525 := (((float64(cp8) + (float64(cp10) * y_525)) + ((float64(cp12) + (float64(cp14) * y_525)) * y2_525)) * y4_525)
+		p2_525 := (float64(cp16) * (y4_525 * y4_525))
+		r0_0_525 = ((p0_525 + p1_525) + p2_525)
+	}
+	cr := r0_0_525
+	sign, one, pi := math.Float64bits((&r.negZero)[0]), float64(1), float64(piC)
+	rs := (pi / math.Float64frombits((math.Float64bits(math.Sqrt(((one - cr) * (one + cr)))) | ((math.Float64bits(d) ^ f) & sign))))
+	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
+	u0, u1 := one, c2
+	j := 2
+	for ; j+1 < n; j += 2 {
+		u0 = ((c2 * u1) - u0)
+		u1 = ((c2 * u0) - u1)
+	}
+	if j < n {
+		u0, u1 = u1, ((c2 * u1) - u0)
+	}
+	cu := ((float64(0.5) * c2) * u1)
+	tn := (cu - u0)
+	dx := (((nf[0] * tn) - cu) * rs)
+	dn := ((d * tn) * rs)
+	return u1, dx, dn, d, c2, f, tn
+}

@@ -110,7 +110,16 @@ var Targets = []Target{
 		"StoreSlice":   "store($0, $1)",
 	}},
 	avx2("lanes_avx2_gen.go", go126), avx512("lanes_avx512_gen.go", go126),
-	avx2("lanes_avx2_go127_gen.go", go127), avx512("lanes_avx512_go127_gen.go", go127),
+	avx2("lanes_avx2_go127_gen.go", go127), avx512go127("lanes_avx512_go127_gen.go"),
+}
+
+// avx512go127 is the Go 1.27 AVX-512 target: with 31 vector registers
+// (X0–X14, X16–X31) its gradient kernels test the three indices' peaks
+// once (sincgGrad3OnceLanes' doc has the measurements).
+func avx512go127(file string) Target {
+	t := avx512(file, go127)
+	t.Inline = map[string]string{"sincgGrad3Lanes": "sincgGrad3OnceLanes"}
+	return t
 }
 
 // The vector targets come in two copies: simd/archsimd names its loads
@@ -243,6 +252,11 @@ type Target struct {
 	// expression with $0 standing for the receiver: the scalar copy's
 	// operators, a vector type's spelling where it differs.
 	Methods map[string]string
+	// Inline names, for calls of an inlined function (the key), another
+	// inlined function of the same signature whose body this target
+	// inlines in its place: a form of the same arithmetic that suits the
+	// target's registers better.
+	Inline map[string]string
 }
 
 // Template is the build constraint that keeps lanes.go itself out of
@@ -275,16 +289,30 @@ func Generate(src []byte, t Target) ([]byte, error) {
 			}
 		}
 	}
-	// The copies after the functions, in the order of the originals.
-	var copies []ast.Decl
+	for old, new := range t.Inline {
+		if in.funcs[old] == nil || in.funcs[new] == nil {
+			return nil, fmt.Errorf("target %s: %s=%s: both must be inlined functions", t.File, old, new)
+		}
+		in.funcs[old] = in.funcs[new]
+	}
+	// The copies after the functions, in the order of the originals, and
+	// after them the functions marked //lanegen:last: inlined names are
+	// numbered in this order, so adding such a function leaves every
+	// other function's generated text as it was.
+	var copies, last, decls []ast.Decl
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok {
 			for _, v := range variants[fd.Name.Name] {
 				copies = append(copies, v)
 			}
+			if hasLine(fd, "//lanegen:last") {
+				last = append(last, d)
+				continue
+			}
 		}
+		decls = append(decls, d)
 	}
-	f.Decls = append(f.Decls, copies...)
+	f.Decls = append(append(decls, copies...), last...)
 	// Inline into every function (each body is rewritten on a copy, so
 	// that the inlined functions' own bodies stay as written).
 	for _, d := range f.Decls {
@@ -569,6 +597,18 @@ func words(f *ast.File, w, methods map[string]string) error {
 	}
 	ast.Inspect(f, walk)
 	return err
+}
+
+// hasLine says whether fd's doc comment has the line text.
+func hasLine(fd *ast.FuncDecl, text string) bool {
+	if fd.Doc != nil {
+		for _, c := range fd.Doc.List {
+			if c.Text == text {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // variantsOf returns, by the name of the function they copy, the copies

@@ -131,3 +131,89 @@ func run(x vf, out []float64) {
 		}
 	}
 }
+
+// inlineSrc has a kernel calling an inlined function that a target may
+// replace, and a replacement marked //lanegen:last.
+const inlineSrc = `//go:build lanegen
+
+package physics
+
+// plain is x + x.
+//
+//lanegen:inline
+func plain(x vf) vf {
+	y := x.Add(x)
+	return y
+}
+
+// ident is x.
+//
+//lanegen:inline
+func ident(x vf) vf {
+	return x
+}
+
+//lanegen:variant runMul plain=plain
+func run(x vf) vf {
+	z := plain(x)
+	return z
+}
+
+// other is 2x.
+//
+//lanegen:inline
+//lanegen:last
+func other(x vf) vf {
+	w := ident(x).Mul(vk(2))
+	return w
+}
+`
+
+// TestTargetInline: a target's Inline inlines the named function's body
+// in place of another's (in variants too), and a function marked
+// //lanegen:last comes after the variants, so that the other functions'
+// inlined names are numbered as without it; a name that is not an
+// inlined function is an error.
+func TestTargetInline(t *testing.T) {
+	body := func(s, name string) string {
+		i := strings.Index(s, "func "+name+"(")
+		if i < 0 {
+			t.Fatalf("no %s in:\n%s", name, s)
+		}
+		s = s[i:]
+		return s[:strings.Index(s, "\n}\n")]
+	}
+	plainT := Targets[0]
+	out, err := Generate([]byte(inlineSrc), plainT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	without, err := Generate([]byte(strings.Split(inlineSrc, "// other is 2x.")[0]), plainT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run", "runMul"} {
+		if got, want := body(s, f), body(string(without), f); got != want {
+			t.Errorf("%s with a //lanegen:last function:\n%s\nwithout:\n%s", f, got, want)
+		}
+	}
+	if i, j := strings.Index(s, "func runMul("), strings.Index(s, "func other("); j < i {
+		t.Errorf("the //lanegen:last function before the variants:\n%s", s)
+	}
+	swapT := plainT
+	swapT.Inline = map[string]string{"plain": "other"}
+	out, err = Generate([]byte(inlineSrc), swapT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run", "runMul"} {
+		if b := body(string(out), f); !strings.Contains(b, "* float64(2)") || strings.Contains(b, "+") {
+			t.Errorf("%s does not inline other in plain's place:\n%s", f, b)
+		}
+	}
+	swapT.Inline = map[string]string{"plain": "run"}
+	if _, err := Generate([]byte(inlineSrc), swapT); err == nil {
+		t.Error("Inline naming a function that is not inlined: no error")
+	}
+}
