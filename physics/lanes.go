@@ -429,7 +429,7 @@ func cellIndexLanes(r *laneReps, ia *[lanes]int32, h, kk, l vf) vm {
 //lanegen:inline
 func cellFLanes(r *laneReps, bits []uint64, ia *[lanes]int32, h, kk, l vf) vf {
 	in := cellIndexLanes(r, ia, h, kk, l)
-	return vfloat(vgather(bits, ia)).Merge(vrep(&r.defaultF), in)
+	return vfloat(vgatherIn(bits, ia)).Merge(vrep(&r.defaultF), in)
 }
 
 // cellFGradLanes is cellFLanes with its derivative by the default F: 1

@@ -761,7 +761,7 @@ func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, h, kk, l archsim
 		r0_0_30 = in_30
 	}
 	in := r0_0_30
-	return vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r.defaultF))), in)
+	return archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits[ia[0]]).SetElem(1, bits[ia[1]])).SetHi(archsimd.BroadcastUint64x2(bits[ia[2]]).SetElem(1, bits[ia[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits[ia[4]]).SetElem(1, bits[ia[5]])).SetHi(archsimd.BroadcastUint64x2(bits[ia[6]]).SetElem(1, bits[ia[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r.defaultF))), in)
 }
 
 func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
@@ -807,7 +807,7 @@ func cellFKeepLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, cube []float
 			r0_0_30_32 = in_30_32
 		}
 		in_32 := r0_0_30_32
-		r0_0_32 = vgatherAVX512(bits_32, ia_32).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32.defaultF))), in_32)
+		r0_0_32 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32[ia_32[0]]).SetElem(1, bits_32[ia_32[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32[ia_32[2]]).SetElem(1, bits_32[ia_32[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32[ia_32[4]]).SetElem(1, bits_32[ia_32[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32[ia_32[6]]).SetElem(1, bits_32[ia_32[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32.defaultF))), in_32)
 	}
 	return r0_0_32
 }
@@ -1425,7 +1425,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, cube []float64, sum
 							r0_0_30_32_59 = in_30_32_59
 						}
 						in_32_59 := r0_0_30_32_59
-						r0_0_32_59 = vgatherAVX512(bits_32_59, ia_32_59).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59.defaultF))), in_32_59)
+						r0_0_32_59 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[0]]).SetElem(1, bits_32_59[ia_32_59[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[2]]).SetElem(1, bits_32_59[ia_32_59[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[4]]).SetElem(1, bits_32_59[ia_32_59[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[6]]).SetElem(1, bits_32_59[ia_32_59[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59.defaultF))), in_32_59)
 					}
 					r0_0_59 = r0_0_32_59
 				}
@@ -1768,7 +1768,7 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, cube []float64, 
 								r0_0_30_32_59_71 = in_30_32_59_71
 							}
 							in_32_59_71 := r0_0_30_32_59_71
-							r0_0_32_59_71 = vgatherAVX512(bits_32_59_71, ia_32_59_71).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71.defaultF))), in_32_59_71)
+							r0_0_32_59_71 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[0]]).SetElem(1, bits_32_59_71[ia_32_59_71[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[2]]).SetElem(1, bits_32_59_71[ia_32_59_71[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[4]]).SetElem(1, bits_32_59_71[ia_32_59_71[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[6]]).SetElem(1, bits_32_59_71[ia_32_59_71[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71.defaultF))), in_32_59_71)
 						}
 						r0_0_59_71 = r0_0_32_59_71
 					}
@@ -2099,7 +2099,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_59_79 = in_30_32_59_79
 										}
 										in_32_59_79 := r0_0_30_32_59_79
-										r0_0_32_59_79 = vgatherAVX512(bits_32_59_79, ia_32_59_79).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_79.defaultF))), in_32_59_79)
+										r0_0_32_59_79 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[0]]).SetElem(1, bits_32_59_79[ia_32_59_79[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[2]]).SetElem(1, bits_32_59_79[ia_32_59_79[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[4]]).SetElem(1, bits_32_59_79[ia_32_59_79[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[6]]).SetElem(1, bits_32_59_79[ia_32_59_79[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_79.defaultF))), in_32_59_79)
 									}
 									r0_0_59_79 = r0_0_32_59_79
 								}
@@ -2408,7 +2408,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_59_71_81 = in_30_32_59_71_81
 										}
 										in_32_59_71_81 := r0_0_30_32_59_71_81
-										r0_0_32_59_71_81 = vgatherAVX512(bits_32_59_71_81, ia_32_59_71_81).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71_81.defaultF))), in_32_59_71_81)
+										r0_0_32_59_71_81 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[0]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[2]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[4]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[6]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71_81.defaultF))), in_32_59_71_81)
 									}
 									r0_0_59_71_81 = r0_0_32_59_71_81
 								}
@@ -2708,7 +2708,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_59_71_83 = in_30_32_59_71_83
 													}
 													in_32_59_71_83 := r0_0_30_32_59_71_83
-													r0_0_32_59_71_83 = vgatherAVX512(bits_32_59_71_83, ia_32_59_71_83).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71_83.defaultF))), in_32_59_71_83)
+													r0_0_32_59_71_83 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[0]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[2]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[4]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[6]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_59_71_83.defaultF))), in_32_59_71_83)
 												}
 												r0_0_59_71_83 = r0_0_32_59_71_83
 											}
@@ -7047,7 +7047,7 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, cube []float64,
 							r0_0_30_32_241 = in_30_32_241
 						}
 						in_32_241 := r0_0_30_32_241
-						r0_0_32_241 = vgatherAVX512(bits_32_241, ia_32_241).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241.defaultF))), in_32_241)
+						r0_0_32_241 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241[ia_32_241[0]]).SetElem(1, bits_32_241[ia_32_241[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241[ia_32_241[2]]).SetElem(1, bits_32_241[ia_32_241[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241[ia_32_241[4]]).SetElem(1, bits_32_241[ia_32_241[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241[ia_32_241[6]]).SetElem(1, bits_32_241[ia_32_241[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241.defaultF))), in_32_241)
 					}
 					r0_0_241 = r0_0_32_241
 				}
@@ -7303,7 +7303,7 @@ func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, cube []float64
 							r0_0_30_32_248 = in_30_32_248
 						}
 						in_32_248 := r0_0_30_32_248
-						r0_0_32_248 = vgatherAVX512(bits_32_248, ia_32_248).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248.defaultF))), in_32_248)
+						r0_0_32_248 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248[ia_32_248[0]]).SetElem(1, bits_32_248[ia_32_248[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248[ia_32_248[2]]).SetElem(1, bits_32_248[ia_32_248[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248[ia_32_248[4]]).SetElem(1, bits_32_248[ia_32_248[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248[ia_32_248[6]]).SetElem(1, bits_32_248[ia_32_248[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248.defaultF))), in_32_248)
 					}
 					r0_0_248 = r0_0_32_248
 				}
@@ -7685,7 +7685,7 @@ func (k *kernel) termsAxesDminLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 							r0_0_30_32_255 = in_30_32_255
 						}
 						in_32_255 := r0_0_30_32_255
-						r0_0_32_255 = vgatherAVX512(bits_32_255, ia_32_255).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255.defaultF))), in_32_255)
+						r0_0_32_255 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255[ia_32_255[0]]).SetElem(1, bits_32_255[ia_32_255[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255[ia_32_255[2]]).SetElem(1, bits_32_255[ia_32_255[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255[ia_32_255[4]]).SetElem(1, bits_32_255[ia_32_255[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255[ia_32_255[6]]).SetElem(1, bits_32_255[ia_32_255[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255.defaultF))), in_32_255)
 					}
 					r0_0_255 = r0_0_32_255
 				}
@@ -8071,7 +8071,7 @@ func (k *kernel) termsAxesRulesLanesAVX512(r *laneReps, ia *[8]int32, cube []flo
 							r0_0_30_32_262 = in_30_32_262
 						}
 						in_32_262 := r0_0_30_32_262
-						r0_0_32_262 = vgatherAVX512(bits_32_262, ia_32_262).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262.defaultF))), in_32_262)
+						r0_0_32_262 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262[ia_32_262[0]]).SetElem(1, bits_32_262[ia_32_262[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262[ia_32_262[2]]).SetElem(1, bits_32_262[ia_32_262[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262[ia_32_262[4]]).SetElem(1, bits_32_262[ia_32_262[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262[ia_32_262[6]]).SetElem(1, bits_32_262[ia_32_262[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262.defaultF))), in_32_262)
 					}
 					r0_0_262 = r0_0_32_262
 				}
@@ -8729,7 +8729,7 @@ func (k *kernel) termsManyLanesAVX512(r *laneReps, ia *[8]int32, cube []float64,
 							r0_0_30_32_276 = in_30_32_276
 						}
 						in_32_276 := r0_0_30_32_276
-						r0_0_32_276 = vgatherAVX512(bits_32_276, ia_32_276).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276.defaultF))), in_32_276)
+						r0_0_32_276 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276[ia_32_276[0]]).SetElem(1, bits_32_276[ia_32_276[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276[ia_32_276[2]]).SetElem(1, bits_32_276[ia_32_276[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276[ia_32_276[4]]).SetElem(1, bits_32_276[ia_32_276[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276[ia_32_276[6]]).SetElem(1, bits_32_276[ia_32_276[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276.defaultF))), in_32_276)
 					}
 					r0_0_276 = r0_0_32_276
 				}
@@ -9102,7 +9102,7 @@ func (k *kernel) termsAxesManyLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 							r0_0_30_32_283 = in_30_32_283
 						}
 						in_32_283 := r0_0_30_32_283
-						r0_0_32_283 = vgatherAVX512(bits_32_283, ia_32_283).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283.defaultF))), in_32_283)
+						r0_0_32_283 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283[ia_32_283[0]]).SetElem(1, bits_32_283[ia_32_283[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283[ia_32_283[2]]).SetElem(1, bits_32_283[ia_32_283[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283[ia_32_283[4]]).SetElem(1, bits_32_283[ia_32_283[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283[ia_32_283[6]]).SetElem(1, bits_32_283[ia_32_283[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283.defaultF))), in_32_283)
 					}
 					r0_0_283 = r0_0_32_283
 				}
@@ -9560,7 +9560,7 @@ func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, cube []float
 								r0_0_30_32_241_294 = in_30_32_241_294
 							}
 							in_32_241_294 := r0_0_30_32_241_294
-							r0_0_32_241_294 = vgatherAVX512(bits_32_241_294, ia_32_241_294).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294.defaultF))), in_32_241_294)
+							r0_0_32_241_294 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294[ia_32_241_294[0]]).SetElem(1, bits_32_241_294[ia_32_241_294[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294[ia_32_241_294[2]]).SetElem(1, bits_32_241_294[ia_32_241_294[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294[ia_32_241_294[4]]).SetElem(1, bits_32_241_294[ia_32_241_294[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294[ia_32_241_294[6]]).SetElem(1, bits_32_241_294[ia_32_241_294[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294.defaultF))), in_32_241_294)
 						}
 						r0_0_241_294 = r0_0_32_241_294
 					}
@@ -9895,7 +9895,7 @@ func (k *kernel) subpixelShapeLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 								r0_0_30_32_248_303 = in_30_32_248_303
 							}
 							in_32_248_303 := r0_0_30_32_248_303
-							r0_0_32_248_303 = vgatherAVX512(bits_32_248_303, ia_32_248_303).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303.defaultF))), in_32_248_303)
+							r0_0_32_248_303 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303[ia_32_248_303[0]]).SetElem(1, bits_32_248_303[ia_32_248_303[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303[ia_32_248_303[2]]).SetElem(1, bits_32_248_303[ia_32_248_303[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303[ia_32_248_303[4]]).SetElem(1, bits_32_248_303[ia_32_248_303[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303[ia_32_248_303[6]]).SetElem(1, bits_32_248_303[ia_32_248_303[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303.defaultF))), in_32_248_303)
 						}
 						r0_0_248_303 = r0_0_32_248_303
 					}
@@ -10356,7 +10356,7 @@ func (k *kernel) subpixelAxesDminLanesAVX512(r *laneReps, ia *[8]int32, cube []f
 								r0_0_30_32_255_312 = in_30_32_255_312
 							}
 							in_32_255_312 := r0_0_30_32_255_312
-							r0_0_32_255_312 = vgatherAVX512(bits_32_255_312, ia_32_255_312).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312.defaultF))), in_32_255_312)
+							r0_0_32_255_312 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312[ia_32_255_312[0]]).SetElem(1, bits_32_255_312[ia_32_255_312[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312[ia_32_255_312[2]]).SetElem(1, bits_32_255_312[ia_32_255_312[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312[ia_32_255_312[4]]).SetElem(1, bits_32_255_312[ia_32_255_312[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312[ia_32_255_312[6]]).SetElem(1, bits_32_255_312[ia_32_255_312[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312.defaultF))), in_32_255_312)
 						}
 						r0_0_255_312 = r0_0_32_255_312
 					}
@@ -10941,7 +10941,7 @@ func (k *kernel) subpixelAxesCurvedLanesAVX512(r *laneReps, ia *[8]int32, cube [
 								r0_0_30_32_241_321 = in_30_32_241_321
 							}
 							in_32_241_321 := r0_0_30_32_241_321
-							r0_0_32_241_321 = vgatherAVX512(bits_32_241_321, ia_32_241_321).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321.defaultF))), in_32_241_321)
+							r0_0_32_241_321 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321[ia_32_241_321[0]]).SetElem(1, bits_32_241_321[ia_32_241_321[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321[ia_32_241_321[2]]).SetElem(1, bits_32_241_321[ia_32_241_321[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321[ia_32_241_321[4]]).SetElem(1, bits_32_241_321[ia_32_241_321[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321[ia_32_241_321[6]]).SetElem(1, bits_32_241_321[ia_32_241_321[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321.defaultF))), in_32_241_321)
 						}
 						r0_0_241_321 = r0_0_32_241_321
 					}
@@ -11416,7 +11416,7 @@ func (k *kernel) subpixelAxesRulesLanesAVX512(r *laneReps, ia *[8]int32, cube []
 								r0_0_30_32_262_330 = in_30_32_262_330
 							}
 							in_32_262_330 := r0_0_30_32_262_330
-							r0_0_32_262_330 = vgatherAVX512(bits_32_262_330, ia_32_262_330).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330.defaultF))), in_32_262_330)
+							r0_0_32_262_330 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330[ia_32_262_330[0]]).SetElem(1, bits_32_262_330[ia_32_262_330[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330[ia_32_262_330[2]]).SetElem(1, bits_32_262_330[ia_32_262_330[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330[ia_32_262_330[4]]).SetElem(1, bits_32_262_330[ia_32_262_330[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330[ia_32_262_330[6]]).SetElem(1, bits_32_262_330[ia_32_262_330[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330.defaultF))), in_32_262_330)
 						}
 						r0_0_262_330 = r0_0_32_262_330
 					}
@@ -12232,7 +12232,7 @@ func (k *kernel) subpixelManyLanesAVX512(r *laneReps, ia *[8]int32, cube []float
 								r0_0_30_32_276_348 = in_30_32_276_348
 							}
 							in_32_276_348 := r0_0_30_32_276_348
-							r0_0_32_276_348 = vgatherAVX512(bits_32_276_348, ia_32_276_348).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348.defaultF))), in_32_276_348)
+							r0_0_32_276_348 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348[ia_32_276_348[0]]).SetElem(1, bits_32_276_348[ia_32_276_348[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348[ia_32_276_348[2]]).SetElem(1, bits_32_276_348[ia_32_276_348[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348[ia_32_276_348[4]]).SetElem(1, bits_32_276_348[ia_32_276_348[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348[ia_32_276_348[6]]).SetElem(1, bits_32_276_348[ia_32_276_348[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348.defaultF))), in_32_276_348)
 						}
 						r0_0_276_348 = r0_0_32_276_348
 					}
@@ -12684,7 +12684,7 @@ func (k *kernel) subpixelAxesManyLanesAVX512(r *laneReps, ia *[8]int32, cube []f
 								r0_0_30_32_283_357 = in_30_32_283_357
 							}
 							in_32_283_357 := r0_0_30_32_283_357
-							r0_0_32_283_357 = vgatherAVX512(bits_32_283_357, ia_32_283_357).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357.defaultF))), in_32_283_357)
+							r0_0_32_283_357 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357[ia_32_283_357[0]]).SetElem(1, bits_32_283_357[ia_32_283_357[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357[ia_32_283_357[2]]).SetElem(1, bits_32_283_357[ia_32_283_357[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357[ia_32_283_357[4]]).SetElem(1, bits_32_283_357[ia_32_283_357[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357[ia_32_283_357[6]]).SetElem(1, bits_32_283_357[ia_32_283_357[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357.defaultF))), in_32_283_357)
 						}
 						r0_0_283_357 = r0_0_32_283_357
 					}
@@ -13149,7 +13149,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_241_364 = in_30_32_241_364
 										}
 										in_32_241_364 := r0_0_30_32_241_364
-										r0_0_32_241_364 = vgatherAVX512(bits_32_241_364, ia_32_241_364).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_364.defaultF))), in_32_241_364)
+										r0_0_32_241_364 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_364[ia_32_241_364[0]]).SetElem(1, bits_32_241_364[ia_32_241_364[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_364[ia_32_241_364[2]]).SetElem(1, bits_32_241_364[ia_32_241_364[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_364[ia_32_241_364[4]]).SetElem(1, bits_32_241_364[ia_32_241_364[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_364[ia_32_241_364[6]]).SetElem(1, bits_32_241_364[ia_32_241_364[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_364.defaultF))), in_32_241_364)
 									}
 									r0_0_241_364 = r0_0_32_241_364
 								}
@@ -13640,7 +13640,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_241_294_366 = in_30_32_241_294_366
 										}
 										in_32_241_294_366 := r0_0_30_32_241_294_366
-										r0_0_32_241_294_366 = vgatherAVX512(bits_32_241_294_366, ia_32_241_294_366).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294_366.defaultF))), in_32_241_294_366)
+										r0_0_32_241_294_366 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294_366[ia_32_241_294_366[0]]).SetElem(1, bits_32_241_294_366[ia_32_241_294_366[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294_366[ia_32_241_294_366[2]]).SetElem(1, bits_32_241_294_366[ia_32_241_294_366[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294_366[ia_32_241_294_366[4]]).SetElem(1, bits_32_241_294_366[ia_32_241_294_366[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294_366[ia_32_241_294_366[6]]).SetElem(1, bits_32_241_294_366[ia_32_241_294_366[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294_366.defaultF))), in_32_241_294_366)
 									}
 									r0_0_241_294_366 = r0_0_32_241_294_366
 								}
@@ -14122,7 +14122,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_241_294_368 = in_30_32_241_294_368
 													}
 													in_32_241_294_368 := r0_0_30_32_241_294_368
-													r0_0_32_241_294_368 = vgatherAVX512(bits_32_241_294_368, ia_32_241_294_368).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294_368.defaultF))), in_32_241_294_368)
+													r0_0_32_241_294_368 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294_368[ia_32_241_294_368[0]]).SetElem(1, bits_32_241_294_368[ia_32_241_294_368[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294_368[ia_32_241_294_368[2]]).SetElem(1, bits_32_241_294_368[ia_32_241_294_368[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_294_368[ia_32_241_294_368[4]]).SetElem(1, bits_32_241_294_368[ia_32_241_294_368[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_294_368[ia_32_241_294_368[6]]).SetElem(1, bits_32_241_294_368[ia_32_241_294_368[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_294_368.defaultF))), in_32_241_294_368)
 												}
 												r0_0_241_294_368 = r0_0_32_241_294_368
 											}
@@ -14504,7 +14504,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_248_379 = in_30_32_248_379
 										}
 										in_32_248_379 := r0_0_30_32_248_379
-										r0_0_32_248_379 = vgatherAVX512(bits_32_248_379, ia_32_248_379).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_379.defaultF))), in_32_248_379)
+										r0_0_32_248_379 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_379[ia_32_248_379[0]]).SetElem(1, bits_32_248_379[ia_32_248_379[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_379[ia_32_248_379[2]]).SetElem(1, bits_32_248_379[ia_32_248_379[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_379[ia_32_248_379[4]]).SetElem(1, bits_32_248_379[ia_32_248_379[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_379[ia_32_248_379[6]]).SetElem(1, bits_32_248_379[ia_32_248_379[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_379.defaultF))), in_32_248_379)
 									}
 									r0_0_248_379 = r0_0_32_248_379
 								}
@@ -14869,7 +14869,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_248_303_381 = in_30_32_248_303_381
 										}
 										in_32_248_303_381 := r0_0_30_32_248_303_381
-										r0_0_32_248_303_381 = vgatherAVX512(bits_32_248_303_381, ia_32_248_303_381).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303_381.defaultF))), in_32_248_303_381)
+										r0_0_32_248_303_381 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303_381[ia_32_248_303_381[0]]).SetElem(1, bits_32_248_303_381[ia_32_248_303_381[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303_381[ia_32_248_303_381[2]]).SetElem(1, bits_32_248_303_381[ia_32_248_303_381[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303_381[ia_32_248_303_381[4]]).SetElem(1, bits_32_248_303_381[ia_32_248_303_381[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303_381[ia_32_248_303_381[6]]).SetElem(1, bits_32_248_303_381[ia_32_248_303_381[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303_381.defaultF))), in_32_248_303_381)
 									}
 									r0_0_248_303_381 = r0_0_32_248_303_381
 								}
@@ -15225,7 +15225,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_248_303_383 = in_30_32_248_303_383
 													}
 													in_32_248_303_383 := r0_0_30_32_248_303_383
-													r0_0_32_248_303_383 = vgatherAVX512(bits_32_248_303_383, ia_32_248_303_383).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303_383.defaultF))), in_32_248_303_383)
+													r0_0_32_248_303_383 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303_383[ia_32_248_303_383[0]]).SetElem(1, bits_32_248_303_383[ia_32_248_303_383[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303_383[ia_32_248_303_383[2]]).SetElem(1, bits_32_248_303_383[ia_32_248_303_383[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_248_303_383[ia_32_248_303_383[4]]).SetElem(1, bits_32_248_303_383[ia_32_248_303_383[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_248_303_383[ia_32_248_303_383[6]]).SetElem(1, bits_32_248_303_383[ia_32_248_303_383[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_248_303_383.defaultF))), in_32_248_303_383)
 												}
 												r0_0_248_303_383 = r0_0_32_248_303_383
 											}
@@ -15733,7 +15733,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_255_394 = in_30_32_255_394
 										}
 										in_32_255_394 := r0_0_30_32_255_394
-										r0_0_32_255_394 = vgatherAVX512(bits_32_255_394, ia_32_255_394).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_394.defaultF))), in_32_255_394)
+										r0_0_32_255_394 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_394[ia_32_255_394[0]]).SetElem(1, bits_32_255_394[ia_32_255_394[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_394[ia_32_255_394[2]]).SetElem(1, bits_32_255_394[ia_32_255_394[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_394[ia_32_255_394[4]]).SetElem(1, bits_32_255_394[ia_32_255_394[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_394[ia_32_255_394[6]]).SetElem(1, bits_32_255_394[ia_32_255_394[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_394.defaultF))), in_32_255_394)
 									}
 									r0_0_255_394 = r0_0_32_255_394
 								}
@@ -16225,7 +16225,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_255_312_396 = in_30_32_255_312_396
 										}
 										in_32_255_312_396 := r0_0_30_32_255_312_396
-										r0_0_32_255_312_396 = vgatherAVX512(bits_32_255_312_396, ia_32_255_312_396).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312_396.defaultF))), in_32_255_312_396)
+										r0_0_32_255_312_396 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312_396[ia_32_255_312_396[0]]).SetElem(1, bits_32_255_312_396[ia_32_255_312_396[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312_396[ia_32_255_312_396[2]]).SetElem(1, bits_32_255_312_396[ia_32_255_312_396[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312_396[ia_32_255_312_396[4]]).SetElem(1, bits_32_255_312_396[ia_32_255_312_396[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312_396[ia_32_255_312_396[6]]).SetElem(1, bits_32_255_312_396[ia_32_255_312_396[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312_396.defaultF))), in_32_255_312_396)
 									}
 									r0_0_255_312_396 = r0_0_32_255_312_396
 								}
@@ -16708,7 +16708,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_255_312_398 = in_30_32_255_312_398
 													}
 													in_32_255_312_398 := r0_0_30_32_255_312_398
-													r0_0_32_255_312_398 = vgatherAVX512(bits_32_255_312_398, ia_32_255_312_398).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312_398.defaultF))), in_32_255_312_398)
+													r0_0_32_255_312_398 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312_398[ia_32_255_312_398[0]]).SetElem(1, bits_32_255_312_398[ia_32_255_312_398[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312_398[ia_32_255_312_398[2]]).SetElem(1, bits_32_255_312_398[ia_32_255_312_398[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_255_312_398[ia_32_255_312_398[4]]).SetElem(1, bits_32_255_312_398[ia_32_255_312_398[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_255_312_398[ia_32_255_312_398[6]]).SetElem(1, bits_32_255_312_398[ia_32_255_312_398[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_255_312_398.defaultF))), in_32_255_312_398)
 												}
 												r0_0_255_312_398 = r0_0_32_255_312_398
 											}
@@ -17340,7 +17340,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_241_409 = in_30_32_241_409
 										}
 										in_32_241_409 := r0_0_30_32_241_409
-										r0_0_32_241_409 = vgatherAVX512(bits_32_241_409, ia_32_241_409).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_409.defaultF))), in_32_241_409)
+										r0_0_32_241_409 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_409[ia_32_241_409[0]]).SetElem(1, bits_32_241_409[ia_32_241_409[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_409[ia_32_241_409[2]]).SetElem(1, bits_32_241_409[ia_32_241_409[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_409[ia_32_241_409[4]]).SetElem(1, bits_32_241_409[ia_32_241_409[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_409[ia_32_241_409[6]]).SetElem(1, bits_32_241_409[ia_32_241_409[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_409.defaultF))), in_32_241_409)
 									}
 									r0_0_241_409 = r0_0_32_241_409
 								}
@@ -17954,7 +17954,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_241_321_411 = in_30_32_241_321_411
 										}
 										in_32_241_321_411 := r0_0_30_32_241_321_411
-										r0_0_32_241_321_411 = vgatherAVX512(bits_32_241_321_411, ia_32_241_321_411).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321_411.defaultF))), in_32_241_321_411)
+										r0_0_32_241_321_411 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321_411[ia_32_241_321_411[0]]).SetElem(1, bits_32_241_321_411[ia_32_241_321_411[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321_411[ia_32_241_321_411[2]]).SetElem(1, bits_32_241_321_411[ia_32_241_321_411[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321_411[ia_32_241_321_411[4]]).SetElem(1, bits_32_241_321_411[ia_32_241_321_411[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321_411[ia_32_241_321_411[6]]).SetElem(1, bits_32_241_321_411[ia_32_241_321_411[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321_411.defaultF))), in_32_241_321_411)
 									}
 									r0_0_241_321_411 = r0_0_32_241_321_411
 								}
@@ -18559,7 +18559,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_241_321_413 = in_30_32_241_321_413
 													}
 													in_32_241_321_413 := r0_0_30_32_241_321_413
-													r0_0_32_241_321_413 = vgatherAVX512(bits_32_241_321_413, ia_32_241_321_413).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321_413.defaultF))), in_32_241_321_413)
+													r0_0_32_241_321_413 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321_413[ia_32_241_321_413[0]]).SetElem(1, bits_32_241_321_413[ia_32_241_321_413[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321_413[ia_32_241_321_413[2]]).SetElem(1, bits_32_241_321_413[ia_32_241_321_413[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_241_321_413[ia_32_241_321_413[4]]).SetElem(1, bits_32_241_321_413[ia_32_241_321_413[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_241_321_413[ia_32_241_321_413[6]]).SetElem(1, bits_32_241_321_413[ia_32_241_321_413[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_241_321_413.defaultF))), in_32_241_321_413)
 												}
 												r0_0_241_321_413 = r0_0_32_241_321_413
 											}
@@ -19070,7 +19070,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_262_424 = in_30_32_262_424
 										}
 										in_32_262_424 := r0_0_30_32_262_424
-										r0_0_32_262_424 = vgatherAVX512(bits_32_262_424, ia_32_262_424).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_424.defaultF))), in_32_262_424)
+										r0_0_32_262_424 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_424[ia_32_262_424[0]]).SetElem(1, bits_32_262_424[ia_32_262_424[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_424[ia_32_262_424[2]]).SetElem(1, bits_32_262_424[ia_32_262_424[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_424[ia_32_262_424[4]]).SetElem(1, bits_32_262_424[ia_32_262_424[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_424[ia_32_262_424[6]]).SetElem(1, bits_32_262_424[ia_32_262_424[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_424.defaultF))), in_32_262_424)
 									}
 									r0_0_262_424 = r0_0_32_262_424
 								}
@@ -19587,7 +19587,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_262_330_426 = in_30_32_262_330_426
 										}
 										in_32_262_330_426 := r0_0_30_32_262_330_426
-										r0_0_32_262_330_426 = vgatherAVX512(bits_32_262_330_426, ia_32_262_330_426).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330_426.defaultF))), in_32_262_330_426)
+										r0_0_32_262_330_426 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330_426[ia_32_262_330_426[0]]).SetElem(1, bits_32_262_330_426[ia_32_262_330_426[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330_426[ia_32_262_330_426[2]]).SetElem(1, bits_32_262_330_426[ia_32_262_330_426[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330_426[ia_32_262_330_426[4]]).SetElem(1, bits_32_262_330_426[ia_32_262_330_426[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330_426[ia_32_262_330_426[6]]).SetElem(1, bits_32_262_330_426[ia_32_262_330_426[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330_426.defaultF))), in_32_262_330_426)
 									}
 									r0_0_262_330_426 = r0_0_32_262_330_426
 								}
@@ -20089,7 +20089,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_262_330_428 = in_30_32_262_330_428
 													}
 													in_32_262_330_428 := r0_0_30_32_262_330_428
-													r0_0_32_262_330_428 = vgatherAVX512(bits_32_262_330_428, ia_32_262_330_428).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330_428.defaultF))), in_32_262_330_428)
+													r0_0_32_262_330_428 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330_428[ia_32_262_330_428[0]]).SetElem(1, bits_32_262_330_428[ia_32_262_330_428[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330_428[ia_32_262_330_428[2]]).SetElem(1, bits_32_262_330_428[ia_32_262_330_428[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_262_330_428[ia_32_262_330_428[4]]).SetElem(1, bits_32_262_330_428[ia_32_262_330_428[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_262_330_428[ia_32_262_330_428[6]]).SetElem(1, bits_32_262_330_428[ia_32_262_330_428[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_262_330_428.defaultF))), in_32_262_330_428)
 												}
 												r0_0_262_330_428 = r0_0_32_262_330_428
 											}
@@ -22142,7 +22142,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_276_454 = in_30_32_276_454
 										}
 										in_32_276_454 := r0_0_30_32_276_454
-										r0_0_32_276_454 = vgatherAVX512(bits_32_276_454, ia_32_276_454).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_454.defaultF))), in_32_276_454)
+										r0_0_32_276_454 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_454[ia_32_276_454[0]]).SetElem(1, bits_32_276_454[ia_32_276_454[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_454[ia_32_276_454[2]]).SetElem(1, bits_32_276_454[ia_32_276_454[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_454[ia_32_276_454[4]]).SetElem(1, bits_32_276_454[ia_32_276_454[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_454[ia_32_276_454[6]]).SetElem(1, bits_32_276_454[ia_32_276_454[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_454.defaultF))), in_32_276_454)
 									}
 									r0_0_276_454 = r0_0_32_276_454
 								}
@@ -22442,7 +22442,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_276_348_456 = in_30_32_276_348_456
 										}
 										in_32_276_348_456 := r0_0_30_32_276_348_456
-										r0_0_32_276_348_456 = vgatherAVX512(bits_32_276_348_456, ia_32_276_348_456).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348_456.defaultF))), in_32_276_348_456)
+										r0_0_32_276_348_456 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348_456[ia_32_276_348_456[0]]).SetElem(1, bits_32_276_348_456[ia_32_276_348_456[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348_456[ia_32_276_348_456[2]]).SetElem(1, bits_32_276_348_456[ia_32_276_348_456[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348_456[ia_32_276_348_456[4]]).SetElem(1, bits_32_276_348_456[ia_32_276_348_456[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348_456[ia_32_276_348_456[6]]).SetElem(1, bits_32_276_348_456[ia_32_276_348_456[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348_456.defaultF))), in_32_276_348_456)
 									}
 									r0_0_276_348_456 = r0_0_32_276_348_456
 								}
@@ -22733,7 +22733,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_276_348_458 = in_30_32_276_348_458
 													}
 													in_32_276_348_458 := r0_0_30_32_276_348_458
-													r0_0_32_276_348_458 = vgatherAVX512(bits_32_276_348_458, ia_32_276_348_458).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348_458.defaultF))), in_32_276_348_458)
+													r0_0_32_276_348_458 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348_458[ia_32_276_348_458[0]]).SetElem(1, bits_32_276_348_458[ia_32_276_348_458[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348_458[ia_32_276_348_458[2]]).SetElem(1, bits_32_276_348_458[ia_32_276_348_458[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_276_348_458[ia_32_276_348_458[4]]).SetElem(1, bits_32_276_348_458[ia_32_276_348_458[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_276_348_458[ia_32_276_348_458[6]]).SetElem(1, bits_32_276_348_458[ia_32_276_348_458[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_276_348_458.defaultF))), in_32_276_348_458)
 												}
 												r0_0_276_348_458 = r0_0_32_276_348_458
 											}
@@ -23232,7 +23232,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_283_469 = in_30_32_283_469
 										}
 										in_32_283_469 := r0_0_30_32_283_469
-										r0_0_32_283_469 = vgatherAVX512(bits_32_283_469, ia_32_283_469).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_469.defaultF))), in_32_283_469)
+										r0_0_32_283_469 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_469[ia_32_283_469[0]]).SetElem(1, bits_32_283_469[ia_32_283_469[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_469[ia_32_283_469[2]]).SetElem(1, bits_32_283_469[ia_32_283_469[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_469[ia_32_283_469[4]]).SetElem(1, bits_32_283_469[ia_32_283_469[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_469[ia_32_283_469[6]]).SetElem(1, bits_32_283_469[ia_32_283_469[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_469.defaultF))), in_32_283_469)
 									}
 									r0_0_283_469 = r0_0_32_283_469
 								}
@@ -23714,7 +23714,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_283_357_471 = in_30_32_283_357_471
 										}
 										in_32_283_357_471 := r0_0_30_32_283_357_471
-										r0_0_32_283_357_471 = vgatherAVX512(bits_32_283_357_471, ia_32_283_357_471).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357_471.defaultF))), in_32_283_357_471)
+										r0_0_32_283_357_471 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357_471[ia_32_283_357_471[0]]).SetElem(1, bits_32_283_357_471[ia_32_283_357_471[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357_471[ia_32_283_357_471[2]]).SetElem(1, bits_32_283_357_471[ia_32_283_357_471[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357_471[ia_32_283_357_471[4]]).SetElem(1, bits_32_283_357_471[ia_32_283_357_471[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357_471[ia_32_283_357_471[6]]).SetElem(1, bits_32_283_357_471[ia_32_283_357_471[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357_471.defaultF))), in_32_283_357_471)
 									}
 									r0_0_283_357_471 = r0_0_32_283_357_471
 								}
@@ -24187,7 +24187,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_283_357_473 = in_30_32_283_357_473
 													}
 													in_32_283_357_473 := r0_0_30_32_283_357_473
-													r0_0_32_283_357_473 = vgatherAVX512(bits_32_283_357_473, ia_32_283_357_473).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357_473.defaultF))), in_32_283_357_473)
+													r0_0_32_283_357_473 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357_473[ia_32_283_357_473[0]]).SetElem(1, bits_32_283_357_473[ia_32_283_357_473[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357_473[ia_32_283_357_473[2]]).SetElem(1, bits_32_283_357_473[ia_32_283_357_473[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_283_357_473[ia_32_283_357_473[4]]).SetElem(1, bits_32_283_357_473[ia_32_283_357_473[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_283_357_473[ia_32_283_357_473[6]]).SetElem(1, bits_32_283_357_473[ia_32_283_357_473[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_32_283_357_473.defaultF))), in_32_283_357_473)
 												}
 												r0_0_283_357_473 = r0_0_32_283_357_473
 											}

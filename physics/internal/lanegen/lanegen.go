@@ -49,7 +49,7 @@ import (
 var Vocabulary = []string{
 	"lanes", "vf", "vm", "vu", "vbc", "vbcp", "vk", "vload", "vloadSlice", "vrep", "vbits", "vfloat", "vint32",
 	"vxor", "vand", "vor", "vshl", "vshrv", "vany", "vzeroupper", "vaddseq", "vs", "vslotadd", "vloadF32Slice", "vstoreF32Slice",
-	"vgather", "vgatherCube",
+	"vgather", "vgatherCube", "vgatherIn",
 }
 
 // Targets are the generated copies: file name, name suffix, build
@@ -86,6 +86,10 @@ var Targets = []Target{
 		// vgather(table, ia): table[ia[i]] in lane i (vector targets:
 		// a hand-written function each; simd/archsimd has no gather).
 		"vgather": "$1[$2[0]]",
+		// vgatherIn: vgather, written out in place where a target has
+		// it so (the forward kernels'; a gradient kernel holding the
+		// written-out gather was slower than with the call).
+		"vgatherIn": "$1[$2[0]]",
 		// vgatherCube(table, ia, hs, ks, cube): the 4×4×4 values from
 		// cell ia[i] in lane i (interpFLanes; a hand-written function
 		// each, lanes_scalar.go's gatherCube here).
@@ -198,6 +202,10 @@ func archsimdWords(n int, goVersion string) map[string]string {
 		"vshrv":      "$1.ShiftRight($2)",
 		"vany":       "($1.ToBits() != 0)",
 		"vzeroupper": "archsimd.ClearAVXUpperBits",
+		"vgatherIn":  fmt.Sprintf("vgatherAVX%d($1, $2)", map[int]int{4: 2, 8: 512}[n]),
+	}
+	if goVersion == go127 {
+		w["vgatherIn"] = gatherExpr(n)
 	}
 	if goVersion == go127 {
 		// Loads from an array pointer are LoadArray, from a slice
@@ -234,6 +242,25 @@ func archsimdWords(n int, goVersion string) map[string]string {
 		w["vslotadd"] = "$1.Add($2)"
 	}
 	return w
+}
+
+// gatherExpr is vgather(table, ia) for n lanes written out as one
+// expression, as the hand-written vgatherAVX2 and vgatherAVX512 build it:
+// table[ia[i]] in lane i, pairs of lanes broadcast and set, the pairs
+// put together. The Go 1.27 forward kernels take it (vgatherIn): Go's
+// inliner leaves the call in kernels it considers big, and with the
+// call the mosaic case's forward took 1.06× as long (Zen 4).
+func gatherExpr(n int) string {
+	pair := func(i int) string {
+		return fmt.Sprintf("archsimd.BroadcastUint64x2($1[$2[%d]]).SetElem(1, $1[$2[%d]])", i, i+1)
+	}
+	quad := func(i int) string {
+		return fmt.Sprintf("archsimd.Uint64x4{}.SetLo(%s).SetHi(%s)", pair(i), pair(i+2))
+	}
+	if n == 4 {
+		return quad(0)
+	}
+	return fmt.Sprintf("archsimd.Uint64x8{}.SetLo(%s).SetHi(%s)", quad(0), quad(4))
 }
 
 // Target is one generated copy of lanes.go.
