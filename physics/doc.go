@@ -672,7 +672,20 @@
 //     once (sincgGrad3OnceLanes, which lanegen's Target.Inline puts in
 //     sincgGrad3Lanes' place for that target only; the same values):
 //     mosaic gradient 0.94×, crystal's 0.87×; cubic 1024² 0.99× and
-//     0.87×; forward even. With 15 registers the same form spills (Go
+//     0.87×; forward even. That made the whole gradient's kernel "big"
+//     to Go's inliner, which then left the structure factors' gather
+//     (vgatherAVX512) as a call; written out in place there (lanegen's
+//     gatherExpr) the gradient took 1.34× and the crystal's 1.24×, but
+//     the crystal's kernel, with the per-index form and the gather as a
+//     call that Go may not inline (vgatherCallAVX512), took 0.93× of the
+//     once form's time. So in the Go 1.27 AVX-512 build only the whole
+//     gradient's kernel (termsGradLanes) tests the peaks once (an Inline
+//     entry keyed by its caller), and its gradient kernels call the
+//     gather; its forward kernels, which Go also considers big, gather
+//     in place (vgatherIn): mosaic forward 0.96×. Altogether, against
+//     the session's start (turns, 12 rounds): mosaic forward 0.95×,
+//     gradient 0.98×, crystal's 0.80×; cubic 1024² (no table, no
+//     gather) forward 1.04× (noise), gradient 0.95×, crystal's 0.87×. With 15 registers the same form spills (Go
 //     1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, default build 1.11×), and
 //     even rewriting sincgGradLanes as a call of the shared closed form
 //     (the same arithmetic) moved the Go 1.26 AVX-512 gradient kernel's

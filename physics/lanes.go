@@ -1215,7 +1215,8 @@ func sincgSeriesLanes(n, x vf) vf {
 // the 15 vector registers Go allocates, and the AVX-512 kernel spilled
 // twice as many of them to the stack; the processor overlaps the three
 // chains by itself. r.nv[0] is float64(n) (the one N: Na's). The Go 1.27
-// AVX-512 kernels take sincgGrad3OnceLanes in its place.
+// AVX-512 kernel of the whole gradient (termsGradLanes) takes
+// sincgGrad3OnceLanes in its place.
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
@@ -2157,11 +2158,14 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 // them is within closedFormMin of an integer, sincgNearPeakLanes for all
 // three, each merged where its own index is near: the same values. With
 // the 31 vector registers Go 1.27 allocates to AVX-512 values, lanegen
-// inlines this in sincgGrad3Lanes' place in the Go 1.27 AVX-512 kernels
-// (one branch instead of three, the values the peaks need kept in
-// registers; turns on an AMD EPYC (Zen 4): mosaic case gradient 0.98×,
-// the crystal's gradient 0.87×, cubic 1024² 0.92× and 0.89×). With 15
-// registers they spill: Go 1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, the
+// inlines this in sincgGrad3Lanes' place in the Go 1.27 AVX-512 kernel
+// of the whole gradient (termsGradLanes: one branch instead of three,
+// the values the peaks need kept in registers; turns on an AMD EPYC
+// (Zen 4): mosaic case 0.94×, cubic 1024² 0.99×). The crystal's kernel
+// there measured 0.87× with it too, but 0.93× of that with the
+// per-index form and the structure factors' gather as a call
+// (vgatherCallAVX512), so it keeps sincgGrad3Lanes. With 15 registers
+// the form spills: Go 1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, the
 // default build 1.11× (mosaic case gradient).
 //
 // (lanegen:last: lanegen numbers the inlined names in the order of the

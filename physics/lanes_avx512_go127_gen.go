@@ -781,10 +781,10 @@ func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk,
 		r0_0_31 = in_31
 	}
 	in := r0_0_31
-	f := vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r.defaultF))), in)
+	f := vgatherCallAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r.defaultF))), in)
 	fd := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 	if miss != nil {
-		fd = vgatherAVX512(miss, ia).AsFloat64x8()
+		fd = vgatherCallAVX512(miss, ia).AsFloat64x8()
 	}
 	return f, fd.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in)
 }
@@ -4549,10 +4549,10 @@ func gradTermLanesAVX512(k *kernel, ia *[8]int32, cube []float64, e *[3]laneVal,
 						r0_0_31_186 = in_31_186
 					}
 					in_186 := r0_0_31_186
-					f_186 := vgatherAVX512(bits_186, ia_186).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186.defaultF))), in_186)
+					f_186 := vgatherCallAVX512(bits_186, ia_186).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186.defaultF))), in_186)
 					fd_186 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 					if miss_186 != nil {
-						fd_186 = vgatherAVX512(miss_186, ia_186).AsFloat64x8()
+						fd_186 = vgatherCallAVX512(miss_186, ia_186).AsFloat64x8()
 					}
 					r0_0_186, r1_0_186 = f_186, fd_186.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_186)
 				}
@@ -4680,10 +4680,10 @@ func gradFLanesAVX512(k *kernel, ia *[8]int32, cube []float64, two, h, kk, l, fl
 					r0_0_31_192 = in_31_192
 				}
 				in_192 := r0_0_31_192
-				f_192 := vgatherAVX512(bits_192, ia_192).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192.defaultF))), in_192)
+				f_192 := vgatherCallAVX512(bits_192, ia_192).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192.defaultF))), in_192)
 				fd_192 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 				if miss_192 != nil {
-					fd_192 = vgatherAVX512(miss_192, ia_192).AsFloat64x8()
+					fd_192 = vgatherCallAVX512(miss_192, ia_192).AsFloat64x8()
 				}
 				r0_0_192, r1_0_192 = f_192, fd_192.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192)
 			}
@@ -4725,10 +4725,10 @@ func cellFGradKeepLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, cu
 			r0_0_31_193 = in_31_193
 		}
 		in_193 := r0_0_31_193
-		f_193 := vgatherAVX512(bits_193, ia_193).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_193.defaultF))), in_193)
+		f_193 := vgatherCallAVX512(bits_193, ia_193).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_193.defaultF))), in_193)
 		fd_193 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 		if miss_193 != nil {
-			fd_193 = vgatherAVX512(miss_193, ia_193).AsFloat64x8()
+			fd_193 = vgatherCallAVX512(miss_193, ia_193).AsFloat64x8()
 		}
 		r0_0_193, r1_0_193 = f_193, fd_193.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_193)
 	}
@@ -5131,10 +5131,10 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 									r0_0_31_186_208 = in_31_186_208
 								}
 								in_186_208 := r0_0_31_186_208
-								f_186_208 := vgatherAVX512(bits_186_208, ia_186_208).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_208.defaultF))), in_186_208)
+								f_186_208 := vgatherCallAVX512(bits_186_208, ia_186_208).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_208.defaultF))), in_186_208)
 								fd_186_208 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 								if miss_186_208 != nil {
-									fd_186_208 = vgatherAVX512(miss_186_208, ia_186_208).AsFloat64x8()
+									fd_186_208 = vgatherCallAVX512(miss_186_208, ia_186_208).AsFloat64x8()
 								}
 								r0_0_186_208, r1_0_186_208 = f_186_208, fd_186_208.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_186_208)
 							}
@@ -5625,10 +5625,10 @@ func gradTermShapeLanesAVX512(k *kernel, ia *[8]int32, e *[3]laneVal, sh *shapeS
 						r0_0_31_192_218 = in_31_192_218
 					}
 					in_192_218 := r0_0_31_192_218
-					f_192_218 := vgatherAVX512(bits_192_218, ia_192_218).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_218.defaultF))), in_192_218)
+					f_192_218 := vgatherCallAVX512(bits_192_218, ia_192_218).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_218.defaultF))), in_192_218)
 					fd_192_218 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 					if miss_192_218 != nil {
-						fd_192_218 = vgatherAVX512(miss_192_218, ia_192_218).AsFloat64x8()
+						fd_192_218 = vgatherCallAVX512(miss_192_218, ia_192_218).AsFloat64x8()
 					}
 					r0_0_192_218, r1_0_192_218 = f_192_218, fd_192_218.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_218)
 				}
@@ -6009,10 +6009,10 @@ func (k *kernel) termsGradShapeLanesAVX512(si int, oinc [][3]laneVal, t *termLan
 									r0_0_31_192_218_224 = in_31_192_218_224
 								}
 								in_192_218_224 := r0_0_31_192_218_224
-								f_192_218_224 := vgatherAVX512(bits_192_218_224, ia_192_218_224).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_218_224.defaultF))), in_192_218_224)
+								f_192_218_224 := vgatherCallAVX512(bits_192_218_224, ia_192_218_224).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_218_224.defaultF))), in_192_218_224)
 								fd_192_218_224 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 								if miss_192_218_224 != nil {
-									fd_192_218_224 = vgatherAVX512(miss_192_218_224, ia_192_218_224).AsFloat64x8()
+									fd_192_218_224 = vgatherCallAVX512(miss_192_218_224, ia_192_218_224).AsFloat64x8()
 								}
 								r0_0_192_218_224, r1_0_192_218_224 = f_192_218_224, fd_192_218_224.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_218_224)
 							}
@@ -24606,10 +24606,10 @@ func gradTermCrystalLanesAVX512(k *kernel, ia *[8]int32, cube []float64, e *[3]l
 						r0_0_31_192_484 = in_31_192_484
 					}
 					in_192_484 := r0_0_31_192_484
-					f_192_484 := vgatherAVX512(bits_192_484, ia_192_484).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484.defaultF))), in_192_484)
+					f_192_484 := vgatherCallAVX512(bits_192_484, ia_192_484).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484.defaultF))), in_192_484)
 					fd_192_484 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 					if miss_192_484 != nil {
-						fd_192_484 = vgatherAVX512(miss_192_484, ia_192_484).AsFloat64x8()
+						fd_192_484 = vgatherCallAVX512(miss_192_484, ia_192_484).AsFloat64x8()
 					}
 					r0_0_192_484, r1_0_192_484 = f_192_484, fd_192_484.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_484)
 				}
@@ -25609,10 +25609,10 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 									r0_0_31_186_495 = in_31_186_495
 								}
 								in_186_495 := r0_0_31_186_495
-								f_186_495 := vgatherAVX512(bits_186_495, ia_186_495).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_495.defaultF))), in_186_495)
+								f_186_495 := vgatherCallAVX512(bits_186_495, ia_186_495).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_495.defaultF))), in_186_495)
 								fd_186_495 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 								if miss_186_495 != nil {
-									fd_186_495 = vgatherAVX512(miss_186_495, ia_186_495).AsFloat64x8()
+									fd_186_495 = vgatherCallAVX512(miss_186_495, ia_186_495).AsFloat64x8()
 								}
 								r0_0_186_495, r1_0_186_495 = f_186_495, fd_186_495.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_186_495)
 							}
@@ -26379,10 +26379,10 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 									r0_0_31_186_502 = in_31_186_502
 								}
 								in_186_502 := r0_0_31_186_502
-								f_186_502 := vgatherAVX512(bits_186_502, ia_186_502).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_502.defaultF))), in_186_502)
+								f_186_502 := vgatherCallAVX512(bits_186_502, ia_186_502).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_186_502.defaultF))), in_186_502)
 								fd_186_502 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
 								if miss_186_502 != nil {
-									fd_186_502 = vgatherAVX512(miss_186_502, ia_186_502).AsFloat64x8()
+									fd_186_502 = vgatherCallAVX512(miss_186_502, ia_186_502).AsFloat64x8()
 								}
 								r0_0_186_502, r1_0_186_502 = f_186_502, fd_186_502.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_186_502)
 							}
@@ -27472,396 +27472,389 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 			{
 				r_514, h_514, kk_514, l_514, n_514 := r, h, kk, l, n
 				var (
-					r0_0_515 archsimd.Float64x8
-					r1_0_515 archsimd.Float64x8
-					r2_0_515 archsimd.Float64x8
-					r3_0_515 archsimd.Float64x8
-					r4_0_515 archsimd.Float64x8
-					r5_0_515 archsimd.Uint64x8
-					r6_0_515 archsimd.Float64x8
+					r0_0_167_514 archsimd.Float64x8
+					r1_0_167_514 archsimd.Float64x8
+					r2_0_167_514 archsimd.Float64x8
 				)
 				{
-					r_515, x_515, n_515, nf_515 := r_514, h_514, n_514, &r_514.nv[0]
-					magic_515 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-					t_515 := x_515.Add(magic_515)
-					d_515 := x_515.Sub(t_515.Sub(magic_515))
-					f_515 := t_515.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_516 archsimd.Float64x8
+					r_167_514, x_167_514, n_167_514, nf_167_514 := r_514, h_514, n_514, &r_514.nv[0]
+					magic_167_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+					t_167_514 := x_167_514.Add(magic_167_514)
+					d_167_514 := x_167_514.Sub(t_167_514.Sub(magic_167_514))
+					f_167_514 := t_167_514.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_168_514 archsimd.Float64x8
 					{
-						d_516 := d_515
-						y_516 := d_516.Mul(d_516)
-						y2_516 := y_516.Mul(y_516)
-						y4_516 := y2_516.Mul(y2_516)
-						p0_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_516)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_516)).Mul(y2_516))
-						p1_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_516)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_516)).Mul(y2_516)).Mul(y4_516)
-						p2_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_516.Mul(y4_516))
-						r0_0_516 = p0_516.Add(p1_516).Add(p2_516)
+						d_168_514 := d_167_514
+						y_168_514 := d_168_514.Mul(d_168_514)
+						y2_168_514 := y_168_514.Mul(y_168_514)
+						y4_168_514 := y2_168_514.Mul(y2_168_514)
+						p0_168_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_168_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_168_514)).Mul(y2_168_514))
+						p1_168_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_168_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_168_514)).Mul(y2_168_514)).Mul(y4_168_514)
+						p2_168_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_168_514.Mul(y4_168_514))
+						r0_0_168_514 = p0_168_514.Add(p1_168_514).Add(p2_168_514)
 					}
-					cr_515 := r0_0_516
-					sign_515, one_515, pi_515 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_515.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-					rs_515 := pi_515.Div(one_515.Sub(cr_515).Mul(one_515.Add(cr_515)).Sqrt().AsUint64x8().Or(d_515.AsUint64x8().Xor(f_515).And(sign_515)).AsFloat64x8())
-					c2_515 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_515.AsUint64x8().Xor(f_515).AsFloat64x8())
-					u0_515, u1_515 := one_515, c2_515
-					j_515 := 2
-					for ; j_515+1 < n_515; j_515 += 2 {
-						u0_515 = c2_515.Mul(u1_515).Sub(u0_515)
-						u1_515 = c2_515.Mul(u0_515).Sub(u1_515)
+					cr_167_514 := r0_0_168_514
+					sign_167_514, one_167_514, pi_167_514 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_167_514.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+					rs_167_514 := pi_167_514.Div(one_167_514.Sub(cr_167_514).Mul(one_167_514.Add(cr_167_514)).Sqrt().AsUint64x8().Or(d_167_514.AsUint64x8().Xor(f_167_514).And(sign_167_514)).AsFloat64x8())
+					c2_167_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_167_514.AsUint64x8().Xor(f_167_514).AsFloat64x8())
+					u0_167_514, u1_167_514 := one_167_514, c2_167_514
+					j_167_514 := 2
+					for ; j_167_514+1 < n_167_514; j_167_514 += 2 {
+						u0_167_514 = c2_167_514.Mul(u1_167_514).Sub(u0_167_514)
+						u1_167_514 = c2_167_514.Mul(u0_167_514).Sub(u1_167_514)
 					}
-					if j_515 < n_515 {
-						u0_515, u1_515 = u1_515, c2_515.Mul(u1_515).Sub(u0_515)
+					if j_167_514 < n_167_514 {
+						u0_167_514, u1_167_514 = u1_167_514, c2_167_514.Mul(u1_167_514).Sub(u0_167_514)
 					}
-					cu_515 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_515).Mul(u1_515)
-					tn_515 := cu_515.Sub(u0_515)
-					dx_515 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_515)).Mul(tn_515).Sub(cu_515).Mul(rs_515)
-					dn_515 := d_515.Mul(tn_515).Mul(rs_515)
-					r0_0_515, r1_0_515, r2_0_515, r3_0_515, r4_0_515, r5_0_515, r6_0_515 = u1_515, dx_515, dn_515, d_515, c2_515, f_515, tn_515
+					cu_167_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_167_514).Mul(u1_167_514)
+					tn_167_514 := cu_167_514.Sub(u0_167_514)
+					dx_167_514 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_167_514)).Mul(tn_167_514).Sub(cu_167_514).Mul(rs_167_514)
+					dn_167_514 := d_167_514.Mul(tn_167_514).Mul(rs_167_514)
+					near_167_514 := d_167_514.Mul(d_167_514).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+					if near_167_514.ToBits() != 0 {
+						var (
+							r0_0_169_514 archsimd.Float64x8
+							r1_0_169_514 archsimd.Float64x8
+						)
+						{
+							r_169_514, d_169_514, c2_169_514, flip_169_514, tn_169_514, un_169_514, n_169_514 := r_167_514, d_167_514, c2_167_514, f_167_514, tn_167_514, u1_167_514, n_167_514
+							var r0_0_170_514 archsimd.Float64x8
+							{
+								d_170_514 := d_169_514
+								y_170_514 := d_170_514.Mul(d_170_514)
+								y2_170_514 := y_170_514.Mul(y_170_514)
+								y4_170_514 := y2_170_514.Mul(y2_170_514)
+								p0_170_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_170_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_170_514)).Mul(y2_170_514))
+								p1_170_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_170_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_170_514)).Mul(y2_170_514)).Mul(y4_170_514)
+								p2_170_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_170_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_170_514)).Mul(y4_170_514.Mul(y4_170_514))
+								r0_0_170_514 = d_170_514.Mul(p0_170_514.Add(p1_170_514).Add(p2_170_514))
+							}
+							s_169_514 := r0_0_170_514.AsUint64x8().Xor(flip_169_514).AsFloat64x8()
+							two_169_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+							u0_169_514, u1_169_514, p0_169_514, p1_169_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_169_514, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_169_514
+							for j_169_514 := 2; j_169_514 < n_169_514; j_169_514++ {
+								u0_169_514, u1_169_514, p0_169_514, p1_169_514 = u1_169_514, c2_169_514.Mul(u1_169_514).Sub(u0_169_514), p1_169_514, two_169_514.Mul(u1_169_514).Add(c2_169_514.Mul(p1_169_514)).Sub(p0_169_514)
+							}
+							dx_169_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_169_514).Mul(p1_169_514)
+							peak_169_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_169_514.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_169_514.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_169_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_169_514).Mul(tn_169_514).Div(s_169_514).Merge(peak_169_514, d_169_514.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							r0_0_169_514, r1_0_169_514 = dx_169_514, dn_169_514
+						}
+						px_167_514, pn_167_514 := r0_0_169_514, r1_0_169_514
+						dx_167_514, dn_167_514 = px_167_514.Merge(dx_167_514, near_167_514), pn_167_514.Merge(dn_167_514, near_167_514)
+					}
+					r0_0_167_514, r1_0_167_514, r2_0_167_514 = u1_167_514, dx_167_514, dn_167_514
 				}
-				sa_514, ha_514, na_514, da_514, ca_514, fa_514, ta_514 := r0_0_515, r1_0_515, r2_0_515, r3_0_515, r4_0_515, r5_0_515, r6_0_515
+				sa_514, ha_514, na_514 := r0_0_167_514, r1_0_167_514, r2_0_167_514
 				var (
-					r0_0_517 archsimd.Float64x8
-					r1_0_517 archsimd.Float64x8
-					r2_0_517 archsimd.Float64x8
-					r3_0_517 archsimd.Float64x8
-					r4_0_517 archsimd.Float64x8
-					r5_0_517 archsimd.Uint64x8
-					r6_0_517 archsimd.Float64x8
+					r0_0_171_514 archsimd.Float64x8
+					r1_0_171_514 archsimd.Float64x8
+					r2_0_171_514 archsimd.Float64x8
 				)
 				{
-					r_517, x_517, n_517, nf_517 := r_514, kk_514, n_514, &r_514.nv[0]
-					magic_517 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-					t_517 := x_517.Add(magic_517)
-					d_517 := x_517.Sub(t_517.Sub(magic_517))
-					f_517 := t_517.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_518 archsimd.Float64x8
+					r_171_514, x_171_514, n_171_514, nf_171_514 := r_514, kk_514, n_514, &r_514.nv[0]
+					magic_171_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+					t_171_514 := x_171_514.Add(magic_171_514)
+					d_171_514 := x_171_514.Sub(t_171_514.Sub(magic_171_514))
+					f_171_514 := t_171_514.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_172_514 archsimd.Float64x8
 					{
-						d_518 := d_517
-						y_518 := d_518.Mul(d_518)
-						y2_518 := y_518.Mul(y_518)
-						y4_518 := y2_518.Mul(y2_518)
-						p0_518 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_518)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_518)).Mul(y2_518))
-						p1_518 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_518)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_518)).Mul(y2_518)).Mul(y4_518)
-						p2_518 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_518.Mul(y4_518))
-						r0_0_518 = p0_518.Add(p1_518).Add(p2_518)
+						d_172_514 := d_171_514
+						y_172_514 := d_172_514.Mul(d_172_514)
+						y2_172_514 := y_172_514.Mul(y_172_514)
+						y4_172_514 := y2_172_514.Mul(y2_172_514)
+						p0_172_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_172_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_172_514)).Mul(y2_172_514))
+						p1_172_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_172_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_172_514)).Mul(y2_172_514)).Mul(y4_172_514)
+						p2_172_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_172_514.Mul(y4_172_514))
+						r0_0_172_514 = p0_172_514.Add(p1_172_514).Add(p2_172_514)
 					}
-					cr_517 := r0_0_518
-					sign_517, one_517, pi_517 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_517.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-					rs_517 := pi_517.Div(one_517.Sub(cr_517).Mul(one_517.Add(cr_517)).Sqrt().AsUint64x8().Or(d_517.AsUint64x8().Xor(f_517).And(sign_517)).AsFloat64x8())
-					c2_517 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_517.AsUint64x8().Xor(f_517).AsFloat64x8())
-					u0_517, u1_517 := one_517, c2_517
-					j_517 := 2
-					for ; j_517+1 < n_517; j_517 += 2 {
-						u0_517 = c2_517.Mul(u1_517).Sub(u0_517)
-						u1_517 = c2_517.Mul(u0_517).Sub(u1_517)
+					cr_171_514 := r0_0_172_514
+					sign_171_514, one_171_514, pi_171_514 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_171_514.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+					rs_171_514 := pi_171_514.Div(one_171_514.Sub(cr_171_514).Mul(one_171_514.Add(cr_171_514)).Sqrt().AsUint64x8().Or(d_171_514.AsUint64x8().Xor(f_171_514).And(sign_171_514)).AsFloat64x8())
+					c2_171_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_171_514.AsUint64x8().Xor(f_171_514).AsFloat64x8())
+					u0_171_514, u1_171_514 := one_171_514, c2_171_514
+					j_171_514 := 2
+					for ; j_171_514+1 < n_171_514; j_171_514 += 2 {
+						u0_171_514 = c2_171_514.Mul(u1_171_514).Sub(u0_171_514)
+						u1_171_514 = c2_171_514.Mul(u0_171_514).Sub(u1_171_514)
 					}
-					if j_517 < n_517 {
-						u0_517, u1_517 = u1_517, c2_517.Mul(u1_517).Sub(u0_517)
+					if j_171_514 < n_171_514 {
+						u0_171_514, u1_171_514 = u1_171_514, c2_171_514.Mul(u1_171_514).Sub(u0_171_514)
 					}
-					cu_517 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_517).Mul(u1_517)
-					tn_517 := cu_517.Sub(u0_517)
-					dx_517 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_517)).Mul(tn_517).Sub(cu_517).Mul(rs_517)
-					dn_517 := d_517.Mul(tn_517).Mul(rs_517)
-					r0_0_517, r1_0_517, r2_0_517, r3_0_517, r4_0_517, r5_0_517, r6_0_517 = u1_517, dx_517, dn_517, d_517, c2_517, f_517, tn_517
+					cu_171_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_171_514).Mul(u1_171_514)
+					tn_171_514 := cu_171_514.Sub(u0_171_514)
+					dx_171_514 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_171_514)).Mul(tn_171_514).Sub(cu_171_514).Mul(rs_171_514)
+					dn_171_514 := d_171_514.Mul(tn_171_514).Mul(rs_171_514)
+					near_171_514 := d_171_514.Mul(d_171_514).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+					if near_171_514.ToBits() != 0 {
+						var (
+							r0_0_173_514 archsimd.Float64x8
+							r1_0_173_514 archsimd.Float64x8
+						)
+						{
+							r_173_514, d_173_514, c2_173_514, flip_173_514, tn_173_514, un_173_514, n_173_514 := r_171_514, d_171_514, c2_171_514, f_171_514, tn_171_514, u1_171_514, n_171_514
+							var r0_0_174_514 archsimd.Float64x8
+							{
+								d_174_514 := d_173_514
+								y_174_514 := d_174_514.Mul(d_174_514)
+								y2_174_514 := y_174_514.Mul(y_174_514)
+								y4_174_514 := y2_174_514.Mul(y2_174_514)
+								p0_174_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_174_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_174_514)).Mul(y2_174_514))
+								p1_174_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_174_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_174_514)).Mul(y2_174_514)).Mul(y4_174_514)
+								p2_174_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_174_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_174_514)).Mul(y4_174_514.Mul(y4_174_514))
+								r0_0_174_514 = d_174_514.Mul(p0_174_514.Add(p1_174_514).Add(p2_174_514))
+							}
+							s_173_514 := r0_0_174_514.AsUint64x8().Xor(flip_173_514).AsFloat64x8()
+							two_173_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+							u0_173_514, u1_173_514, p0_173_514, p1_173_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_173_514, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_173_514
+							for j_173_514 := 2; j_173_514 < n_173_514; j_173_514++ {
+								u0_173_514, u1_173_514, p0_173_514, p1_173_514 = u1_173_514, c2_173_514.Mul(u1_173_514).Sub(u0_173_514), p1_173_514, two_173_514.Mul(u1_173_514).Add(c2_173_514.Mul(p1_173_514)).Sub(p0_173_514)
+							}
+							dx_173_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_173_514).Mul(p1_173_514)
+							peak_173_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_173_514.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_173_514.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_173_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_173_514).Mul(tn_173_514).Div(s_173_514).Merge(peak_173_514, d_173_514.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							r0_0_173_514, r1_0_173_514 = dx_173_514, dn_173_514
+						}
+						px_171_514, pn_171_514 := r0_0_173_514, r1_0_173_514
+						dx_171_514, dn_171_514 = px_171_514.Merge(dx_171_514, near_171_514), pn_171_514.Merge(dn_171_514, near_171_514)
+					}
+					r0_0_171_514, r1_0_171_514, r2_0_171_514 = u1_171_514, dx_171_514, dn_171_514
 				}
-				sb_514, hb_514, nb_514, db_514, cb_514, fb_514, tb_514 := r0_0_517, r1_0_517, r2_0_517, r3_0_517, r4_0_517, r5_0_517, r6_0_517
+				sb_514, hb_514, nb_514 := r0_0_171_514, r1_0_171_514, r2_0_171_514
 				var (
-					r0_0_519 archsimd.Float64x8
-					r1_0_519 archsimd.Float64x8
-					r2_0_519 archsimd.Float64x8
-					r3_0_519 archsimd.Float64x8
-					r4_0_519 archsimd.Float64x8
-					r5_0_519 archsimd.Uint64x8
-					r6_0_519 archsimd.Float64x8
+					r0_0_175_514 archsimd.Float64x8
+					r1_0_175_514 archsimd.Float64x8
+					r2_0_175_514 archsimd.Float64x8
 				)
 				{
-					r_519, x_519, n_519, nf_519 := r_514, l_514, n_514, &r_514.nv[0]
-					magic_519 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-					t_519 := x_519.Add(magic_519)
-					d_519 := x_519.Sub(t_519.Sub(magic_519))
-					f_519 := t_519.AsUint64x8().ShiftAllLeft(63)
-					var r0_0_520 archsimd.Float64x8
+					r_175_514, x_175_514, n_175_514, nf_175_514 := r_514, l_514, n_514, &r_514.nv[0]
+					magic_175_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+					t_175_514 := x_175_514.Add(magic_175_514)
+					d_175_514 := x_175_514.Sub(t_175_514.Sub(magic_175_514))
+					f_175_514 := t_175_514.AsUint64x8().ShiftAllLeft(63)
+					var r0_0_176_514 archsimd.Float64x8
 					{
-						d_520 := d_519
-						y_520 := d_520.Mul(d_520)
-						y2_520 := y_520.Mul(y_520)
-						y4_520 := y2_520.Mul(y2_520)
-						p0_520 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_520)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_520)).Mul(y2_520))
-						p1_520 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_520)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_520)).Mul(y2_520)).Mul(y4_520)
-						p2_520 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_520.Mul(y4_520))
-						r0_0_520 = p0_520.Add(p1_520).Add(p2_520)
+						d_176_514 := d_175_514
+						y_176_514 := d_176_514.Mul(d_176_514)
+						y2_176_514 := y_176_514.Mul(y_176_514)
+						y4_176_514 := y2_176_514.Mul(y2_176_514)
+						p0_176_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_176_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_176_514)).Mul(y2_176_514))
+						p1_176_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_176_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_176_514)).Mul(y2_176_514)).Mul(y4_176_514)
+						p2_176_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_176_514.Mul(y4_176_514))
+						r0_0_176_514 = p0_176_514.Add(p1_176_514).Add(p2_176_514)
 					}
-					cr_519 := r0_0_520
-					sign_519, one_519, pi_519 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_519.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-					rs_519 := pi_519.Div(one_519.Sub(cr_519).Mul(one_519.Add(cr_519)).Sqrt().AsUint64x8().Or(d_519.AsUint64x8().Xor(f_519).And(sign_519)).AsFloat64x8())
-					c2_519 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_519.AsUint64x8().Xor(f_519).AsFloat64x8())
-					u0_519, u1_519 := one_519, c2_519
-					j_519 := 2
-					for ; j_519+1 < n_519; j_519 += 2 {
-						u0_519 = c2_519.Mul(u1_519).Sub(u0_519)
-						u1_519 = c2_519.Mul(u0_519).Sub(u1_519)
+					cr_175_514 := r0_0_176_514
+					sign_175_514, one_175_514, pi_175_514 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_175_514.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+					rs_175_514 := pi_175_514.Div(one_175_514.Sub(cr_175_514).Mul(one_175_514.Add(cr_175_514)).Sqrt().AsUint64x8().Or(d_175_514.AsUint64x8().Xor(f_175_514).And(sign_175_514)).AsFloat64x8())
+					c2_175_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_175_514.AsUint64x8().Xor(f_175_514).AsFloat64x8())
+					u0_175_514, u1_175_514 := one_175_514, c2_175_514
+					j_175_514 := 2
+					for ; j_175_514+1 < n_175_514; j_175_514 += 2 {
+						u0_175_514 = c2_175_514.Mul(u1_175_514).Sub(u0_175_514)
+						u1_175_514 = c2_175_514.Mul(u0_175_514).Sub(u1_175_514)
 					}
-					if j_519 < n_519 {
-						u0_519, u1_519 = u1_519, c2_519.Mul(u1_519).Sub(u0_519)
+					if j_175_514 < n_175_514 {
+						u0_175_514, u1_175_514 = u1_175_514, c2_175_514.Mul(u1_175_514).Sub(u0_175_514)
 					}
-					cu_519 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_519).Mul(u1_519)
-					tn_519 := cu_519.Sub(u0_519)
-					dx_519 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_519)).Mul(tn_519).Sub(cu_519).Mul(rs_519)
-					dn_519 := d_519.Mul(tn_519).Mul(rs_519)
-					r0_0_519, r1_0_519, r2_0_519, r3_0_519, r4_0_519, r5_0_519, r6_0_519 = u1_519, dx_519, dn_519, d_519, c2_519, f_519, tn_519
+					cu_175_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_175_514).Mul(u1_175_514)
+					tn_175_514 := cu_175_514.Sub(u0_175_514)
+					dx_175_514 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_175_514)).Mul(tn_175_514).Sub(cu_175_514).Mul(rs_175_514)
+					dn_175_514 := d_175_514.Mul(tn_175_514).Mul(rs_175_514)
+					near_175_514 := d_175_514.Mul(d_175_514).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+					if near_175_514.ToBits() != 0 {
+						var (
+							r0_0_177_514 archsimd.Float64x8
+							r1_0_177_514 archsimd.Float64x8
+						)
+						{
+							r_177_514, d_177_514, c2_177_514, flip_177_514, tn_177_514, un_177_514, n_177_514 := r_175_514, d_175_514, c2_175_514, f_175_514, tn_175_514, u1_175_514, n_175_514
+							var r0_0_178_514 archsimd.Float64x8
+							{
+								d_178_514 := d_177_514
+								y_178_514 := d_178_514.Mul(d_178_514)
+								y2_178_514 := y_178_514.Mul(y_178_514)
+								y4_178_514 := y2_178_514.Mul(y2_178_514)
+								p0_178_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_178_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_178_514)).Mul(y2_178_514))
+								p1_178_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_178_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_178_514)).Mul(y2_178_514)).Mul(y4_178_514)
+								p2_178_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_178_514)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_178_514)).Mul(y4_178_514.Mul(y4_178_514))
+								r0_0_178_514 = d_178_514.Mul(p0_178_514.Add(p1_178_514).Add(p2_178_514))
+							}
+							s_177_514 := r0_0_178_514.AsUint64x8().Xor(flip_177_514).AsFloat64x8()
+							two_177_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+							u0_177_514, u1_177_514, p0_177_514, p1_177_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_177_514, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_177_514
+							for j_177_514 := 2; j_177_514 < n_177_514; j_177_514++ {
+								u0_177_514, u1_177_514, p0_177_514, p1_177_514 = u1_177_514, c2_177_514.Mul(u1_177_514).Sub(u0_177_514), p1_177_514, two_177_514.Mul(u1_177_514).Add(c2_177_514.Mul(p1_177_514)).Sub(p0_177_514)
+							}
+							dx_177_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_177_514).Mul(p1_177_514)
+							peak_177_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_177_514.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_177_514.negZero))).AsUint64x8())).AsFloat64x8()
+							dn_177_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_177_514).Mul(tn_177_514).Div(s_177_514).Merge(peak_177_514, d_177_514.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							r0_0_177_514, r1_0_177_514 = dx_177_514, dn_177_514
+						}
+						px_175_514, pn_175_514 := r0_0_177_514, r1_0_177_514
+						dx_175_514, dn_175_514 = px_175_514.Merge(dx_175_514, near_175_514), pn_175_514.Merge(dn_175_514, near_175_514)
+					}
+					r0_0_175_514, r1_0_175_514, r2_0_175_514 = u1_175_514, dx_175_514, dn_175_514
 				}
-				sc_514, hc_514, nc_514, dc_514, cc_514, fc_514, tc_514 := r0_0_519, r1_0_519, r2_0_519, r3_0_519, r4_0_519, r5_0_519, r6_0_519
-				m2_514 := archsimd.LoadFloat64x8Array((&vkTableAVX512[75]))
-				nearA_514, nearB_514, nearC_514 := da_514.Mul(da_514).Less(m2_514), db_514.Mul(db_514).Less(m2_514), dc_514.Mul(dc_514).Less(m2_514)
-				if nearA_514.Or(nearB_514).Or(nearC_514).ToBits() != 0 {
-					var (
-						r0_0_521 archsimd.Float64x8
-						r1_0_521 archsimd.Float64x8
-					)
-					{
-						r_521, d_521, c2_521, flip_521, tn_521, un_521, n_521 := r_514, da_514, ca_514, fa_514, ta_514, sa_514, n_514
-						var r0_0_182_521 archsimd.Float64x8
-						{
-							d_182_521 := d_521
-							y_182_521 := d_182_521.Mul(d_182_521)
-							y2_182_521 := y_182_521.Mul(y_182_521)
-							y4_182_521 := y2_182_521.Mul(y2_182_521)
-							p0_182_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_521)).Mul(y2_182_521))
-							p1_182_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_521)).Mul(y2_182_521)).Mul(y4_182_521)
-							p2_182_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_521)).Mul(y4_182_521.Mul(y4_182_521))
-							r0_0_182_521 = d_182_521.Mul(p0_182_521.Add(p1_182_521).Add(p2_182_521))
-						}
-						s_521 := r0_0_182_521.AsUint64x8().Xor(flip_521).AsFloat64x8()
-						two_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-						u0_521, u1_521, p0_521, p1_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_521, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_521
-						for j_521 := 2; j_521 < n_521; j_521++ {
-							u0_521, u1_521, p0_521, p1_521 = u1_521, c2_521.Mul(u1_521).Sub(u0_521), p1_521, two_521.Mul(u1_521).Add(c2_521.Mul(p1_521)).Sub(p0_521)
-						}
-						dx_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_521).Mul(p1_521)
-						peak_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_521.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_521.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_521).Mul(tn_521).Div(s_521).Merge(peak_521, d_521.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-						r0_0_521, r1_0_521 = dx_521, dn_521
-					}
-					px_514, pn_514 := r0_0_521, r1_0_521
-					ha_514, na_514 = px_514.Merge(ha_514, nearA_514), pn_514.Merge(na_514, nearA_514)
-					var (
-						r0_0_522 archsimd.Float64x8
-						r1_0_522 archsimd.Float64x8
-					)
-					{
-						r_522, d_522, c2_522, flip_522, tn_522, un_522, n_522 := r_514, db_514, cb_514, fb_514, tb_514, sb_514, n_514
-						var r0_0_182_522 archsimd.Float64x8
-						{
-							d_182_522 := d_522
-							y_182_522 := d_182_522.Mul(d_182_522)
-							y2_182_522 := y_182_522.Mul(y_182_522)
-							y4_182_522 := y2_182_522.Mul(y2_182_522)
-							p0_182_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_522)).Mul(y2_182_522))
-							p1_182_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_522)).Mul(y2_182_522)).Mul(y4_182_522)
-							p2_182_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_522)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_522)).Mul(y4_182_522.Mul(y4_182_522))
-							r0_0_182_522 = d_182_522.Mul(p0_182_522.Add(p1_182_522).Add(p2_182_522))
-						}
-						s_522 := r0_0_182_522.AsUint64x8().Xor(flip_522).AsFloat64x8()
-						two_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-						u0_522, u1_522, p0_522, p1_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_522, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_522
-						for j_522 := 2; j_522 < n_522; j_522++ {
-							u0_522, u1_522, p0_522, p1_522 = u1_522, c2_522.Mul(u1_522).Sub(u0_522), p1_522, two_522.Mul(u1_522).Add(c2_522.Mul(p1_522)).Sub(p0_522)
-						}
-						dx_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_522).Mul(p1_522)
-						peak_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_522.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_522.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_522 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_522).Mul(tn_522).Div(s_522).Merge(peak_522, d_522.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-						r0_0_522, r1_0_522 = dx_522, dn_522
-					}
-					px_514, pn_514 = r0_0_522, r1_0_522
-					hb_514, nb_514 = px_514.Merge(hb_514, nearB_514), pn_514.Merge(nb_514, nearB_514)
-					var (
-						r0_0_523 archsimd.Float64x8
-						r1_0_523 archsimd.Float64x8
-					)
-					{
-						r_523, d_523, c2_523, flip_523, tn_523, un_523, n_523 := r_514, dc_514, cc_514, fc_514, tc_514, sc_514, n_514
-						var r0_0_182_523 archsimd.Float64x8
-						{
-							d_182_523 := d_523
-							y_182_523 := d_182_523.Mul(d_182_523)
-							y2_182_523 := y_182_523.Mul(y_182_523)
-							y4_182_523 := y2_182_523.Mul(y2_182_523)
-							p0_182_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_523)).Mul(y2_182_523))
-							p1_182_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_523)).Mul(y2_182_523)).Mul(y4_182_523)
-							p2_182_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_523)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_523)).Mul(y4_182_523.Mul(y4_182_523))
-							r0_0_182_523 = d_182_523.Mul(p0_182_523.Add(p1_182_523).Add(p2_182_523))
-						}
-						s_523 := r0_0_182_523.AsUint64x8().Xor(flip_523).AsFloat64x8()
-						two_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-						u0_523, u1_523, p0_523, p1_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_523, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_523
-						for j_523 := 2; j_523 < n_523; j_523++ {
-							u0_523, u1_523, p0_523, p1_523 = u1_523, c2_523.Mul(u1_523).Sub(u0_523), p1_523, two_523.Mul(u1_523).Add(c2_523.Mul(p1_523)).Sub(p0_523)
-						}
-						dx_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_523).Mul(p1_523)
-						peak_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_523.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_523.negZero))).AsUint64x8())).AsFloat64x8()
-						dn_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_523).Mul(tn_523).Div(s_523).Merge(peak_523, d_523.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-						r0_0_523, r1_0_523 = dx_523, dn_523
-					}
-					px_514, pn_514 = r0_0_523, r1_0_523
-					hc_514, nc_514 = px_514.Merge(hc_514, nearC_514), pn_514.Merge(nc_514, nearC_514)
-				}
+				sc_514, hc_514, nc_514 := r0_0_175_514, r1_0_175_514, r2_0_175_514
 				r0_0_514, r1_0_514, r2_0_514, r3_0_514, r4_0_514, r5_0_514, r6_0_514, r7_0_514, r8_0_514 = sa_514, sb_514, sc_514, ha_514, hb_514, hc_514, na_514, nb_514, nc_514
 			}
 			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_514, r1_0_514, r2_0_514, r3_0_514, r4_0_514, r5_0_514, r6_0_514, r7_0_514, r8_0_514
-			var r0_0_524 archsimd.Float64x8
+			var r0_0_515 archsimd.Float64x8
 			{
-				skip_524, sa_524 := skip, sa
-				_ = skip_524
-				r0_0_524 = sa_524
+				skip_515, sa_515 := skip, sa
+				_ = skip_515
+				r0_0_515 = sa_515
 			}
-			sa = r0_0_524
+			sa = r0_0_515
 			var (
-				r0_0_525 archsimd.Float64x8
-				r1_0_525 archsimd.Float64x8
-				r2_0_525 archsimd.Float64x8
-				r3_0_525 archsimd.Float64x8
-				r4_0_525 archsimd.Float64x8
-				r5_0_525 archsimd.Float64x8
+				r0_0_516 archsimd.Float64x8
+				r1_0_516 archsimd.Float64x8
+				r2_0_516 archsimd.Float64x8
+				r3_0_516 archsimd.Float64x8
+				r4_0_516 archsimd.Float64x8
+				r5_0_516 archsimd.Float64x8
 			)
 			{
-				k_525, ia_525, cube_525, e_525, h_525, kk_525, l_525, sa_525, sb_525, sc_525, ha_525, hb_525, hc_525, nda_525, ndb_525, ndc_525, s_525, def_525, sig_525, sna_525, snb_525, snc_525, hkl_525, at_525, stride_525 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-				fl_525 := sa_525.Mul(sb_525).Mul(sc_525)
+				k_516, ia_516, cube_516, e_516, h_516, kk_516, l_516, sa_516, sb_516, sc_516, ha_516, hb_516, hc_516, nda_516, ndb_516, ndc_516, s_516, def_516, sig_516, sna_516, snb_516, snc_516, hkl_516, at_516, stride_516 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+				fl_516 := sa_516.Mul(sb_516).Mul(sc_516)
 				var (
-					r0_0_484_525 archsimd.Float64x8
-					r1_0_484_525 archsimd.Float64x8
-					r2_0_484_525 archsimd.Float64x8
-					r3_0_484_525 archsimd.Float64x8
-					r4_0_484_525 archsimd.Float64x8
-					r5_0_484_525 archsimd.Float64x8
-					r6_0_484_525 archsimd.Float64x8
+					r0_0_484_516 archsimd.Float64x8
+					r1_0_484_516 archsimd.Float64x8
+					r2_0_484_516 archsimd.Float64x8
+					r3_0_484_516 archsimd.Float64x8
+					r4_0_484_516 archsimd.Float64x8
+					r5_0_484_516 archsimd.Float64x8
+					r6_0_484_516 archsimd.Float64x8
 				)
 				{
-					k_484_525, ia_484_525, cube_484_525, two_484_525, h_484_525, kk_484_525, l_484_525, fl_484_525, s_484_525, def_484_525 := k_525, ia_525, cube_525, two_525, h_525, kk_525, l_525, fl_525, s_525, def_525
-					r_484_525 := k_484_525.lr
-					zero_484_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-					fc_484_525, fd_484_525, fh_484_525, fk_484_525, fkl_484_525 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_484_525.defaultF))), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), zero_484_525, zero_484_525, zero_484_525
-					if k_484_525.c.HasHKL {
+					k_484_516, ia_484_516, cube_484_516, two_484_516, h_484_516, kk_484_516, l_484_516, fl_484_516, s_484_516, def_484_516 := k_516, ia_516, cube_516, two_516, h_516, kk_516, l_516, fl_516, s_516, def_516
+					r_484_516 := k_484_516.lr
+					zero_484_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+					fc_484_516, fd_484_516, fh_484_516, fk_484_516, fkl_484_516 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_484_516.defaultF))), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), zero_484_516, zero_484_516, zero_484_516
+					if k_484_516.c.HasHKL {
 						var (
-							r0_0_191_484_525 archsimd.Float64x8
-							r1_0_191_484_525 archsimd.Float64x8
-							r2_0_191_484_525 archsimd.Float64x8
-							r3_0_191_484_525 archsimd.Float64x8
-							r4_0_191_484_525 archsimd.Float64x8
+							r0_0_191_484_516 archsimd.Float64x8
+							r1_0_191_484_516 archsimd.Float64x8
+							r2_0_191_484_516 archsimd.Float64x8
+							r3_0_191_484_516 archsimd.Float64x8
+							r4_0_191_484_516 archsimd.Float64x8
 						)
 						{
-							r_191_484_525, bits_191_484_525, miss_191_484_525, ia_191_484_525, cube_191_484_525, h_191_484_525, kk_191_484_525, l_191_484_525 := r_484_525, k_484_525.fhklBits, k_484_525.missBits, ia_484_525, cube_484_525, h_484_525, kk_484_525, l_484_525
-							_ = cube_191_484_525
+							r_191_484_516, bits_191_484_516, miss_191_484_516, ia_191_484_516, cube_191_484_516, h_191_484_516, kk_191_484_516, l_191_484_516 := r_484_516, k_484_516.fhklBits, k_484_516.missBits, ia_484_516, cube_484_516, h_484_516, kk_484_516, l_484_516
+							_ = cube_191_484_516
 							var (
-								r0_0_192_484_525 archsimd.Float64x8
-								r1_0_192_484_525 archsimd.Float64x8
+								r0_0_192_484_516 archsimd.Float64x8
+								r1_0_192_484_516 archsimd.Float64x8
 							)
 							{
-								r_192_484_525, bits_192_484_525, miss_192_484_525, ia_192_484_525, h_192_484_525, kk_192_484_525, l_192_484_525 := r_191_484_525, bits_191_484_525, miss_191_484_525, ia_191_484_525, h_191_484_525, kk_191_484_525, l_191_484_525
-								var r0_0_31_192_484_525 archsimd.Mask64x8
+								r_192_484_516, bits_192_484_516, miss_192_484_516, ia_192_484_516, h_192_484_516, kk_192_484_516, l_192_484_516 := r_191_484_516, bits_191_484_516, miss_191_484_516, ia_191_484_516, h_191_484_516, kk_191_484_516, l_191_484_516
+								var r0_0_31_192_484_516 archsimd.Mask64x8
 								{
-									r_31_192_484_525, ia_31_192_484_525, h_31_192_484_525, kk_31_192_484_525, l_31_192_484_525 := r_192_484_525, ia_192_484_525, h_192_484_525, kk_192_484_525, l_192_484_525
-									half_31_192_484_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21]))
-									hc_31_192_484_525, kc_31_192_484_525, lc_31_192_484_525 := h_31_192_484_525.Sub(half_31_192_484_525).CeilScaled(0), kk_31_192_484_525.Sub(half_31_192_484_525).CeilScaled(0), l_31_192_484_525.Sub(half_31_192_484_525).CeilScaled(0)
-									hmin_31_192_484_525, kmin_31_192_484_525, lmin_31_192_484_525 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.hmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.kmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.lmin)))
-									in_31_192_484_525 := hc_31_192_484_525.GreaterEqual(hmin_31_192_484_525).And(hc_31_192_484_525.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.hmax))))).And(kc_31_192_484_525.GreaterEqual(kmin_31_192_484_525)).And(kc_31_192_484_525.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.kmax))))).And(lc_31_192_484_525.GreaterEqual(lmin_31_192_484_525)).And(lc_31_192_484_525.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.lmax)))))
-									idx_31_192_484_525 := hc_31_192_484_525.Sub(hmin_31_192_484_525).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.hstride)))).Add(kc_31_192_484_525.Sub(kmin_31_192_484_525).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_525.kstride))))).Add(lc_31_192_484_525.Sub(lmin_31_192_484_525))
-									idx_31_192_484_525.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), in_31_192_484_525).ConvertToInt32().StoreArray(ia_31_192_484_525)
-									r0_0_31_192_484_525 = in_31_192_484_525
+									r_31_192_484_516, ia_31_192_484_516, h_31_192_484_516, kk_31_192_484_516, l_31_192_484_516 := r_192_484_516, ia_192_484_516, h_192_484_516, kk_192_484_516, l_192_484_516
+									half_31_192_484_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21]))
+									hc_31_192_484_516, kc_31_192_484_516, lc_31_192_484_516 := h_31_192_484_516.Sub(half_31_192_484_516).CeilScaled(0), kk_31_192_484_516.Sub(half_31_192_484_516).CeilScaled(0), l_31_192_484_516.Sub(half_31_192_484_516).CeilScaled(0)
+									hmin_31_192_484_516, kmin_31_192_484_516, lmin_31_192_484_516 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.hmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.kmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.lmin)))
+									in_31_192_484_516 := hc_31_192_484_516.GreaterEqual(hmin_31_192_484_516).And(hc_31_192_484_516.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.hmax))))).And(kc_31_192_484_516.GreaterEqual(kmin_31_192_484_516)).And(kc_31_192_484_516.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.kmax))))).And(lc_31_192_484_516.GreaterEqual(lmin_31_192_484_516)).And(lc_31_192_484_516.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.lmax)))))
+									idx_31_192_484_516 := hc_31_192_484_516.Sub(hmin_31_192_484_516).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.hstride)))).Add(kc_31_192_484_516.Sub(kmin_31_192_484_516).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_516.kstride))))).Add(lc_31_192_484_516.Sub(lmin_31_192_484_516))
+									idx_31_192_484_516.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), in_31_192_484_516).ConvertToInt32().StoreArray(ia_31_192_484_516)
+									r0_0_31_192_484_516 = in_31_192_484_516
 								}
-								in_192_484_525 := r0_0_31_192_484_525
-								f_192_484_525 := vgatherAVX512(bits_192_484_525, ia_192_484_525).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484_525.defaultF))), in_192_484_525)
-								fd_192_484_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-								if miss_192_484_525 != nil {
-									fd_192_484_525 = vgatherAVX512(miss_192_484_525, ia_192_484_525).AsFloat64x8()
+								in_192_484_516 := r0_0_31_192_484_516
+								f_192_484_516 := vgatherCallAVX512(bits_192_484_516, ia_192_484_516).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484_516.defaultF))), in_192_484_516)
+								fd_192_484_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+								if miss_192_484_516 != nil {
+									fd_192_484_516 = vgatherCallAVX512(miss_192_484_516, ia_192_484_516).AsFloat64x8()
 								}
-								r0_0_192_484_525, r1_0_192_484_525 = f_192_484_525, fd_192_484_525.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_484_525)
+								r0_0_192_484_516, r1_0_192_484_516 = f_192_484_516, fd_192_484_516.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_484_516)
 							}
-							f_191_484_525, fd_191_484_525 := r0_0_192_484_525, r1_0_192_484_525
-							zero_191_484_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-							r0_0_191_484_525, r1_0_191_484_525, r2_0_191_484_525, r3_0_191_484_525, r4_0_191_484_525 = f_191_484_525, fd_191_484_525, zero_191_484_525, zero_191_484_525, zero_191_484_525
+							f_191_484_516, fd_191_484_516 := r0_0_192_484_516, r1_0_192_484_516
+							zero_191_484_516 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+							r0_0_191_484_516, r1_0_191_484_516, r2_0_191_484_516, r3_0_191_484_516, r4_0_191_484_516 = f_191_484_516, fd_191_484_516, zero_191_484_516, zero_191_484_516, zero_191_484_516
 						}
-						fc_484_525, fd_484_525, fh_484_525, fk_484_525, fkl_484_525 = r0_0_191_484_525, r1_0_191_484_525, r2_0_191_484_525, r3_0_191_484_525, r4_0_191_484_525
+						fc_484_516, fd_484_516, fh_484_516, fk_484_516, fkl_484_516 = r0_0_191_484_516, r1_0_191_484_516, r2_0_191_484_516, r3_0_191_484_516, r4_0_191_484_516
 					}
-					ffl_484_525 := fc_484_525.Mul(fc_484_525).Mul(fl_484_525)
-					s1_484_525 := s_484_525.Add(ffl_484_525.Mul(fl_484_525))
-					def1_484_525 := def_484_525
-					if k_484_525.perDef {
-						def1_484_525 = def_484_525.Add(two_484_525.Mul(fc_484_525).Mul(fl_484_525).Mul(fl_484_525).Mul(fd_484_525))
+					ffl_484_516 := fc_484_516.Mul(fc_484_516).Mul(fl_484_516)
+					s1_484_516 := s_484_516.Add(ffl_484_516.Mul(fl_484_516))
+					def1_484_516 := def_484_516
+					if k_484_516.perDef {
+						def1_484_516 = def_484_516.Add(two_484_516.Mul(fc_484_516).Mul(fl_484_516).Mul(fl_484_516).Mul(fd_484_516))
 					}
-					r0_0_484_525, r1_0_484_525, r2_0_484_525, r3_0_484_525, r4_0_484_525, r5_0_484_525, r6_0_484_525 = ffl_484_525, s1_484_525, def1_484_525, fc_484_525, fh_484_525, fk_484_525, fkl_484_525
+					r0_0_484_516, r1_0_484_516, r2_0_484_516, r3_0_484_516, r4_0_484_516, r5_0_484_516, r6_0_484_516 = ffl_484_516, s1_484_516, def1_484_516, fc_484_516, fh_484_516, fk_484_516, fkl_484_516
 				}
-				ffl_525, s1_525, def1_525, fc_525, fh_525, fk_525, fkl_525 := r0_0_484_525, r1_0_484_525, r2_0_484_525, r3_0_484_525, r4_0_484_525, r5_0_484_525, r6_0_484_525
-				tfl_525 := two_525.Mul(ffl_525)
-				xa_525, xb_525, xc_525 := tfl_525.Mul(sb_525.Mul(sc_525)), tfl_525.Mul(sa_525.Mul(sc_525)), tfl_525.Mul(sa_525.Mul(sb_525))
-				hbar_525, kbar_525, lbar_525 := xa_525.Mul(ha_525), xb_525.Mul(hb_525), xc_525.Mul(hc_525)
+				ffl_516, s1_516, def1_516, fc_516, fh_516, fk_516, fkl_516 := r0_0_484_516, r1_0_484_516, r2_0_484_516, r3_0_484_516, r4_0_484_516, r5_0_484_516, r6_0_484_516
+				tfl_516 := two_516.Mul(ffl_516)
+				xa_516, xb_516, xc_516 := tfl_516.Mul(sb_516.Mul(sc_516)), tfl_516.Mul(sa_516.Mul(sc_516)), tfl_516.Mul(sa_516.Mul(sb_516))
+				hbar_516, kbar_516, lbar_516 := xa_516.Mul(ha_516), xb_516.Mul(hb_516), xc_516.Mul(hc_516)
 				var (
-					r0_0_485_525 archsimd.Float64x8
-					r1_0_485_525 archsimd.Float64x8
-					r2_0_485_525 archsimd.Float64x8
+					r0_0_485_516 archsimd.Float64x8
+					r1_0_485_516 archsimd.Float64x8
+					r2_0_485_516 archsimd.Float64x8
 				)
 				{
-					two_485_525, fc_485_525, flatt_485_525, fh_485_525, fk_485_525, fl_485_525, hbar_485_525, kbar_485_525, lbar_485_525 := two_525, fc_525, fl_525, fh_525, fk_525, fkl_525, hbar_525, kbar_525, lbar_525
-					_ = two_485_525
-					_ = fc_485_525
-					_ = flatt_485_525
-					_ = fh_485_525
-					_ = fk_485_525
-					_ = fl_485_525
-					r0_0_485_525, r1_0_485_525, r2_0_485_525 = hbar_485_525, kbar_485_525, lbar_485_525
+					two_485_516, fc_485_516, flatt_485_516, fh_485_516, fk_485_516, fl_485_516, hbar_485_516, kbar_485_516, lbar_485_516 := two_516, fc_516, fl_516, fh_516, fk_516, fkl_516, hbar_516, kbar_516, lbar_516
+					_ = two_485_516
+					_ = fc_485_516
+					_ = flatt_485_516
+					_ = fh_485_516
+					_ = fk_485_516
+					_ = fl_485_516
+					r0_0_485_516, r1_0_485_516, r2_0_485_516 = hbar_485_516, kbar_485_516, lbar_485_516
 				}
-				hbar_525, kbar_525, lbar_525 = r0_0_485_525, r1_0_485_525, r2_0_485_525
-				var r0_0_486_525 archsimd.Float64x8
+				hbar_516, kbar_516, lbar_516 = r0_0_485_516, r1_0_485_516, r2_0_485_516
+				var r0_0_486_516 archsimd.Float64x8
 				{
-					e_486_525, h_486_525, kk_486_525, l_486_525, hbar_486_525, kbar_486_525, lbar_486_525, sig_486_525 := e_525, h_525, kk_525, l_525, hbar_525, kbar_525, lbar_525, sig_525
-					_ = e_486_525
-					_ = h_486_525
-					_ = kk_486_525
-					_ = l_486_525
-					_ = hbar_486_525
-					_ = kbar_486_525
-					_ = lbar_486_525
-					r0_0_486_525 = sig_486_525
+					e_486_516, h_486_516, kk_486_516, l_486_516, hbar_486_516, kbar_486_516, lbar_486_516, sig_486_516 := e_516, h_516, kk_516, l_516, hbar_516, kbar_516, lbar_516, sig_516
+					_ = e_486_516
+					_ = h_486_516
+					_ = kk_486_516
+					_ = l_486_516
+					_ = hbar_486_516
+					_ = kbar_486_516
+					_ = lbar_486_516
+					r0_0_486_516 = sig_486_516
 				}
-				sig1_525 := r0_0_486_525
+				sig1_516 := r0_0_486_516
 				var (
-					r0_0_487_525 archsimd.Float64x8
-					r1_0_487_525 archsimd.Float64x8
-					r2_0_487_525 archsimd.Float64x8
+					r0_0_487_516 archsimd.Float64x8
+					r1_0_487_516 archsimd.Float64x8
+					r2_0_487_516 archsimd.Float64x8
 				)
 				{
-					xa_487_525, xb_487_525, xc_487_525, nda_487_525, ndb_487_525, ndc_487_525, sna_487_525, snb_487_525, snc_487_525 := xa_525, xb_525, xc_525, nda_525, ndb_525, ndc_525, sna_525, snb_525, snc_525
-					_ = xa_487_525
-					_ = xb_487_525
-					_ = xc_487_525
-					_ = nda_487_525
-					_ = ndb_487_525
-					_ = ndc_487_525
-					r0_0_487_525, r1_0_487_525, r2_0_487_525 = sna_487_525, snb_487_525, snc_487_525
+					xa_487_516, xb_487_516, xc_487_516, nda_487_516, ndb_487_516, ndc_487_516, sna_487_516, snb_487_516, snc_487_516 := xa_516, xb_516, xc_516, nda_516, ndb_516, ndc_516, sna_516, snb_516, snc_516
+					_ = xa_487_516
+					_ = xb_487_516
+					_ = xc_487_516
+					_ = nda_487_516
+					_ = ndb_487_516
+					_ = ndc_487_516
+					r0_0_487_516, r1_0_487_516, r2_0_487_516 = sna_487_516, snb_487_516, snc_487_516
 				}
-				na1_525, nb1_525, nc1_525 := r0_0_487_525, r1_0_487_525, r2_0_487_525
-				var r0_0_488_525 archsimd.Float64x8
+				na1_516, nb1_516, nc1_516 := r0_0_487_516, r1_0_487_516, r2_0_487_516
+				var r0_0_488_516 archsimd.Float64x8
 				{
-					k_488_525, fl_488_525, hbar_488_525, kbar_488_525, lbar_488_525, s_488_525, s1_488_525, hkl_488_525, at_488_525, stride_488_525 := k_525, fl_525, hbar_525, kbar_525, lbar_525, s_525, s1_525, hkl_525, at_525, stride_525
-					if !k_488_525.c.Water {
-						s1_488_525 = s_488_525.Merge(s1_488_525, fl_488_525.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					k_488_516, fl_488_516, hbar_488_516, kbar_488_516, lbar_488_516, s_488_516, s1_488_516, hkl_488_516, at_488_516, stride_488_516 := k_516, fl_516, hbar_516, kbar_516, lbar_516, s_516, s1_516, hkl_516, at_516, stride_516
+					if !k_488_516.c.Water {
+						s1_488_516 = s_488_516.Merge(s1_488_516, fl_488_516.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					}
-					hbar_488_525.Store((hkl_488_525[at_488_525:]))
-					kbar_488_525.Store((hkl_488_525[at_488_525+stride_488_525:]))
-					lbar_488_525.Store((hkl_488_525[at_488_525+2*stride_488_525:]))
-					r0_0_488_525 = s1_488_525
+					hbar_488_516.Store((hkl_488_516[at_488_516:]))
+					kbar_488_516.Store((hkl_488_516[at_488_516+stride_488_516:]))
+					lbar_488_516.Store((hkl_488_516[at_488_516+2*stride_488_516:]))
+					r0_0_488_516 = s1_488_516
 				}
-				s1_525 = r0_0_488_525
-				r0_0_525, r1_0_525, r2_0_525, r3_0_525, r4_0_525, r5_0_525 = s1_525, def1_525, sig1_525, na1_525, nb1_525, nc1_525
+				s1_516 = r0_0_488_516
+				r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516 = s1_516, def1_516, sig1_516, na1_516, nb1_516, nc1_516
 			}
-			s, def, sig, sna, snb, snc = r0_0_525, r1_0_525, r2_0_525, r3_0_525, r4_0_525, r5_0_525
+			s, def, sig, sna, snb, snc = r0_0_516, r1_0_516, r2_0_516, r3_0_516, r4_0_516, r5_0_516
 		}
 		{
-			t_526, p0_526, s_526, def_526, sig_526, sna_526, snb_526, snc_526 := t, p0, s, def, sig, sna, snb, snc
-			s_526.Store((t_526.s[p0_526:]))
-			def_526.Store((t_526.def[p0_526:]))
-			sig_526.Store((t_526.sig[p0_526:]))
-			sna_526.Store((t_526.na[p0_526:]))
-			snb_526.Store((t_526.nb[p0_526:]))
-			snc_526.Store((t_526.nc[p0_526:]))
+			t_517, p0_517, s_517, def_517, sig_517, sna_517, snb_517, snc_517 := t, p0, s, def, sig, sna, snb, snc
+			s_517.Store((t_517.s[p0_517:]))
+			def_517.Store((t_517.def[p0_517:]))
+			sig_517.Store((t_517.sig[p0_517:]))
+			sna_517.Store((t_517.na[p0_517:]))
+			snb_517.Store((t_517.nb[p0_517:]))
+			snc_517.Store((t_517.nc[p0_517:]))
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -27873,782 +27866,782 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 	k.orientIncLanesAVX512(si, oinc)
 	for p0 := 0; p0 < np; p0 += 8 {
 		var (
-			r0_0_527 archsimd.Float64x8
-			r1_0_527 archsimd.Float64x8
-			r2_0_527 archsimd.Float64x8
-			r3_0_527 archsimd.Float64x8
-			r4_0_527 archsimd.Float64x8
-			r5_0_527 archsimd.Float64x8
-			r6_0_527 archsimd.Float64x8
-			r7_0_527 archsimd.Float64x8
-			r8_0_527 archsimd.Float64x8
+			r0_0_518 archsimd.Float64x8
+			r1_0_518 archsimd.Float64x8
+			r2_0_518 archsimd.Float64x8
+			r3_0_518 archsimd.Float64x8
+			r4_0_518 archsimd.Float64x8
+			r5_0_518 archsimd.Float64x8
+			r6_0_518 archsimd.Float64x8
+			r7_0_518 archsimd.Float64x8
+			r8_0_518 archsimd.Float64x8
 		)
 		{
-			sr_527, t_527, ds_527, p0_527 := &k.ll.src[si], t, ds, p0
-			il_527 := archsimd.LoadFloat64x8Array((*[8]float64)((&sr_527.il)))
-			x_527, y_527, z_527 := archsimd.LoadFloat64x8((t_527.d[0][p0_527:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_527.inc[0])))), archsimd.LoadFloat64x8((t_527.d[1][p0_527:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_527.inc[1])))), archsimd.LoadFloat64x8((t_527.d[2][p0_527:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_527.inc[2]))))
-			x_527.Mul(x_527).Add(y_527.Mul(y_527)).Add(z_527.Mul(z_527)).Store((ds_527[p0_527:]))
-			r0_0_527, r1_0_527, r2_0_527, r3_0_527, r4_0_527, r5_0_527, r6_0_527, r7_0_527, r8_0_527 = x_527.Mul(il_527), y_527.Mul(il_527), z_527.Mul(il_527), archsimd.LoadFloat64x8((t_527.s[p0_527:])), archsimd.LoadFloat64x8((t_527.def[p0_527:])), archsimd.LoadFloat64x8((t_527.sig[p0_527:])), archsimd.LoadFloat64x8((t_527.na[p0_527:])), archsimd.LoadFloat64x8((t_527.nb[p0_527:])), archsimd.LoadFloat64x8((t_527.nc[p0_527:]))
+			sr_518, t_518, ds_518, p0_518 := &k.ll.src[si], t, ds, p0
+			il_518 := archsimd.LoadFloat64x8Array((*[8]float64)((&sr_518.il)))
+			x_518, y_518, z_518 := archsimd.LoadFloat64x8((t_518.d[0][p0_518:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_518.inc[0])))), archsimd.LoadFloat64x8((t_518.d[1][p0_518:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_518.inc[1])))), archsimd.LoadFloat64x8((t_518.d[2][p0_518:])).Sub(archsimd.LoadFloat64x8Array((*[8]float64)((&sr_518.inc[2]))))
+			x_518.Mul(x_518).Add(y_518.Mul(y_518)).Add(z_518.Mul(z_518)).Store((ds_518[p0_518:]))
+			r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518, r7_0_518, r8_0_518 = x_518.Mul(il_518), y_518.Mul(il_518), z_518.Mul(il_518), archsimd.LoadFloat64x8((t_518.s[p0_518:])), archsimd.LoadFloat64x8((t_518.def[p0_518:])), archsimd.LoadFloat64x8((t_518.sig[p0_518:])), archsimd.LoadFloat64x8((t_518.na[p0_518:])), archsimd.LoadFloat64x8((t_518.nb[p0_518:])), archsimd.LoadFloat64x8((t_518.nc[p0_518:]))
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_527, r1_0_527, r2_0_527, r3_0_527, r4_0_527, r5_0_527, r6_0_527, r7_0_527, r8_0_527
-		var r0_0_528 archsimd.Mask64x8
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_518, r1_0_518, r2_0_518, r3_0_518, r4_0_518, r5_0_518, r6_0_518, r7_0_518, r8_0_518
+		var r0_0_519 archsimd.Mask64x8
 		{
-			r_528, qx_528, qy_528, qz_528 := r, qx, qy, qz
-			_ = r_528
-			_ = qx_528
-			_ = qy_528
-			_ = qz_528
-			r0_0_528 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
+			r_519, qx_519, qy_519, qz_519 := r, qx, qy, qz
+			_ = r_519
+			_ = qx_519
+			_ = qy_519
+			_ = qz_519
+			r0_0_519 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
 		}
-		skip := r0_0_528
+		skip := r0_0_519
 		for oi := range k.ll.orient {
 			var (
-				r0_0_529 archsimd.Float64x8
-				r1_0_529 archsimd.Float64x8
-				r2_0_529 archsimd.Float64x8
+				r0_0_520 archsimd.Float64x8
+				r1_0_520 archsimd.Float64x8
+				r2_0_520 archsimd.Float64x8
 			)
 			{
-				o_529, qx_529, qy_529, qz_529 := &k.ll.orient[oi], qx, qy, qz
-				h_529 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[0]))).Mul(qx_529).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[1]))).Mul(qy_529)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[2]))).Mul(qz_529))
-				kk_529 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[3]))).Mul(qx_529).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[4]))).Mul(qy_529)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[5]))).Mul(qz_529))
-				l_529 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[6]))).Mul(qx_529).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[7]))).Mul(qy_529)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_529[8]))).Mul(qz_529))
-				r0_0_529, r1_0_529, r2_0_529 = h_529, kk_529, l_529
+				o_520, qx_520, qy_520, qz_520 := &k.ll.orient[oi], qx, qy, qz
+				h_520 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[0]))).Mul(qx_520).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[1]))).Mul(qy_520)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[2]))).Mul(qz_520))
+				kk_520 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[3]))).Mul(qx_520).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[4]))).Mul(qy_520)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[5]))).Mul(qz_520))
+				l_520 := archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[6]))).Mul(qx_520).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[7]))).Mul(qy_520)).Add(archsimd.LoadFloat64x8Array((*[8]float64)((&o_520[8]))).Mul(qz_520))
+				r0_0_520, r1_0_520, r2_0_520 = h_520, kk_520, l_520
 			}
-			h, kk, l := r0_0_529, r1_0_529, r2_0_529
+			h, kk, l := r0_0_520, r1_0_520, r2_0_520
 			var (
-				r0_0_530 archsimd.Float64x8
-				r1_0_530 archsimd.Float64x8
-				r2_0_530 archsimd.Float64x8
-				r3_0_530 archsimd.Float64x8
-				r4_0_530 archsimd.Float64x8
-				r5_0_530 archsimd.Float64x8
-				r6_0_530 archsimd.Float64x8
-				r7_0_530 archsimd.Float64x8
-				r8_0_530 archsimd.Float64x8
+				r0_0_521 archsimd.Float64x8
+				r1_0_521 archsimd.Float64x8
+				r2_0_521 archsimd.Float64x8
+				r3_0_521 archsimd.Float64x8
+				r4_0_521 archsimd.Float64x8
+				r5_0_521 archsimd.Float64x8
+				r6_0_521 archsimd.Float64x8
+				r7_0_521 archsimd.Float64x8
+				r8_0_521 archsimd.Float64x8
 			)
 			{
-				r_530, h_530, kk_530, l_530, n_530 := r, h, kk, l, n
-				_ = n_530
+				r_521, h_521, kk_521, l_521, n_521 := r, h, kk, l, n
+				_ = n_521
 				var (
-					r0_0_124_530 archsimd.Float64x8
-					r1_0_124_530 archsimd.Float64x8
-					r2_0_124_530 archsimd.Float64x8
+					r0_0_124_521 archsimd.Float64x8
+					r1_0_124_521 archsimd.Float64x8
+					r2_0_124_521 archsimd.Float64x8
 				)
 				{
-					r_124_530, i_124_530, x_124_530 := r_530, 0, h_530
-					s_124_530, dx_124_530, dn_124_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-					if r_124_530.nmode[i_124_530] == nChebyshev {
+					r_124_521, i_124_521, x_124_521 := r_521, 0, h_521
+					s_124_521, dx_124_521, dn_124_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+					if r_124_521.nmode[i_124_521] == nChebyshev {
 						var (
-							r0_0_125_530 archsimd.Float64x8
-							r1_0_125_530 archsimd.Float64x8
-							r2_0_125_530 archsimd.Float64x8
+							r0_0_125_521 archsimd.Float64x8
+							r1_0_125_521 archsimd.Float64x8
+							r2_0_125_521 archsimd.Float64x8
 						)
 						{
-							r_125_530, x_125_530, n_125_530, nf_125_530 := r_124_530, x_124_530, r_124_530.nn[i_124_530], &r_124_530.nv[i_124_530]
-							magic_125_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_125_530 := x_125_530.Add(magic_125_530)
-							d_125_530 := x_125_530.Sub(t_125_530.Sub(magic_125_530))
-							f_125_530 := t_125_530.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_126_530 archsimd.Float64x8
+							r_125_521, x_125_521, n_125_521, nf_125_521 := r_124_521, x_124_521, r_124_521.nn[i_124_521], &r_124_521.nv[i_124_521]
+							magic_125_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_125_521 := x_125_521.Add(magic_125_521)
+							d_125_521 := x_125_521.Sub(t_125_521.Sub(magic_125_521))
+							f_125_521 := t_125_521.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_126_521 archsimd.Float64x8
 							{
-								d_126_530 := d_125_530
-								y_126_530 := d_126_530.Mul(d_126_530)
-								y2_126_530 := y_126_530.Mul(y_126_530)
-								y4_126_530 := y2_126_530.Mul(y2_126_530)
-								p0_126_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_126_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_126_530)).Mul(y2_126_530))
-								p1_126_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_126_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_126_530)).Mul(y2_126_530)).Mul(y4_126_530)
-								p2_126_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_126_530.Mul(y4_126_530))
-								r0_0_126_530 = p0_126_530.Add(p1_126_530).Add(p2_126_530)
+								d_126_521 := d_125_521
+								y_126_521 := d_126_521.Mul(d_126_521)
+								y2_126_521 := y_126_521.Mul(y_126_521)
+								y4_126_521 := y2_126_521.Mul(y2_126_521)
+								p0_126_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_126_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_126_521)).Mul(y2_126_521))
+								p1_126_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_126_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_126_521)).Mul(y2_126_521)).Mul(y4_126_521)
+								p2_126_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_126_521.Mul(y4_126_521))
+								r0_0_126_521 = p0_126_521.Add(p1_126_521).Add(p2_126_521)
 							}
-							cr_125_530 := r0_0_126_530
-							sign_125_530, one_125_530, pi_125_530 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_125_530.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							rs_125_530 := pi_125_530.Div(one_125_530.Sub(cr_125_530).Mul(one_125_530.Add(cr_125_530)).Sqrt().AsUint64x8().Or(d_125_530.AsUint64x8().Xor(f_125_530).And(sign_125_530)).AsFloat64x8())
-							c2_125_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_125_530.AsUint64x8().Xor(f_125_530).AsFloat64x8())
-							u0_125_530, u1_125_530 := one_125_530, c2_125_530
-							j_125_530 := 2
-							for ; j_125_530+1 < n_125_530; j_125_530 += 2 {
-								u0_125_530 = c2_125_530.Mul(u1_125_530).Sub(u0_125_530)
-								u1_125_530 = c2_125_530.Mul(u0_125_530).Sub(u1_125_530)
+							cr_125_521 := r0_0_126_521
+							sign_125_521, one_125_521, pi_125_521 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_125_521.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							rs_125_521 := pi_125_521.Div(one_125_521.Sub(cr_125_521).Mul(one_125_521.Add(cr_125_521)).Sqrt().AsUint64x8().Or(d_125_521.AsUint64x8().Xor(f_125_521).And(sign_125_521)).AsFloat64x8())
+							c2_125_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_125_521.AsUint64x8().Xor(f_125_521).AsFloat64x8())
+							u0_125_521, u1_125_521 := one_125_521, c2_125_521
+							j_125_521 := 2
+							for ; j_125_521+1 < n_125_521; j_125_521 += 2 {
+								u0_125_521 = c2_125_521.Mul(u1_125_521).Sub(u0_125_521)
+								u1_125_521 = c2_125_521.Mul(u0_125_521).Sub(u1_125_521)
 							}
-							if j_125_530 < n_125_530 {
-								u0_125_530, u1_125_530 = u1_125_530, c2_125_530.Mul(u1_125_530).Sub(u0_125_530)
+							if j_125_521 < n_125_521 {
+								u0_125_521, u1_125_521 = u1_125_521, c2_125_521.Mul(u1_125_521).Sub(u0_125_521)
 							}
-							cu_125_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_125_530).Mul(u1_125_530)
-							tn_125_530 := cu_125_530.Sub(u0_125_530)
-							dx_125_530 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_125_530)).Mul(tn_125_530).Sub(cu_125_530).Mul(rs_125_530)
-							dn_125_530 := d_125_530.Mul(tn_125_530).Mul(rs_125_530)
-							near_125_530 := d_125_530.Mul(d_125_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
-							if near_125_530.ToBits() != 0 {
+							cu_125_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_125_521).Mul(u1_125_521)
+							tn_125_521 := cu_125_521.Sub(u0_125_521)
+							dx_125_521 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_125_521)).Mul(tn_125_521).Sub(cu_125_521).Mul(rs_125_521)
+							dn_125_521 := d_125_521.Mul(tn_125_521).Mul(rs_125_521)
+							near_125_521 := d_125_521.Mul(d_125_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+							if near_125_521.ToBits() != 0 {
 								var (
-									r0_0_127_530 archsimd.Float64x8
-									r1_0_127_530 archsimd.Float64x8
+									r0_0_127_521 archsimd.Float64x8
+									r1_0_127_521 archsimd.Float64x8
 								)
 								{
-									r_127_530, d_127_530, c2_127_530, flip_127_530, tn_127_530, un_127_530, n_127_530 := r_125_530, d_125_530, c2_125_530, f_125_530, tn_125_530, u1_125_530, n_125_530
-									var r0_0_128_530 archsimd.Float64x8
+									r_127_521, d_127_521, c2_127_521, flip_127_521, tn_127_521, un_127_521, n_127_521 := r_125_521, d_125_521, c2_125_521, f_125_521, tn_125_521, u1_125_521, n_125_521
+									var r0_0_128_521 archsimd.Float64x8
 									{
-										d_128_530 := d_127_530
-										y_128_530 := d_128_530.Mul(d_128_530)
-										y2_128_530 := y_128_530.Mul(y_128_530)
-										y4_128_530 := y2_128_530.Mul(y2_128_530)
-										p0_128_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_128_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_128_530)).Mul(y2_128_530))
-										p1_128_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_128_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_128_530)).Mul(y2_128_530)).Mul(y4_128_530)
-										p2_128_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_128_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_128_530)).Mul(y4_128_530.Mul(y4_128_530))
-										r0_0_128_530 = d_128_530.Mul(p0_128_530.Add(p1_128_530).Add(p2_128_530))
+										d_128_521 := d_127_521
+										y_128_521 := d_128_521.Mul(d_128_521)
+										y2_128_521 := y_128_521.Mul(y_128_521)
+										y4_128_521 := y2_128_521.Mul(y2_128_521)
+										p0_128_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_128_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_128_521)).Mul(y2_128_521))
+										p1_128_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_128_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_128_521)).Mul(y2_128_521)).Mul(y4_128_521)
+										p2_128_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_128_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_128_521)).Mul(y4_128_521.Mul(y4_128_521))
+										r0_0_128_521 = d_128_521.Mul(p0_128_521.Add(p1_128_521).Add(p2_128_521))
 									}
-									s_127_530 := r0_0_128_530.AsUint64x8().Xor(flip_127_530).AsFloat64x8()
-									two_127_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-									u0_127_530, u1_127_530, p0_127_530, p1_127_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_127_530, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_127_530
-									for j_127_530 := 2; j_127_530 < n_127_530; j_127_530++ {
-										u0_127_530, u1_127_530, p0_127_530, p1_127_530 = u1_127_530, c2_127_530.Mul(u1_127_530).Sub(u0_127_530), p1_127_530, two_127_530.Mul(u1_127_530).Add(c2_127_530.Mul(p1_127_530)).Sub(p0_127_530)
+									s_127_521 := r0_0_128_521.AsUint64x8().Xor(flip_127_521).AsFloat64x8()
+									two_127_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+									u0_127_521, u1_127_521, p0_127_521, p1_127_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_127_521, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_127_521
+									for j_127_521 := 2; j_127_521 < n_127_521; j_127_521++ {
+										u0_127_521, u1_127_521, p0_127_521, p1_127_521 = u1_127_521, c2_127_521.Mul(u1_127_521).Sub(u0_127_521), p1_127_521, two_127_521.Mul(u1_127_521).Add(c2_127_521.Mul(p1_127_521)).Sub(p0_127_521)
 									}
-									dx_127_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_127_530).Mul(p1_127_530)
-									peak_127_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_127_530.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_127_530.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_127_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_127_530).Mul(tn_127_530).Div(s_127_530).Merge(peak_127_530, d_127_530.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-									r0_0_127_530, r1_0_127_530 = dx_127_530, dn_127_530
+									dx_127_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_127_521).Mul(p1_127_521)
+									peak_127_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_127_521.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_127_521.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_127_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_127_521).Mul(tn_127_521).Div(s_127_521).Merge(peak_127_521, d_127_521.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+									r0_0_127_521, r1_0_127_521 = dx_127_521, dn_127_521
 								}
-								px_125_530, pn_125_530 := r0_0_127_530, r1_0_127_530
-								dx_125_530, dn_125_530 = px_125_530.Merge(dx_125_530, near_125_530), pn_125_530.Merge(dn_125_530, near_125_530)
+								px_125_521, pn_125_521 := r0_0_127_521, r1_0_127_521
+								dx_125_521, dn_125_521 = px_125_521.Merge(dx_125_521, near_125_521), pn_125_521.Merge(dn_125_521, near_125_521)
 							}
-							r0_0_125_530, r1_0_125_530, r2_0_125_530 = u1_125_530, dx_125_530, dn_125_530
+							r0_0_125_521, r1_0_125_521, r2_0_125_521 = u1_125_521, dx_125_521, dn_125_521
 						}
-						s_124_530, dx_124_530, dn_124_530 = r0_0_125_530, r1_0_125_530, r2_0_125_530
-					} else if r_124_530.nmode[i_124_530] == nRatio {
+						s_124_521, dx_124_521, dn_124_521 = r0_0_125_521, r1_0_125_521, r2_0_125_521
+					} else if r_124_521.nmode[i_124_521] == nRatio {
 						var (
-							r0_0_129_530 archsimd.Float64x8
-							r1_0_129_530 archsimd.Float64x8
-							r2_0_129_530 archsimd.Float64x8
+							r0_0_129_521 archsimd.Float64x8
+							r1_0_129_521 archsimd.Float64x8
+							r2_0_129_521 archsimd.Float64x8
 						)
 						{
-							x_129_530, nv_129_530 := x_124_530, archsimd.LoadFloat64x8Array((*[8]float64)((&r_124_530.nv[i_124_530])))
-							magic_129_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_129_530 := x_129_530.Add(magic_129_530)
-							d_129_530 := x_129_530.Sub(t_129_530.Sub(magic_129_530))
+							x_129_521, nv_129_521 := x_124_521, archsimd.LoadFloat64x8Array((*[8]float64)((&r_124_521.nv[i_124_521])))
+							magic_129_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_129_521 := x_129_521.Add(magic_129_521)
+							d_129_521 := x_129_521.Sub(t_129_521.Sub(magic_129_521))
 							var (
-								r0_0_130_530 archsimd.Float64x8
-								r1_0_130_530 archsimd.Float64x8
+								r0_0_130_521 archsimd.Float64x8
+								r1_0_130_521 archsimd.Float64x8
 							)
 							{
-								x_130_530 := nv_129_530.Mul(d_129_530)
-								magic_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-								t_130_530 := x_130_530.Add(magic_130_530)
-								d_130_530 := x_130_530.Sub(t_130_530.Sub(magic_130_530))
-								var r0_0_20_130_530 archsimd.Float64x8
+								x_130_521 := nv_129_521.Mul(d_129_521)
+								magic_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+								t_130_521 := x_130_521.Add(magic_130_521)
+								d_130_521 := x_130_521.Sub(t_130_521.Sub(magic_130_521))
+								var r0_0_20_130_521 archsimd.Float64x8
 								{
-									d_20_130_530 := d_130_530
-									y_20_130_530 := d_20_130_530.Mul(d_20_130_530)
-									y2_20_130_530 := y_20_130_530.Mul(y_20_130_530)
-									y4_20_130_530 := y2_20_130_530.Mul(y2_20_130_530)
-									p0_20_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_130_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_130_530)).Mul(y2_20_130_530))
-									p1_20_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_130_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_130_530)).Mul(y2_20_130_530)).Mul(y4_20_130_530)
-									p2_20_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_130_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_130_530)).Mul(y4_20_130_530.Mul(y4_20_130_530))
-									r0_0_20_130_530 = d_20_130_530.Mul(p0_20_130_530.Add(p1_20_130_530).Add(p2_20_130_530))
+									d_20_130_521 := d_130_521
+									y_20_130_521 := d_20_130_521.Mul(d_20_130_521)
+									y2_20_130_521 := y_20_130_521.Mul(y_20_130_521)
+									y4_20_130_521 := y2_20_130_521.Mul(y2_20_130_521)
+									p0_20_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_130_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_130_521)).Mul(y2_20_130_521))
+									p1_20_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_130_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_130_521)).Mul(y2_20_130_521)).Mul(y4_20_130_521)
+									p2_20_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_130_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_130_521)).Mul(y4_20_130_521.Mul(y4_20_130_521))
+									r0_0_20_130_521 = d_20_130_521.Mul(p0_20_130_521.Add(p1_20_130_521).Add(p2_20_130_521))
 								}
-								var r0_0_21_130_530 archsimd.Float64x8
+								var r0_0_21_130_521 archsimd.Float64x8
 								{
-									c_21_130_530, t_21_130_530 := r0_0_20_130_530, t_130_530
-									r0_0_21_130_530 = c_21_130_530.AsUint64x8().Xor(t_21_130_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_21_130_521, t_21_130_521 := r0_0_20_130_521, t_130_521
+									r0_0_21_130_521 = c_21_130_521.AsUint64x8().Xor(t_21_130_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								var r0_0_22_130_530 archsimd.Float64x8
+								var r0_0_22_130_521 archsimd.Float64x8
 								{
-									d_22_130_530 := d_130_530
-									y_22_130_530 := d_22_130_530.Mul(d_22_130_530)
-									y2_22_130_530 := y_22_130_530.Mul(y_22_130_530)
-									y4_22_130_530 := y2_22_130_530.Mul(y2_22_130_530)
-									p0_22_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_130_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_130_530)).Mul(y2_22_130_530))
-									p1_22_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_130_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_130_530)).Mul(y2_22_130_530)).Mul(y4_22_130_530)
-									p2_22_130_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_130_530.Mul(y4_22_130_530))
-									r0_0_22_130_530 = p0_22_130_530.Add(p1_22_130_530).Add(p2_22_130_530)
+									d_22_130_521 := d_130_521
+									y_22_130_521 := d_22_130_521.Mul(d_22_130_521)
+									y2_22_130_521 := y_22_130_521.Mul(y_22_130_521)
+									y4_22_130_521 := y2_22_130_521.Mul(y2_22_130_521)
+									p0_22_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_130_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_130_521)).Mul(y2_22_130_521))
+									p1_22_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_130_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_130_521)).Mul(y2_22_130_521)).Mul(y4_22_130_521)
+									p2_22_130_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_130_521.Mul(y4_22_130_521))
+									r0_0_22_130_521 = p0_22_130_521.Add(p1_22_130_521).Add(p2_22_130_521)
 								}
-								var r0_0_23_130_530 archsimd.Float64x8
+								var r0_0_23_130_521 archsimd.Float64x8
 								{
-									c_23_130_530, t_23_130_530 := r0_0_22_130_530, t_130_530
-									r0_0_23_130_530 = c_23_130_530.AsUint64x8().Xor(t_23_130_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_23_130_521, t_23_130_521 := r0_0_22_130_521, t_130_521
+									r0_0_23_130_521 = c_23_130_521.AsUint64x8().Xor(t_23_130_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								s_130_530, c_130_530 := r0_0_21_130_530, r0_0_23_130_530
-								r0_0_130_530, r1_0_130_530 = s_130_530, c_130_530
+								s_130_521, c_130_521 := r0_0_21_130_521, r0_0_23_130_521
+								r0_0_130_521, r1_0_130_521 = s_130_521, c_130_521
 							}
-							sn_129_530, cn_129_530 := r0_0_130_530, r1_0_130_530
-							var r0_0_131_530 archsimd.Float64x8
+							sn_129_521, cn_129_521 := r0_0_130_521, r1_0_130_521
+							var r0_0_131_521 archsimd.Float64x8
 							{
-								d_131_530 := d_129_530
-								y_131_530 := d_131_530.Mul(d_131_530)
-								y2_131_530 := y_131_530.Mul(y_131_530)
-								y4_131_530 := y2_131_530.Mul(y2_131_530)
-								p0_131_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_131_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_131_530)).Mul(y2_131_530))
-								p1_131_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_131_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_131_530)).Mul(y2_131_530)).Mul(y4_131_530)
-								p2_131_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_131_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_131_530)).Mul(y4_131_530.Mul(y4_131_530))
-								r0_0_131_530 = d_131_530.Mul(p0_131_530.Add(p1_131_530).Add(p2_131_530))
+								d_131_521 := d_129_521
+								y_131_521 := d_131_521.Mul(d_131_521)
+								y2_131_521 := y_131_521.Mul(y_131_521)
+								y4_131_521 := y2_131_521.Mul(y2_131_521)
+								p0_131_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_131_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_131_521)).Mul(y2_131_521))
+								p1_131_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_131_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_131_521)).Mul(y2_131_521)).Mul(y4_131_521)
+								p2_131_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_131_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_131_521)).Mul(y4_131_521.Mul(y4_131_521))
+								r0_0_131_521 = d_131_521.Mul(p0_131_521.Add(p1_131_521).Add(p2_131_521))
 							}
-							var r0_0_132_530 archsimd.Float64x8
+							var r0_0_132_521 archsimd.Float64x8
 							{
-								d_132_530 := d_129_530
-								y_132_530 := d_132_530.Mul(d_132_530)
-								y2_132_530 := y_132_530.Mul(y_132_530)
-								y4_132_530 := y2_132_530.Mul(y2_132_530)
-								p0_132_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_132_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_132_530)).Mul(y2_132_530))
-								p1_132_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_132_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_132_530)).Mul(y2_132_530)).Mul(y4_132_530)
-								p2_132_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_132_530.Mul(y4_132_530))
-								r0_0_132_530 = p0_132_530.Add(p1_132_530).Add(p2_132_530)
+								d_132_521 := d_129_521
+								y_132_521 := d_132_521.Mul(d_132_521)
+								y2_132_521 := y_132_521.Mul(y_132_521)
+								y4_132_521 := y2_132_521.Mul(y2_132_521)
+								p0_132_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_132_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_132_521)).Mul(y2_132_521))
+								p1_132_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_132_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_132_521)).Mul(y2_132_521)).Mul(y4_132_521)
+								p2_132_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_132_521.Mul(y4_132_521))
+								r0_0_132_521 = p0_132_521.Add(p1_132_521).Add(p2_132_521)
 							}
-							s1_129_530, c1_129_530 := r0_0_131_530, r0_0_132_530
-							pi_129_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							at_129_530 := d_129_530.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
-							s_129_530 := nv_129_530.Merge(sn_129_530.Div(s1_129_530), at_129_530)
-							pd_129_530 := pi_129_530.Mul(d_129_530)
-							npd_129_530 := nv_129_530.Mul(pd_129_530)
-							dx_129_530 := pi_129_530.Mul(nv_129_530.Mul(cn_129_530).Mul(s1_129_530).Sub(sn_129_530.Mul(c1_129_530))).Div(s1_129_530.Mul(s1_129_530))
-							var r0_0_133_530 archsimd.Float64x8
+							s1_129_521, c1_129_521 := r0_0_131_521, r0_0_132_521
+							pi_129_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							at_129_521 := d_129_521.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
+							s_129_521 := nv_129_521.Merge(sn_129_521.Div(s1_129_521), at_129_521)
+							pd_129_521 := pi_129_521.Mul(d_129_521)
+							npd_129_521 := nv_129_521.Mul(pd_129_521)
+							dx_129_521 := pi_129_521.Mul(nv_129_521.Mul(cn_129_521).Mul(s1_129_521).Sub(sn_129_521.Mul(c1_129_521))).Div(s1_129_521.Mul(s1_129_521))
+							var r0_0_133_521 archsimd.Float64x8
 							{
-								n_133_530, x_133_530 := nv_129_530, pd_129_530
-								n2_133_530 := n_133_530.Mul(n_133_530)
-								a_133_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_133_530.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_133_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
-								b_133_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_133_530).Mul(n2_133_530).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_133_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_133_530).Mul(x_133_530).Mul(x_133_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
-								r0_0_133_530 = n_133_530.Mul(a_133_530.Add(b_133_530))
+								n_133_521, x_133_521 := nv_129_521, pd_129_521
+								n2_133_521 := n_133_521.Mul(n_133_521)
+								a_133_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_133_521.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_133_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
+								b_133_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_133_521).Mul(n2_133_521).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_133_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_133_521).Mul(x_133_521).Mul(x_133_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
+								r0_0_133_521 = n_133_521.Mul(a_133_521.Add(b_133_521))
 							}
-							dx_129_530 = pi_129_530.Mul(r0_0_133_530).Merge(dx_129_530, npd_129_530.Mul(npd_129_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
-							dx_129_530 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_129_530, at_129_530)
-							dn_129_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_129_530.Mul(cn_129_530).Div(s1_129_530), at_129_530)
-							r0_0_129_530, r1_0_129_530, r2_0_129_530 = s_129_530, dx_129_530, dn_129_530
+							dx_129_521 = pi_129_521.Mul(r0_0_133_521).Merge(dx_129_521, npd_129_521.Mul(npd_129_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
+							dx_129_521 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_129_521, at_129_521)
+							dn_129_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_129_521.Mul(cn_129_521).Div(s1_129_521), at_129_521)
+							r0_0_129_521, r1_0_129_521, r2_0_129_521 = s_129_521, dx_129_521, dn_129_521
 						}
-						s_124_530, dx_124_530, dn_124_530 = r0_0_129_530, r1_0_129_530, r2_0_129_530
+						s_124_521, dx_124_521, dn_124_521 = r0_0_129_521, r1_0_129_521, r2_0_129_521
 					}
-					r0_0_124_530, r1_0_124_530, r2_0_124_530 = s_124_530, dx_124_530, dn_124_530
+					r0_0_124_521, r1_0_124_521, r2_0_124_521 = s_124_521, dx_124_521, dn_124_521
 				}
-				sa_530, ha_530, na_530 := r0_0_124_530, r1_0_124_530, r2_0_124_530
+				sa_521, ha_521, na_521 := r0_0_124_521, r1_0_124_521, r2_0_124_521
 				var (
-					r0_0_134_530 archsimd.Float64x8
-					r1_0_134_530 archsimd.Float64x8
-					r2_0_134_530 archsimd.Float64x8
+					r0_0_134_521 archsimd.Float64x8
+					r1_0_134_521 archsimd.Float64x8
+					r2_0_134_521 archsimd.Float64x8
 				)
 				{
-					r_134_530, i_134_530, x_134_530 := r_530, 1, kk_530
-					s_134_530, dx_134_530, dn_134_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-					if r_134_530.nmode[i_134_530] == nChebyshev {
+					r_134_521, i_134_521, x_134_521 := r_521, 1, kk_521
+					s_134_521, dx_134_521, dn_134_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+					if r_134_521.nmode[i_134_521] == nChebyshev {
 						var (
-							r0_0_135_530 archsimd.Float64x8
-							r1_0_135_530 archsimd.Float64x8
-							r2_0_135_530 archsimd.Float64x8
+							r0_0_135_521 archsimd.Float64x8
+							r1_0_135_521 archsimd.Float64x8
+							r2_0_135_521 archsimd.Float64x8
 						)
 						{
-							r_135_530, x_135_530, n_135_530, nf_135_530 := r_134_530, x_134_530, r_134_530.nn[i_134_530], &r_134_530.nv[i_134_530]
-							magic_135_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_135_530 := x_135_530.Add(magic_135_530)
-							d_135_530 := x_135_530.Sub(t_135_530.Sub(magic_135_530))
-							f_135_530 := t_135_530.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_136_530 archsimd.Float64x8
+							r_135_521, x_135_521, n_135_521, nf_135_521 := r_134_521, x_134_521, r_134_521.nn[i_134_521], &r_134_521.nv[i_134_521]
+							magic_135_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_135_521 := x_135_521.Add(magic_135_521)
+							d_135_521 := x_135_521.Sub(t_135_521.Sub(magic_135_521))
+							f_135_521 := t_135_521.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_136_521 archsimd.Float64x8
 							{
-								d_136_530 := d_135_530
-								y_136_530 := d_136_530.Mul(d_136_530)
-								y2_136_530 := y_136_530.Mul(y_136_530)
-								y4_136_530 := y2_136_530.Mul(y2_136_530)
-								p0_136_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_136_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_136_530)).Mul(y2_136_530))
-								p1_136_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_136_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_136_530)).Mul(y2_136_530)).Mul(y4_136_530)
-								p2_136_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_136_530.Mul(y4_136_530))
-								r0_0_136_530 = p0_136_530.Add(p1_136_530).Add(p2_136_530)
+								d_136_521 := d_135_521
+								y_136_521 := d_136_521.Mul(d_136_521)
+								y2_136_521 := y_136_521.Mul(y_136_521)
+								y4_136_521 := y2_136_521.Mul(y2_136_521)
+								p0_136_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_136_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_136_521)).Mul(y2_136_521))
+								p1_136_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_136_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_136_521)).Mul(y2_136_521)).Mul(y4_136_521)
+								p2_136_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_136_521.Mul(y4_136_521))
+								r0_0_136_521 = p0_136_521.Add(p1_136_521).Add(p2_136_521)
 							}
-							cr_135_530 := r0_0_136_530
-							sign_135_530, one_135_530, pi_135_530 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_135_530.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							rs_135_530 := pi_135_530.Div(one_135_530.Sub(cr_135_530).Mul(one_135_530.Add(cr_135_530)).Sqrt().AsUint64x8().Or(d_135_530.AsUint64x8().Xor(f_135_530).And(sign_135_530)).AsFloat64x8())
-							c2_135_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_135_530.AsUint64x8().Xor(f_135_530).AsFloat64x8())
-							u0_135_530, u1_135_530 := one_135_530, c2_135_530
-							j_135_530 := 2
-							for ; j_135_530+1 < n_135_530; j_135_530 += 2 {
-								u0_135_530 = c2_135_530.Mul(u1_135_530).Sub(u0_135_530)
-								u1_135_530 = c2_135_530.Mul(u0_135_530).Sub(u1_135_530)
+							cr_135_521 := r0_0_136_521
+							sign_135_521, one_135_521, pi_135_521 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_135_521.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							rs_135_521 := pi_135_521.Div(one_135_521.Sub(cr_135_521).Mul(one_135_521.Add(cr_135_521)).Sqrt().AsUint64x8().Or(d_135_521.AsUint64x8().Xor(f_135_521).And(sign_135_521)).AsFloat64x8())
+							c2_135_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_135_521.AsUint64x8().Xor(f_135_521).AsFloat64x8())
+							u0_135_521, u1_135_521 := one_135_521, c2_135_521
+							j_135_521 := 2
+							for ; j_135_521+1 < n_135_521; j_135_521 += 2 {
+								u0_135_521 = c2_135_521.Mul(u1_135_521).Sub(u0_135_521)
+								u1_135_521 = c2_135_521.Mul(u0_135_521).Sub(u1_135_521)
 							}
-							if j_135_530 < n_135_530 {
-								u0_135_530, u1_135_530 = u1_135_530, c2_135_530.Mul(u1_135_530).Sub(u0_135_530)
+							if j_135_521 < n_135_521 {
+								u0_135_521, u1_135_521 = u1_135_521, c2_135_521.Mul(u1_135_521).Sub(u0_135_521)
 							}
-							cu_135_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_135_530).Mul(u1_135_530)
-							tn_135_530 := cu_135_530.Sub(u0_135_530)
-							dx_135_530 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_135_530)).Mul(tn_135_530).Sub(cu_135_530).Mul(rs_135_530)
-							dn_135_530 := d_135_530.Mul(tn_135_530).Mul(rs_135_530)
-							near_135_530 := d_135_530.Mul(d_135_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
-							if near_135_530.ToBits() != 0 {
+							cu_135_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_135_521).Mul(u1_135_521)
+							tn_135_521 := cu_135_521.Sub(u0_135_521)
+							dx_135_521 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_135_521)).Mul(tn_135_521).Sub(cu_135_521).Mul(rs_135_521)
+							dn_135_521 := d_135_521.Mul(tn_135_521).Mul(rs_135_521)
+							near_135_521 := d_135_521.Mul(d_135_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+							if near_135_521.ToBits() != 0 {
 								var (
-									r0_0_137_530 archsimd.Float64x8
-									r1_0_137_530 archsimd.Float64x8
+									r0_0_137_521 archsimd.Float64x8
+									r1_0_137_521 archsimd.Float64x8
 								)
 								{
-									r_137_530, d_137_530, c2_137_530, flip_137_530, tn_137_530, un_137_530, n_137_530 := r_135_530, d_135_530, c2_135_530, f_135_530, tn_135_530, u1_135_530, n_135_530
-									var r0_0_138_530 archsimd.Float64x8
+									r_137_521, d_137_521, c2_137_521, flip_137_521, tn_137_521, un_137_521, n_137_521 := r_135_521, d_135_521, c2_135_521, f_135_521, tn_135_521, u1_135_521, n_135_521
+									var r0_0_138_521 archsimd.Float64x8
 									{
-										d_138_530 := d_137_530
-										y_138_530 := d_138_530.Mul(d_138_530)
-										y2_138_530 := y_138_530.Mul(y_138_530)
-										y4_138_530 := y2_138_530.Mul(y2_138_530)
-										p0_138_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_138_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_138_530)).Mul(y2_138_530))
-										p1_138_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_138_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_138_530)).Mul(y2_138_530)).Mul(y4_138_530)
-										p2_138_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_138_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_138_530)).Mul(y4_138_530.Mul(y4_138_530))
-										r0_0_138_530 = d_138_530.Mul(p0_138_530.Add(p1_138_530).Add(p2_138_530))
+										d_138_521 := d_137_521
+										y_138_521 := d_138_521.Mul(d_138_521)
+										y2_138_521 := y_138_521.Mul(y_138_521)
+										y4_138_521 := y2_138_521.Mul(y2_138_521)
+										p0_138_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_138_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_138_521)).Mul(y2_138_521))
+										p1_138_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_138_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_138_521)).Mul(y2_138_521)).Mul(y4_138_521)
+										p2_138_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_138_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_138_521)).Mul(y4_138_521.Mul(y4_138_521))
+										r0_0_138_521 = d_138_521.Mul(p0_138_521.Add(p1_138_521).Add(p2_138_521))
 									}
-									s_137_530 := r0_0_138_530.AsUint64x8().Xor(flip_137_530).AsFloat64x8()
-									two_137_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-									u0_137_530, u1_137_530, p0_137_530, p1_137_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_137_530, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_137_530
-									for j_137_530 := 2; j_137_530 < n_137_530; j_137_530++ {
-										u0_137_530, u1_137_530, p0_137_530, p1_137_530 = u1_137_530, c2_137_530.Mul(u1_137_530).Sub(u0_137_530), p1_137_530, two_137_530.Mul(u1_137_530).Add(c2_137_530.Mul(p1_137_530)).Sub(p0_137_530)
+									s_137_521 := r0_0_138_521.AsUint64x8().Xor(flip_137_521).AsFloat64x8()
+									two_137_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+									u0_137_521, u1_137_521, p0_137_521, p1_137_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_137_521, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_137_521
+									for j_137_521 := 2; j_137_521 < n_137_521; j_137_521++ {
+										u0_137_521, u1_137_521, p0_137_521, p1_137_521 = u1_137_521, c2_137_521.Mul(u1_137_521).Sub(u0_137_521), p1_137_521, two_137_521.Mul(u1_137_521).Add(c2_137_521.Mul(p1_137_521)).Sub(p0_137_521)
 									}
-									dx_137_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_137_530).Mul(p1_137_530)
-									peak_137_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_137_530.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_137_530.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_137_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_137_530).Mul(tn_137_530).Div(s_137_530).Merge(peak_137_530, d_137_530.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-									r0_0_137_530, r1_0_137_530 = dx_137_530, dn_137_530
+									dx_137_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_137_521).Mul(p1_137_521)
+									peak_137_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_137_521.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_137_521.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_137_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_137_521).Mul(tn_137_521).Div(s_137_521).Merge(peak_137_521, d_137_521.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+									r0_0_137_521, r1_0_137_521 = dx_137_521, dn_137_521
 								}
-								px_135_530, pn_135_530 := r0_0_137_530, r1_0_137_530
-								dx_135_530, dn_135_530 = px_135_530.Merge(dx_135_530, near_135_530), pn_135_530.Merge(dn_135_530, near_135_530)
+								px_135_521, pn_135_521 := r0_0_137_521, r1_0_137_521
+								dx_135_521, dn_135_521 = px_135_521.Merge(dx_135_521, near_135_521), pn_135_521.Merge(dn_135_521, near_135_521)
 							}
-							r0_0_135_530, r1_0_135_530, r2_0_135_530 = u1_135_530, dx_135_530, dn_135_530
+							r0_0_135_521, r1_0_135_521, r2_0_135_521 = u1_135_521, dx_135_521, dn_135_521
 						}
-						s_134_530, dx_134_530, dn_134_530 = r0_0_135_530, r1_0_135_530, r2_0_135_530
-					} else if r_134_530.nmode[i_134_530] == nRatio {
+						s_134_521, dx_134_521, dn_134_521 = r0_0_135_521, r1_0_135_521, r2_0_135_521
+					} else if r_134_521.nmode[i_134_521] == nRatio {
 						var (
-							r0_0_139_530 archsimd.Float64x8
-							r1_0_139_530 archsimd.Float64x8
-							r2_0_139_530 archsimd.Float64x8
+							r0_0_139_521 archsimd.Float64x8
+							r1_0_139_521 archsimd.Float64x8
+							r2_0_139_521 archsimd.Float64x8
 						)
 						{
-							x_139_530, nv_139_530 := x_134_530, archsimd.LoadFloat64x8Array((*[8]float64)((&r_134_530.nv[i_134_530])))
-							magic_139_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_139_530 := x_139_530.Add(magic_139_530)
-							d_139_530 := x_139_530.Sub(t_139_530.Sub(magic_139_530))
+							x_139_521, nv_139_521 := x_134_521, archsimd.LoadFloat64x8Array((*[8]float64)((&r_134_521.nv[i_134_521])))
+							magic_139_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_139_521 := x_139_521.Add(magic_139_521)
+							d_139_521 := x_139_521.Sub(t_139_521.Sub(magic_139_521))
 							var (
-								r0_0_140_530 archsimd.Float64x8
-								r1_0_140_530 archsimd.Float64x8
+								r0_0_140_521 archsimd.Float64x8
+								r1_0_140_521 archsimd.Float64x8
 							)
 							{
-								x_140_530 := nv_139_530.Mul(d_139_530)
-								magic_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-								t_140_530 := x_140_530.Add(magic_140_530)
-								d_140_530 := x_140_530.Sub(t_140_530.Sub(magic_140_530))
-								var r0_0_20_140_530 archsimd.Float64x8
+								x_140_521 := nv_139_521.Mul(d_139_521)
+								magic_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+								t_140_521 := x_140_521.Add(magic_140_521)
+								d_140_521 := x_140_521.Sub(t_140_521.Sub(magic_140_521))
+								var r0_0_20_140_521 archsimd.Float64x8
 								{
-									d_20_140_530 := d_140_530
-									y_20_140_530 := d_20_140_530.Mul(d_20_140_530)
-									y2_20_140_530 := y_20_140_530.Mul(y_20_140_530)
-									y4_20_140_530 := y2_20_140_530.Mul(y2_20_140_530)
-									p0_20_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_140_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_140_530)).Mul(y2_20_140_530))
-									p1_20_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_140_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_140_530)).Mul(y2_20_140_530)).Mul(y4_20_140_530)
-									p2_20_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_140_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_140_530)).Mul(y4_20_140_530.Mul(y4_20_140_530))
-									r0_0_20_140_530 = d_20_140_530.Mul(p0_20_140_530.Add(p1_20_140_530).Add(p2_20_140_530))
+									d_20_140_521 := d_140_521
+									y_20_140_521 := d_20_140_521.Mul(d_20_140_521)
+									y2_20_140_521 := y_20_140_521.Mul(y_20_140_521)
+									y4_20_140_521 := y2_20_140_521.Mul(y2_20_140_521)
+									p0_20_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_140_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_140_521)).Mul(y2_20_140_521))
+									p1_20_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_140_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_140_521)).Mul(y2_20_140_521)).Mul(y4_20_140_521)
+									p2_20_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_140_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_140_521)).Mul(y4_20_140_521.Mul(y4_20_140_521))
+									r0_0_20_140_521 = d_20_140_521.Mul(p0_20_140_521.Add(p1_20_140_521).Add(p2_20_140_521))
 								}
-								var r0_0_21_140_530 archsimd.Float64x8
+								var r0_0_21_140_521 archsimd.Float64x8
 								{
-									c_21_140_530, t_21_140_530 := r0_0_20_140_530, t_140_530
-									r0_0_21_140_530 = c_21_140_530.AsUint64x8().Xor(t_21_140_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_21_140_521, t_21_140_521 := r0_0_20_140_521, t_140_521
+									r0_0_21_140_521 = c_21_140_521.AsUint64x8().Xor(t_21_140_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								var r0_0_22_140_530 archsimd.Float64x8
+								var r0_0_22_140_521 archsimd.Float64x8
 								{
-									d_22_140_530 := d_140_530
-									y_22_140_530 := d_22_140_530.Mul(d_22_140_530)
-									y2_22_140_530 := y_22_140_530.Mul(y_22_140_530)
-									y4_22_140_530 := y2_22_140_530.Mul(y2_22_140_530)
-									p0_22_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_140_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_140_530)).Mul(y2_22_140_530))
-									p1_22_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_140_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_140_530)).Mul(y2_22_140_530)).Mul(y4_22_140_530)
-									p2_22_140_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_140_530.Mul(y4_22_140_530))
-									r0_0_22_140_530 = p0_22_140_530.Add(p1_22_140_530).Add(p2_22_140_530)
+									d_22_140_521 := d_140_521
+									y_22_140_521 := d_22_140_521.Mul(d_22_140_521)
+									y2_22_140_521 := y_22_140_521.Mul(y_22_140_521)
+									y4_22_140_521 := y2_22_140_521.Mul(y2_22_140_521)
+									p0_22_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_140_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_140_521)).Mul(y2_22_140_521))
+									p1_22_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_140_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_140_521)).Mul(y2_22_140_521)).Mul(y4_22_140_521)
+									p2_22_140_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_140_521.Mul(y4_22_140_521))
+									r0_0_22_140_521 = p0_22_140_521.Add(p1_22_140_521).Add(p2_22_140_521)
 								}
-								var r0_0_23_140_530 archsimd.Float64x8
+								var r0_0_23_140_521 archsimd.Float64x8
 								{
-									c_23_140_530, t_23_140_530 := r0_0_22_140_530, t_140_530
-									r0_0_23_140_530 = c_23_140_530.AsUint64x8().Xor(t_23_140_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_23_140_521, t_23_140_521 := r0_0_22_140_521, t_140_521
+									r0_0_23_140_521 = c_23_140_521.AsUint64x8().Xor(t_23_140_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								s_140_530, c_140_530 := r0_0_21_140_530, r0_0_23_140_530
-								r0_0_140_530, r1_0_140_530 = s_140_530, c_140_530
+								s_140_521, c_140_521 := r0_0_21_140_521, r0_0_23_140_521
+								r0_0_140_521, r1_0_140_521 = s_140_521, c_140_521
 							}
-							sn_139_530, cn_139_530 := r0_0_140_530, r1_0_140_530
-							var r0_0_141_530 archsimd.Float64x8
+							sn_139_521, cn_139_521 := r0_0_140_521, r1_0_140_521
+							var r0_0_141_521 archsimd.Float64x8
 							{
-								d_141_530 := d_139_530
-								y_141_530 := d_141_530.Mul(d_141_530)
-								y2_141_530 := y_141_530.Mul(y_141_530)
-								y4_141_530 := y2_141_530.Mul(y2_141_530)
-								p0_141_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_141_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_141_530)).Mul(y2_141_530))
-								p1_141_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_141_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_141_530)).Mul(y2_141_530)).Mul(y4_141_530)
-								p2_141_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_141_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_141_530)).Mul(y4_141_530.Mul(y4_141_530))
-								r0_0_141_530 = d_141_530.Mul(p0_141_530.Add(p1_141_530).Add(p2_141_530))
+								d_141_521 := d_139_521
+								y_141_521 := d_141_521.Mul(d_141_521)
+								y2_141_521 := y_141_521.Mul(y_141_521)
+								y4_141_521 := y2_141_521.Mul(y2_141_521)
+								p0_141_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_141_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_141_521)).Mul(y2_141_521))
+								p1_141_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_141_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_141_521)).Mul(y2_141_521)).Mul(y4_141_521)
+								p2_141_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_141_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_141_521)).Mul(y4_141_521.Mul(y4_141_521))
+								r0_0_141_521 = d_141_521.Mul(p0_141_521.Add(p1_141_521).Add(p2_141_521))
 							}
-							var r0_0_142_530 archsimd.Float64x8
+							var r0_0_142_521 archsimd.Float64x8
 							{
-								d_142_530 := d_139_530
-								y_142_530 := d_142_530.Mul(d_142_530)
-								y2_142_530 := y_142_530.Mul(y_142_530)
-								y4_142_530 := y2_142_530.Mul(y2_142_530)
-								p0_142_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_142_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_142_530)).Mul(y2_142_530))
-								p1_142_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_142_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_142_530)).Mul(y2_142_530)).Mul(y4_142_530)
-								p2_142_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_142_530.Mul(y4_142_530))
-								r0_0_142_530 = p0_142_530.Add(p1_142_530).Add(p2_142_530)
+								d_142_521 := d_139_521
+								y_142_521 := d_142_521.Mul(d_142_521)
+								y2_142_521 := y_142_521.Mul(y_142_521)
+								y4_142_521 := y2_142_521.Mul(y2_142_521)
+								p0_142_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_142_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_142_521)).Mul(y2_142_521))
+								p1_142_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_142_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_142_521)).Mul(y2_142_521)).Mul(y4_142_521)
+								p2_142_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_142_521.Mul(y4_142_521))
+								r0_0_142_521 = p0_142_521.Add(p1_142_521).Add(p2_142_521)
 							}
-							s1_139_530, c1_139_530 := r0_0_141_530, r0_0_142_530
-							pi_139_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							at_139_530 := d_139_530.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
-							s_139_530 := nv_139_530.Merge(sn_139_530.Div(s1_139_530), at_139_530)
-							pd_139_530 := pi_139_530.Mul(d_139_530)
-							npd_139_530 := nv_139_530.Mul(pd_139_530)
-							dx_139_530 := pi_139_530.Mul(nv_139_530.Mul(cn_139_530).Mul(s1_139_530).Sub(sn_139_530.Mul(c1_139_530))).Div(s1_139_530.Mul(s1_139_530))
-							var r0_0_143_530 archsimd.Float64x8
+							s1_139_521, c1_139_521 := r0_0_141_521, r0_0_142_521
+							pi_139_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							at_139_521 := d_139_521.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
+							s_139_521 := nv_139_521.Merge(sn_139_521.Div(s1_139_521), at_139_521)
+							pd_139_521 := pi_139_521.Mul(d_139_521)
+							npd_139_521 := nv_139_521.Mul(pd_139_521)
+							dx_139_521 := pi_139_521.Mul(nv_139_521.Mul(cn_139_521).Mul(s1_139_521).Sub(sn_139_521.Mul(c1_139_521))).Div(s1_139_521.Mul(s1_139_521))
+							var r0_0_143_521 archsimd.Float64x8
 							{
-								n_143_530, x_143_530 := nv_139_530, pd_139_530
-								n2_143_530 := n_143_530.Mul(n_143_530)
-								a_143_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_143_530.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_143_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
-								b_143_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_143_530).Mul(n2_143_530).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_143_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_143_530).Mul(x_143_530).Mul(x_143_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
-								r0_0_143_530 = n_143_530.Mul(a_143_530.Add(b_143_530))
+								n_143_521, x_143_521 := nv_139_521, pd_139_521
+								n2_143_521 := n_143_521.Mul(n_143_521)
+								a_143_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_143_521.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_143_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
+								b_143_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_143_521).Mul(n2_143_521).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_143_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_143_521).Mul(x_143_521).Mul(x_143_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
+								r0_0_143_521 = n_143_521.Mul(a_143_521.Add(b_143_521))
 							}
-							dx_139_530 = pi_139_530.Mul(r0_0_143_530).Merge(dx_139_530, npd_139_530.Mul(npd_139_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
-							dx_139_530 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_139_530, at_139_530)
-							dn_139_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_139_530.Mul(cn_139_530).Div(s1_139_530), at_139_530)
-							r0_0_139_530, r1_0_139_530, r2_0_139_530 = s_139_530, dx_139_530, dn_139_530
+							dx_139_521 = pi_139_521.Mul(r0_0_143_521).Merge(dx_139_521, npd_139_521.Mul(npd_139_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
+							dx_139_521 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_139_521, at_139_521)
+							dn_139_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_139_521.Mul(cn_139_521).Div(s1_139_521), at_139_521)
+							r0_0_139_521, r1_0_139_521, r2_0_139_521 = s_139_521, dx_139_521, dn_139_521
 						}
-						s_134_530, dx_134_530, dn_134_530 = r0_0_139_530, r1_0_139_530, r2_0_139_530
+						s_134_521, dx_134_521, dn_134_521 = r0_0_139_521, r1_0_139_521, r2_0_139_521
 					}
-					r0_0_134_530, r1_0_134_530, r2_0_134_530 = s_134_530, dx_134_530, dn_134_530
+					r0_0_134_521, r1_0_134_521, r2_0_134_521 = s_134_521, dx_134_521, dn_134_521
 				}
-				sb_530, hb_530, nb_530 := r0_0_134_530, r1_0_134_530, r2_0_134_530
+				sb_521, hb_521, nb_521 := r0_0_134_521, r1_0_134_521, r2_0_134_521
 				var (
-					r0_0_144_530 archsimd.Float64x8
-					r1_0_144_530 archsimd.Float64x8
-					r2_0_144_530 archsimd.Float64x8
+					r0_0_144_521 archsimd.Float64x8
+					r1_0_144_521 archsimd.Float64x8
+					r2_0_144_521 archsimd.Float64x8
 				)
 				{
-					r_144_530, i_144_530, x_144_530 := r_530, 2, l_530
-					s_144_530, dx_144_530, dn_144_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-					if r_144_530.nmode[i_144_530] == nChebyshev {
+					r_144_521, i_144_521, x_144_521 := r_521, 2, l_521
+					s_144_521, dx_144_521, dn_144_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+					if r_144_521.nmode[i_144_521] == nChebyshev {
 						var (
-							r0_0_145_530 archsimd.Float64x8
-							r1_0_145_530 archsimd.Float64x8
-							r2_0_145_530 archsimd.Float64x8
+							r0_0_145_521 archsimd.Float64x8
+							r1_0_145_521 archsimd.Float64x8
+							r2_0_145_521 archsimd.Float64x8
 						)
 						{
-							r_145_530, x_145_530, n_145_530, nf_145_530 := r_144_530, x_144_530, r_144_530.nn[i_144_530], &r_144_530.nv[i_144_530]
-							magic_145_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_145_530 := x_145_530.Add(magic_145_530)
-							d_145_530 := x_145_530.Sub(t_145_530.Sub(magic_145_530))
-							f_145_530 := t_145_530.AsUint64x8().ShiftAllLeft(63)
-							var r0_0_146_530 archsimd.Float64x8
+							r_145_521, x_145_521, n_145_521, nf_145_521 := r_144_521, x_144_521, r_144_521.nn[i_144_521], &r_144_521.nv[i_144_521]
+							magic_145_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_145_521 := x_145_521.Add(magic_145_521)
+							d_145_521 := x_145_521.Sub(t_145_521.Sub(magic_145_521))
+							f_145_521 := t_145_521.AsUint64x8().ShiftAllLeft(63)
+							var r0_0_146_521 archsimd.Float64x8
 							{
-								d_146_530 := d_145_530
-								y_146_530 := d_146_530.Mul(d_146_530)
-								y2_146_530 := y_146_530.Mul(y_146_530)
-								y4_146_530 := y2_146_530.Mul(y2_146_530)
-								p0_146_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_146_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_146_530)).Mul(y2_146_530))
-								p1_146_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_146_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_146_530)).Mul(y2_146_530)).Mul(y4_146_530)
-								p2_146_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_146_530.Mul(y4_146_530))
-								r0_0_146_530 = p0_146_530.Add(p1_146_530).Add(p2_146_530)
+								d_146_521 := d_145_521
+								y_146_521 := d_146_521.Mul(d_146_521)
+								y2_146_521 := y_146_521.Mul(y_146_521)
+								y4_146_521 := y2_146_521.Mul(y2_146_521)
+								p0_146_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_146_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_146_521)).Mul(y2_146_521))
+								p1_146_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_146_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_146_521)).Mul(y2_146_521)).Mul(y4_146_521)
+								p2_146_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_146_521.Mul(y4_146_521))
+								r0_0_146_521 = p0_146_521.Add(p1_146_521).Add(p2_146_521)
 							}
-							cr_145_530 := r0_0_146_530
-							sign_145_530, one_145_530, pi_145_530 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_145_530.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							rs_145_530 := pi_145_530.Div(one_145_530.Sub(cr_145_530).Mul(one_145_530.Add(cr_145_530)).Sqrt().AsUint64x8().Or(d_145_530.AsUint64x8().Xor(f_145_530).And(sign_145_530)).AsFloat64x8())
-							c2_145_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_145_530.AsUint64x8().Xor(f_145_530).AsFloat64x8())
-							u0_145_530, u1_145_530 := one_145_530, c2_145_530
-							j_145_530 := 2
-							for ; j_145_530+1 < n_145_530; j_145_530 += 2 {
-								u0_145_530 = c2_145_530.Mul(u1_145_530).Sub(u0_145_530)
-								u1_145_530 = c2_145_530.Mul(u0_145_530).Sub(u1_145_530)
+							cr_145_521 := r0_0_146_521
+							sign_145_521, one_145_521, pi_145_521 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_145_521.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							rs_145_521 := pi_145_521.Div(one_145_521.Sub(cr_145_521).Mul(one_145_521.Add(cr_145_521)).Sqrt().AsUint64x8().Or(d_145_521.AsUint64x8().Xor(f_145_521).And(sign_145_521)).AsFloat64x8())
+							c2_145_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_145_521.AsUint64x8().Xor(f_145_521).AsFloat64x8())
+							u0_145_521, u1_145_521 := one_145_521, c2_145_521
+							j_145_521 := 2
+							for ; j_145_521+1 < n_145_521; j_145_521 += 2 {
+								u0_145_521 = c2_145_521.Mul(u1_145_521).Sub(u0_145_521)
+								u1_145_521 = c2_145_521.Mul(u0_145_521).Sub(u1_145_521)
 							}
-							if j_145_530 < n_145_530 {
-								u0_145_530, u1_145_530 = u1_145_530, c2_145_530.Mul(u1_145_530).Sub(u0_145_530)
+							if j_145_521 < n_145_521 {
+								u0_145_521, u1_145_521 = u1_145_521, c2_145_521.Mul(u1_145_521).Sub(u0_145_521)
 							}
-							cu_145_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_145_530).Mul(u1_145_530)
-							tn_145_530 := cu_145_530.Sub(u0_145_530)
-							dx_145_530 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_145_530)).Mul(tn_145_530).Sub(cu_145_530).Mul(rs_145_530)
-							dn_145_530 := d_145_530.Mul(tn_145_530).Mul(rs_145_530)
-							near_145_530 := d_145_530.Mul(d_145_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
-							if near_145_530.ToBits() != 0 {
+							cu_145_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_145_521).Mul(u1_145_521)
+							tn_145_521 := cu_145_521.Sub(u0_145_521)
+							dx_145_521 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_145_521)).Mul(tn_145_521).Sub(cu_145_521).Mul(rs_145_521)
+							dn_145_521 := d_145_521.Mul(tn_145_521).Mul(rs_145_521)
+							near_145_521 := d_145_521.Mul(d_145_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[75])))
+							if near_145_521.ToBits() != 0 {
 								var (
-									r0_0_147_530 archsimd.Float64x8
-									r1_0_147_530 archsimd.Float64x8
+									r0_0_147_521 archsimd.Float64x8
+									r1_0_147_521 archsimd.Float64x8
 								)
 								{
-									r_147_530, d_147_530, c2_147_530, flip_147_530, tn_147_530, un_147_530, n_147_530 := r_145_530, d_145_530, c2_145_530, f_145_530, tn_145_530, u1_145_530, n_145_530
-									var r0_0_148_530 archsimd.Float64x8
+									r_147_521, d_147_521, c2_147_521, flip_147_521, tn_147_521, un_147_521, n_147_521 := r_145_521, d_145_521, c2_145_521, f_145_521, tn_145_521, u1_145_521, n_145_521
+									var r0_0_148_521 archsimd.Float64x8
 									{
-										d_148_530 := d_147_530
-										y_148_530 := d_148_530.Mul(d_148_530)
-										y2_148_530 := y_148_530.Mul(y_148_530)
-										y4_148_530 := y2_148_530.Mul(y2_148_530)
-										p0_148_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_148_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_148_530)).Mul(y2_148_530))
-										p1_148_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_148_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_148_530)).Mul(y2_148_530)).Mul(y4_148_530)
-										p2_148_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_148_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_148_530)).Mul(y4_148_530.Mul(y4_148_530))
-										r0_0_148_530 = d_148_530.Mul(p0_148_530.Add(p1_148_530).Add(p2_148_530))
+										d_148_521 := d_147_521
+										y_148_521 := d_148_521.Mul(d_148_521)
+										y2_148_521 := y_148_521.Mul(y_148_521)
+										y4_148_521 := y2_148_521.Mul(y2_148_521)
+										p0_148_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_148_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_148_521)).Mul(y2_148_521))
+										p1_148_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_148_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_148_521)).Mul(y2_148_521)).Mul(y4_148_521)
+										p2_148_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_148_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_148_521)).Mul(y4_148_521.Mul(y4_148_521))
+										r0_0_148_521 = d_148_521.Mul(p0_148_521.Add(p1_148_521).Add(p2_148_521))
 									}
-									s_147_530 := r0_0_148_530.AsUint64x8().Xor(flip_147_530).AsFloat64x8()
-									two_147_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-									u0_147_530, u1_147_530, p0_147_530, p1_147_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_147_530, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_147_530
-									for j_147_530 := 2; j_147_530 < n_147_530; j_147_530++ {
-										u0_147_530, u1_147_530, p0_147_530, p1_147_530 = u1_147_530, c2_147_530.Mul(u1_147_530).Sub(u0_147_530), p1_147_530, two_147_530.Mul(u1_147_530).Add(c2_147_530.Mul(p1_147_530)).Sub(p0_147_530)
+									s_147_521 := r0_0_148_521.AsUint64x8().Xor(flip_147_521).AsFloat64x8()
+									two_147_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+									u0_147_521, u1_147_521, p0_147_521, p1_147_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_147_521, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_147_521
+									for j_147_521 := 2; j_147_521 < n_147_521; j_147_521++ {
+										u0_147_521, u1_147_521, p0_147_521, p1_147_521 = u1_147_521, c2_147_521.Mul(u1_147_521).Sub(u0_147_521), p1_147_521, two_147_521.Mul(u1_147_521).Add(c2_147_521.Mul(p1_147_521)).Sub(p0_147_521)
 									}
-									dx_147_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_147_530).Mul(p1_147_530)
-									peak_147_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_147_530.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_147_530.negZero))).AsUint64x8())).AsFloat64x8()
-									dn_147_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_147_530).Mul(tn_147_530).Div(s_147_530).Merge(peak_147_530, d_147_530.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-									r0_0_147_530, r1_0_147_530 = dx_147_530, dn_147_530
+									dx_147_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_147_521).Mul(p1_147_521)
+									peak_147_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_147_521.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_147_521.negZero))).AsUint64x8())).AsFloat64x8()
+									dn_147_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_147_521).Mul(tn_147_521).Div(s_147_521).Merge(peak_147_521, d_147_521.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+									r0_0_147_521, r1_0_147_521 = dx_147_521, dn_147_521
 								}
-								px_145_530, pn_145_530 := r0_0_147_530, r1_0_147_530
-								dx_145_530, dn_145_530 = px_145_530.Merge(dx_145_530, near_145_530), pn_145_530.Merge(dn_145_530, near_145_530)
+								px_145_521, pn_145_521 := r0_0_147_521, r1_0_147_521
+								dx_145_521, dn_145_521 = px_145_521.Merge(dx_145_521, near_145_521), pn_145_521.Merge(dn_145_521, near_145_521)
 							}
-							r0_0_145_530, r1_0_145_530, r2_0_145_530 = u1_145_530, dx_145_530, dn_145_530
+							r0_0_145_521, r1_0_145_521, r2_0_145_521 = u1_145_521, dx_145_521, dn_145_521
 						}
-						s_144_530, dx_144_530, dn_144_530 = r0_0_145_530, r1_0_145_530, r2_0_145_530
-					} else if r_144_530.nmode[i_144_530] == nRatio {
+						s_144_521, dx_144_521, dn_144_521 = r0_0_145_521, r1_0_145_521, r2_0_145_521
+					} else if r_144_521.nmode[i_144_521] == nRatio {
 						var (
-							r0_0_149_530 archsimd.Float64x8
-							r1_0_149_530 archsimd.Float64x8
-							r2_0_149_530 archsimd.Float64x8
+							r0_0_149_521 archsimd.Float64x8
+							r1_0_149_521 archsimd.Float64x8
+							r2_0_149_521 archsimd.Float64x8
 						)
 						{
-							x_149_530, nv_149_530 := x_144_530, archsimd.LoadFloat64x8Array((*[8]float64)((&r_144_530.nv[i_144_530])))
-							magic_149_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-							t_149_530 := x_149_530.Add(magic_149_530)
-							d_149_530 := x_149_530.Sub(t_149_530.Sub(magic_149_530))
+							x_149_521, nv_149_521 := x_144_521, archsimd.LoadFloat64x8Array((*[8]float64)((&r_144_521.nv[i_144_521])))
+							magic_149_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+							t_149_521 := x_149_521.Add(magic_149_521)
+							d_149_521 := x_149_521.Sub(t_149_521.Sub(magic_149_521))
 							var (
-								r0_0_150_530 archsimd.Float64x8
-								r1_0_150_530 archsimd.Float64x8
+								r0_0_150_521 archsimd.Float64x8
+								r1_0_150_521 archsimd.Float64x8
 							)
 							{
-								x_150_530 := nv_149_530.Mul(d_149_530)
-								magic_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-								t_150_530 := x_150_530.Add(magic_150_530)
-								d_150_530 := x_150_530.Sub(t_150_530.Sub(magic_150_530))
-								var r0_0_20_150_530 archsimd.Float64x8
+								x_150_521 := nv_149_521.Mul(d_149_521)
+								magic_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+								t_150_521 := x_150_521.Add(magic_150_521)
+								d_150_521 := x_150_521.Sub(t_150_521.Sub(magic_150_521))
+								var r0_0_20_150_521 archsimd.Float64x8
 								{
-									d_20_150_530 := d_150_530
-									y_20_150_530 := d_20_150_530.Mul(d_20_150_530)
-									y2_20_150_530 := y_20_150_530.Mul(y_20_150_530)
-									y4_20_150_530 := y2_20_150_530.Mul(y2_20_150_530)
-									p0_20_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_150_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_150_530)).Mul(y2_20_150_530))
-									p1_20_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_150_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_150_530)).Mul(y2_20_150_530)).Mul(y4_20_150_530)
-									p2_20_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_150_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_150_530)).Mul(y4_20_150_530.Mul(y4_20_150_530))
-									r0_0_20_150_530 = d_20_150_530.Mul(p0_20_150_530.Add(p1_20_150_530).Add(p2_20_150_530))
+									d_20_150_521 := d_150_521
+									y_20_150_521 := d_20_150_521.Mul(d_20_150_521)
+									y2_20_150_521 := y_20_150_521.Mul(y_20_150_521)
+									y4_20_150_521 := y2_20_150_521.Mul(y2_20_150_521)
+									p0_20_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_20_150_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_20_150_521)).Mul(y2_20_150_521))
+									p1_20_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_20_150_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_20_150_521)).Mul(y2_20_150_521)).Mul(y4_20_150_521)
+									p2_20_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_20_150_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_20_150_521)).Mul(y4_20_150_521.Mul(y4_20_150_521))
+									r0_0_20_150_521 = d_20_150_521.Mul(p0_20_150_521.Add(p1_20_150_521).Add(p2_20_150_521))
 								}
-								var r0_0_21_150_530 archsimd.Float64x8
+								var r0_0_21_150_521 archsimd.Float64x8
 								{
-									c_21_150_530, t_21_150_530 := r0_0_20_150_530, t_150_530
-									r0_0_21_150_530 = c_21_150_530.AsUint64x8().Xor(t_21_150_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_21_150_521, t_21_150_521 := r0_0_20_150_521, t_150_521
+									r0_0_21_150_521 = c_21_150_521.AsUint64x8().Xor(t_21_150_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								var r0_0_22_150_530 archsimd.Float64x8
+								var r0_0_22_150_521 archsimd.Float64x8
 								{
-									d_22_150_530 := d_150_530
-									y_22_150_530 := d_22_150_530.Mul(d_22_150_530)
-									y2_22_150_530 := y_22_150_530.Mul(y_22_150_530)
-									y4_22_150_530 := y2_22_150_530.Mul(y2_22_150_530)
-									p0_22_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_150_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_150_530)).Mul(y2_22_150_530))
-									p1_22_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_150_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_150_530)).Mul(y2_22_150_530)).Mul(y4_22_150_530)
-									p2_22_150_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_150_530.Mul(y4_22_150_530))
-									r0_0_22_150_530 = p0_22_150_530.Add(p1_22_150_530).Add(p2_22_150_530)
+									d_22_150_521 := d_150_521
+									y_22_150_521 := d_22_150_521.Mul(d_22_150_521)
+									y2_22_150_521 := y_22_150_521.Mul(y_22_150_521)
+									y4_22_150_521 := y2_22_150_521.Mul(y2_22_150_521)
+									p0_22_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_22_150_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_22_150_521)).Mul(y2_22_150_521))
+									p1_22_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_22_150_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_22_150_521)).Mul(y2_22_150_521)).Mul(y4_22_150_521)
+									p2_22_150_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_22_150_521.Mul(y4_22_150_521))
+									r0_0_22_150_521 = p0_22_150_521.Add(p1_22_150_521).Add(p2_22_150_521)
 								}
-								var r0_0_23_150_530 archsimd.Float64x8
+								var r0_0_23_150_521 archsimd.Float64x8
 								{
-									c_23_150_530, t_23_150_530 := r0_0_22_150_530, t_150_530
-									r0_0_23_150_530 = c_23_150_530.AsUint64x8().Xor(t_23_150_530.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
+									c_23_150_521, t_23_150_521 := r0_0_22_150_521, t_150_521
+									r0_0_23_150_521 = c_23_150_521.AsUint64x8().Xor(t_23_150_521.AsUint64x8().ShiftAllLeft(63)).AsFloat64x8()
 								}
-								s_150_530, c_150_530 := r0_0_21_150_530, r0_0_23_150_530
-								r0_0_150_530, r1_0_150_530 = s_150_530, c_150_530
+								s_150_521, c_150_521 := r0_0_21_150_521, r0_0_23_150_521
+								r0_0_150_521, r1_0_150_521 = s_150_521, c_150_521
 							}
-							sn_149_530, cn_149_530 := r0_0_150_530, r1_0_150_530
-							var r0_0_151_530 archsimd.Float64x8
+							sn_149_521, cn_149_521 := r0_0_150_521, r1_0_150_521
+							var r0_0_151_521 archsimd.Float64x8
 							{
-								d_151_530 := d_149_530
-								y_151_530 := d_151_530.Mul(d_151_530)
-								y2_151_530 := y_151_530.Mul(y_151_530)
-								y4_151_530 := y2_151_530.Mul(y2_151_530)
-								p0_151_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_151_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_151_530)).Mul(y2_151_530))
-								p1_151_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_151_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_151_530)).Mul(y2_151_530)).Mul(y4_151_530)
-								p2_151_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_151_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_151_530)).Mul(y4_151_530.Mul(y4_151_530))
-								r0_0_151_530 = d_151_530.Mul(p0_151_530.Add(p1_151_530).Add(p2_151_530))
+								d_151_521 := d_149_521
+								y_151_521 := d_151_521.Mul(d_151_521)
+								y2_151_521 := y_151_521.Mul(y_151_521)
+								y4_151_521 := y2_151_521.Mul(y2_151_521)
+								p0_151_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_151_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_151_521)).Mul(y2_151_521))
+								p1_151_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_151_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_151_521)).Mul(y2_151_521)).Mul(y4_151_521)
+								p2_151_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_151_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_151_521)).Mul(y4_151_521.Mul(y4_151_521))
+								r0_0_151_521 = d_151_521.Mul(p0_151_521.Add(p1_151_521).Add(p2_151_521))
 							}
-							var r0_0_152_530 archsimd.Float64x8
+							var r0_0_152_521 archsimd.Float64x8
 							{
-								d_152_530 := d_149_530
-								y_152_530 := d_152_530.Mul(d_152_530)
-								y2_152_530 := y_152_530.Mul(y_152_530)
-								y4_152_530 := y2_152_530.Mul(y2_152_530)
-								p0_152_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_152_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_152_530)).Mul(y2_152_530))
-								p1_152_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_152_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_152_530)).Mul(y2_152_530)).Mul(y4_152_530)
-								p2_152_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_152_530.Mul(y4_152_530))
-								r0_0_152_530 = p0_152_530.Add(p1_152_530).Add(p2_152_530)
+								d_152_521 := d_149_521
+								y_152_521 := d_152_521.Mul(d_152_521)
+								y2_152_521 := y_152_521.Mul(y_152_521)
+								y4_152_521 := y2_152_521.Mul(y2_152_521)
+								p0_152_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_152_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_152_521)).Mul(y2_152_521))
+								p1_152_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_152_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_152_521)).Mul(y2_152_521)).Mul(y4_152_521)
+								p2_152_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_152_521.Mul(y4_152_521))
+								r0_0_152_521 = p0_152_521.Add(p1_152_521).Add(p2_152_521)
 							}
-							s1_149_530, c1_149_530 := r0_0_151_530, r0_0_152_530
-							pi_149_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-							at_149_530 := d_149_530.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
-							s_149_530 := nv_149_530.Merge(sn_149_530.Div(s1_149_530), at_149_530)
-							pd_149_530 := pi_149_530.Mul(d_149_530)
-							npd_149_530 := nv_149_530.Mul(pd_149_530)
-							dx_149_530 := pi_149_530.Mul(nv_149_530.Mul(cn_149_530).Mul(s1_149_530).Sub(sn_149_530.Mul(c1_149_530))).Div(s1_149_530.Mul(s1_149_530))
-							var r0_0_153_530 archsimd.Float64x8
+							s1_149_521, c1_149_521 := r0_0_151_521, r0_0_152_521
+							pi_149_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+							at_149_521 := d_149_521.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])))
+							s_149_521 := nv_149_521.Merge(sn_149_521.Div(s1_149_521), at_149_521)
+							pd_149_521 := pi_149_521.Mul(d_149_521)
+							npd_149_521 := nv_149_521.Mul(pd_149_521)
+							dx_149_521 := pi_149_521.Mul(nv_149_521.Mul(cn_149_521).Mul(s1_149_521).Sub(sn_149_521.Mul(c1_149_521))).Div(s1_149_521.Mul(s1_149_521))
+							var r0_0_153_521 archsimd.Float64x8
 							{
-								n_153_530, x_153_530 := nv_149_530, pd_149_530
-								n2_153_530 := n_153_530.Mul(n_153_530)
-								a_153_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_153_530.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_153_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
-								b_153_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_153_530).Mul(n2_153_530).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_153_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_153_530).Mul(x_153_530).Mul(x_153_530).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
-								r0_0_153_530 = n_153_530.Mul(a_153_530.Add(b_153_530))
+								n_153_521, x_153_521 := nv_149_521, pd_149_521
+								n2_153_521 := n_153_521.Mul(n_153_521)
+								a_153_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Sub(n2_153_521.Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])))).Mul(x_153_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[66])))
+								b_153_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[66])).Mul(n2_153_521).Mul(n2_153_521).Sub(archsimd.LoadFloat64x8Array((&vkTableAVX512[77])).Mul(n2_153_521)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[78]))).Mul(x_153_521).Mul(x_153_521).Mul(x_153_521).Div(archsimd.LoadFloat64x8Array((&vkTableAVX512[79])))
+								r0_0_153_521 = n_153_521.Mul(a_153_521.Add(b_153_521))
 							}
-							dx_149_530 = pi_149_530.Mul(r0_0_153_530).Merge(dx_149_530, npd_149_530.Mul(npd_149_530).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
-							dx_149_530 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_149_530, at_149_530)
-							dn_149_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_149_530.Mul(cn_149_530).Div(s1_149_530), at_149_530)
-							r0_0_149_530, r1_0_149_530, r2_0_149_530 = s_149_530, dx_149_530, dn_149_530
+							dx_149_521 = pi_149_521.Mul(r0_0_153_521).Merge(dx_149_521, npd_149_521.Mul(npd_149_521).Less(archsimd.LoadFloat64x8Array((&vkTableAVX512[80]))))
+							dx_149_521 = archsimd.LoadFloat64x8Array((&vkTableAVX512[26])).Merge(dx_149_521, at_149_521)
+							dn_149_521 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).Merge(pd_149_521.Mul(cn_149_521).Div(s1_149_521), at_149_521)
+							r0_0_149_521, r1_0_149_521, r2_0_149_521 = s_149_521, dx_149_521, dn_149_521
 						}
-						s_144_530, dx_144_530, dn_144_530 = r0_0_149_530, r1_0_149_530, r2_0_149_530
+						s_144_521, dx_144_521, dn_144_521 = r0_0_149_521, r1_0_149_521, r2_0_149_521
 					}
-					r0_0_144_530, r1_0_144_530, r2_0_144_530 = s_144_530, dx_144_530, dn_144_530
+					r0_0_144_521, r1_0_144_521, r2_0_144_521 = s_144_521, dx_144_521, dn_144_521
 				}
-				sc_530, hc_530, nc_530 := r0_0_144_530, r1_0_144_530, r2_0_144_530
-				r0_0_530, r1_0_530, r2_0_530, r3_0_530, r4_0_530, r5_0_530, r6_0_530, r7_0_530, r8_0_530 = sa_530, sb_530, sc_530, ha_530, hb_530, hc_530, na_530, nb_530, nc_530
+				sc_521, hc_521, nc_521 := r0_0_144_521, r1_0_144_521, r2_0_144_521
+				r0_0_521, r1_0_521, r2_0_521, r3_0_521, r4_0_521, r5_0_521, r6_0_521, r7_0_521, r8_0_521 = sa_521, sb_521, sc_521, ha_521, hb_521, hc_521, na_521, nb_521, nc_521
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_530, r1_0_530, r2_0_530, r3_0_530, r4_0_530, r5_0_530, r6_0_530, r7_0_530, r8_0_530
-			var r0_0_531 archsimd.Float64x8
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_521, r1_0_521, r2_0_521, r3_0_521, r4_0_521, r5_0_521, r6_0_521, r7_0_521, r8_0_521
+			var r0_0_522 archsimd.Float64x8
 			{
-				skip_531, sa_531 := skip, sa
-				_ = skip_531
-				r0_0_531 = sa_531
+				skip_522, sa_522 := skip, sa
+				_ = skip_522
+				r0_0_522 = sa_522
 			}
-			sa = r0_0_531
+			sa = r0_0_522
 			var (
-				r0_0_532 archsimd.Float64x8
-				r1_0_532 archsimd.Float64x8
-				r2_0_532 archsimd.Float64x8
-				r3_0_532 archsimd.Float64x8
-				r4_0_532 archsimd.Float64x8
-				r5_0_532 archsimd.Float64x8
+				r0_0_523 archsimd.Float64x8
+				r1_0_523 archsimd.Float64x8
+				r2_0_523 archsimd.Float64x8
+				r3_0_523 archsimd.Float64x8
+				r4_0_523 archsimd.Float64x8
+				r5_0_523 archsimd.Float64x8
 			)
 			{
-				k_532, ia_532, cube_532, e_532, h_532, kk_532, l_532, sa_532, sb_532, sc_532, ha_532, hb_532, hc_532, nda_532, ndb_532, ndc_532, s_532, def_532, sig_532, sna_532, snb_532, snc_532, hkl_532, at_532, stride_532 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-				fl_532 := sa_532.Mul(sb_532).Mul(sc_532)
+				k_523, ia_523, cube_523, e_523, h_523, kk_523, l_523, sa_523, sb_523, sc_523, ha_523, hb_523, hc_523, nda_523, ndb_523, ndc_523, s_523, def_523, sig_523, sna_523, snb_523, snc_523, hkl_523, at_523, stride_523 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+				fl_523 := sa_523.Mul(sb_523).Mul(sc_523)
 				var (
-					r0_0_484_532 archsimd.Float64x8
-					r1_0_484_532 archsimd.Float64x8
-					r2_0_484_532 archsimd.Float64x8
-					r3_0_484_532 archsimd.Float64x8
-					r4_0_484_532 archsimd.Float64x8
-					r5_0_484_532 archsimd.Float64x8
-					r6_0_484_532 archsimd.Float64x8
+					r0_0_484_523 archsimd.Float64x8
+					r1_0_484_523 archsimd.Float64x8
+					r2_0_484_523 archsimd.Float64x8
+					r3_0_484_523 archsimd.Float64x8
+					r4_0_484_523 archsimd.Float64x8
+					r5_0_484_523 archsimd.Float64x8
+					r6_0_484_523 archsimd.Float64x8
 				)
 				{
-					k_484_532, ia_484_532, cube_484_532, two_484_532, h_484_532, kk_484_532, l_484_532, fl_484_532, s_484_532, def_484_532 := k_532, ia_532, cube_532, two_532, h_532, kk_532, l_532, fl_532, s_532, def_532
-					r_484_532 := k_484_532.lr
-					zero_484_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-					fc_484_532, fd_484_532, fh_484_532, fk_484_532, fkl_484_532 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_484_532.defaultF))), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), zero_484_532, zero_484_532, zero_484_532
-					if k_484_532.c.HasHKL {
+					k_484_523, ia_484_523, cube_484_523, two_484_523, h_484_523, kk_484_523, l_484_523, fl_484_523, s_484_523, def_484_523 := k_523, ia_523, cube_523, two_523, h_523, kk_523, l_523, fl_523, s_523, def_523
+					r_484_523 := k_484_523.lr
+					zero_484_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+					fc_484_523, fd_484_523, fh_484_523, fk_484_523, fkl_484_523 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_484_523.defaultF))), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), zero_484_523, zero_484_523, zero_484_523
+					if k_484_523.c.HasHKL {
 						var (
-							r0_0_191_484_532 archsimd.Float64x8
-							r1_0_191_484_532 archsimd.Float64x8
-							r2_0_191_484_532 archsimd.Float64x8
-							r3_0_191_484_532 archsimd.Float64x8
-							r4_0_191_484_532 archsimd.Float64x8
+							r0_0_191_484_523 archsimd.Float64x8
+							r1_0_191_484_523 archsimd.Float64x8
+							r2_0_191_484_523 archsimd.Float64x8
+							r3_0_191_484_523 archsimd.Float64x8
+							r4_0_191_484_523 archsimd.Float64x8
 						)
 						{
-							r_191_484_532, bits_191_484_532, miss_191_484_532, ia_191_484_532, cube_191_484_532, h_191_484_532, kk_191_484_532, l_191_484_532 := r_484_532, k_484_532.fhklBits, k_484_532.missBits, ia_484_532, cube_484_532, h_484_532, kk_484_532, l_484_532
-							_ = cube_191_484_532
+							r_191_484_523, bits_191_484_523, miss_191_484_523, ia_191_484_523, cube_191_484_523, h_191_484_523, kk_191_484_523, l_191_484_523 := r_484_523, k_484_523.fhklBits, k_484_523.missBits, ia_484_523, cube_484_523, h_484_523, kk_484_523, l_484_523
+							_ = cube_191_484_523
 							var (
-								r0_0_192_484_532 archsimd.Float64x8
-								r1_0_192_484_532 archsimd.Float64x8
+								r0_0_192_484_523 archsimd.Float64x8
+								r1_0_192_484_523 archsimd.Float64x8
 							)
 							{
-								r_192_484_532, bits_192_484_532, miss_192_484_532, ia_192_484_532, h_192_484_532, kk_192_484_532, l_192_484_532 := r_191_484_532, bits_191_484_532, miss_191_484_532, ia_191_484_532, h_191_484_532, kk_191_484_532, l_191_484_532
-								var r0_0_31_192_484_532 archsimd.Mask64x8
+								r_192_484_523, bits_192_484_523, miss_192_484_523, ia_192_484_523, h_192_484_523, kk_192_484_523, l_192_484_523 := r_191_484_523, bits_191_484_523, miss_191_484_523, ia_191_484_523, h_191_484_523, kk_191_484_523, l_191_484_523
+								var r0_0_31_192_484_523 archsimd.Mask64x8
 								{
-									r_31_192_484_532, ia_31_192_484_532, h_31_192_484_532, kk_31_192_484_532, l_31_192_484_532 := r_192_484_532, ia_192_484_532, h_192_484_532, kk_192_484_532, l_192_484_532
-									half_31_192_484_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21]))
-									hc_31_192_484_532, kc_31_192_484_532, lc_31_192_484_532 := h_31_192_484_532.Sub(half_31_192_484_532).CeilScaled(0), kk_31_192_484_532.Sub(half_31_192_484_532).CeilScaled(0), l_31_192_484_532.Sub(half_31_192_484_532).CeilScaled(0)
-									hmin_31_192_484_532, kmin_31_192_484_532, lmin_31_192_484_532 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.hmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.kmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.lmin)))
-									in_31_192_484_532 := hc_31_192_484_532.GreaterEqual(hmin_31_192_484_532).And(hc_31_192_484_532.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.hmax))))).And(kc_31_192_484_532.GreaterEqual(kmin_31_192_484_532)).And(kc_31_192_484_532.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.kmax))))).And(lc_31_192_484_532.GreaterEqual(lmin_31_192_484_532)).And(lc_31_192_484_532.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.lmax)))))
-									idx_31_192_484_532 := hc_31_192_484_532.Sub(hmin_31_192_484_532).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.hstride)))).Add(kc_31_192_484_532.Sub(kmin_31_192_484_532).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_532.kstride))))).Add(lc_31_192_484_532.Sub(lmin_31_192_484_532))
-									idx_31_192_484_532.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), in_31_192_484_532).ConvertToInt32().StoreArray(ia_31_192_484_532)
-									r0_0_31_192_484_532 = in_31_192_484_532
+									r_31_192_484_523, ia_31_192_484_523, h_31_192_484_523, kk_31_192_484_523, l_31_192_484_523 := r_192_484_523, ia_192_484_523, h_192_484_523, kk_192_484_523, l_192_484_523
+									half_31_192_484_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21]))
+									hc_31_192_484_523, kc_31_192_484_523, lc_31_192_484_523 := h_31_192_484_523.Sub(half_31_192_484_523).CeilScaled(0), kk_31_192_484_523.Sub(half_31_192_484_523).CeilScaled(0), l_31_192_484_523.Sub(half_31_192_484_523).CeilScaled(0)
+									hmin_31_192_484_523, kmin_31_192_484_523, lmin_31_192_484_523 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.hmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.kmin))), archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.lmin)))
+									in_31_192_484_523 := hc_31_192_484_523.GreaterEqual(hmin_31_192_484_523).And(hc_31_192_484_523.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.hmax))))).And(kc_31_192_484_523.GreaterEqual(kmin_31_192_484_523)).And(kc_31_192_484_523.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.kmax))))).And(lc_31_192_484_523.GreaterEqual(lmin_31_192_484_523)).And(lc_31_192_484_523.LessEqual(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.lmax)))))
+									idx_31_192_484_523 := hc_31_192_484_523.Sub(hmin_31_192_484_523).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.hstride)))).Add(kc_31_192_484_523.Sub(kmin_31_192_484_523).Mul(archsimd.LoadFloat64x8Array((*[8]float64)((&r_31_192_484_523.kstride))))).Add(lc_31_192_484_523.Sub(lmin_31_192_484_523))
+									idx_31_192_484_523.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), in_31_192_484_523).ConvertToInt32().StoreArray(ia_31_192_484_523)
+									r0_0_31_192_484_523 = in_31_192_484_523
 								}
-								in_192_484_532 := r0_0_31_192_484_532
-								f_192_484_532 := vgatherAVX512(bits_192_484_532, ia_192_484_532).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484_532.defaultF))), in_192_484_532)
-								fd_192_484_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-								if miss_192_484_532 != nil {
-									fd_192_484_532 = vgatherAVX512(miss_192_484_532, ia_192_484_532).AsFloat64x8()
+								in_192_484_523 := r0_0_31_192_484_523
+								f_192_484_523 := vgatherCallAVX512(bits_192_484_523, ia_192_484_523).AsFloat64x8().Merge(archsimd.LoadFloat64x8Array((*[8]float64)((&r_192_484_523.defaultF))), in_192_484_523)
+								fd_192_484_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+								if miss_192_484_523 != nil {
+									fd_192_484_523 = vgatherCallAVX512(miss_192_484_523, ia_192_484_523).AsFloat64x8()
 								}
-								r0_0_192_484_532, r1_0_192_484_532 = f_192_484_532, fd_192_484_532.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_484_532)
+								r0_0_192_484_523, r1_0_192_484_523 = f_192_484_523, fd_192_484_523.Merge(archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), in_192_484_523)
 							}
-							f_191_484_532, fd_191_484_532 := r0_0_192_484_532, r1_0_192_484_532
-							zero_191_484_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
-							r0_0_191_484_532, r1_0_191_484_532, r2_0_191_484_532, r3_0_191_484_532, r4_0_191_484_532 = f_191_484_532, fd_191_484_532, zero_191_484_532, zero_191_484_532, zero_191_484_532
+							f_191_484_523, fd_191_484_523 := r0_0_192_484_523, r1_0_192_484_523
+							zero_191_484_523 := archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))
+							r0_0_191_484_523, r1_0_191_484_523, r2_0_191_484_523, r3_0_191_484_523, r4_0_191_484_523 = f_191_484_523, fd_191_484_523, zero_191_484_523, zero_191_484_523, zero_191_484_523
 						}
-						fc_484_532, fd_484_532, fh_484_532, fk_484_532, fkl_484_532 = r0_0_191_484_532, r1_0_191_484_532, r2_0_191_484_532, r3_0_191_484_532, r4_0_191_484_532
+						fc_484_523, fd_484_523, fh_484_523, fk_484_523, fkl_484_523 = r0_0_191_484_523, r1_0_191_484_523, r2_0_191_484_523, r3_0_191_484_523, r4_0_191_484_523
 					}
-					ffl_484_532 := fc_484_532.Mul(fc_484_532).Mul(fl_484_532)
-					s1_484_532 := s_484_532.Add(ffl_484_532.Mul(fl_484_532))
-					def1_484_532 := def_484_532
-					if k_484_532.perDef {
-						def1_484_532 = def_484_532.Add(two_484_532.Mul(fc_484_532).Mul(fl_484_532).Mul(fl_484_532).Mul(fd_484_532))
+					ffl_484_523 := fc_484_523.Mul(fc_484_523).Mul(fl_484_523)
+					s1_484_523 := s_484_523.Add(ffl_484_523.Mul(fl_484_523))
+					def1_484_523 := def_484_523
+					if k_484_523.perDef {
+						def1_484_523 = def_484_523.Add(two_484_523.Mul(fc_484_523).Mul(fl_484_523).Mul(fl_484_523).Mul(fd_484_523))
 					}
-					r0_0_484_532, r1_0_484_532, r2_0_484_532, r3_0_484_532, r4_0_484_532, r5_0_484_532, r6_0_484_532 = ffl_484_532, s1_484_532, def1_484_532, fc_484_532, fh_484_532, fk_484_532, fkl_484_532
+					r0_0_484_523, r1_0_484_523, r2_0_484_523, r3_0_484_523, r4_0_484_523, r5_0_484_523, r6_0_484_523 = ffl_484_523, s1_484_523, def1_484_523, fc_484_523, fh_484_523, fk_484_523, fkl_484_523
 				}
-				ffl_532, s1_532, def1_532, fc_532, fh_532, fk_532, fkl_532 := r0_0_484_532, r1_0_484_532, r2_0_484_532, r3_0_484_532, r4_0_484_532, r5_0_484_532, r6_0_484_532
-				tfl_532 := two_532.Mul(ffl_532)
-				xa_532, xb_532, xc_532 := tfl_532.Mul(sb_532.Mul(sc_532)), tfl_532.Mul(sa_532.Mul(sc_532)), tfl_532.Mul(sa_532.Mul(sb_532))
-				hbar_532, kbar_532, lbar_532 := xa_532.Mul(ha_532), xb_532.Mul(hb_532), xc_532.Mul(hc_532)
+				ffl_523, s1_523, def1_523, fc_523, fh_523, fk_523, fkl_523 := r0_0_484_523, r1_0_484_523, r2_0_484_523, r3_0_484_523, r4_0_484_523, r5_0_484_523, r6_0_484_523
+				tfl_523 := two_523.Mul(ffl_523)
+				xa_523, xb_523, xc_523 := tfl_523.Mul(sb_523.Mul(sc_523)), tfl_523.Mul(sa_523.Mul(sc_523)), tfl_523.Mul(sa_523.Mul(sb_523))
+				hbar_523, kbar_523, lbar_523 := xa_523.Mul(ha_523), xb_523.Mul(hb_523), xc_523.Mul(hc_523)
 				var (
-					r0_0_485_532 archsimd.Float64x8
-					r1_0_485_532 archsimd.Float64x8
-					r2_0_485_532 archsimd.Float64x8
+					r0_0_485_523 archsimd.Float64x8
+					r1_0_485_523 archsimd.Float64x8
+					r2_0_485_523 archsimd.Float64x8
 				)
 				{
-					two_485_532, fc_485_532, flatt_485_532, fh_485_532, fk_485_532, fl_485_532, hbar_485_532, kbar_485_532, lbar_485_532 := two_532, fc_532, fl_532, fh_532, fk_532, fkl_532, hbar_532, kbar_532, lbar_532
-					_ = two_485_532
-					_ = fc_485_532
-					_ = flatt_485_532
-					_ = fh_485_532
-					_ = fk_485_532
-					_ = fl_485_532
-					r0_0_485_532, r1_0_485_532, r2_0_485_532 = hbar_485_532, kbar_485_532, lbar_485_532
+					two_485_523, fc_485_523, flatt_485_523, fh_485_523, fk_485_523, fl_485_523, hbar_485_523, kbar_485_523, lbar_485_523 := two_523, fc_523, fl_523, fh_523, fk_523, fkl_523, hbar_523, kbar_523, lbar_523
+					_ = two_485_523
+					_ = fc_485_523
+					_ = flatt_485_523
+					_ = fh_485_523
+					_ = fk_485_523
+					_ = fl_485_523
+					r0_0_485_523, r1_0_485_523, r2_0_485_523 = hbar_485_523, kbar_485_523, lbar_485_523
 				}
-				hbar_532, kbar_532, lbar_532 = r0_0_485_532, r1_0_485_532, r2_0_485_532
-				var r0_0_486_532 archsimd.Float64x8
+				hbar_523, kbar_523, lbar_523 = r0_0_485_523, r1_0_485_523, r2_0_485_523
+				var r0_0_486_523 archsimd.Float64x8
 				{
-					e_486_532, h_486_532, kk_486_532, l_486_532, hbar_486_532, kbar_486_532, lbar_486_532, sig_486_532 := e_532, h_532, kk_532, l_532, hbar_532, kbar_532, lbar_532, sig_532
-					_ = e_486_532
-					_ = h_486_532
-					_ = kk_486_532
-					_ = l_486_532
-					_ = hbar_486_532
-					_ = kbar_486_532
-					_ = lbar_486_532
-					r0_0_486_532 = sig_486_532
+					e_486_523, h_486_523, kk_486_523, l_486_523, hbar_486_523, kbar_486_523, lbar_486_523, sig_486_523 := e_523, h_523, kk_523, l_523, hbar_523, kbar_523, lbar_523, sig_523
+					_ = e_486_523
+					_ = h_486_523
+					_ = kk_486_523
+					_ = l_486_523
+					_ = hbar_486_523
+					_ = kbar_486_523
+					_ = lbar_486_523
+					r0_0_486_523 = sig_486_523
 				}
-				sig1_532 := r0_0_486_532
+				sig1_523 := r0_0_486_523
 				var (
-					r0_0_487_532 archsimd.Float64x8
-					r1_0_487_532 archsimd.Float64x8
-					r2_0_487_532 archsimd.Float64x8
+					r0_0_487_523 archsimd.Float64x8
+					r1_0_487_523 archsimd.Float64x8
+					r2_0_487_523 archsimd.Float64x8
 				)
 				{
-					xa_487_532, xb_487_532, xc_487_532, nda_487_532, ndb_487_532, ndc_487_532, sna_487_532, snb_487_532, snc_487_532 := xa_532, xb_532, xc_532, nda_532, ndb_532, ndc_532, sna_532, snb_532, snc_532
-					_ = xa_487_532
-					_ = xb_487_532
-					_ = xc_487_532
-					_ = nda_487_532
-					_ = ndb_487_532
-					_ = ndc_487_532
-					r0_0_487_532, r1_0_487_532, r2_0_487_532 = sna_487_532, snb_487_532, snc_487_532
+					xa_487_523, xb_487_523, xc_487_523, nda_487_523, ndb_487_523, ndc_487_523, sna_487_523, snb_487_523, snc_487_523 := xa_523, xb_523, xc_523, nda_523, ndb_523, ndc_523, sna_523, snb_523, snc_523
+					_ = xa_487_523
+					_ = xb_487_523
+					_ = xc_487_523
+					_ = nda_487_523
+					_ = ndb_487_523
+					_ = ndc_487_523
+					r0_0_487_523, r1_0_487_523, r2_0_487_523 = sna_487_523, snb_487_523, snc_487_523
 				}
-				na1_532, nb1_532, nc1_532 := r0_0_487_532, r1_0_487_532, r2_0_487_532
-				var r0_0_488_532 archsimd.Float64x8
+				na1_523, nb1_523, nc1_523 := r0_0_487_523, r1_0_487_523, r2_0_487_523
+				var r0_0_488_523 archsimd.Float64x8
 				{
-					k_488_532, fl_488_532, hbar_488_532, kbar_488_532, lbar_488_532, s_488_532, s1_488_532, hkl_488_532, at_488_532, stride_488_532 := k_532, fl_532, hbar_532, kbar_532, lbar_532, s_532, s1_532, hkl_532, at_532, stride_532
-					if !k_488_532.c.Water {
-						s1_488_532 = s_488_532.Merge(s1_488_532, fl_488_532.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					k_488_523, fl_488_523, hbar_488_523, kbar_488_523, lbar_488_523, s_488_523, s1_488_523, hkl_488_523, at_488_523, stride_488_523 := k_523, fl_523, hbar_523, kbar_523, lbar_523, s_523, s1_523, hkl_523, at_523, stride_523
+					if !k_488_523.c.Water {
+						s1_488_523 = s_488_523.Merge(s1_488_523, fl_488_523.Equal(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					}
-					hbar_488_532.Store((hkl_488_532[at_488_532:]))
-					kbar_488_532.Store((hkl_488_532[at_488_532+stride_488_532:]))
-					lbar_488_532.Store((hkl_488_532[at_488_532+2*stride_488_532:]))
-					r0_0_488_532 = s1_488_532
+					hbar_488_523.Store((hkl_488_523[at_488_523:]))
+					kbar_488_523.Store((hkl_488_523[at_488_523+stride_488_523:]))
+					lbar_488_523.Store((hkl_488_523[at_488_523+2*stride_488_523:]))
+					r0_0_488_523 = s1_488_523
 				}
-				s1_532 = r0_0_488_532
-				r0_0_532, r1_0_532, r2_0_532, r3_0_532, r4_0_532, r5_0_532 = s1_532, def1_532, sig1_532, na1_532, nb1_532, nc1_532
+				s1_523 = r0_0_488_523
+				r0_0_523, r1_0_523, r2_0_523, r3_0_523, r4_0_523, r5_0_523 = s1_523, def1_523, sig1_523, na1_523, nb1_523, nc1_523
 			}
-			s, def, sig, sna, snb, snc = r0_0_532, r1_0_532, r2_0_532, r3_0_532, r4_0_532, r5_0_532
+			s, def, sig, sna, snb, snc = r0_0_523, r1_0_523, r2_0_523, r3_0_523, r4_0_523, r5_0_523
 		}
 		{
-			t_533, p0_533, s_533, def_533, sig_533, sna_533, snb_533, snc_533 := t, p0, s, def, sig, sna, snb, snc
-			s_533.Store((t_533.s[p0_533:]))
-			def_533.Store((t_533.def[p0_533:]))
-			sig_533.Store((t_533.sig[p0_533:]))
-			sna_533.Store((t_533.na[p0_533:]))
-			snb_533.Store((t_533.nb[p0_533:]))
-			snc_533.Store((t_533.nc[p0_533:]))
+			t_524, p0_524, s_524, def_524, sig_524, sna_524, snb_524, snc_524 := t, p0, s, def, sig, sna, snb, snc
+			s_524.Store((t_524.s[p0_524:]))
+			def_524.Store((t_524.def[p0_524:]))
+			sig_524.Store((t_524.sig[p0_524:]))
+			sna_524.Store((t_524.na[p0_524:]))
+			snb_524.Store((t_524.nb[p0_524:]))
+			snc_524.Store((t_524.nc[p0_524:]))
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -28660,235 +28653,235 @@ func sincgGrad3OnceLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 
 ) {
 	var (
-		r0_0_534 archsimd.Float64x8
-		r1_0_534 archsimd.Float64x8
-		r2_0_534 archsimd.Float64x8
-		r3_0_534 archsimd.Float64x8
-		r4_0_534 archsimd.Float64x8
-		r5_0_534 archsimd.Uint64x8
-		r6_0_534 archsimd.Float64x8
+		r0_0_525 archsimd.Float64x8
+		r1_0_525 archsimd.Float64x8
+		r2_0_525 archsimd.Float64x8
+		r3_0_525 archsimd.Float64x8
+		r4_0_525 archsimd.Float64x8
+		r5_0_525 archsimd.Uint64x8
+		r6_0_525 archsimd.Float64x8
 	)
 	{
-		r_534, x_534, n_534, nf_534 := r, h, n, &r.nv[0]
-		magic_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-		t_534 := x_534.Add(magic_534)
-		d_534 := x_534.Sub(t_534.Sub(magic_534))
-		f_534 := t_534.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_535 archsimd.Float64x8
+		r_525, x_525, n_525, nf_525 := r, h, n, &r.nv[0]
+		magic_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+		t_525 := x_525.Add(magic_525)
+		d_525 := x_525.Sub(t_525.Sub(magic_525))
+		f_525 := t_525.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_526 archsimd.Float64x8
 		{
-			d_535 := d_534
-			y_535 := d_535.Mul(d_535)
-			y2_535 := y_535.Mul(y_535)
-			y4_535 := y2_535.Mul(y2_535)
-			p0_535 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_535)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_535)).Mul(y2_535))
-			p1_535 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_535)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_535)).Mul(y2_535)).Mul(y4_535)
-			p2_535 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_535.Mul(y4_535))
-			r0_0_535 = p0_535.Add(p1_535).Add(p2_535)
+			d_526 := d_525
+			y_526 := d_526.Mul(d_526)
+			y2_526 := y_526.Mul(y_526)
+			y4_526 := y2_526.Mul(y2_526)
+			p0_526 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_526)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_526)).Mul(y2_526))
+			p1_526 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_526)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_526)).Mul(y2_526)).Mul(y4_526)
+			p2_526 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_526.Mul(y4_526))
+			r0_0_526 = p0_526.Add(p1_526).Add(p2_526)
 		}
-		cr_534 := r0_0_535
-		sign_534, one_534, pi_534 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_534.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-		rs_534 := pi_534.Div(one_534.Sub(cr_534).Mul(one_534.Add(cr_534)).Sqrt().AsUint64x8().Or(d_534.AsUint64x8().Xor(f_534).And(sign_534)).AsFloat64x8())
-		c2_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_534.AsUint64x8().Xor(f_534).AsFloat64x8())
-		u0_534, u1_534 := one_534, c2_534
-		j_534 := 2
-		for ; j_534+1 < n_534; j_534 += 2 {
-			u0_534 = c2_534.Mul(u1_534).Sub(u0_534)
-			u1_534 = c2_534.Mul(u0_534).Sub(u1_534)
+		cr_525 := r0_0_526
+		sign_525, one_525, pi_525 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_525.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+		rs_525 := pi_525.Div(one_525.Sub(cr_525).Mul(one_525.Add(cr_525)).Sqrt().AsUint64x8().Or(d_525.AsUint64x8().Xor(f_525).And(sign_525)).AsFloat64x8())
+		c2_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_525.AsUint64x8().Xor(f_525).AsFloat64x8())
+		u0_525, u1_525 := one_525, c2_525
+		j_525 := 2
+		for ; j_525+1 < n_525; j_525 += 2 {
+			u0_525 = c2_525.Mul(u1_525).Sub(u0_525)
+			u1_525 = c2_525.Mul(u0_525).Sub(u1_525)
 		}
-		if j_534 < n_534 {
-			u0_534, u1_534 = u1_534, c2_534.Mul(u1_534).Sub(u0_534)
+		if j_525 < n_525 {
+			u0_525, u1_525 = u1_525, c2_525.Mul(u1_525).Sub(u0_525)
 		}
-		cu_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_534).Mul(u1_534)
-		tn_534 := cu_534.Sub(u0_534)
-		dx_534 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_534)).Mul(tn_534).Sub(cu_534).Mul(rs_534)
-		dn_534 := d_534.Mul(tn_534).Mul(rs_534)
-		r0_0_534, r1_0_534, r2_0_534, r3_0_534, r4_0_534, r5_0_534, r6_0_534 = u1_534, dx_534, dn_534, d_534, c2_534, f_534, tn_534
+		cu_525 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_525).Mul(u1_525)
+		tn_525 := cu_525.Sub(u0_525)
+		dx_525 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_525)).Mul(tn_525).Sub(cu_525).Mul(rs_525)
+		dn_525 := d_525.Mul(tn_525).Mul(rs_525)
+		r0_0_525, r1_0_525, r2_0_525, r3_0_525, r4_0_525, r5_0_525, r6_0_525 = u1_525, dx_525, dn_525, d_525, c2_525, f_525, tn_525
 	}
-	sa, ha, na, da, ca, fa, ta := r0_0_534, r1_0_534, r2_0_534, r3_0_534, r4_0_534, r5_0_534, r6_0_534
+	sa, ha, na, da, ca, fa, ta := r0_0_525, r1_0_525, r2_0_525, r3_0_525, r4_0_525, r5_0_525, r6_0_525
 	var (
-		r0_0_536 archsimd.Float64x8
-		r1_0_536 archsimd.Float64x8
-		r2_0_536 archsimd.Float64x8
-		r3_0_536 archsimd.Float64x8
-		r4_0_536 archsimd.Float64x8
-		r5_0_536 archsimd.Uint64x8
-		r6_0_536 archsimd.Float64x8
+		r0_0_527 archsimd.Float64x8
+		r1_0_527 archsimd.Float64x8
+		r2_0_527 archsimd.Float64x8
+		r3_0_527 archsimd.Float64x8
+		r4_0_527 archsimd.Float64x8
+		r5_0_527 archsimd.Uint64x8
+		r6_0_527 archsimd.Float64x8
 	)
 	{
-		r_536, x_536, n_536, nf_536 := r, kk, n, &r.nv[0]
-		magic_536 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-		t_536 := x_536.Add(magic_536)
-		d_536 := x_536.Sub(t_536.Sub(magic_536))
-		f_536 := t_536.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_537 archsimd.Float64x8
+		r_527, x_527, n_527, nf_527 := r, kk, n, &r.nv[0]
+		magic_527 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+		t_527 := x_527.Add(magic_527)
+		d_527 := x_527.Sub(t_527.Sub(magic_527))
+		f_527 := t_527.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_528 archsimd.Float64x8
 		{
-			d_537 := d_536
-			y_537 := d_537.Mul(d_537)
-			y2_537 := y_537.Mul(y_537)
-			y4_537 := y2_537.Mul(y2_537)
-			p0_537 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_537)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_537)).Mul(y2_537))
-			p1_537 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_537)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_537)).Mul(y2_537)).Mul(y4_537)
-			p2_537 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_537.Mul(y4_537))
-			r0_0_537 = p0_537.Add(p1_537).Add(p2_537)
+			d_528 := d_527
+			y_528 := d_528.Mul(d_528)
+			y2_528 := y_528.Mul(y_528)
+			y4_528 := y2_528.Mul(y2_528)
+			p0_528 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_528)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_528)).Mul(y2_528))
+			p1_528 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_528)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_528)).Mul(y2_528)).Mul(y4_528)
+			p2_528 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_528.Mul(y4_528))
+			r0_0_528 = p0_528.Add(p1_528).Add(p2_528)
 		}
-		cr_536 := r0_0_537
-		sign_536, one_536, pi_536 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_536.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-		rs_536 := pi_536.Div(one_536.Sub(cr_536).Mul(one_536.Add(cr_536)).Sqrt().AsUint64x8().Or(d_536.AsUint64x8().Xor(f_536).And(sign_536)).AsFloat64x8())
-		c2_536 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_536.AsUint64x8().Xor(f_536).AsFloat64x8())
-		u0_536, u1_536 := one_536, c2_536
-		j_536 := 2
-		for ; j_536+1 < n_536; j_536 += 2 {
-			u0_536 = c2_536.Mul(u1_536).Sub(u0_536)
-			u1_536 = c2_536.Mul(u0_536).Sub(u1_536)
+		cr_527 := r0_0_528
+		sign_527, one_527, pi_527 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_527.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+		rs_527 := pi_527.Div(one_527.Sub(cr_527).Mul(one_527.Add(cr_527)).Sqrt().AsUint64x8().Or(d_527.AsUint64x8().Xor(f_527).And(sign_527)).AsFloat64x8())
+		c2_527 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_527.AsUint64x8().Xor(f_527).AsFloat64x8())
+		u0_527, u1_527 := one_527, c2_527
+		j_527 := 2
+		for ; j_527+1 < n_527; j_527 += 2 {
+			u0_527 = c2_527.Mul(u1_527).Sub(u0_527)
+			u1_527 = c2_527.Mul(u0_527).Sub(u1_527)
 		}
-		if j_536 < n_536 {
-			u0_536, u1_536 = u1_536, c2_536.Mul(u1_536).Sub(u0_536)
+		if j_527 < n_527 {
+			u0_527, u1_527 = u1_527, c2_527.Mul(u1_527).Sub(u0_527)
 		}
-		cu_536 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_536).Mul(u1_536)
-		tn_536 := cu_536.Sub(u0_536)
-		dx_536 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_536)).Mul(tn_536).Sub(cu_536).Mul(rs_536)
-		dn_536 := d_536.Mul(tn_536).Mul(rs_536)
-		r0_0_536, r1_0_536, r2_0_536, r3_0_536, r4_0_536, r5_0_536, r6_0_536 = u1_536, dx_536, dn_536, d_536, c2_536, f_536, tn_536
+		cu_527 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_527).Mul(u1_527)
+		tn_527 := cu_527.Sub(u0_527)
+		dx_527 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_527)).Mul(tn_527).Sub(cu_527).Mul(rs_527)
+		dn_527 := d_527.Mul(tn_527).Mul(rs_527)
+		r0_0_527, r1_0_527, r2_0_527, r3_0_527, r4_0_527, r5_0_527, r6_0_527 = u1_527, dx_527, dn_527, d_527, c2_527, f_527, tn_527
 	}
-	sb, hb, nb, db, cb, fb, tb := r0_0_536, r1_0_536, r2_0_536, r3_0_536, r4_0_536, r5_0_536, r6_0_536
+	sb, hb, nb, db, cb, fb, tb := r0_0_527, r1_0_527, r2_0_527, r3_0_527, r4_0_527, r5_0_527, r6_0_527
 	var (
-		r0_0_538 archsimd.Float64x8
-		r1_0_538 archsimd.Float64x8
-		r2_0_538 archsimd.Float64x8
-		r3_0_538 archsimd.Float64x8
-		r4_0_538 archsimd.Float64x8
-		r5_0_538 archsimd.Uint64x8
-		r6_0_538 archsimd.Float64x8
+		r0_0_529 archsimd.Float64x8
+		r1_0_529 archsimd.Float64x8
+		r2_0_529 archsimd.Float64x8
+		r3_0_529 archsimd.Float64x8
+		r4_0_529 archsimd.Float64x8
+		r5_0_529 archsimd.Uint64x8
+		r6_0_529 archsimd.Float64x8
 	)
 	{
-		r_538, x_538, n_538, nf_538 := r, l, n, &r.nv[0]
-		magic_538 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
-		t_538 := x_538.Add(magic_538)
-		d_538 := x_538.Sub(t_538.Sub(magic_538))
-		f_538 := t_538.AsUint64x8().ShiftAllLeft(63)
-		var r0_0_539 archsimd.Float64x8
+		r_529, x_529, n_529, nf_529 := r, l, n, &r.nv[0]
+		magic_529 := archsimd.LoadFloat64x8Array((&vkTableAVX512[42]))
+		t_529 := x_529.Add(magic_529)
+		d_529 := x_529.Sub(t_529.Sub(magic_529))
+		f_529 := t_529.AsUint64x8().ShiftAllLeft(63)
+		var r0_0_530 archsimd.Float64x8
 		{
-			d_539 := d_538
-			y_539 := d_539.Mul(d_539)
-			y2_539 := y_539.Mul(y_539)
-			y4_539 := y2_539.Mul(y2_539)
-			p0_539 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_539)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_539)).Mul(y2_539))
-			p1_539 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_539)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_539)).Mul(y2_539)).Mul(y4_539)
-			p2_539 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_539.Mul(y4_539))
-			r0_0_539 = p0_539.Add(p1_539).Add(p2_539)
+			d_530 := d_529
+			y_530 := d_530.Mul(d_530)
+			y2_530 := y_530.Mul(y_530)
+			y4_530 := y2_530.Mul(y2_530)
+			p0_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_530)).Mul(y2_530))
+			p1_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_530)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_530)).Mul(y2_530)).Mul(y4_530)
+			p2_530 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_530.Mul(y4_530))
+			r0_0_530 = p0_530.Add(p1_530).Add(p2_530)
 		}
-		cr_538 := r0_0_539
-		sign_538, one_538, pi_538 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_538.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
-		rs_538 := pi_538.Div(one_538.Sub(cr_538).Mul(one_538.Add(cr_538)).Sqrt().AsUint64x8().Or(d_538.AsUint64x8().Xor(f_538).And(sign_538)).AsFloat64x8())
-		c2_538 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_538.AsUint64x8().Xor(f_538).AsFloat64x8())
-		u0_538, u1_538 := one_538, c2_538
-		j_538 := 2
-		for ; j_538+1 < n_538; j_538 += 2 {
-			u0_538 = c2_538.Mul(u1_538).Sub(u0_538)
-			u1_538 = c2_538.Mul(u0_538).Sub(u1_538)
+		cr_529 := r0_0_530
+		sign_529, one_529, pi_529 := archsimd.LoadFloat64x8Array((*[8]float64)((&r_529.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
+		rs_529 := pi_529.Div(one_529.Sub(cr_529).Mul(one_529.Add(cr_529)).Sqrt().AsUint64x8().Or(d_529.AsUint64x8().Xor(f_529).And(sign_529)).AsFloat64x8())
+		c2_529 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr_529.AsUint64x8().Xor(f_529).AsFloat64x8())
+		u0_529, u1_529 := one_529, c2_529
+		j_529 := 2
+		for ; j_529+1 < n_529; j_529 += 2 {
+			u0_529 = c2_529.Mul(u1_529).Sub(u0_529)
+			u1_529 = c2_529.Mul(u0_529).Sub(u1_529)
 		}
-		if j_538 < n_538 {
-			u0_538, u1_538 = u1_538, c2_538.Mul(u1_538).Sub(u0_538)
+		if j_529 < n_529 {
+			u0_529, u1_529 = u1_529, c2_529.Mul(u1_529).Sub(u0_529)
 		}
-		cu_538 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_538).Mul(u1_538)
-		tn_538 := cu_538.Sub(u0_538)
-		dx_538 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_538)).Mul(tn_538).Sub(cu_538).Mul(rs_538)
-		dn_538 := d_538.Mul(tn_538).Mul(rs_538)
-		r0_0_538, r1_0_538, r2_0_538, r3_0_538, r4_0_538, r5_0_538, r6_0_538 = u1_538, dx_538, dn_538, d_538, c2_538, f_538, tn_538
+		cu_529 := archsimd.LoadFloat64x8Array((&vkTableAVX512[21])).Mul(c2_529).Mul(u1_529)
+		tn_529 := cu_529.Sub(u0_529)
+		dx_529 := archsimd.LoadFloat64x8Array((*[8]float64)(nf_529)).Mul(tn_529).Sub(cu_529).Mul(rs_529)
+		dn_529 := d_529.Mul(tn_529).Mul(rs_529)
+		r0_0_529, r1_0_529, r2_0_529, r3_0_529, r4_0_529, r5_0_529, r6_0_529 = u1_529, dx_529, dn_529, d_529, c2_529, f_529, tn_529
 	}
-	sc, hc, nc, dc, cc, fc, tc := r0_0_538, r1_0_538, r2_0_538, r3_0_538, r4_0_538, r5_0_538, r6_0_538
+	sc, hc, nc, dc, cc, fc, tc := r0_0_529, r1_0_529, r2_0_529, r3_0_529, r4_0_529, r5_0_529, r6_0_529
 	m2 := archsimd.LoadFloat64x8Array((&vkTableAVX512[75]))
 	nearA, nearB, nearC := da.Mul(da).Less(m2), db.Mul(db).Less(m2), dc.Mul(dc).Less(m2)
 	if nearA.Or(nearB).Or(nearC).ToBits() != 0 {
 		var (
-			r0_0_540 archsimd.Float64x8
-			r1_0_540 archsimd.Float64x8
+			r0_0_531 archsimd.Float64x8
+			r1_0_531 archsimd.Float64x8
 		)
 		{
-			r_540, d_540, c2_540, flip_540, tn_540, un_540, n_540 := r, da, ca, fa, ta, sa, n
-			var r0_0_182_540 archsimd.Float64x8
+			r_531, d_531, c2_531, flip_531, tn_531, un_531, n_531 := r, da, ca, fa, ta, sa, n
+			var r0_0_182_531 archsimd.Float64x8
 			{
-				d_182_540 := d_540
-				y_182_540 := d_182_540.Mul(d_182_540)
-				y2_182_540 := y_182_540.Mul(y_182_540)
-				y4_182_540 := y2_182_540.Mul(y2_182_540)
-				p0_182_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_540)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_540)).Mul(y2_182_540))
-				p1_182_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_540)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_540)).Mul(y2_182_540)).Mul(y4_182_540)
-				p2_182_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_540)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_540)).Mul(y4_182_540.Mul(y4_182_540))
-				r0_0_182_540 = d_182_540.Mul(p0_182_540.Add(p1_182_540).Add(p2_182_540))
+				d_182_531 := d_531
+				y_182_531 := d_182_531.Mul(d_182_531)
+				y2_182_531 := y_182_531.Mul(y_182_531)
+				y4_182_531 := y2_182_531.Mul(y2_182_531)
+				p0_182_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_531)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_531)).Mul(y2_182_531))
+				p1_182_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_531)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_531)).Mul(y2_182_531)).Mul(y4_182_531)
+				p2_182_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_531)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_531)).Mul(y4_182_531.Mul(y4_182_531))
+				r0_0_182_531 = d_182_531.Mul(p0_182_531.Add(p1_182_531).Add(p2_182_531))
 			}
-			s_540 := r0_0_182_540.AsUint64x8().Xor(flip_540).AsFloat64x8()
-			two_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-			u0_540, u1_540, p0_540, p1_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_540, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_540
-			for j_540 := 2; j_540 < n_540; j_540++ {
-				u0_540, u1_540, p0_540, p1_540 = u1_540, c2_540.Mul(u1_540).Sub(u0_540), p1_540, two_540.Mul(u1_540).Add(c2_540.Mul(p1_540)).Sub(p0_540)
+			s_531 := r0_0_182_531.AsUint64x8().Xor(flip_531).AsFloat64x8()
+			two_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+			u0_531, u1_531, p0_531, p1_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_531, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_531
+			for j_531 := 2; j_531 < n_531; j_531++ {
+				u0_531, u1_531, p0_531, p1_531 = u1_531, c2_531.Mul(u1_531).Sub(u0_531), p1_531, two_531.Mul(u1_531).Add(c2_531.Mul(p1_531)).Sub(p0_531)
 			}
-			dx_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_540).Mul(p1_540)
-			peak_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_540.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_540.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_540 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_540).Mul(tn_540).Div(s_540).Merge(peak_540, d_540.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-			r0_0_540, r1_0_540 = dx_540, dn_540
+			dx_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_531).Mul(p1_531)
+			peak_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_531.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_531.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_531 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_531).Mul(tn_531).Div(s_531).Merge(peak_531, d_531.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+			r0_0_531, r1_0_531 = dx_531, dn_531
 		}
-		px, pn := r0_0_540, r1_0_540
+		px, pn := r0_0_531, r1_0_531
 		ha, na = px.Merge(ha, nearA), pn.Merge(na, nearA)
 		var (
-			r0_0_541 archsimd.Float64x8
-			r1_0_541 archsimd.Float64x8
+			r0_0_532 archsimd.Float64x8
+			r1_0_532 archsimd.Float64x8
 		)
 		{
-			r_541, d_541, c2_541, flip_541, tn_541, un_541, n_541 := r, db, cb, fb, tb, sb, n
-			var r0_0_182_541 archsimd.Float64x8
+			r_532, d_532, c2_532, flip_532, tn_532, un_532, n_532 := r, db, cb, fb, tb, sb, n
+			var r0_0_182_532 archsimd.Float64x8
 			{
-				d_182_541 := d_541
-				y_182_541 := d_182_541.Mul(d_182_541)
-				y2_182_541 := y_182_541.Mul(y_182_541)
-				y4_182_541 := y2_182_541.Mul(y2_182_541)
-				p0_182_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_541)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_541)).Mul(y2_182_541))
-				p1_182_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_541)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_541)).Mul(y2_182_541)).Mul(y4_182_541)
-				p2_182_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_541)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_541)).Mul(y4_182_541.Mul(y4_182_541))
-				r0_0_182_541 = d_182_541.Mul(p0_182_541.Add(p1_182_541).Add(p2_182_541))
+				d_182_532 := d_532
+				y_182_532 := d_182_532.Mul(d_182_532)
+				y2_182_532 := y_182_532.Mul(y_182_532)
+				y4_182_532 := y2_182_532.Mul(y2_182_532)
+				p0_182_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_532)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_532)).Mul(y2_182_532))
+				p1_182_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_532)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_532)).Mul(y2_182_532)).Mul(y4_182_532)
+				p2_182_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_532)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_532)).Mul(y4_182_532.Mul(y4_182_532))
+				r0_0_182_532 = d_182_532.Mul(p0_182_532.Add(p1_182_532).Add(p2_182_532))
 			}
-			s_541 := r0_0_182_541.AsUint64x8().Xor(flip_541).AsFloat64x8()
-			two_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-			u0_541, u1_541, p0_541, p1_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_541, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_541
-			for j_541 := 2; j_541 < n_541; j_541++ {
-				u0_541, u1_541, p0_541, p1_541 = u1_541, c2_541.Mul(u1_541).Sub(u0_541), p1_541, two_541.Mul(u1_541).Add(c2_541.Mul(p1_541)).Sub(p0_541)
+			s_532 := r0_0_182_532.AsUint64x8().Xor(flip_532).AsFloat64x8()
+			two_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+			u0_532, u1_532, p0_532, p1_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_532, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_532
+			for j_532 := 2; j_532 < n_532; j_532++ {
+				u0_532, u1_532, p0_532, p1_532 = u1_532, c2_532.Mul(u1_532).Sub(u0_532), p1_532, two_532.Mul(u1_532).Add(c2_532.Mul(p1_532)).Sub(p0_532)
 			}
-			dx_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_541).Mul(p1_541)
-			peak_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_541.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_541.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_541 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_541).Mul(tn_541).Div(s_541).Merge(peak_541, d_541.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-			r0_0_541, r1_0_541 = dx_541, dn_541
+			dx_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_532).Mul(p1_532)
+			peak_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_532.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_532.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_532 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_532).Mul(tn_532).Div(s_532).Merge(peak_532, d_532.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+			r0_0_532, r1_0_532 = dx_532, dn_532
 		}
-		px, pn = r0_0_541, r1_0_541
+		px, pn = r0_0_532, r1_0_532
 		hb, nb = px.Merge(hb, nearB), pn.Merge(nb, nearB)
 		var (
-			r0_0_542 archsimd.Float64x8
-			r1_0_542 archsimd.Float64x8
+			r0_0_533 archsimd.Float64x8
+			r1_0_533 archsimd.Float64x8
 		)
 		{
-			r_542, d_542, c2_542, flip_542, tn_542, un_542, n_542 := r, dc, cc, fc, tc, sc, n
-			var r0_0_182_542 archsimd.Float64x8
+			r_533, d_533, c2_533, flip_533, tn_533, un_533, n_533 := r, dc, cc, fc, tc, sc, n
+			var r0_0_182_533 archsimd.Float64x8
 			{
-				d_182_542 := d_542
-				y_182_542 := d_182_542.Mul(d_182_542)
-				y2_182_542 := y_182_542.Mul(y_182_542)
-				y4_182_542 := y2_182_542.Mul(y2_182_542)
-				p0_182_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_542)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_542)).Mul(y2_182_542))
-				p1_182_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_542)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_542)).Mul(y2_182_542)).Mul(y4_182_542)
-				p2_182_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_542)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_542)).Mul(y4_182_542.Mul(y4_182_542))
-				r0_0_182_542 = d_182_542.Mul(p0_182_542.Add(p1_182_542).Add(p2_182_542))
+				d_182_533 := d_533
+				y_182_533 := d_182_533.Mul(d_182_533)
+				y2_182_533 := y_182_533.Mul(y_182_533)
+				y4_182_533 := y2_182_533.Mul(y2_182_533)
+				p0_182_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[9])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[10])).Mul(y_182_533)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[11])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[12])).Mul(y_182_533)).Mul(y2_182_533))
+				p1_182_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[13])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[14])).Mul(y_182_533)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[15])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[16])).Mul(y_182_533)).Mul(y2_182_533)).Mul(y4_182_533)
+				p2_182_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[17])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[18])).Mul(y_182_533)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[19])).Mul(y2_182_533)).Mul(y4_182_533.Mul(y4_182_533))
+				r0_0_182_533 = d_182_533.Mul(p0_182_533.Add(p1_182_533).Add(p2_182_533))
 			}
-			s_542 := r0_0_182_542.AsUint64x8().Xor(flip_542).AsFloat64x8()
-			two_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
-			u0_542, u1_542, p0_542, p1_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_542, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_542
-			for j_542 := 2; j_542 < n_542; j_542++ {
-				u0_542, u1_542, p0_542, p1_542 = u1_542, c2_542.Mul(u1_542).Sub(u0_542), p1_542, two_542.Mul(u1_542).Add(c2_542.Mul(p1_542)).Sub(p0_542)
+			s_533 := r0_0_182_533.AsUint64x8().Xor(flip_533).AsFloat64x8()
+			two_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29]))
+			u0_533, u1_533, p0_533, p1_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), c2_533, archsimd.LoadFloat64x8Array((&vkTableAVX512[26])), two_533
+			for j_533 := 2; j_533 < n_533; j_533++ {
+				u0_533, u1_533, p0_533, p1_533 = u1_533, c2_533.Mul(u1_533).Sub(u0_533), p1_533, two_533.Mul(u1_533).Add(c2_533.Mul(p1_533)).Sub(p0_533)
 			}
-			dx_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_542).Mul(p1_542)
-			peak_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_542.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_542.negZero))).AsUint64x8())).AsFloat64x8()
-			dn_542 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_542).Mul(tn_542).Div(s_542).Merge(peak_542, d_542.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
-			r0_0_542, r1_0_542 = dx_542, dn_542
+			dx_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_533).Mul(p1_533)
+			peak_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[27])).AsUint64x8().Or(un_533.AsUint64x8().And(archsimd.LoadFloat64x8Array((*[8]float64)((&r_533.negZero))).AsUint64x8())).AsFloat64x8()
+			dn_533 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_533).Mul(tn_533).Div(s_533).Merge(peak_533, d_533.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+			r0_0_533, r1_0_533 = dx_533, dn_533
 		}
-		px, pn = r0_0_542, r1_0_542
+		px, pn = r0_0_533, r1_0_533
 		hc, nc = px.Merge(hc, nearC), pn.Merge(nc, nearC)
 	}
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
@@ -28903,18 +28896,18 @@ func sincgGradFarLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := t.AsUint64x8().ShiftAllLeft(63)
-	var r0_0_543 archsimd.Float64x8
+	var r0_0_534 archsimd.Float64x8
 	{
-		d_543 := d
-		y_543 := d_543.Mul(d_543)
-		y2_543 := y_543.Mul(y_543)
-		y4_543 := y2_543.Mul(y2_543)
-		p0_543 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_543)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_543)).Mul(y2_543))
-		p1_543 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_543)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_543)).Mul(y2_543)).Mul(y4_543)
-		p2_543 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_543.Mul(y4_543))
-		r0_0_543 = p0_543.Add(p1_543).Add(p2_543)
+		d_534 := d
+		y_534 := d_534.Mul(d_534)
+		y2_534 := y_534.Mul(y_534)
+		y4_534 := y2_534.Mul(y2_534)
+		p0_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[0])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[1])).Mul(y_534)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[2])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[3])).Mul(y_534)).Mul(y2_534))
+		p1_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[4])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[5])).Mul(y_534)).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[6])).Add(archsimd.LoadFloat64x8Array((&vkTableAVX512[7])).Mul(y_534)).Mul(y2_534)).Mul(y4_534)
+		p2_534 := archsimd.LoadFloat64x8Array((&vkTableAVX512[8])).Mul(y4_534.Mul(y4_534))
+		r0_0_534 = p0_534.Add(p1_534).Add(p2_534)
 	}
-	cr := r0_0_543
+	cr := r0_0_534
 	sign, one, pi := archsimd.LoadFloat64x8Array((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8Array((&vkTableAVX512[27])), archsimd.LoadFloat64x8Array((&vkTableAVX512[65]))
 	rs := pi.Div(one.Sub(cr).Mul(one.Add(cr)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8())
 	c2 := archsimd.LoadFloat64x8Array((&vkTableAVX512[29])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())

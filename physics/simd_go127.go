@@ -25,3 +25,14 @@ func simdSel128U(x archsimd.Uint64x4, lo, hi uint8, y archsimd.Uint64x4) archsim
 func simdSelPairsU(x archsimd.Uint64x4, a, b uint8, y archsimd.Uint64x4) archsimd.Uint64x4 {
 	return x.ConcatPermuteScalarsGrouped(a, b, y)
 }
+
+// vgatherCallAVX512 is vgatherAVX512 as a call in the Go 1.27 gradient
+// kernels (lanegen's avx512go127 target): Go inlines vgatherAVX512 in
+// kernels it does not consider big, and on an AMD EPYC (Zen 4) the
+// crystal's gradient kernel took 1.08× as long with it inlined (its
+// whole-gradient kernel, big, calls it either way).
+//
+//go:noinline
+func vgatherCallAVX512(bits []uint64, ia *[8]int32) archsimd.Uint64x8 {
+	return vgatherAVX512(bits, ia)
+}

@@ -170,10 +170,11 @@ func other(x vf) vf {
 `
 
 // TestTargetInline: a target's Inline inlines the named function's body
-// in place of another's (in variants too), and a function marked
+// in place of another's (in variants too, or in one calling function
+// only), and a function marked
 // //lanegen:last comes after the variants, so that the other functions'
 // inlined names are numbered as without it; a name that is not an
-// inlined function is an error.
+// inlined function, or a caller that is no function, is an error.
 func TestTargetInline(t *testing.T) {
 	body := func(s, name string) string {
 		i := strings.Index(s, "func "+name+"(")
@@ -212,8 +213,21 @@ func TestTargetInline(t *testing.T) {
 			t.Errorf("%s does not inline other in plain's place:\n%s", f, b)
 		}
 	}
-	swapT.Inline = map[string]string{"plain": "run"}
-	if _, err := Generate([]byte(inlineSrc), swapT); err == nil {
-		t.Error("Inline naming a function that is not inlined: no error")
+	// Keyed by the calling function: run takes other, its variant plain.
+	swapT.Inline = map[string]string{"run:plain": "other"}
+	if out, err = Generate([]byte(inlineSrc), swapT); err != nil {
+		t.Fatal(err)
+	}
+	if b := body(string(out), "run"); !strings.Contains(b, "* float64(2)") || strings.Contains(b, "+") {
+		t.Errorf("run does not inline other in plain's place:\n%s", b)
+	}
+	if b := body(string(out), "runMul"); strings.Contains(b, "* float64(2)") || !strings.Contains(b, "+") {
+		t.Errorf("runMul does not inline plain:\n%s", b)
+	}
+	for _, bad := range []map[string]string{{"plain": "run"}, {"run:plain": "run"}, {"nothere:plain": "other"}} {
+		swapT.Inline = bad
+		if _, err := Generate([]byte(inlineSrc), swapT); err == nil {
+			t.Errorf("Inline %v: no error", bad)
+		}
 	}
 }
