@@ -681,8 +681,9 @@
 //     once form's time. So in the Go 1.27 AVX-512 build only the whole
 //     gradient's kernel (termsGradLanes) tests the peaks once (an Inline
 //     entry keyed by its caller), and its gradient kernels call the
-//     gather; its forward kernels, which Go also considers big, gather
-//     in place (vgatherIn): mosaic forward 0.96×. Altogether, against
+//     gather; the forward kernels, which Go also considers big, gather
+//     in place (vgatherIn): mosaic forward 0.96× (Go 1.26 build 0.94×,
+//     its gradient kernels unchanged). Altogether, against
 //     the session's start (turns, 12 rounds): mosaic forward 0.95×,
 //     gradient 0.98×, crystal's 0.80×; cubic 1024² (no table, no
 //     gather) forward 1.04× (noise), gradient 0.95×, crystal's 0.87×. With 15 registers the same form spills (Go

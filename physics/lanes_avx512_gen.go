@@ -761,7 +761,7 @@ func cellFLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, h, kk, l archsim
 		r0_0_30 = in_30
 	}
 	in := r0_0_30
-	return vgatherAVX512(bits, ia).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
+	return archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits[ia[0]]).SetElem(1, bits[ia[1]])).SetHi(archsimd.BroadcastUint64x2(bits[ia[2]]).SetElem(1, bits[ia[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits[ia[4]]).SetElem(1, bits[ia[5]])).SetHi(archsimd.BroadcastUint64x2(bits[ia[6]]).SetElem(1, bits[ia[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r.defaultF))), in)
 }
 
 func cellFGradLanesAVX512(r *laneReps, bits, miss []uint64, ia *[8]int32, h, kk, l archsimd.Float64x8,
@@ -807,7 +807,7 @@ func cellFKeepLanesAVX512(r *laneReps, bits []uint64, ia *[8]int32, cube []float
 			r0_0_30_32 = in_30_32
 		}
 		in_32 := r0_0_30_32
-		r0_0_32 = vgatherAVX512(bits_32, ia_32).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32.defaultF))), in_32)
+		r0_0_32 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32[ia_32[0]]).SetElem(1, bits_32[ia_32[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32[ia_32[2]]).SetElem(1, bits_32[ia_32[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32[ia_32[4]]).SetElem(1, bits_32[ia_32[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32[ia_32[6]]).SetElem(1, bits_32[ia_32[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32.defaultF))), in_32)
 	}
 	return r0_0_32
 }
@@ -1425,7 +1425,7 @@ func (k *kernel) termsLanesAVX512(r *laneReps, ia *[8]int32, cube []float64, sum
 							r0_0_30_32_59 = in_30_32_59
 						}
 						in_32_59 := r0_0_30_32_59
-						r0_0_32_59 = vgatherAVX512(bits_32_59, ia_32_59).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59.defaultF))), in_32_59)
+						r0_0_32_59 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[0]]).SetElem(1, bits_32_59[ia_32_59[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[2]]).SetElem(1, bits_32_59[ia_32_59[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[4]]).SetElem(1, bits_32_59[ia_32_59[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59[ia_32_59[6]]).SetElem(1, bits_32_59[ia_32_59[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59.defaultF))), in_32_59)
 					}
 					r0_0_59 = r0_0_32_59
 				}
@@ -1768,7 +1768,7 @@ func (k *kernel) subpixelLanesAVX512(r *laneReps, ia *[8]int32, cube []float64, 
 								r0_0_30_32_59_71 = in_30_32_59_71
 							}
 							in_32_59_71 := r0_0_30_32_59_71
-							r0_0_32_59_71 = vgatherAVX512(bits_32_59_71, ia_32_59_71).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71.defaultF))), in_32_59_71)
+							r0_0_32_59_71 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[0]]).SetElem(1, bits_32_59_71[ia_32_59_71[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[2]]).SetElem(1, bits_32_59_71[ia_32_59_71[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[4]]).SetElem(1, bits_32_59_71[ia_32_59_71[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71[ia_32_59_71[6]]).SetElem(1, bits_32_59_71[ia_32_59_71[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71.defaultF))), in_32_59_71)
 						}
 						r0_0_59_71 = r0_0_32_59_71
 					}
@@ -2099,7 +2099,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_59_79 = in_30_32_59_79
 										}
 										in_32_59_79 := r0_0_30_32_59_79
-										r0_0_32_59_79 = vgatherAVX512(bits_32_59_79, ia_32_59_79).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_79.defaultF))), in_32_59_79)
+										r0_0_32_59_79 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[0]]).SetElem(1, bits_32_59_79[ia_32_59_79[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[2]]).SetElem(1, bits_32_59_79[ia_32_59_79[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[4]]).SetElem(1, bits_32_59_79[ia_32_59_79[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_79[ia_32_59_79[6]]).SetElem(1, bits_32_59_79[ia_32_59_79[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_79.defaultF))), in_32_59_79)
 									}
 									r0_0_59_79 = r0_0_32_59_79
 								}
@@ -2408,7 +2408,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_59_71_81 = in_30_32_59_71_81
 										}
 										in_32_59_71_81 := r0_0_30_32_59_71_81
-										r0_0_32_59_71_81 = vgatherAVX512(bits_32_59_71_81, ia_32_59_71_81).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71_81.defaultF))), in_32_59_71_81)
+										r0_0_32_59_71_81 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[0]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[2]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[4]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_81[ia_32_59_71_81[6]]).SetElem(1, bits_32_59_71_81[ia_32_59_71_81[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71_81.defaultF))), in_32_59_71_81)
 									}
 									r0_0_59_71_81 = r0_0_32_59_71_81
 								}
@@ -2708,7 +2708,7 @@ func (k *kernel) pixelsLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_59_71_83 = in_30_32_59_71_83
 													}
 													in_32_59_71_83 := r0_0_30_32_59_71_83
-													r0_0_32_59_71_83 = vgatherAVX512(bits_32_59_71_83, ia_32_59_71_83).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71_83.defaultF))), in_32_59_71_83)
+													r0_0_32_59_71_83 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[0]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[2]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[4]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_59_71_83[ia_32_59_71_83[6]]).SetElem(1, bits_32_59_71_83[ia_32_59_71_83[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_59_71_83.defaultF))), in_32_59_71_83)
 												}
 												r0_0_59_71_83 = r0_0_32_59_71_83
 											}
@@ -7040,7 +7040,7 @@ func (k *kernel) termsAxesLanesAVX512(r *laneReps, ia *[8]int32, cube []float64,
 							r0_0_30_32_232 = in_30_32_232
 						}
 						in_32_232 := r0_0_30_32_232
-						r0_0_32_232 = vgatherAVX512(bits_32_232, ia_32_232).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232.defaultF))), in_32_232)
+						r0_0_32_232 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232[ia_32_232[0]]).SetElem(1, bits_32_232[ia_32_232[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232[ia_32_232[2]]).SetElem(1, bits_32_232[ia_32_232[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232[ia_32_232[4]]).SetElem(1, bits_32_232[ia_32_232[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232[ia_32_232[6]]).SetElem(1, bits_32_232[ia_32_232[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232.defaultF))), in_32_232)
 					}
 					r0_0_232 = r0_0_32_232
 				}
@@ -7296,7 +7296,7 @@ func (k *kernel) termsShapeLanesAVX512(r *laneReps, ia *[8]int32, cube []float64
 							r0_0_30_32_239 = in_30_32_239
 						}
 						in_32_239 := r0_0_30_32_239
-						r0_0_32_239 = vgatherAVX512(bits_32_239, ia_32_239).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239.defaultF))), in_32_239)
+						r0_0_32_239 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239[ia_32_239[0]]).SetElem(1, bits_32_239[ia_32_239[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239[ia_32_239[2]]).SetElem(1, bits_32_239[ia_32_239[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239[ia_32_239[4]]).SetElem(1, bits_32_239[ia_32_239[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239[ia_32_239[6]]).SetElem(1, bits_32_239[ia_32_239[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239.defaultF))), in_32_239)
 					}
 					r0_0_239 = r0_0_32_239
 				}
@@ -7678,7 +7678,7 @@ func (k *kernel) termsAxesDminLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 							r0_0_30_32_246 = in_30_32_246
 						}
 						in_32_246 := r0_0_30_32_246
-						r0_0_32_246 = vgatherAVX512(bits_32_246, ia_32_246).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246.defaultF))), in_32_246)
+						r0_0_32_246 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246[ia_32_246[0]]).SetElem(1, bits_32_246[ia_32_246[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246[ia_32_246[2]]).SetElem(1, bits_32_246[ia_32_246[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246[ia_32_246[4]]).SetElem(1, bits_32_246[ia_32_246[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246[ia_32_246[6]]).SetElem(1, bits_32_246[ia_32_246[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246.defaultF))), in_32_246)
 					}
 					r0_0_246 = r0_0_32_246
 				}
@@ -8064,7 +8064,7 @@ func (k *kernel) termsAxesRulesLanesAVX512(r *laneReps, ia *[8]int32, cube []flo
 							r0_0_30_32_253 = in_30_32_253
 						}
 						in_32_253 := r0_0_30_32_253
-						r0_0_32_253 = vgatherAVX512(bits_32_253, ia_32_253).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253.defaultF))), in_32_253)
+						r0_0_32_253 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253[ia_32_253[0]]).SetElem(1, bits_32_253[ia_32_253[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253[ia_32_253[2]]).SetElem(1, bits_32_253[ia_32_253[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253[ia_32_253[4]]).SetElem(1, bits_32_253[ia_32_253[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253[ia_32_253[6]]).SetElem(1, bits_32_253[ia_32_253[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253.defaultF))), in_32_253)
 					}
 					r0_0_253 = r0_0_32_253
 				}
@@ -8722,7 +8722,7 @@ func (k *kernel) termsManyLanesAVX512(r *laneReps, ia *[8]int32, cube []float64,
 							r0_0_30_32_267 = in_30_32_267
 						}
 						in_32_267 := r0_0_30_32_267
-						r0_0_32_267 = vgatherAVX512(bits_32_267, ia_32_267).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267.defaultF))), in_32_267)
+						r0_0_32_267 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267[ia_32_267[0]]).SetElem(1, bits_32_267[ia_32_267[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267[ia_32_267[2]]).SetElem(1, bits_32_267[ia_32_267[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267[ia_32_267[4]]).SetElem(1, bits_32_267[ia_32_267[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267[ia_32_267[6]]).SetElem(1, bits_32_267[ia_32_267[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267.defaultF))), in_32_267)
 					}
 					r0_0_267 = r0_0_32_267
 				}
@@ -9095,7 +9095,7 @@ func (k *kernel) termsAxesManyLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 							r0_0_30_32_274 = in_30_32_274
 						}
 						in_32_274 := r0_0_30_32_274
-						r0_0_32_274 = vgatherAVX512(bits_32_274, ia_32_274).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274.defaultF))), in_32_274)
+						r0_0_32_274 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274[ia_32_274[0]]).SetElem(1, bits_32_274[ia_32_274[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274[ia_32_274[2]]).SetElem(1, bits_32_274[ia_32_274[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274[ia_32_274[4]]).SetElem(1, bits_32_274[ia_32_274[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274[ia_32_274[6]]).SetElem(1, bits_32_274[ia_32_274[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274.defaultF))), in_32_274)
 					}
 					r0_0_274 = r0_0_32_274
 				}
@@ -9553,7 +9553,7 @@ func (k *kernel) subpixelAxesLanesAVX512(r *laneReps, ia *[8]int32, cube []float
 								r0_0_30_32_232_285 = in_30_32_232_285
 							}
 							in_32_232_285 := r0_0_30_32_232_285
-							r0_0_32_232_285 = vgatherAVX512(bits_32_232_285, ia_32_232_285).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285.defaultF))), in_32_232_285)
+							r0_0_32_232_285 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285[ia_32_232_285[0]]).SetElem(1, bits_32_232_285[ia_32_232_285[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285[ia_32_232_285[2]]).SetElem(1, bits_32_232_285[ia_32_232_285[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285[ia_32_232_285[4]]).SetElem(1, bits_32_232_285[ia_32_232_285[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285[ia_32_232_285[6]]).SetElem(1, bits_32_232_285[ia_32_232_285[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285.defaultF))), in_32_232_285)
 						}
 						r0_0_232_285 = r0_0_32_232_285
 					}
@@ -9888,7 +9888,7 @@ func (k *kernel) subpixelShapeLanesAVX512(r *laneReps, ia *[8]int32, cube []floa
 								r0_0_30_32_239_294 = in_30_32_239_294
 							}
 							in_32_239_294 := r0_0_30_32_239_294
-							r0_0_32_239_294 = vgatherAVX512(bits_32_239_294, ia_32_239_294).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294.defaultF))), in_32_239_294)
+							r0_0_32_239_294 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294[ia_32_239_294[0]]).SetElem(1, bits_32_239_294[ia_32_239_294[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294[ia_32_239_294[2]]).SetElem(1, bits_32_239_294[ia_32_239_294[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294[ia_32_239_294[4]]).SetElem(1, bits_32_239_294[ia_32_239_294[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294[ia_32_239_294[6]]).SetElem(1, bits_32_239_294[ia_32_239_294[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294.defaultF))), in_32_239_294)
 						}
 						r0_0_239_294 = r0_0_32_239_294
 					}
@@ -10349,7 +10349,7 @@ func (k *kernel) subpixelAxesDminLanesAVX512(r *laneReps, ia *[8]int32, cube []f
 								r0_0_30_32_246_303 = in_30_32_246_303
 							}
 							in_32_246_303 := r0_0_30_32_246_303
-							r0_0_32_246_303 = vgatherAVX512(bits_32_246_303, ia_32_246_303).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303.defaultF))), in_32_246_303)
+							r0_0_32_246_303 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303[ia_32_246_303[0]]).SetElem(1, bits_32_246_303[ia_32_246_303[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303[ia_32_246_303[2]]).SetElem(1, bits_32_246_303[ia_32_246_303[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303[ia_32_246_303[4]]).SetElem(1, bits_32_246_303[ia_32_246_303[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303[ia_32_246_303[6]]).SetElem(1, bits_32_246_303[ia_32_246_303[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303.defaultF))), in_32_246_303)
 						}
 						r0_0_246_303 = r0_0_32_246_303
 					}
@@ -10934,7 +10934,7 @@ func (k *kernel) subpixelAxesCurvedLanesAVX512(r *laneReps, ia *[8]int32, cube [
 								r0_0_30_32_232_312 = in_30_32_232_312
 							}
 							in_32_232_312 := r0_0_30_32_232_312
-							r0_0_32_232_312 = vgatherAVX512(bits_32_232_312, ia_32_232_312).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312.defaultF))), in_32_232_312)
+							r0_0_32_232_312 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312[ia_32_232_312[0]]).SetElem(1, bits_32_232_312[ia_32_232_312[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312[ia_32_232_312[2]]).SetElem(1, bits_32_232_312[ia_32_232_312[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312[ia_32_232_312[4]]).SetElem(1, bits_32_232_312[ia_32_232_312[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312[ia_32_232_312[6]]).SetElem(1, bits_32_232_312[ia_32_232_312[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312.defaultF))), in_32_232_312)
 						}
 						r0_0_232_312 = r0_0_32_232_312
 					}
@@ -11409,7 +11409,7 @@ func (k *kernel) subpixelAxesRulesLanesAVX512(r *laneReps, ia *[8]int32, cube []
 								r0_0_30_32_253_321 = in_30_32_253_321
 							}
 							in_32_253_321 := r0_0_30_32_253_321
-							r0_0_32_253_321 = vgatherAVX512(bits_32_253_321, ia_32_253_321).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321.defaultF))), in_32_253_321)
+							r0_0_32_253_321 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321[ia_32_253_321[0]]).SetElem(1, bits_32_253_321[ia_32_253_321[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321[ia_32_253_321[2]]).SetElem(1, bits_32_253_321[ia_32_253_321[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321[ia_32_253_321[4]]).SetElem(1, bits_32_253_321[ia_32_253_321[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321[ia_32_253_321[6]]).SetElem(1, bits_32_253_321[ia_32_253_321[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321.defaultF))), in_32_253_321)
 						}
 						r0_0_253_321 = r0_0_32_253_321
 					}
@@ -12225,7 +12225,7 @@ func (k *kernel) subpixelManyLanesAVX512(r *laneReps, ia *[8]int32, cube []float
 								r0_0_30_32_267_339 = in_30_32_267_339
 							}
 							in_32_267_339 := r0_0_30_32_267_339
-							r0_0_32_267_339 = vgatherAVX512(bits_32_267_339, ia_32_267_339).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339.defaultF))), in_32_267_339)
+							r0_0_32_267_339 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339[ia_32_267_339[0]]).SetElem(1, bits_32_267_339[ia_32_267_339[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339[ia_32_267_339[2]]).SetElem(1, bits_32_267_339[ia_32_267_339[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339[ia_32_267_339[4]]).SetElem(1, bits_32_267_339[ia_32_267_339[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339[ia_32_267_339[6]]).SetElem(1, bits_32_267_339[ia_32_267_339[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339.defaultF))), in_32_267_339)
 						}
 						r0_0_267_339 = r0_0_32_267_339
 					}
@@ -12677,7 +12677,7 @@ func (k *kernel) subpixelAxesManyLanesAVX512(r *laneReps, ia *[8]int32, cube []f
 								r0_0_30_32_274_348 = in_30_32_274_348
 							}
 							in_32_274_348 := r0_0_30_32_274_348
-							r0_0_32_274_348 = vgatherAVX512(bits_32_274_348, ia_32_274_348).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348.defaultF))), in_32_274_348)
+							r0_0_32_274_348 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348[ia_32_274_348[0]]).SetElem(1, bits_32_274_348[ia_32_274_348[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348[ia_32_274_348[2]]).SetElem(1, bits_32_274_348[ia_32_274_348[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348[ia_32_274_348[4]]).SetElem(1, bits_32_274_348[ia_32_274_348[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348[ia_32_274_348[6]]).SetElem(1, bits_32_274_348[ia_32_274_348[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348.defaultF))), in_32_274_348)
 						}
 						r0_0_274_348 = r0_0_32_274_348
 					}
@@ -13142,7 +13142,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_232_355 = in_30_32_232_355
 										}
 										in_32_232_355 := r0_0_30_32_232_355
-										r0_0_32_232_355 = vgatherAVX512(bits_32_232_355, ia_32_232_355).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_355.defaultF))), in_32_232_355)
+										r0_0_32_232_355 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_355[ia_32_232_355[0]]).SetElem(1, bits_32_232_355[ia_32_232_355[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_355[ia_32_232_355[2]]).SetElem(1, bits_32_232_355[ia_32_232_355[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_355[ia_32_232_355[4]]).SetElem(1, bits_32_232_355[ia_32_232_355[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_355[ia_32_232_355[6]]).SetElem(1, bits_32_232_355[ia_32_232_355[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_355.defaultF))), in_32_232_355)
 									}
 									r0_0_232_355 = r0_0_32_232_355
 								}
@@ -13633,7 +13633,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_232_285_357 = in_30_32_232_285_357
 										}
 										in_32_232_285_357 := r0_0_30_32_232_285_357
-										r0_0_32_232_285_357 = vgatherAVX512(bits_32_232_285_357, ia_32_232_285_357).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285_357.defaultF))), in_32_232_285_357)
+										r0_0_32_232_285_357 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285_357[ia_32_232_285_357[0]]).SetElem(1, bits_32_232_285_357[ia_32_232_285_357[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285_357[ia_32_232_285_357[2]]).SetElem(1, bits_32_232_285_357[ia_32_232_285_357[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285_357[ia_32_232_285_357[4]]).SetElem(1, bits_32_232_285_357[ia_32_232_285_357[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285_357[ia_32_232_285_357[6]]).SetElem(1, bits_32_232_285_357[ia_32_232_285_357[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285_357.defaultF))), in_32_232_285_357)
 									}
 									r0_0_232_285_357 = r0_0_32_232_285_357
 								}
@@ -14115,7 +14115,7 @@ func (k *kernel) pixelsAxesLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_232_285_359 = in_30_32_232_285_359
 													}
 													in_32_232_285_359 := r0_0_30_32_232_285_359
-													r0_0_32_232_285_359 = vgatherAVX512(bits_32_232_285_359, ia_32_232_285_359).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285_359.defaultF))), in_32_232_285_359)
+													r0_0_32_232_285_359 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285_359[ia_32_232_285_359[0]]).SetElem(1, bits_32_232_285_359[ia_32_232_285_359[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285_359[ia_32_232_285_359[2]]).SetElem(1, bits_32_232_285_359[ia_32_232_285_359[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_285_359[ia_32_232_285_359[4]]).SetElem(1, bits_32_232_285_359[ia_32_232_285_359[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_285_359[ia_32_232_285_359[6]]).SetElem(1, bits_32_232_285_359[ia_32_232_285_359[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_285_359.defaultF))), in_32_232_285_359)
 												}
 												r0_0_232_285_359 = r0_0_32_232_285_359
 											}
@@ -14497,7 +14497,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_239_370 = in_30_32_239_370
 										}
 										in_32_239_370 := r0_0_30_32_239_370
-										r0_0_32_239_370 = vgatherAVX512(bits_32_239_370, ia_32_239_370).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_370.defaultF))), in_32_239_370)
+										r0_0_32_239_370 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_370[ia_32_239_370[0]]).SetElem(1, bits_32_239_370[ia_32_239_370[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_370[ia_32_239_370[2]]).SetElem(1, bits_32_239_370[ia_32_239_370[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_370[ia_32_239_370[4]]).SetElem(1, bits_32_239_370[ia_32_239_370[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_370[ia_32_239_370[6]]).SetElem(1, bits_32_239_370[ia_32_239_370[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_370.defaultF))), in_32_239_370)
 									}
 									r0_0_239_370 = r0_0_32_239_370
 								}
@@ -14862,7 +14862,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_239_294_372 = in_30_32_239_294_372
 										}
 										in_32_239_294_372 := r0_0_30_32_239_294_372
-										r0_0_32_239_294_372 = vgatherAVX512(bits_32_239_294_372, ia_32_239_294_372).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294_372.defaultF))), in_32_239_294_372)
+										r0_0_32_239_294_372 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294_372[ia_32_239_294_372[0]]).SetElem(1, bits_32_239_294_372[ia_32_239_294_372[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294_372[ia_32_239_294_372[2]]).SetElem(1, bits_32_239_294_372[ia_32_239_294_372[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294_372[ia_32_239_294_372[4]]).SetElem(1, bits_32_239_294_372[ia_32_239_294_372[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294_372[ia_32_239_294_372[6]]).SetElem(1, bits_32_239_294_372[ia_32_239_294_372[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294_372.defaultF))), in_32_239_294_372)
 									}
 									r0_0_239_294_372 = r0_0_32_239_294_372
 								}
@@ -15218,7 +15218,7 @@ func (k *kernel) pixelsShapeLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_239_294_374 = in_30_32_239_294_374
 													}
 													in_32_239_294_374 := r0_0_30_32_239_294_374
-													r0_0_32_239_294_374 = vgatherAVX512(bits_32_239_294_374, ia_32_239_294_374).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294_374.defaultF))), in_32_239_294_374)
+													r0_0_32_239_294_374 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294_374[ia_32_239_294_374[0]]).SetElem(1, bits_32_239_294_374[ia_32_239_294_374[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294_374[ia_32_239_294_374[2]]).SetElem(1, bits_32_239_294_374[ia_32_239_294_374[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_239_294_374[ia_32_239_294_374[4]]).SetElem(1, bits_32_239_294_374[ia_32_239_294_374[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_239_294_374[ia_32_239_294_374[6]]).SetElem(1, bits_32_239_294_374[ia_32_239_294_374[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_239_294_374.defaultF))), in_32_239_294_374)
 												}
 												r0_0_239_294_374 = r0_0_32_239_294_374
 											}
@@ -15726,7 +15726,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_246_385 = in_30_32_246_385
 										}
 										in_32_246_385 := r0_0_30_32_246_385
-										r0_0_32_246_385 = vgatherAVX512(bits_32_246_385, ia_32_246_385).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_385.defaultF))), in_32_246_385)
+										r0_0_32_246_385 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_385[ia_32_246_385[0]]).SetElem(1, bits_32_246_385[ia_32_246_385[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_385[ia_32_246_385[2]]).SetElem(1, bits_32_246_385[ia_32_246_385[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_385[ia_32_246_385[4]]).SetElem(1, bits_32_246_385[ia_32_246_385[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_385[ia_32_246_385[6]]).SetElem(1, bits_32_246_385[ia_32_246_385[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_385.defaultF))), in_32_246_385)
 									}
 									r0_0_246_385 = r0_0_32_246_385
 								}
@@ -16218,7 +16218,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_246_303_387 = in_30_32_246_303_387
 										}
 										in_32_246_303_387 := r0_0_30_32_246_303_387
-										r0_0_32_246_303_387 = vgatherAVX512(bits_32_246_303_387, ia_32_246_303_387).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303_387.defaultF))), in_32_246_303_387)
+										r0_0_32_246_303_387 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303_387[ia_32_246_303_387[0]]).SetElem(1, bits_32_246_303_387[ia_32_246_303_387[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303_387[ia_32_246_303_387[2]]).SetElem(1, bits_32_246_303_387[ia_32_246_303_387[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303_387[ia_32_246_303_387[4]]).SetElem(1, bits_32_246_303_387[ia_32_246_303_387[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303_387[ia_32_246_303_387[6]]).SetElem(1, bits_32_246_303_387[ia_32_246_303_387[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303_387.defaultF))), in_32_246_303_387)
 									}
 									r0_0_246_303_387 = r0_0_32_246_303_387
 								}
@@ -16701,7 +16701,7 @@ func (k *kernel) pixelsAxesDminLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_246_303_389 = in_30_32_246_303_389
 													}
 													in_32_246_303_389 := r0_0_30_32_246_303_389
-													r0_0_32_246_303_389 = vgatherAVX512(bits_32_246_303_389, ia_32_246_303_389).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303_389.defaultF))), in_32_246_303_389)
+													r0_0_32_246_303_389 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303_389[ia_32_246_303_389[0]]).SetElem(1, bits_32_246_303_389[ia_32_246_303_389[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303_389[ia_32_246_303_389[2]]).SetElem(1, bits_32_246_303_389[ia_32_246_303_389[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_246_303_389[ia_32_246_303_389[4]]).SetElem(1, bits_32_246_303_389[ia_32_246_303_389[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_246_303_389[ia_32_246_303_389[6]]).SetElem(1, bits_32_246_303_389[ia_32_246_303_389[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_246_303_389.defaultF))), in_32_246_303_389)
 												}
 												r0_0_246_303_389 = r0_0_32_246_303_389
 											}
@@ -17333,7 +17333,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_232_400 = in_30_32_232_400
 										}
 										in_32_232_400 := r0_0_30_32_232_400
-										r0_0_32_232_400 = vgatherAVX512(bits_32_232_400, ia_32_232_400).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_400.defaultF))), in_32_232_400)
+										r0_0_32_232_400 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_400[ia_32_232_400[0]]).SetElem(1, bits_32_232_400[ia_32_232_400[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_400[ia_32_232_400[2]]).SetElem(1, bits_32_232_400[ia_32_232_400[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_400[ia_32_232_400[4]]).SetElem(1, bits_32_232_400[ia_32_232_400[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_400[ia_32_232_400[6]]).SetElem(1, bits_32_232_400[ia_32_232_400[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_400.defaultF))), in_32_232_400)
 									}
 									r0_0_232_400 = r0_0_32_232_400
 								}
@@ -17947,7 +17947,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_232_312_402 = in_30_32_232_312_402
 										}
 										in_32_232_312_402 := r0_0_30_32_232_312_402
-										r0_0_32_232_312_402 = vgatherAVX512(bits_32_232_312_402, ia_32_232_312_402).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312_402.defaultF))), in_32_232_312_402)
+										r0_0_32_232_312_402 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312_402[ia_32_232_312_402[0]]).SetElem(1, bits_32_232_312_402[ia_32_232_312_402[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312_402[ia_32_232_312_402[2]]).SetElem(1, bits_32_232_312_402[ia_32_232_312_402[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312_402[ia_32_232_312_402[4]]).SetElem(1, bits_32_232_312_402[ia_32_232_312_402[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312_402[ia_32_232_312_402[6]]).SetElem(1, bits_32_232_312_402[ia_32_232_312_402[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312_402.defaultF))), in_32_232_312_402)
 									}
 									r0_0_232_312_402 = r0_0_32_232_312_402
 								}
@@ -18552,7 +18552,7 @@ func (k *kernel) pixelsAxesCurvedLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_232_312_404 = in_30_32_232_312_404
 													}
 													in_32_232_312_404 := r0_0_30_32_232_312_404
-													r0_0_32_232_312_404 = vgatherAVX512(bits_32_232_312_404, ia_32_232_312_404).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312_404.defaultF))), in_32_232_312_404)
+													r0_0_32_232_312_404 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312_404[ia_32_232_312_404[0]]).SetElem(1, bits_32_232_312_404[ia_32_232_312_404[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312_404[ia_32_232_312_404[2]]).SetElem(1, bits_32_232_312_404[ia_32_232_312_404[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_232_312_404[ia_32_232_312_404[4]]).SetElem(1, bits_32_232_312_404[ia_32_232_312_404[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_232_312_404[ia_32_232_312_404[6]]).SetElem(1, bits_32_232_312_404[ia_32_232_312_404[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_232_312_404.defaultF))), in_32_232_312_404)
 												}
 												r0_0_232_312_404 = r0_0_32_232_312_404
 											}
@@ -19063,7 +19063,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_253_415 = in_30_32_253_415
 										}
 										in_32_253_415 := r0_0_30_32_253_415
-										r0_0_32_253_415 = vgatherAVX512(bits_32_253_415, ia_32_253_415).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_415.defaultF))), in_32_253_415)
+										r0_0_32_253_415 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_415[ia_32_253_415[0]]).SetElem(1, bits_32_253_415[ia_32_253_415[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_415[ia_32_253_415[2]]).SetElem(1, bits_32_253_415[ia_32_253_415[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_415[ia_32_253_415[4]]).SetElem(1, bits_32_253_415[ia_32_253_415[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_415[ia_32_253_415[6]]).SetElem(1, bits_32_253_415[ia_32_253_415[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_415.defaultF))), in_32_253_415)
 									}
 									r0_0_253_415 = r0_0_32_253_415
 								}
@@ -19580,7 +19580,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_253_321_417 = in_30_32_253_321_417
 										}
 										in_32_253_321_417 := r0_0_30_32_253_321_417
-										r0_0_32_253_321_417 = vgatherAVX512(bits_32_253_321_417, ia_32_253_321_417).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321_417.defaultF))), in_32_253_321_417)
+										r0_0_32_253_321_417 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321_417[ia_32_253_321_417[0]]).SetElem(1, bits_32_253_321_417[ia_32_253_321_417[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321_417[ia_32_253_321_417[2]]).SetElem(1, bits_32_253_321_417[ia_32_253_321_417[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321_417[ia_32_253_321_417[4]]).SetElem(1, bits_32_253_321_417[ia_32_253_321_417[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321_417[ia_32_253_321_417[6]]).SetElem(1, bits_32_253_321_417[ia_32_253_321_417[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321_417.defaultF))), in_32_253_321_417)
 									}
 									r0_0_253_321_417 = r0_0_32_253_321_417
 								}
@@ -20082,7 +20082,7 @@ func (k *kernel) pixelsAxesRulesLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_253_321_419 = in_30_32_253_321_419
 													}
 													in_32_253_321_419 := r0_0_30_32_253_321_419
-													r0_0_32_253_321_419 = vgatherAVX512(bits_32_253_321_419, ia_32_253_321_419).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321_419.defaultF))), in_32_253_321_419)
+													r0_0_32_253_321_419 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321_419[ia_32_253_321_419[0]]).SetElem(1, bits_32_253_321_419[ia_32_253_321_419[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321_419[ia_32_253_321_419[2]]).SetElem(1, bits_32_253_321_419[ia_32_253_321_419[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_253_321_419[ia_32_253_321_419[4]]).SetElem(1, bits_32_253_321_419[ia_32_253_321_419[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_253_321_419[ia_32_253_321_419[6]]).SetElem(1, bits_32_253_321_419[ia_32_253_321_419[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_253_321_419.defaultF))), in_32_253_321_419)
 												}
 												r0_0_253_321_419 = r0_0_32_253_321_419
 											}
@@ -22135,7 +22135,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_267_445 = in_30_32_267_445
 										}
 										in_32_267_445 := r0_0_30_32_267_445
-										r0_0_32_267_445 = vgatherAVX512(bits_32_267_445, ia_32_267_445).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_445.defaultF))), in_32_267_445)
+										r0_0_32_267_445 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_445[ia_32_267_445[0]]).SetElem(1, bits_32_267_445[ia_32_267_445[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_445[ia_32_267_445[2]]).SetElem(1, bits_32_267_445[ia_32_267_445[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_445[ia_32_267_445[4]]).SetElem(1, bits_32_267_445[ia_32_267_445[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_445[ia_32_267_445[6]]).SetElem(1, bits_32_267_445[ia_32_267_445[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_445.defaultF))), in_32_267_445)
 									}
 									r0_0_267_445 = r0_0_32_267_445
 								}
@@ -22435,7 +22435,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_267_339_447 = in_30_32_267_339_447
 										}
 										in_32_267_339_447 := r0_0_30_32_267_339_447
-										r0_0_32_267_339_447 = vgatherAVX512(bits_32_267_339_447, ia_32_267_339_447).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339_447.defaultF))), in_32_267_339_447)
+										r0_0_32_267_339_447 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339_447[ia_32_267_339_447[0]]).SetElem(1, bits_32_267_339_447[ia_32_267_339_447[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339_447[ia_32_267_339_447[2]]).SetElem(1, bits_32_267_339_447[ia_32_267_339_447[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339_447[ia_32_267_339_447[4]]).SetElem(1, bits_32_267_339_447[ia_32_267_339_447[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339_447[ia_32_267_339_447[6]]).SetElem(1, bits_32_267_339_447[ia_32_267_339_447[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339_447.defaultF))), in_32_267_339_447)
 									}
 									r0_0_267_339_447 = r0_0_32_267_339_447
 								}
@@ -22726,7 +22726,7 @@ func (k *kernel) pixelsManyLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_267_339_449 = in_30_32_267_339_449
 													}
 													in_32_267_339_449 := r0_0_30_32_267_339_449
-													r0_0_32_267_339_449 = vgatherAVX512(bits_32_267_339_449, ia_32_267_339_449).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339_449.defaultF))), in_32_267_339_449)
+													r0_0_32_267_339_449 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339_449[ia_32_267_339_449[0]]).SetElem(1, bits_32_267_339_449[ia_32_267_339_449[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339_449[ia_32_267_339_449[2]]).SetElem(1, bits_32_267_339_449[ia_32_267_339_449[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_267_339_449[ia_32_267_339_449[4]]).SetElem(1, bits_32_267_339_449[ia_32_267_339_449[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_267_339_449[ia_32_267_339_449[6]]).SetElem(1, bits_32_267_339_449[ia_32_267_339_449[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_267_339_449.defaultF))), in_32_267_339_449)
 												}
 												r0_0_267_339_449 = r0_0_32_267_339_449
 											}
@@ -23225,7 +23225,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_274_460 = in_30_32_274_460
 										}
 										in_32_274_460 := r0_0_30_32_274_460
-										r0_0_32_274_460 = vgatherAVX512(bits_32_274_460, ia_32_274_460).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_460.defaultF))), in_32_274_460)
+										r0_0_32_274_460 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_460[ia_32_274_460[0]]).SetElem(1, bits_32_274_460[ia_32_274_460[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_460[ia_32_274_460[2]]).SetElem(1, bits_32_274_460[ia_32_274_460[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_460[ia_32_274_460[4]]).SetElem(1, bits_32_274_460[ia_32_274_460[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_460[ia_32_274_460[6]]).SetElem(1, bits_32_274_460[ia_32_274_460[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_460.defaultF))), in_32_274_460)
 									}
 									r0_0_274_460 = r0_0_32_274_460
 								}
@@ -23707,7 +23707,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 											r0_0_30_32_274_348_462 = in_30_32_274_348_462
 										}
 										in_32_274_348_462 := r0_0_30_32_274_348_462
-										r0_0_32_274_348_462 = vgatherAVX512(bits_32_274_348_462, ia_32_274_348_462).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348_462.defaultF))), in_32_274_348_462)
+										r0_0_32_274_348_462 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348_462[ia_32_274_348_462[0]]).SetElem(1, bits_32_274_348_462[ia_32_274_348_462[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348_462[ia_32_274_348_462[2]]).SetElem(1, bits_32_274_348_462[ia_32_274_348_462[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348_462[ia_32_274_348_462[4]]).SetElem(1, bits_32_274_348_462[ia_32_274_348_462[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348_462[ia_32_274_348_462[6]]).SetElem(1, bits_32_274_348_462[ia_32_274_348_462[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348_462.defaultF))), in_32_274_348_462)
 									}
 									r0_0_274_348_462 = r0_0_32_274_348_462
 								}
@@ -24180,7 +24180,7 @@ func (k *kernel) pixelsAxesManyLanesAVX512(rb *rowBuf, n int) {
 														r0_0_30_32_274_348_464 = in_30_32_274_348_464
 													}
 													in_32_274_348_464 := r0_0_30_32_274_348_464
-													r0_0_32_274_348_464 = vgatherAVX512(bits_32_274_348_464, ia_32_274_348_464).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348_464.defaultF))), in_32_274_348_464)
+													r0_0_32_274_348_464 = archsimd.Uint64x8{}.SetLo(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348_464[ia_32_274_348_464[0]]).SetElem(1, bits_32_274_348_464[ia_32_274_348_464[1]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348_464[ia_32_274_348_464[2]]).SetElem(1, bits_32_274_348_464[ia_32_274_348_464[3]]))).SetHi(archsimd.Uint64x4{}.SetLo(archsimd.BroadcastUint64x2(bits_32_274_348_464[ia_32_274_348_464[4]]).SetElem(1, bits_32_274_348_464[ia_32_274_348_464[5]])).SetHi(archsimd.BroadcastUint64x2(bits_32_274_348_464[ia_32_274_348_464[6]]).SetElem(1, bits_32_274_348_464[ia_32_274_348_464[7]]))).AsFloat64x8().Merge(archsimd.LoadFloat64x8((*[8]float64)((&r_32_274_348_464.defaultF))), in_32_274_348_464)
 												}
 												r0_0_274_348_464 = r0_0_32_274_348_464
 											}

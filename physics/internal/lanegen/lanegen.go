@@ -86,9 +86,10 @@ var Targets = []Target{
 		// vgather(table, ia): table[ia[i]] in lane i (vector targets:
 		// a hand-written function each; simd/archsimd has no gather).
 		"vgather": "$1[$2[0]]",
-		// vgatherIn: vgather, written out in place where a target has
-		// it so (the forward kernels'; a gradient kernel holding the
-		// written-out gather was slower than with the call).
+		// vgatherIn: vgather, written out in place in the vector
+		// targets (gatherExpr; the forward kernels' lookup: a gradient
+		// kernel holding the written-out gather was slower than with
+		// the call).
 		"vgatherIn": "$1[$2[0]]",
 		// vgatherCube(table, ia, hs, ks, cube): the 4×4×4 values from
 		// cell ia[i] in lane i (interpFLanes; a hand-written function
@@ -206,11 +207,8 @@ func archsimdWords(n int, goVersion string) map[string]string {
 		"vshrv":      "$1.ShiftRight($2)",
 		"vany":       "($1.ToBits() != 0)",
 		"vzeroupper": "archsimd.ClearAVXUpperBits",
-		"vgatherIn":  fmt.Sprintf("vgatherAVX%d($1, $2)", map[int]int{4: 2, 8: 512}[n]),
 	}
-	if goVersion == go127 {
-		w["vgatherIn"] = gatherExpr(n)
-	}
+	w["vgatherIn"] = gatherExpr(n)
 	if goVersion == go127 {
 		// Loads from an array pointer are LoadArray, from a slice
 		// Load; stores to a slice Store. A broadcast from a vector's
@@ -251,9 +249,10 @@ func archsimdWords(n int, goVersion string) map[string]string {
 // gatherExpr is vgather(table, ia) for n lanes written out as one
 // expression, as the hand-written vgatherAVX2 and vgatherAVX512 build it:
 // table[ia[i]] in lane i, pairs of lanes broadcast and set, the pairs
-// put together. The Go 1.27 forward kernels take it (vgatherIn): Go's
-// inliner leaves the call in kernels it considers big, and with the
-// call the mosaic case's forward took 1.06× as long (Zen 4).
+// put together. The forward kernels take it (vgatherIn): Go's inliner
+// leaves the call in kernels it considers big, and with the call the
+// mosaic case's forward took 1.04–1.06× as long (Go 1.27 and 1.26,
+// AVX-512, on an AMD EPYC, Zen 4).
 func gatherExpr(n int) string {
 	pair := func(i int) string {
 		return fmt.Sprintf("archsimd.BroadcastUint64x2($1[$2[%d]]).SetElem(1, $1[$2[%d]])", i, i+1)
