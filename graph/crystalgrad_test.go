@@ -7,9 +7,10 @@ import (
 )
 
 // TestCrystalGradient: the crystal's gradient alone (what a fit of the
-// cell and orientation asks for) gives the bits the whole gradient gives
-// for every crystal input and 0 for the others, with the same loss, on
-// the vector lanes' structures and on the per-pixel walk's.
+// cell and orientation asks for, and of them and the fluence) gives the
+// bits the whole gradient gives for every crystal input and the fluence
+// and 0 for the others, with the same loss, on the vector lanes'
+// structures and on the per-pixel walk's.
 func TestCrystalGradient(t *testing.T) {
 	in := inputsDir()
 	tri := []string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
@@ -62,12 +63,13 @@ func TestCrystalGradient(t *testing.T) {
 			if v != vc {
 				t.Errorf("loss %v, %v with the crystal's gradient", v, vc)
 			}
-			some := false
+			some, fluence := false, false
 			for i, name := range s.Program().Names() {
 				want := 0.0
-				if CrystalInput(name) {
+				if CrystalGradientInput(name) {
 					want = full[i]
-					some = some || want != 0
+					some = some || want != 0 && CrystalInput(name)
+					fluence = fluence || want != 0 && name == "beam.fluence"
 				}
 				if math.Float64bits(cry[i]) != math.Float64bits(want) {
 					t.Errorf("%s: %v, want %v (the whole gradient's %v)", name, cry[i], want, full[i])
@@ -76,18 +78,22 @@ func TestCrystalGradient(t *testing.T) {
 			if !some {
 				t.Error("no crystal input has a derivative")
 			}
+			if !fluence {
+				t.Error("the fluence has no derivative")
+			}
 		})
 	}
 }
 
 // TestObjectiveCrystalGradient: an objective whose parameters move the
-// crystal alone runs the crystal's gradient, with the bits an objective
-// that also has the distance (the whole gradient) gives for them.
+// crystal (and the fluence) alone runs the crystal's gradient, with the
+// bits an objective that also has the distance (the whole gradient)
+// gives for them.
 func TestObjectiveCrystalGradient(t *testing.T) {
 	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
 		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "64", "-fluence", "1e29",
 		"-mosaic", "0.5", "-mosaic_domains", "3")
-	crystal := []string{"a", "b", "c", "alpha", "beta", "gamma", "orient_x", "orient_y", "orient_z", "mosaic_spread"}
+	crystal := []string{"a", "b", "c", "alpha", "beta", "gamma", "orient_x", "orient_y", "orient_z", "mosaic_spread", "fluence"}
 	l := Loss{Kind: LossSum}
 	oc, err := NewObjective(m, crystal, l)
 	if err != nil {
@@ -97,7 +103,7 @@ func TestObjectiveCrystalGradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := []float64{70.1, 79.9, 90.2, 75.1, 84.9, 95.2, 0.1, -0.1, 0.05, 0.45}
+	x := []float64{70.1, 79.9, 90.2, 75.1, 84.9, 95.2, 0.1, -0.1, 0.05, 0.45, 1.1e29}
 	vc, gc, err := oc.Gradient(x)
 	if err != nil {
 		t.Fatal(err)

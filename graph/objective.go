@@ -130,13 +130,13 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 	}
 	inputs := inputNames(m)
 	jacs := make([][]float64, len(x))
-	crystal := true // every parameter moves the crystal's inputs alone
+	crystal := true // every parameter moves the crystal's inputs (or the fluence) alone
 	for i, n := range o.Names {
 		if jacs[i], err = inputJacobian(m, n, x[i], inputs); err != nil {
 			return 0, nil, err
 		}
 		for j, d := range jacs[i] {
-			if d != 0 && !CrystalInput(inputs[j]) {
+			if d != 0 && !CrystalGradientInput(inputs[j]) {
 				crystal = false
 			}
 		}

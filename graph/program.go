@@ -470,11 +470,12 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 	return s.gradient(l, false)
 }
 
-// CrystalGradient is Gradient with respect to the crystal's inputs alone
-// (CrystalInput: its cell, orientation, φ and mosaic spread), the same
-// bits; the other inputs' entries are 0. It leaves out what only they
-// need (physics.Config.CrystalOnly): a fit of the cell and orientation
-// runs it.
+// CrystalGradient is Gradient with respect to the crystal's inputs and
+// the fluence alone (CrystalGradientInput: the cell, orientation, φ,
+// mosaic spread and the scale), the same bits; the other inputs' entries
+// are 0. It leaves out what only they need (physics.Config.CrystalOnly):
+// a fit of the cell and orientation runs it, and so do its coarse
+// stages, which refine the fluence as well.
 func (s *Simulator) CrystalGradient(l *Loss) (value float64, grad []float64, err error) {
 	return s.gradient(l, true)
 }
@@ -493,6 +494,14 @@ func CrystalInput(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "crystal.mat")
+}
+
+// CrystalGradientInput reports whether CrystalGradient differentiates by
+// the graph input named name: the crystal's (CrystalInput) and the
+// fluence, which reaches the physics through the scale and the water
+// background's seed alone (two sums over the pixels).
+func CrystalGradientInput(name string) bool {
+	return CrystalInput(name) || name == "beam.fluence"
 }
 
 func (s *Simulator) gradient(l *Loss, crystal bool) (value float64, grad []float64, err error) {
@@ -566,10 +575,11 @@ func (s *Simulator) gradient(l *Loss, crystal bool) (value float64, grad []float
 	}
 	grad, gp.adj = gp.rev.Grad(packed, pg, vars, gp.adj)
 	if crystal {
-		// (An input that is not the crystal's may still reach the
-		// crystal's parameters: λ those of a -matrix crystal.)
+		// (An input that is not among them may still reach the
+		// parameters CrystalOnly keeps: λ the crystal's of a -matrix
+		// crystal, the water's size its background's seed.)
 		for i, name := range p.names {
-			if !CrystalInput(name) {
+			if !CrystalGradientInput(name) {
 				grad[i] = 0
 			}
 		}

@@ -686,7 +686,12 @@
 //     its gradient kernels unchanged). Altogether, against
 //     the session's start (turns, 12 rounds): mosaic forward 0.95×,
 //     gradient 0.98×, crystal's 0.80×; cubic 1024² (no table, no
-//     gather) forward 1.04× (noise), gradient 0.95×, crystal's 0.87×. With 15 registers the same form spills (Go
+//     gather) forward 1.04× (noise), gradient 0.95×, crystal's 0.87×.
+//     Then Config.CrystalOnly keeps the fluence's and the water seed's
+//     gradients as well (lossBackLanes' sums flu and ibg, the same
+//     operations in the same slots), so that a fit's coarse stages,
+//     which refine the fluence beside the crystal, run the crystal's
+//     gradient: the README's fit 0.311 → 0.293 s, the same fit.json. With 15 registers the same form spills (Go
 //     1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, default build 1.11×), and
 //     even rewriting sincgGradLanes as a call of the shared closed form
 //     (the same arithmetic) moved the Go 1.26 AVX-512 gradient kernel's

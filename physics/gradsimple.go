@@ -736,10 +736,14 @@ type lossTotals struct {
 }
 
 // lossBackSums is the number of lossTotals' sums, lossBackAd the index of
-// ad's first (then ad's others and fad's, lossBackSubLanes' six).
+// ad's first (then ad's others and fad's, lossBackSubLanes' six),
+// lossBackIbg and lossBackFlu those of ibg and flu (the ones the crystal's
+// gradient keeps).
 const (
 	lossBackSums = 20
 	lossBackAd   = 8
+	lossBackIbg  = 4
+	lossBackFlu  = 5
 )
 
 // addDirection adds to t the sums of a·d and fdet·a·d whose slots

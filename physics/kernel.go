@@ -105,18 +105,20 @@ type Config struct {
 	HasHKL                             bool
 	HMin, HMax, KMin, KMax, LMin, LMax int
 	// CrystalOnly: gradients by the crystal's parameters alone (crystalParam:
-	// its real and reciprocal axes, φ and the mosaic spread), the
-	// others' 0, computed faster where the terms run on vector lanes:
-	// without the sums the others take (the derivatives by the direction,
-	// N and the default F, the detector's and the beam's factors). The
-	// crystal's are the same bits as without it.
+	// its real and reciprocal axes, φ and the mosaic spread) and by the
+	// fluence and the water background's seed (a fit's scale: two sums
+	// over the pixels), the others' 0, computed faster where the terms
+	// run on vector lanes: without the sums the others take (the
+	// derivatives by the direction, N and the default F, the detector's
+	// and the beam's factors). These are the same bits as without it.
 	CrystalOnly bool
 }
 
-// crystalParam reports whether packed parameter i is one of the
-// crystal's (Config.CrystalOnly).
+// crystalParam reports whether packed parameter i is one of those
+// Config.CrystalOnly keeps: the crystal's, the fluence and the water
+// background's seed.
 func crystalParam(i int) bool {
-	return i >= PCellA && i < PCStar+3 || i == PPhi0 || i == PPhiStep || i == PMosaic
+	return i >= PCellA && i < PCStar+3 || i == PPhi0 || i == PPhiStep || i == PMosaic || i == PFluence || i == PIbg
 }
 
 // Steps is the reference's normalisation count: sources × mosaic domains ×

@@ -1916,7 +1916,24 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const step = max(lanes, slots)
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
 	if c.CrystalOnly {
-		clear(out[:lossBackSums*slots]) // (the crystal's gradient takes the row sums alone)
+		// The crystal's gradient takes the row sums and, for the
+		// fluence's, the sums of ∂L/∂(scale·S) and of ∂L/∂I_bg: the loop
+		// below's ibg and flu, the same operations in the same slots.
+		clear(out[:lossBackSums*slots])
+		var ibg, flu [m]vs
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*lanes
+				gp := vloadSlice(g[p:])
+				s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+				ibg[q] = vslotadd(ibg[q], gp.Mul(scale).Mul(pp).Mul(om))
+				flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s))
+			}
+		}
+		for q := 0; q < m; q++ {
+			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
+			flu[q].StoreSlice(out[lossBackFlu*slots+q*sl:])
+		}
 		vzeroupper()
 		return
 	}

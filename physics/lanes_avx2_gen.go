@@ -6456,6 +6456,20 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	}
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
+		var ibg, flu [m]archsimd.Float64x4
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*4
+				gp := archsimd.LoadFloat64x4Slice((g[p:]))
+				s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+				ibg[q] = ibg[q].Add(gp.Mul(scale).Mul(pp).Mul(om))
+				flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s))
+			}
+		}
+		for q := 0; q < m; q++ {
+			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
+			flu[q].StoreSlice(out[lossBackFlu*slots+q*sl:])
+		}
 		archsimd.ClearAVXUpperBits()
 		return
 	}

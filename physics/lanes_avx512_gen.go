@@ -6456,6 +6456,20 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 	}
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
+		var ibg, flu [m]archsimd.Float64x4
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*8
+				gp := archsimd.LoadFloat64x8Slice((g[p:]))
+				s, pp, om := archsimd.LoadFloat64x8Slice((t.s[p:])), archsimd.LoadFloat64x8Slice((fr.p[p:])), archsimd.LoadFloat64x8Slice((fr.omega[p:]))
+				ibg[q] = vslotaddAVX512(ibg[q], gp.Mul(scale).Mul(pp).Mul(om))
+				flu[q] = vslotaddAVX512(flu[q], gp.Mul(pp).Mul(om).Mul(s))
+			}
+		}
+		for q := 0; q < m; q++ {
+			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
+			flu[q].StoreSlice(out[lossBackFlu*slots+q*sl:])
+		}
 		archsimd.ClearAVXUpperBits()
 		return
 	}

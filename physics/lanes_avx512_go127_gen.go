@@ -6463,6 +6463,20 @@ func (k *kernel) lossBackLanesAVX512(fr *lossFront, t *termLanes, g, dsq, hkl []
 	}
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
+		var ibg, flu [m]archsimd.Float64x8
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*8
+				gp := archsimd.LoadFloat64x8((g[p:]))
+				s, pp, om := archsimd.LoadFloat64x8((t.s[p:])), archsimd.LoadFloat64x8((fr.p[p:])), archsimd.LoadFloat64x8((fr.omega[p:]))
+				ibg[q] = ibg[q].Add(gp.Mul(scale).Mul(pp).Mul(om))
+				flu[q] = flu[q].Add(gp.Mul(pp).Mul(om).Mul(s))
+			}
+		}
+		for q := 0; q < m; q++ {
+			ibg[q].Store((out[lossBackIbg*slots+q*sl:]))
+			flu[q].Store((out[lossBackFlu*slots+q*sl:]))
+		}
 		archsimd.ClearAVXUpperBits()
 		return
 	}

@@ -6454,6 +6454,20 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
+		var ibg, flu [m]float64
+		for p0 := 0; p0 < np; p0 += step {
+			for q := 0; q < m; q++ {
+				p := p0 + q*1
+				gp := g[p]
+				s, pp, om := t.s[p], fr.p[p], fr.omega[p]
+				ibg[q] = (ibg[q] + (((gp * scale) * pp) * om))
+				flu[q] = (flu[q] + (((gp * pp) * om) * s))
+			}
+		}
+		for q := 0; q < m; q++ {
+			out[lossBackIbg*slots+q*sl] = ibg[q]
+			out[lossBackFlu*slots+q*sl] = flu[q]
+		}
 		nop()
 		return
 	}
