@@ -86,13 +86,31 @@ func TestCrystalGradient(t *testing.T) {
 }
 
 // TestObjectiveCrystalGradient: an objective whose parameters move the
-// crystal (and the fluence) alone runs the crystal's gradient, with the
-// bits an objective that also has the distance (the whole gradient)
-// gives for them.
+// crystal (and the fluence) alone runs the crystal's gradient (its
+// program is the one built for it: a detector size no other test uses),
+// with the bits an objective that also has the distance (the whole
+// gradient) gives for them.
 func TestObjectiveCrystalGradient(t *testing.T) {
 	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
-		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "64", "-fluence", "1e29",
+		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "61", "-fluence", "1e29",
 		"-mosaic", "0.5", "-mosaic_domains", "3")
+	// built says whether m's program holds a gradient program of the
+	// crystal's (or of the whole gradient).
+	built := func(crystal bool) bool {
+		s, err := New(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.Program()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for k, idle := range p.grads {
+			if k.crystal == crystal && len(idle) > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	crystal := []string{"a", "b", "c", "alpha", "beta", "gamma", "orient_x", "orient_y", "orient_z", "mosaic_spread", "fluence"}
 	l := Loss{Kind: LossSum}
 	oc, err := NewObjective(m, crystal, l)
@@ -107,6 +125,9 @@ func TestObjectiveCrystalGradient(t *testing.T) {
 	vc, gc, err := oc.Gradient(x)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !built(true) || built(false) {
+		t.Errorf("the objective of the crystal and the fluence: crystal's gradient program %v, whole gradient's %v; want true, false", built(true), built(false))
 	}
 	vf, gf, err := of.Gradient(append(append([]float64{}, x...), 100))
 	if err != nil {

@@ -472,7 +472,7 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 
 // CrystalGradient is Gradient with respect to the crystal's inputs and
 // the fluence alone (CrystalGradientInput: the cell, orientation, φ,
-// mosaic spread and the scale), the same bits; the other inputs' entries
+// mosaic spread and the fluence), the same bits; the other inputs' entries
 // are 0. It leaves out what only they need (physics.Config.CrystalOnly):
 // a fit of the cell and orientation runs it, and so do its coarse
 // stages, which refine the fluence as well.

@@ -699,8 +699,8 @@
 //     keeps its text, sincgGradFarLanes repeats its closed form word for
 //     word (TestSincgGradFarIsCopy), and both new functions are marked
 //     //lanegen:last so that every other generated function keeps its
-//     inlined names (the Go 1.26 and default kernels are the same
-//     instructions as before, compared by objdump). Tried and left out:
+//     inlined names (the Go 1.26 and default gradient kernels are the
+//     same instructions as before, compared by objdump). Tried and left out:
 //     ∂/∂x as −π·s·U′_{n−1}(c) everywhere, s from the sine polynomial
 //     (no square root, no branch; ∂/∂N still a division): gradient
 //     1.07×, crystal's 0.95× (0.88× at 1024²); the same with s from

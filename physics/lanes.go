@@ -2007,6 +2007,8 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
+		// (lossTotals' order: ibg at lossBackIbg, flu at lossBackFlu, ad
+		// from lossBackAd.)
 		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
 			v.StoreSlice(out[n*slots+i:])
 		}

@@ -150,6 +150,30 @@ func sincgGrad3Once(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc
 	return sincgGrad3OnceLanes(&r, h, kk, l, n)
 }
 
+// TestSincgGrad3OnceBits: sincgGrad3OnceLanes gives sincgGrad3Lanes'
+// bits (one lane: the scalar copy, in every build), with every index
+// near a peak or far from it, on both sides of the switch at
+// closedFormMin and at the peaks.
+func TestSincgGrad3OnceBits(t *testing.T) {
+	xs := []float64{3, 3 + 1e-7, -2 - 3e-5, 2e-3, 5 + closedFormMin*0.999, -1 - closedFormMin*1.001, 0.1, 7.37, -0.5}
+	for _, n := range []int{2, 3, 5, 10, 32} {
+		for _, h := range xs {
+			for _, kk := range xs {
+				for _, l := range xs {
+					var a, b [9]float64
+					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8] = sincgGrad3(h, kk, l, n)
+					b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8] = sincgGrad3Once(h, kk, l, n)
+					for i := range a {
+						if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+							t.Fatalf("n=%d (%v, %v, %v): output %d %v, once %v", n, h, kk, l, i, a[i], b[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSincgGradFarIsCopy: sincgGradFarLanes' statements are
 // sincgGradLanes' up to its test for the peaks, word for word (comments
 // aside), so that the closed form has one text; only its return differs.

@@ -31,6 +31,12 @@
 // The one-lane copy reads and writes a lane of a slice as x[i] (oneLane):
 // its vocabulary would spell it x[i:][0], a slice formed and checked
 // twice.
+//
+// A target may inline, in one function, another form of an inlined
+// function in its place (Target.Inline). A function whose doc has the
+// line //lanegen:last is placed (and its inlined names numbered) after
+// the variants: adding one leaves every other function's generated text
+// as it was, which matters where a kernel's speed depends on its frame.
 package lanegen
 
 import (
@@ -41,6 +47,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"sort"
 	"strings"
 )
 
@@ -122,8 +129,7 @@ var Targets = []Target{
 // (X0–X14, X16–X31) its whole gradient's kernel tests the three indices'
 // peaks once (sincgGrad3OnceLanes' doc has the measurements), and its
 // gradient kernels gather the structure factors through a call that Go
-// does not inline (vgatherCallAVX512: on the AMD EPYC the crystal's
-// gradient took 0.93× as long as with the gather inlined).
+// does not inline (vgatherCallAVX512, whose doc has the measurements).
 func avx512go127(file string) Target {
 	t := avx512(file, go127)
 	t.Words["vgather"] = "vgatherCallAVX512($1, $2)"
@@ -282,11 +288,12 @@ type Target struct {
 	// expression with $0 standing for the receiver: the scalar copy's
 	// operators, a vector type's spelling where it differs.
 	Methods map[string]string
-	// Inline names, for calls of an inlined function (the key: "callee",
-	// or "caller:callee" for its calls in one function or variant only),
-	// another inlined function of the same signature whose body this
-	// target inlines in its place: a form of the same arithmetic that
-	// suits the target's registers better.
+	// Inline names, for the calls of an inlined function callee in the
+	// text of one function or variant caller (the key: "caller:callee";
+	// caller is not inlined itself), another inlined function of the same
+	// parameter and result types whose body this target inlines in its
+	// place: a form of the same arithmetic that suits the target's
+	// registers better. Every entry must replace a call.
 	Inline map[string]string
 }
 
@@ -320,23 +327,12 @@ func Generate(src []byte, t Target) ([]byte, error) {
 			}
 		}
 	}
-	in.swap = map[string]*ast.FuncDecl{}
-	for old, new := range t.Inline {
-		caller, callee, keyed := strings.Cut(old, ":")
-		if !keyed {
-			callee = old
+	in.swap, in.used = map[string]*ast.FuncDecl{}, map[string]bool{}
+	for key, new := range t.Inline {
+		if err := in.checkSwap(f, variants, key, new); err != nil {
+			return nil, fmt.Errorf("target %s: Inline %s=%s: %v", t.File, key, new, err)
 		}
-		if in.funcs[callee] == nil || in.funcs[new] == nil {
-			return nil, fmt.Errorf("target %s: %s=%s: both must be inlined functions", t.File, callee, new)
-		}
-		if !keyed {
-			in.funcs[callee] = in.funcs[new]
-			continue
-		}
-		if !declares(f, variants, caller) {
-			return nil, fmt.Errorf("target %s: %s: no function %s", t.File, old, caller)
-		}
-		in.swap[old] = in.funcs[new]
+		in.swap[key] = in.funcs[new]
 	}
 	// The copies after the functions, in the order of the originals, and
 	// after them the functions marked //lanegen:last: inlined names are
@@ -357,7 +353,10 @@ func Generate(src []byte, t Target) ([]byte, error) {
 	}
 	f.Decls = append(append(decls, copies...), last...)
 	// Inline into every function (each body is rewritten on a copy, so
-	// that the inlined functions' own bodies stay as written).
+	// that the inlined functions' own bodies stay as written; an inlined
+	// function's body, though, is rewritten before a function declared
+	// after it inlines it, so Inline keys name functions that are not
+	// inlined themselves).
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
 			in.top = fd.Name.Name
@@ -366,6 +365,17 @@ func Generate(src []byte, t Target) ([]byte, error) {
 				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
 			}
 			fd.Body = body
+		}
+	}
+	keys := make([]string, 0, len(t.Inline))
+	for key := range t.Inline {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		if !in.used[key] {
+			caller, callee, _ := strings.Cut(key, ":")
+			return nil, fmt.Errorf("target %s: Inline %s: %s has no call of %s", t.File, key, caller, callee)
 		}
 	}
 	if t.Import != "" && t.Suffix == "" {
@@ -732,10 +742,66 @@ type inliner struct {
 	fset  *token.FileSet
 	funcs map[string]*ast.FuncDecl
 	n     int // inlined calls so far: the suffix of their local names
-	// swap holds the target's Inline entries for one calling function,
-	// by "caller:callee"; top is the function being rewritten.
+	// swap holds the target's Inline entries, by "caller:callee", used
+	// those that replaced a call; top is the function being rewritten.
 	swap map[string]*ast.FuncDecl
+	used map[string]bool
 	top  string
+}
+
+// checkSwap checks a target's Inline entry key=new: key is
+// "caller:callee", callee and new are inlined functions (not methods) of
+// the same parameter and result types, new does not call callee (its
+// body would be inlined again in its own place), and caller is a
+// function or variant f declares that is not inlined itself.
+func (in *inliner) checkSwap(f *ast.File, variants map[string][]*ast.FuncDecl, key, new string) error {
+	caller, callee, ok := strings.Cut(key, ":")
+	if !ok {
+		return fmt.Errorf(`want "caller:callee"`)
+	}
+	cf, nf := in.funcs[callee], in.funcs[new]
+	if cf == nil || nf == nil || cf.Recv != nil || nf.Recv != nil {
+		return fmt.Errorf("%s and %s must be inlined functions, not methods", callee, new)
+	}
+	if a, b := in.signature(cf), in.signature(nf); a != b {
+		return fmt.Errorf("%s is %s, %s is %s", callee, a, new, b)
+	}
+	calls := false
+	ast.Inspect(nf.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == callee {
+				calls = true
+			}
+		}
+		return !calls
+	})
+	if calls {
+		return fmt.Errorf("%s calls %s", new, callee)
+	}
+	if in.funcs[caller] != nil {
+		return fmt.Errorf("%s is inlined itself", caller)
+	}
+	if !declares(f, variants, caller) {
+		return fmt.Errorf("no function %s", caller)
+	}
+	return nil
+}
+
+// signature is fd's parameter and result types as text.
+func (in *inliner) signature(fd *ast.FuncDecl) string {
+	types := func(fl *ast.FieldList) string {
+		var b bytes.Buffer
+		if fl != nil {
+			for _, fld := range fl.List {
+				for range max(1, len(fld.Names)) {
+					printer.Fprint(&b, in.fset, fld.Type)
+					b.WriteString(", ")
+				}
+			}
+		}
+		return "(" + strings.TrimSuffix(b.String(), ", ") + ")"
+	}
+	return "func" + types(fd.Type.Params) + " " + types(fd.Type.Results)
 }
 
 // maxDepth bounds nested inlining (an inlined function that calls itself
@@ -937,6 +1003,7 @@ func (in *inliner) target(c *ast.CallExpr) *ast.FuncDecl {
 	switch f := c.Fun.(type) {
 	case *ast.Ident:
 		if fd := in.swap[in.top+":"+f.Name]; fd != nil {
+			in.used[in.top+":"+f.Name] = true
 			return fd
 		}
 		if fd := in.funcs[f.Name]; fd != nil && fd.Recv == nil {
@@ -1157,6 +1224,9 @@ func (in *inliner) inline(c *ast.CallExpr, fd *ast.FuncDecl, pre *[]ast.Stmt, de
 			lhs, rhs = append(lhs, ast.NewIdent(n.Name)), append(rhs, args[k])
 			k++
 		}
+	}
+	if k < len(args) {
+		return nil, fmt.Errorf("%s: too many arguments", in.fset.Position(c.Pos()))
 	}
 	if len(lhs) > 0 {
 		body = append(body, &ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, Rhs: rhs})

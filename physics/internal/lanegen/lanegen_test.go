@@ -169,12 +169,15 @@ func other(x vf) vf {
 }
 `
 
-// TestTargetInline: a target's Inline inlines the named function's body
-// in place of another's (in variants too, or in one calling function
-// only), and a function marked
-// //lanegen:last comes after the variants, so that the other functions'
-// inlined names are numbered as without it; a name that is not an
-// inlined function, or a caller that is no function, is an error.
+// TestTargetInline: a target's Inline entry inlines, in one calling
+// function only (not in its variant), another function's body in place
+// of an inlined function's, and a function marked //lanegen:last comes
+// after the variants, so that the other functions' inlined names are
+// numbered as without it. An entry that is not "caller:callee", names a
+// method or a function that is not inlined, changes the parameter or
+// result types, whose replacement calls the function it replaces, whose
+// caller is inlined itself or no function, or that replaces no call is
+// an error; so is a call with more arguments than parameters.
 func TestTargetInline(t *testing.T) {
 	body := func(s, name string) string {
 		i := strings.Index(s, "func "+name+"(")
@@ -203,17 +206,6 @@ func TestTargetInline(t *testing.T) {
 		t.Errorf("the //lanegen:last function before the variants:\n%s", s)
 	}
 	swapT := plainT
-	swapT.Inline = map[string]string{"plain": "other"}
-	out, err = Generate([]byte(inlineSrc), swapT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"run", "runMul"} {
-		if b := body(string(out), f); !strings.Contains(b, "* float64(2)") || strings.Contains(b, "+") {
-			t.Errorf("%s does not inline other in plain's place:\n%s", f, b)
-		}
-	}
-	// Keyed by the calling function: run takes other, its variant plain.
 	swapT.Inline = map[string]string{"run:plain": "other"}
 	if out, err = Generate([]byte(inlineSrc), swapT); err != nil {
 		t.Fatal(err)
@@ -224,10 +216,55 @@ func TestTargetInline(t *testing.T) {
 	if b := body(string(out), "runMul"); strings.Contains(b, "* float64(2)") || !strings.Contains(b, "+") {
 		t.Errorf("runMul does not inline plain:\n%s", b)
 	}
-	for _, bad := range []map[string]string{{"plain": "run"}, {"run:plain": "run"}, {"nothere:plain": "other"}} {
+	extra := inlineSrc + `
+// meth is x.
+//
+//lanegen:inline
+func (k *kernel) meth(x vf) vf {
+	return x
+}
+
+// pair is x, x.
+//
+//lanegen:inline
+func pair(x vf) (vf, vf) {
+	return x, x
+}
+
+// loop calls plain.
+//
+//lanegen:inline
+func loop(x vf) vf {
+	v := plain(x)
+	return v
+}
+
+// triple is 3x.
+//
+//lanegen:inline
+func triple(x vf) vf {
+	return x.Mul(vk(3))
+}
+`
+	for _, bad := range []map[string]string{
+		{"plain": "other"},         // not caller:callee
+		{"run:plain": "run"},       // run is not inlined
+		{"run:plain": "meth"},      // a method
+		{"run:plain": "pair"},      // other results
+		{"run:plain": "loop"},      // calls what it replaces
+		{"plain:ident": "triple"},  // the caller is inlined itself
+		{"nothere:plain": "other"}, // no such function
+		{"run:ident": "triple"},    // run calls no ident
+	} {
 		swapT.Inline = bad
-		if _, err := Generate([]byte(inlineSrc), swapT); err == nil {
+		if _, err := Generate([]byte(extra), swapT); err == nil {
 			t.Errorf("Inline %v: no error", bad)
+		} else {
+			t.Logf("%v: %v", bad, err)
 		}
+	}
+	many := strings.Replace(inlineSrc, "z := plain(x)", "z := plain(x, x)", 1)
+	if _, err := Generate([]byte(many), plainT); err == nil || !strings.Contains(err.Error(), "too many arguments") {
+		t.Errorf("a call with an argument too many: %v", err)
 	}
 }
