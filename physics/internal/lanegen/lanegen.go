@@ -197,7 +197,6 @@ func archsimdWords(n int, goVersion string) map[string]string {
 		"vloadSlice":     "archsimd.LoadFloat64xNSlice($1)",
 		"vloadF32Slice":  "archsimd.LoadFloat32xNSlice($1).ConvertToFloat64()",
 		"vstoreF32Slice": "$1.ConvertToFloat32().StoreSlice($2)",
-		"vrep":           "archsimd.LoadFloat64xN((*[N]float64)($1[:N]))",
 		"vbits":          "$1.AsUint64xN()",
 		"vfloat":         "$1.AsFloat64xN()",
 		"vint32":         "$1.ConvertToInt32().Store($2)",
@@ -225,19 +224,19 @@ func archsimdWords(n int, goVersion string) map[string]string {
 		w["vloadSlice"] = "archsimd.LoadFloat64xN($1)"
 		w["vloadF32Slice"] = "archsimd.LoadFloat32xN($1).ConvertToFloat64()"
 		w["vstoreF32Slice"] = "$1.ConvertToFloat32().Store($2)"
-		w["vrep"] = "archsimd.LoadFloat64xNArray((*[N]float64)($1[:N]))"
 		w["vint32"] = "$1.ConvertToInt32().StoreArray($2)"
 	}
 	for k, v := range w {
 		w[k] = strings.ReplaceAll(v, "N", fmt.Sprint(n))
 	}
+	// vrep(p): a laneVal's first n values, loaded as vload loads an
+	// array (laneVal holds 8 values: for n = 8 its pointer converts as
+	// it is).
+	rep := fmt.Sprintf("(*[%d]float64)($1[:%d])", n, n)
 	if n == 8 {
-		// laneVal holds 8 values: its pointer converts as it is.
-		w["vrep"] = "archsimd.LoadFloat64x8((*[8]float64)($1))"
-		if goVersion == go127 {
-			w["vrep"] = "archsimd.LoadFloat64x8Array((*[8]float64)($1))"
-		}
+		rep = "(*[8]float64)($1)"
 	}
+	w["vrep"] = strings.ReplaceAll(w["vload"], "$1", rep)
 	// Slot vectors: with Go 1.27 the widest lanes' vectors (eight
 	// slots, slots8.go); with Go 1.26 four lanes (slots4.go), which the
 	// AVX-512 kernels add a vector's halves to (vslotaddAVX512, hand-written).
@@ -316,14 +315,10 @@ func Generate(src []byte, t Target) ([]byte, error) {
 		return nil, err
 	}
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
-			for _, c := range fd.Doc.List {
-				if c.Text == "//lanegen:inline" {
-					in.funcs[fd.Name.Name] = fd
-					for _, v := range variants[fd.Name.Name] {
-						in.funcs[v.Name.Name] = v
-					}
-				}
+		if fd, ok := d.(*ast.FuncDecl); ok && hasLine(fd, "//lanegen:inline") {
+			in.funcs[fd.Name.Name] = fd
+			for _, v := range variants[fd.Name.Name] {
+				in.funcs[v.Name.Name] = v
 			}
 		}
 	}
