@@ -1926,8 +1926,9 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 				p := p0 + q*lanes
 				gp := vloadSlice(g[p:])
 				s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-				ibg[q] = vslotadd(ibg[q], gp.Mul(scale).Mul(pp).Mul(om))
-				flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s))
+				sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
+				ibg[q] = vslotadd(ibg[q], sb)
+				flu[q] = vslotadd(flu[q], fl)
 			}
 		}
 		for q := 0; q < m; q++ {
@@ -1945,13 +1946,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			p := p0 + q*lanes
 			gp := vloadSlice(g[p:])
 			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-			sb := gp.Mul(scale).Mul(pp).Mul(om)
+			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
 			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
 			if k.perDef {
 				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
 			}
 			ibg[q] = vslotadd(ibg[q], sb)
-			flu[q] = vslotadd(flu[q], gp.Mul(pp).Mul(om).Mul(s))
+			flu[q] = vslotadd(flu[q], fl)
 			if !c.NoPolar {
 				pbar := gp.Mul(scale).Mul(s).Mul(om)
 				kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])))
@@ -2248,4 +2249,14 @@ func sincgGradFarLanes(r *laneReps, x vf, n int, nf *laneVal) (vf, vf, vf, vf, v
 	dx := vrep(nf).Mul(tn).Sub(cu).Mul(rs)
 	dn := d.Mul(tn).Mul(rs)
 	return u1, dx, dn, d, c2, f, tn
+}
+
+// scaleTermsLanes is a pixel's part of lossBackLanes' sums ibg and flu:
+// ∂L/∂I_bg = g·scale·P·ω, which the other factor sums share, and
+// g·P·ω·S (∂L/∂fluence over perFluence).
+//
+//lanegen:inline
+//lanegen:last
+func scaleTermsLanes(gp, scale, s, pp, om vf) (vf, vf) {
+	return gp.Mul(scale).Mul(pp).Mul(om), gp.Mul(pp).Mul(om).Mul(s)
 }
