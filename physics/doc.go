@@ -716,6 +716,41 @@
 //     1.17–1.28× the AVX-512 ones (forward and gradient), as on the
 //     Intel machine the dispatch's choice.
 //
+//   - Sixteenth session (the same AMD EPYC; turns, medians of 6–12
+//     rounds, against the session's start): sincg's derivative by x is
+//     −π·s·U′_{n−1}(c) at every x, with U′_{n−1} = Σ 2(j+1)·U_j over j =
+//     n − 2, n − 4, …: the U_j the recurrence for U_{n−1} passes anyway,
+//     a multiplication and an addition every other step, where U′'s own
+//     recurrence (tried before, above) took three operations every step;
+//     s = √(−v(2 + v)) with v = cos πd − 1 from the cosine's pieces
+//     without its constant (cosPiVLanes), to a few ulp at every d; the
+//     derivative by N πd·T_n/s, its limit where d = 0. One formula, no
+//     branch: the closed form, the near-peak branch, the once form of
+//     the Go 1.27 AVX-512 kernel (and lanegen's Target.Inline, which
+//     only it used) and its copy of the closed form are gone, and the
+//     crystal's gradient has no division left. Against 256-bit
+//     arithmetic the derivative is as close as the closed form was
+//     (≤ 3e-15 for N = 5, 2.2e-13 for N = 32, relative to |∂/∂x| + N);
+//     its last bits differ from before. Without the branch, Go's
+//     inlining of the gather (vgatherAVX512) suits the Go 1.27
+//     gradient kernels again: with the call (vgatherCallAVX512, now
+//     gone) they took 1.08× (crystal's) and 1.10× (whole) as long.
+//     Mosaic case: Go 1.27 build gradient 0.90×, crystal's 0.89×,
+//     forward 0.99×; Go 1.26 0.97×, 0.86×, 0.96×; default build 0.98×,
+//     0.93×, 1.01×. Cubic 1024² (quartiles ±5–10 %): Go 1.27 gradient
+//     1.00×, crystal's 0.93×; Go 1.26 1.02×, 0.96×. Measured and left
+//     out: the recurrence's start for n's parity from laneReps instead
+//     of a branch (no vector phi; Go 1.27 whole gradient 1.07×, crystal's
+//     1.01×), and that branch removed altogether (n odd only, wrong for
+//     even n: 1.05×, 1.05×): what the register allocator does around the
+//     recurrence's loop, which it spills values live across, weighs more
+//     than the operations. Without the square roots (results wrong) the
+//     crystal's gradient took 0.97×: the term loop is not bound by them
+//     (a 512-bit square root takes 16 cycles a vector here, a division
+//     9, a multiplication or an addition 1: a micro-benchmark of
+//     independent chains), nor by its multiplications alone (~90 a
+//     vector of terms, against ~200 cycles a vector it takes).
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

@@ -445,7 +445,7 @@ func (k *kernel) squareGrad(h, kk, l float64, g *latt) {
 // so that the per-pixel walk's intensities are Render's.
 func (k *kernel) sincgGradAxis(i int, x float64) (s, dx, dn float64) {
 	if k.nmode[i] == nChebyshev && math.Abs(x) < 1<<51 {
-		return sincgGradLanes(k.lr, x, k.lr.nn[i], &k.lr.nv[i])
+		return sincgGradLanes(k.lr, x, k.lr.nn[i])
 	}
 	return sincgGrad(x, [3]float64{k.na, k.nb, k.nc}[i])
 }

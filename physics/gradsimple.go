@@ -2,20 +2,12 @@ package physics
 
 import "math"
 
-// closedFormMin is the distance from the nearest integer below which
-// sincgGrad3Lanes leaves the closed form of ∂sincg/∂x: its numerator
-// n·T_n − c·U_{n−1} vanishes like d² at the peaks, and its relative
-// error grows like 1e-17/d² (measured against 200-bit arithmetic for
-// whole 2 ≤ n ≤ 32: ≤ 2.5e-13 from d = 0.01 on).
-const closedFormMin = 1.0 / 64
-
 // oneSixth is 1/6 rounded (lagrangeWeightsLanes).
 const oneSixth = 1.0 / 6
 
 // Constants of the lane kernels (lanes.go), which take only named ones.
 const (
-	closedFormMin2 = closedFormMin * closedFormMin // exact
-	seriesMax2     = 1e-6                          // (Nπd)² below which sincg's ∂/∂x is a series
+	seriesMax2     = 1e-6 // (Nπd)² below which sincg's ∂/∂x is a series
 	piC            = math.Pi
 	minusPi        = -math.Pi
 	halfPiSq       = math.Pi * math.Pi / 2

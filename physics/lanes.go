@@ -47,22 +47,34 @@ package physics
 // slower than the scalar one.
 
 // cosPiLanes is cos πd for |d| ≤ ½: the minimax polynomial (trig.go) in
-// y = d², evaluated in independent pieces (Estrin's scheme), which
-// shortens the chain of dependent operations.
+// y = d² (cosPiVLanes).
 //
 //lanegen:inline
 func cosPiLanes(d vf) vf {
+	c, _ := cosPiVLanes(d)
+	return c
+}
+
+// cosPiVLanes is cos πd for |d| ≤ ½, the minimax polynomial (trig.go) in
+// y = d² evaluated in independent pieces (Estrin's scheme, which shortens
+// the chain of dependent operations), and v = cos πd − 1 from the same
+// pieces without the constant term: to a few ulp where cos πd is near 1
+// (sincgGradLanes' sine).
+//
+//lanegen:inline
+func cosPiVLanes(d vf) (vf, vf) {
 	y := d.Mul(d)
 	y2 := y.Mul(y)
 	y4 := y2.Mul(y2)
-	p0 := vk(cp0).Add(vk(cp2).Mul(y)).Add(vk(cp4).Add(vk(cp6).Mul(y)).Mul(y2))
+	a := vk(cp2).Mul(y)
+	b := vk(cp4).Add(vk(cp6).Mul(y)).Mul(y2)
 	p1 := vk(cp8).Add(vk(cp10).Mul(y)).Add(vk(cp12).Add(vk(cp14).Mul(y)).Mul(y2)).Mul(y4)
 	p2 := vk(cp16).Mul(y4.Mul(y4))
-	return p0.Add(p1).Add(p2)
+	return vk(cp0).Add(a).Add(b).Add(p1).Add(p2), a.Add(b).Add(p1).Add(p2)
 }
 
 // sinPiLanes is sin πd for |d| ≤ ½: the Taylor series (trig.go) in
-// y = d², evaluated as cosPiLanes evaluates its polynomial.
+// y = d², evaluated as cosPiVLanes evaluates its polynomial.
 //
 //lanegen:inline
 func sinPiLanes(d vf) vf {
@@ -1153,7 +1165,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf
 func sincgGradAxisLanes(r *laneReps, i int, x vf) (vf, vf, vf) {
 	s, dx, dn := vk(1), vk(0), vk(0)
 	if r.nmode[i] == nChebyshev {
-		s, dx, dn = sincgGradLanes(r, x, r.nn[i], &r.nv[i])
+		s, dx, dn = sincgGradLanes(r, x, r.nn[i])
 	} else if r.nmode[i] == nRatio {
 		s, dx, dn = sincgRatioGradLanes(x, vrep(&r.nv[i]))
 	}
@@ -1202,88 +1214,70 @@ func sincgSeriesLanes(n, x vf) vf {
 // maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
 // continuous), from c = cos πx and s = sin πx:
 //
-//	sincg = U_{n−1}(c),  ∂/∂x = π·(n·T_n(c) − c·U_{n−1}(c))/s,  ∂/∂n = πd·T_n(c)/s,
+//	sincg = U_{n−1}(c),  ∂/∂x = −π·s·U′_{n−1}(c),  ∂/∂n = πd·T_n(c)/s,
 //
 // (d = x − m, m the nearest integer: the derivative by n of Sincg's
-// continuation to non-whole n), with T_n = c·U_{n−1} − U_{n−2} and
-// |s| = √((1 − c)(1 + c)) for the reduced cos πd ≥ 0: 1 − cos πd is exact
-// for cos πd ≥ ½, so this is within a few 1e-14 of the series where it is
-// used, and a square root is cheaper. Within closedFormMin of an integer
-// the derivatives come from sincgNearPeakLanes instead (computed for an
-// index when any lane has it there). The three are evaluated one after
-// another (sincgGradLanes): side by side, their live values outnumbered
-// the 15 vector registers Go allocates, and the AVX-512 kernel spilled
-// twice as many of them to the stack; the processor overlaps the three
-// chains by itself. r.nv[0] is float64(n) (the one N: Na's). The Go 1.27
-// AVX-512 kernel of the whole gradient (termsGradLanes) takes
-// sincgGrad3OnceLanes in its place.
+// continuation to non-whole n; at d = 0 its limit), with T_n = c·U_{n−1} −
+// U_{n−2}, U′_{n−1} = Σ 2(j+1)·U_j over j = n − 2, n − 4, … ≥ 0 (the U_j
+// the recurrence for U_{n−1} passes, no recurrence of its own) and |s| =
+// √(−v(2 + v)), v = cos πd − 1 from cos πd's polynomial without its
+// constant: s to a few ulp at every d, where √((1 − c)(1 + c)) loses c's
+// rounding error near the peaks. One formula for every x: no branch, no
+// cancellation (against 256-bit arithmetic ∂/∂x is within 3e-15 for n
+// = 5, 2.2e-13 for n = 32, relative to |∂/∂x| + n; TestSincgGrad3). The
+// three are evaluated one after another (sincgGradLanes): side by side,
+// their live values outnumbered the 15 vector registers Go 1.26
+// allocates, and the AVX-512 kernel spilled twice as many of them to the
+// stack; the processor overlaps the three chains by itself.
 //
 //lanegen:inline
 func sincgGrad3Lanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
-	sa, ha, na := sincgGradLanes(r, h, n, &r.nv[0])
-	sb, hb, nb := sincgGradLanes(r, kk, n, &r.nv[0])
-	sc, hc, nc := sincgGradLanes(r, l, n, &r.nv[0])
+	sa, ha, na := sincgGradLanes(r, h, n)
+	sb, hb, nb := sincgGradLanes(r, kk, n)
+	sc, hc, nc := sincgGradLanes(r, l, n)
 	return sa, sb, sc, ha, hb, hc, na, nb, nc
 }
 
 // sincgGradLanes is sincgGrad3Lanes for one index x: sincg(x, n) and its
-// derivatives by x and by n (nf: float64(n)).
+// derivatives by x and by n.
 //
 //lanegen:inline
-func sincgGradLanes(r *laneReps, x vf, n int, nf *laneVal) (vf, vf, vf) {
+func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	magic := vk(roundMagic)
 	t := x.Add(magic)
 	d := x.Sub(t.Sub(magic))
 	f := vshl(vbits(t), 63) // the parity of the nearest integer, as a sign bit
-	cr := cosPiLanes(d)     // in [0, 1]
-	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
-	sign, one, pi := vbits(vrep(&r.negZero)), vk(1), vk(piC)
-	rs := pi.Div(vfloat(vor(vbits(one.Sub(cr).Mul(one.Add(cr)).Sqrt()), vand(vxor(vbits(d), f), sign))))
+	cr, v := cosPiVLanes(d) // cr in [0, 1], v = cr − 1
+	// s = sin πx: √(1 − cr²) = √(−v·(2 + v)), to a few ulp at every d
+	// (v from the polynomial without its constant), with the sign of d,
+	// flipped for odd m.
+	sign, one := vbits(vrep(&r.negZero)), vk(1)
+	s := vfloat(vor(vbits(v.Mul(vk(-2).Sub(v)).Sqrt()), vand(vxor(vbits(d), f), sign)))
 	c2 := vk(2).Mul(vfloat(vxor(vbits(cr), f)))
 	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
-	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
+	// taking turns, and U′_{n−1} = Σ 2(j+1)·U_j over j = n − 2, n − 4, …
+	// ≥ 0: the U_j that u1 holds before each pair. For odd n the
+	// recurrence starts at U_0 = 1, U_1 = 2c; for even n a step earlier, at
+	// U_{−1} = 0, U_0 = 1 (the same operations after U_1 = 2c·1 − 0, exact).
 	u0, u1 := one, c2
-	j := 2
-	for ; j+1 < n; j += 2 {
+	j := 1
+	if n&1 == 0 {
+		u0, u1, j = vk(0), one, 0
+	}
+	p := vrep(&r.uw[j]).Mul(u1)
+	for ; j+2 < n-1; j += 2 {
 		u0 = c2.Mul(u1).Sub(u0)
 		u1 = c2.Mul(u0).Sub(u1)
+		p = p.Add(vrep(&r.uw[j+2]).Mul(u1))
 	}
-	if j < n {
-		u0, u1 = u1, c2.Mul(u1).Sub(u0)
-	}
-	cu := vk(0.5).Mul(c2).Mul(u1)
-	tn := cu.Sub(u0) // T_n
-	dx := vrep(nf).Mul(tn).Sub(cu).Mul(rs)
-	dn := d.Mul(tn).Mul(rs)
-	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
-	near := d.Mul(d).Less(vk(closedFormMin2))
-	if vany(near) {
-		px, pn := sincgNearPeakLanes(r, d, c2, f, tn, u1, n)
-		dx, dn = px.Merge(dx, near), pn.Merge(dn, near)
-	}
-	return u1, dx, dn
-}
-
-// sincgNearPeakLanes returns the derivatives of sincg(x, n) = U_{n−1}(c)
-// by x and by n near an integer, without cancellation, given the offset d
-// of x from its nearest integer, c2 = 2·cos πx, the sign bit flip of that
-// integer's parity, T_n(c) and U_{n−1}(c): ∂/∂x = −π·s·U′_{n−1}(c), with
-// s from its series and U′ from U′_{j+1} = 2U_j + 2c·U′_j − U′_{j−1}. At
-// integer x the derivative by n is the sign of the peak (1 at x = 0), the
-// limit of πd·T_n/s.
-//
-//lanegen:inline
-func sincgNearPeakLanes(r *laneReps, d, c2 vf, flip vu, tn, un vf, n int) (vf, vf) {
-	s := vfloat(vxor(vbits(sinPiLanes(d)), flip))
-	two := vk(2)
-	u0, u1, p0, p1 := vk(1), c2, vk(0), two // U_0, U_1, U′_0, U′_1
-	for j := 2; j < n; j++ {
-		u0, u1, p0, p1 = u1, c2.Mul(u1).Sub(u0), p1, two.Mul(u1).Add(c2.Mul(p1)).Sub(p0)
-	}
-	dx := vk(minusPi).Mul(s).Mul(p1)
-	peak := vfloat(vor(vbits(vk(1)), vand(vbits(un), vbits(vrep(&r.negZero))))) // ±1 with the sign of U_{n−1}
+	u0, u1 = u1, c2.Mul(u1).Sub(u0)
+	tn := vk(0.5).Mul(c2).Mul(u1).Sub(u0) // T_n
+	dx := vk(minusPi).Mul(s).Mul(p)
+	// ∂/∂n = πd·T_n/s; at an integer its limit, the sign of the peak (1
+	// at x = 0: ±1 with the sign of U_{n−1}).
+	peak := vfloat(vor(vbits(one), vand(vbits(u1), sign)))
 	dn := vk(piC).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(vk(0)))
-	return dx, dn
+	return u1, dx, dn
 }
 
 // hklAtLanes is hklLanes for orientation oi of the lanes' repeated table
@@ -2171,84 +2165,6 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 		vstoreF32Slice(vloadSlice(v[p:]), row[p:])
 	}
 	vzeroupper()
-}
-
-// sincgGrad3OnceLanes is sincgGrad3Lanes with one test for the peaks:
-// the closed forms of the three indices, then, when any lane of any of
-// them is within closedFormMin of an integer, sincgNearPeakLanes for all
-// three, each merged where its own index is near: the same values. With
-// the 31 vector registers Go 1.27 allocates to AVX-512 values, lanegen
-// inlines this in sincgGrad3Lanes' place in the Go 1.27 AVX-512 kernel
-// of the whole gradient (termsGradLanes: one branch instead of three,
-// the values the peaks need kept in registers; turns on an AMD EPYC
-// (Zen 4): mosaic case 0.94×, cubic 1024² 0.99×). The crystal's kernel
-// there measured 0.87× with it too, but 0.93× of that with the
-// per-index form and the structure factors' gather as a call
-// (vgatherCallAVX512), so it keeps sincgGrad3Lanes. With 15 registers
-// the form spills: Go 1.26 AVX-512 1.32×, Go 1.27 AVX2 1.24×, the
-// default build 1.11× (mosaic case gradient).
-//
-// (lanegen:last: lanegen numbers the inlined names in the order of the
-// functions, and the Go 1.26 AVX-512 gradient kernel's speed depends on
-// its frame, which a renaming can move; the functions before keep their
-// generated text.)
-//
-//lanegen:inline
-//lanegen:last
-func sincgGrad3OnceLanes(r *laneReps, h, kk, l vf, n int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
-	sa, ha, na, da, ca, fa, ta := sincgGradFarLanes(r, h, n, &r.nv[0])
-	sb, hb, nb, db, cb, fb, tb := sincgGradFarLanes(r, kk, n, &r.nv[0])
-	sc, hc, nc, dc, cc, fc, tc := sincgGradFarLanes(r, l, n, &r.nv[0])
-	// (d² < closedFormMin², exact, is |d| < closedFormMin.)
-	m2 := vk(closedFormMin2)
-	nearA, nearB, nearC := da.Mul(da).Less(m2), db.Mul(db).Less(m2), dc.Mul(dc).Less(m2)
-	if vany(nearA.Or(nearB).Or(nearC)) {
-		px, pn := sincgNearPeakLanes(r, da, ca, fa, ta, sa, n)
-		ha, na = px.Merge(ha, nearA), pn.Merge(na, nearA)
-		px, pn = sincgNearPeakLanes(r, db, cb, fb, tb, sb, n)
-		hb, nb = px.Merge(hb, nearB), pn.Merge(nb, nearB)
-		px, pn = sincgNearPeakLanes(r, dc, cc, fc, tc, sc, n)
-		hc, nc = px.Merge(hc, nearC), pn.Merge(nc, nearC)
-	}
-	return sa, sb, sc, ha, hb, hc, na, nb, nc
-}
-
-// sincgGradFarLanes is sincgGradLanes' closed form, exact away from the
-// peaks: sincg(x, n) = U_{n−1}(c), its derivatives by x and by n, and
-// what sincgNearPeakLanes takes: the offset d from the nearest integer,
-// 2c, that integer's parity as a sign bit and T_n(c). Its statements are
-// sincgGradLanes' up to the peaks' test, word for word
-// (TestSincgGradFarIsCopy): written out in sincgGradLanes, not called
-// from it, so that the Go 1.26 kernels keep their generated text.
-//
-//lanegen:inline
-//lanegen:last
-func sincgGradFarLanes(r *laneReps, x vf, n int, nf *laneVal) (vf, vf, vf, vf, vf, vu, vf) {
-	magic := vk(roundMagic)
-	t := x.Add(magic)
-	d := x.Sub(t.Sub(magic))
-	f := vshl(vbits(t), 63) // the parity of the nearest integer, as a sign bit
-	cr := cosPiLanes(d)     // in [0, 1]
-	// s: √((1 − cr)(1 + cr)) ≥ 0 with the sign of d, flipped for odd m.
-	sign, one, pi := vbits(vrep(&r.negZero)), vk(1), vk(piC)
-	rs := pi.Div(vfloat(vor(vbits(one.Sub(cr).Mul(one.Add(cr)).Sqrt()), vand(vxor(vbits(d), f), sign))))
-	c2 := vk(2).Mul(vfloat(vxor(vbits(cr), f)))
-	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
-	// taking turns (no moves): before each pair u0 = U_{j−2}, u1 = U_{j−1}.
-	u0, u1 := one, c2
-	j := 2
-	for ; j+1 < n; j += 2 {
-		u0 = c2.Mul(u1).Sub(u0)
-		u1 = c2.Mul(u0).Sub(u1)
-	}
-	if j < n {
-		u0, u1 = u1, c2.Mul(u1).Sub(u0)
-	}
-	cu := vk(0.5).Mul(c2).Mul(u1)
-	tn := cu.Sub(u0) // T_n
-	dx := vrep(nf).Mul(tn).Sub(cu).Mul(rs)
-	dn := d.Mul(tn).Mul(rs)
-	return u1, dx, dn, d, c2, f, tn
 }
 
 // scaleTermsLanes is a pixel's part of lossBackLanes' sums ibg and flu:

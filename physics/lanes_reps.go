@@ -81,6 +81,8 @@ type laneReps struct {
 	beamD                                                [3]laneVal // distance·beam (bendLanes)
 	nv                                                   [3]laneVal // per axis: N
 	negZero                                              laneVal    // −0: its bits are the sign bit
+	// 2(j + 1) at j: the weights of U′_{n−1}'s sum (sincgGradLanes).
+	uw [maxChebyshevN]laneVal
 
 	hs, ks                          int     // the table's strides (interpFLanes' vgatherCube)
 	shape                           Shape   // the crystal's (shapeLatticeLanes: Round, Gauss or Tophat)
@@ -154,6 +156,9 @@ func (k *kernel) newLaneReps(orient bool) (*laneReps, *laneLists) {
 		thickRule: c.OversampleThick, polarRule: c.OversamplePolar, omegaRule: c.OversampleOmega,
 		distance: repeat(k.distance), beamD: repeat3([3]float64{k.distance * c.Beam[0], k.distance * c.Beam[1], k.distance * c.Beam[2]})}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
+	for j := range r.uw {
+		r.uw[j] = repeat(float64(2 * (j + 1)))
+	}
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)
 		if k.nmode[i] == nChebyshev {

@@ -25,16 +25,3 @@ func simdSel128U(x archsimd.Uint64x4, lo, hi uint8, y archsimd.Uint64x4) archsim
 func simdSelPairsU(x archsimd.Uint64x4, a, b uint8, y archsimd.Uint64x4) archsimd.Uint64x4 {
 	return x.ConcatPermuteScalarsGrouped(a, b, y)
 }
-
-// vgatherCallAVX512 is vgatherAVX512 as a call in the Go 1.27 AVX-512
-// gradient kernels (lanegen's avx512go127 target): Go inlines
-// vgatherAVX512 in kernels it does not consider big, and on an AMD EPYC
-// (Zen 4) the crystal's gradient kernel (per index) took 1.25× as long
-// with it inlined as with this call, and the whole gradient's kernel
-// (testing the peaks once, big, so calling vgatherAVX512 anyway) 1.34×
-// with the gather written out in it (turns, mosaic case).
-//
-//go:noinline
-func vgatherCallAVX512(bits []uint64, ia *[8]int32) archsimd.Uint64x8 {
-	return vgatherAVX512(bits, ia)
-}

@@ -32,8 +32,7 @@
 // its vocabulary would spell it x[i:][0], a slice formed and checked
 // twice.
 //
-// A target may inline, in one function, another form of an inlined
-// function in its place (Target.Inline). A function whose doc has the
+// A function whose doc has the
 // line //lanegen:last is placed (and its inlined names numbered) after
 // the variants: adding one leaves every other function's generated text
 // as it was, which matters where a kernel's speed depends on its frame.
@@ -47,7 +46,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"sort"
 	"strings"
 )
 
@@ -122,19 +120,7 @@ var Targets = []Target{
 		"StoreSlice":   "store($0, $1)",
 	}},
 	avx2("lanes_avx2_gen.go", go126), avx512("lanes_avx512_gen.go", go126),
-	avx2("lanes_avx2_go127_gen.go", go127), avx512go127("lanes_avx512_go127_gen.go"),
-}
-
-// avx512go127 is the Go 1.27 AVX-512 target: with 31 vector registers
-// (X0–X14, X16–X31) its whole gradient's kernel tests the three indices'
-// peaks once (sincgGrad3OnceLanes' doc has the measurements), and its
-// gradient kernels gather the structure factors through a call that Go
-// does not inline (vgatherCallAVX512, whose doc has the measurements).
-func avx512go127(file string) Target {
-	t := avx512(file, go127)
-	t.Words["vgather"] = "vgatherCallAVX512($1, $2)"
-	t.Inline = map[string]string{"termsGradLanes:sincgGrad3Lanes": "sincgGrad3OnceLanes"}
-	return t
+	avx2("lanes_avx2_go127_gen.go", go127), avx512("lanes_avx512_go127_gen.go", go127),
 }
 
 // The vector targets come in two copies: simd/archsimd names its loads
@@ -287,13 +273,6 @@ type Target struct {
 	// expression with $0 standing for the receiver: the scalar copy's
 	// operators, a vector type's spelling where it differs.
 	Methods map[string]string
-	// Inline names, for the calls of an inlined function callee in the
-	// text of one function or variant caller (the key: "caller:callee";
-	// caller is not inlined itself), another inlined function of the same
-	// parameter and result types whose body this target inlines in its
-	// place: a form of the same arithmetic that suits the target's
-	// registers better. Every entry must replace a call.
-	Inline map[string]string
 }
 
 // Template is the build constraint that keeps lanes.go itself out of
@@ -322,13 +301,6 @@ func Generate(src []byte, t Target) ([]byte, error) {
 			}
 		}
 	}
-	in.swap, in.used = map[string]*ast.FuncDecl{}, map[string]bool{}
-	for key, new := range t.Inline {
-		if err := in.checkSwap(f, variants, key, new); err != nil {
-			return nil, fmt.Errorf("target %s: Inline %s=%s: %v", t.File, key, new, err)
-		}
-		in.swap[key] = in.funcs[new]
-	}
 	// The copies after the functions, in the order of the originals, and
 	// after them the functions marked //lanegen:last: inlined names are
 	// numbered in this order, so adding such a function leaves every
@@ -348,29 +320,14 @@ func Generate(src []byte, t Target) ([]byte, error) {
 	}
 	f.Decls = append(append(decls, copies...), last...)
 	// Inline into every function (each body is rewritten on a copy, so
-	// that the inlined functions' own bodies stay as written; an inlined
-	// function's body, though, is rewritten before a function declared
-	// after it inlines it, so Inline keys name functions that are not
-	// inlined themselves).
+	// that the inlined functions' own bodies stay as written).
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-			in.top = fd.Name.Name
 			body, err := in.block(clone(fset, fd.Body).(*ast.BlockStmt), 0)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", fd.Name.Name, err)
 			}
 			fd.Body = body
-		}
-	}
-	keys := make([]string, 0, len(t.Inline))
-	for key := range t.Inline {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		if !in.used[key] {
-			caller, callee, _ := strings.Cut(key, ":")
-			return nil, fmt.Errorf("target %s: Inline %s: %s has no call of %s", t.File, key, caller, callee)
 		}
 	}
 	if t.Import != "" && t.Suffix == "" {
@@ -648,24 +605,6 @@ func words(f *ast.File, w, methods map[string]string) error {
 	return err
 }
 
-// declares says whether f or one of its variants declares the function
-// name.
-func declares(f *ast.File, variants map[string][]*ast.FuncDecl, name string) bool {
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok {
-			if fd.Name.Name == name {
-				return true
-			}
-			for _, v := range variants[fd.Name.Name] {
-				if v.Name.Name == name {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // hasLine says whether fd's doc comment has the line text.
 func hasLine(fd *ast.FuncDecl, text string) bool {
 	if fd.Doc != nil {
@@ -737,66 +676,6 @@ type inliner struct {
 	fset  *token.FileSet
 	funcs map[string]*ast.FuncDecl
 	n     int // inlined calls so far: the suffix of their local names
-	// swap holds the target's Inline entries, by "caller:callee", used
-	// those that replaced a call; top is the function being rewritten.
-	swap map[string]*ast.FuncDecl
-	used map[string]bool
-	top  string
-}
-
-// checkSwap checks a target's Inline entry key=new: key is
-// "caller:callee", callee and new are inlined functions (not methods) of
-// the same parameter and result types, new does not call callee (its
-// body would be inlined again in its own place), and caller is a
-// function or variant f declares that is not inlined itself.
-func (in *inliner) checkSwap(f *ast.File, variants map[string][]*ast.FuncDecl, key, new string) error {
-	caller, callee, ok := strings.Cut(key, ":")
-	if !ok {
-		return fmt.Errorf(`want "caller:callee"`)
-	}
-	cf, nf := in.funcs[callee], in.funcs[new]
-	if cf == nil || nf == nil || cf.Recv != nil || nf.Recv != nil {
-		return fmt.Errorf("%s and %s must be inlined functions, not methods", callee, new)
-	}
-	if a, b := in.signature(cf), in.signature(nf); a != b {
-		return fmt.Errorf("%s is %s, %s is %s", callee, a, new, b)
-	}
-	calls := false
-	ast.Inspect(nf.Body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok {
-			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == callee {
-				calls = true
-			}
-		}
-		return !calls
-	})
-	if calls {
-		return fmt.Errorf("%s calls %s", new, callee)
-	}
-	if in.funcs[caller] != nil {
-		return fmt.Errorf("%s is inlined itself", caller)
-	}
-	if !declares(f, variants, caller) {
-		return fmt.Errorf("no function %s", caller)
-	}
-	return nil
-}
-
-// signature is fd's parameter and result types as text.
-func (in *inliner) signature(fd *ast.FuncDecl) string {
-	types := func(fl *ast.FieldList) string {
-		var b bytes.Buffer
-		if fl != nil {
-			for _, fld := range fl.List {
-				for range max(1, len(fld.Names)) {
-					printer.Fprint(&b, in.fset, fld.Type)
-					b.WriteString(", ")
-				}
-			}
-		}
-		return "(" + strings.TrimSuffix(b.String(), ", ") + ")"
-	}
-	return "func" + types(fd.Type.Params) + " " + types(fd.Type.Results)
 }
 
 // maxDepth bounds nested inlining (an inlined function that calls itself
@@ -997,10 +876,6 @@ func (in *inliner) target(c *ast.CallExpr) *ast.FuncDecl {
 	}
 	switch f := c.Fun.(type) {
 	case *ast.Ident:
-		if fd := in.swap[in.top+":"+f.Name]; fd != nil {
-			in.used[in.top+":"+f.Name] = true
-			return fd
-		}
 		if fd := in.funcs[f.Name]; fd != nil && fd.Recv == nil {
 			return fd
 		}
