@@ -29,6 +29,12 @@ func TestCrystalGradient(t *testing.T) {
 		"curved detector":       with("-curved_det"),
 		"interpolated":          with("-hkl", filepath.Join(in, "P1_varied.hkl"), "-interpolate"),
 		"water":                 with("-water", "100"),
+		// The polarization: the crystal's loss rows take its factor
+		// alone (polarizationLanes), the whole gradient's with its
+		// derivatives (in general, and the K = 0 shortcut), or none.
+		"Kahn factor 0.5": with("-polar", "0.5"),
+		"Kahn factor 0":   with("-polar", "0"),
+		"no polarization": with("-nopolar"),
 	}
 	for name, argv := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1768,7 +1768,9 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 // pixels' first sub-pixel before their terms (a whole number of lanes is
 // computed): the geometry (lossGeomLanes), ω, and the polarization with
 // what its derivatives need (polarizationCoef's values, in pol: 0 none
-// (-nopolar), 1 the K = 0 shortcut with an E-B plane, 2 in general), and
+// (-nopolar), 1 the K = 0 shortcut with an E-B plane, 2 in general, 3
+// the factor alone: Config.CrystalOnly, whose adjoints do not take its
+// derivatives; polarizationLanes, the forward rows' bits), and
 // it starts the pixels' sums in t (S at the water background). Those of
 // ω and the polarization are the pixels' (the first sub-pixel's, as the
 // forward rows take them); lossFrontSubLanes is the later sub-pixels'.
@@ -1781,6 +1783,8 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 		dx, dy, dz, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
 		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
 		switch pol {
+		case 3:
+			polarizationLanes(r.kahnZero, &r.kahn, sr, dx, dy, dz).StoreSlice(fr.p[p0:])
 		case 0:
 			one.StoreSlice(fr.p[p0:])
 			zero.StoreSlice(fr.dkahn[p0:])
