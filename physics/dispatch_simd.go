@@ -86,19 +86,20 @@ func supportedTiers() []laneTier {
 // termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
 // termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
 // nil; their Crystal copies for the crystal's gradient alone) on vector
-// lanes where the CPU has them and the chunk allows (vector; see lossRow).
+// lanes where the CPU has them and the chunk allows (vector; see lossRow),
+// each vector kernel with its frame where it runs fastest (frameTune).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
 	if k.c.CrystalOnly && cube == nil {
 		switch {
 		case vector && k.tier == tierAVX512 && axes:
-			k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+			tuneTermsGradAxesCrystal512.run(np, func() { k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX512:
-			k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+			tuneTermsGradCrystal512.run(np, func() { k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX2 && axes:
-			k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+			tuneTermsGradAxesCrystal2.run(np, func() { k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX2:
-			k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+			tuneTermsGradCrystal2.run(np, func() { k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 		case axes:
 			k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		default:
@@ -108,19 +109,19 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 	}
 	switch {
 	case vector && k.tier == tierAVX512 && cube != nil:
-		k.termsGradAxesInterpLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGradInterp512.run(np, func() { k.termsGradAxesInterpLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX2 && cube != nil:
-		k.termsGradAxesInterpLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGradInterp2.run(np, func() { k.termsGradAxesInterpLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 	case cube != nil:
 		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	case vector && k.tier == tierAVX512 && axes:
-		k.termsGradAxesLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGradAxes512.run(np, func() { k.termsGradAxesLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX512:
-		k.termsGradLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGrad512.run(np, func() { k.termsGradLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX2 && axes:
-		k.termsGradAxesLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGradAxes2.run(np, func() { k.termsGradAxesLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX2:
-		k.termsGradLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np)
+		tuneTermsGrad2.run(np, func() { k.termsGradLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 	case axes:
 		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	default:
@@ -133,9 +134,9 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 func (k *kernel) termsGradShapeRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {
 	switch {
 	case vector && k.tier == tierAVX512:
-		k.termsGradShapeLanesAVX512(si, oinc, t, sh, ds, hkl, stride, np)
+		tuneTermsGradShape512.run(np, func() { k.termsGradShapeLanesAVX512(si, oinc, t, sh, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX2:
-		k.termsGradShapeLanesAVX2(si, oinc, t, sh, ds, hkl, stride, np)
+		tuneTermsGradShape2.run(np, func() { k.termsGradShapeLanesAVX2(si, oinc, t, sh, ds, hkl, stride, np) })
 	default:
 		k.termsGradShapeLanes(si, oinc, t, sh, ds, hkl, stride, np)
 	}
@@ -157,9 +158,9 @@ func (k *kernel) shapeBack(fr *lossFront, sh *shapeSums, g []float64, np int, ou
 func (k *kernel) termsGradDminRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, ds, hkl []float64, stride, np int) {
 	switch {
 	case vector && k.tier == tierAVX512:
-		k.termsGradAxesDminLanesAVX512(si, oinc, t, nil, ds, hkl, stride, np)
+		tuneTermsGradDmin512.run(np, func() { k.termsGradAxesDminLanesAVX512(si, oinc, t, nil, ds, hkl, stride, np) })
 	case vector && k.tier == tierAVX2:
-		k.termsGradAxesDminLanesAVX2(si, oinc, t, nil, ds, hkl, stride, np)
+		tuneTermsGradDmin2.run(np, func() { k.termsGradAxesDminLanesAVX2(si, oinc, t, nil, ds, hkl, stride, np) })
 	default:
 		k.termsGradAxesDminLanes(si, oinc, t, nil, ds, hkl, stride, np)
 	}
@@ -225,60 +226,63 @@ func (k *kernel) lossValue(fr *lossFront, t *termLanes, g []float64, np int) {
 	}
 }
 
+// pixels is pixelsLanes (or the copy the structure takes) on vector
+// lanes where the CPU has them, each vector kernel with its frame where it
+// runs fastest (frameTune).
 func (k *kernel) pixels(rb *rowBuf, n int) {
 	axes := k.lr.axes
 	shape, dmin := k.shapeLanes, k.dminLanes
 	switch {
 	case k.tier == tierAVX512 && rb.interp:
-		k.pixelsAxesInterpLanesAVX512(rb, n)
+		tunePixelsAxesInterp512.run(n, func() { k.pixelsAxesInterpLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && rb.interp:
-		k.pixelsAxesInterpLanesAVX2(rb, n)
+		tunePixelsAxesInterp2.run(n, func() { k.pixelsAxesInterpLanesAVX2(rb, n) })
 	case rb.interp:
 		k.pixelsAxesInterpLanes(rb, n)
 	case k.tier == tierAVX512 && k.many && axes:
-		k.pixelsAxesManyLanesAVX512(rb, n)
+		tunePixelsAxesMany512.run(n, func() { k.pixelsAxesManyLanesAVX512(rb, n) })
 	case k.tier == tierAVX512 && k.many:
-		k.pixelsManyLanesAVX512(rb, n)
+		tunePixelsMany512.run(n, func() { k.pixelsManyLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && k.many && axes:
-		k.pixelsAxesManyLanesAVX2(rb, n)
+		tunePixelsAxesMany2.run(n, func() { k.pixelsAxesManyLanesAVX2(rb, n) })
 	case k.tier == tierAVX2 && k.many:
-		k.pixelsManyLanesAVX2(rb, n)
+		tunePixelsMany2.run(n, func() { k.pixelsManyLanesAVX2(rb, n) })
 	case k.many && axes:
 		k.pixelsAxesManyLanes(rb, n)
 	case k.many:
 		k.pixelsManyLanes(rb, n)
 	case k.tier == tierAVX512 && shape:
-		k.pixelsShapeLanesAVX512(rb, n)
+		tunePixelsShape512.run(n, func() { k.pixelsShapeLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && shape:
-		k.pixelsShapeLanesAVX2(rb, n)
+		tunePixelsShape2.run(n, func() { k.pixelsShapeLanesAVX2(rb, n) })
 	case shape:
 		k.pixelsShapeLanes(rb, n)
 	case k.tier == tierAVX512 && dmin:
-		k.pixelsAxesDminLanesAVX512(rb, n)
+		tunePixelsAxesDmin512.run(n, func() { k.pixelsAxesDminLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && dmin:
-		k.pixelsAxesDminLanesAVX2(rb, n)
+		tunePixelsAxesDmin2.run(n, func() { k.pixelsAxesDminLanesAVX2(rb, n) })
 	case dmin:
 		k.pixelsAxesDminLanes(rb, n)
 	case k.tier == tierAVX512 && k.curvedLanes:
-		k.pixelsAxesCurvedLanesAVX512(rb, n)
+		tunePixelsAxesCurved512.run(n, func() { k.pixelsAxesCurvedLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && k.curvedLanes:
-		k.pixelsAxesCurvedLanesAVX2(rb, n)
+		tunePixelsAxesCurved2.run(n, func() { k.pixelsAxesCurvedLanesAVX2(rb, n) })
 	case k.curvedLanes:
 		k.pixelsAxesCurvedLanes(rb, n)
 	case k.tier == tierAVX512 && k.rulesLanes:
-		k.pixelsAxesRulesLanesAVX512(rb, n)
+		tunePixelsAxesRules512.run(n, func() { k.pixelsAxesRulesLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && k.rulesLanes:
-		k.pixelsAxesRulesLanesAVX2(rb, n)
+		tunePixelsAxesRules2.run(n, func() { k.pixelsAxesRulesLanesAVX2(rb, n) })
 	case k.rulesLanes:
 		k.pixelsAxesRulesLanes(rb, n)
 	case k.tier == tierAVX512 && axes:
-		k.pixelsAxesLanesAVX512(rb, n)
+		tunePixelsAxes512.run(n, func() { k.pixelsAxesLanesAVX512(rb, n) })
 	case k.tier == tierAVX512:
-		k.pixelsLanesAVX512(rb, n)
+		tunePixels512.run(n, func() { k.pixelsLanesAVX512(rb, n) })
 	case k.tier == tierAVX2 && axes:
-		k.pixelsAxesLanesAVX2(rb, n)
+		tunePixelsAxes2.run(n, func() { k.pixelsAxesLanesAVX2(rb, n) })
 	case k.tier == tierAVX2:
-		k.pixelsLanesAVX2(rb, n)
+		tunePixels2.run(n, func() { k.pixelsLanesAVX2(rb, n) })
 	case axes:
 		k.pixelsAxesLanes(rb, n)
 	default:

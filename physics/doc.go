@@ -757,6 +757,28 @@
 //     crystal's gradient (perf), 0.90× (Go 1.27 build), 0.86× (default
 //     build), 0.95× (Go 1.26; quartiles ±5–8 %).
 //
+//     Then the frame offset above, measured again here with one binary
+//     (its kernel called through wrappers 0–56 bytes deep, picked by an
+//     environment variable, so that the code and its layout are the
+//     same): the Go 1.27 crystal's gradient took 87–102 ms (mosaic
+//     case, medians of 6), fast at two offsets 32 bytes apart (Zen 4
+//     moves a 512-bit value as two 256-bit halves, so 32-byte alignment
+//     is enough there); the Go 1.26 whole gradient 128–164 ms (fastest
+//     runs). Every measurement above carries this: a change anywhere
+//     between the worker's start and a kernel moves the kernels' frames.
+//     So each vector kernel of the terms and of the forward rows runs
+//     through a frameTune (frametune.go): on its first 8·24 calls it
+//     tries the eight offsets in turn, each call's time per pixel noted
+//     (the least of each offset's calls counts), then keeps the fastest;
+//     its wrapper measures where its own frame sits, so the offset is
+//     the kernel's, whatever the caller's depth. The same results at
+//     every offset. Against 3fb5b29 (turns, 10 rounds): Go 1.26 build
+//     gradient 0.87× (mosaic case) and 0.91× (cubic 1024²), crystal's
+//     0.93× and 0.84×, forward 0.86× and 0.97×; the Go 1.27 build's
+//     kernels happened to sit at fast offsets at 3fb5b29 already
+//     (0.95–1.03×). The backward pass (lossBackLanes) through one gained
+//     nothing measurable (0.95–1.02×) and does not.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);

@@ -12,7 +12,7 @@ import (
 )
 
 // TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGradientBits, TestLanesNotWholeN, TestLanesGenerated, TestLanesImageSums)
-// in the GOEXPERIMENT=simd build too, from the default one, so that the
+// and TestFrameTune in the GOEXPERIMENT=simd build too, from the default one, so that the
 // README's one test command checks both builds: the AVX2 (and, where the
 // CPU has it, AVX-512) kernels must give the general loops' bits on every
 // golden case. It builds them with this Go and with Go 1.27
@@ -62,7 +62,7 @@ const vectorToolchain = "go1.27.3"
 // is "", GOTOOLCHAIN=toolchain; it reports whether they ran on vector
 // kernels (and passed: otherwise it fails t).
 func vectorBuild(t *testing.T, toolchain string) bool {
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated|TestLanesImageSums)$", ".")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated|TestLanesImageSums|TestFrameTune)$", ".")
 	cmd.Env = append(os.Environ(), "GOEXPERIMENT=simd")
 	if toolchain != "" {
 		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+toolchain)
@@ -79,7 +79,7 @@ func vectorBuild(t *testing.T, toolchain string) bool {
 		t.Skipf("the vector build runs no vector kernels on this CPU:\n%s", firstLine(s))
 	}
 	t.Logf("vector build: %s", firstLine(s[strings.Index(s, "lane kernels:"):]))
-	for _, name := range []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums"} {
+	for _, name := range []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums", "TestFrameTune"} {
 		if !strings.Contains(s, "--- PASS: "+name+" ") {
 			t.Fatalf("the vector build's %s did not pass:\n%s", name, s)
 		}
