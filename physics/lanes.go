@@ -1253,7 +1253,8 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	// flipped for odd m.
 	sign, one := vbits(vrep(&r.negZero)), vk(1)
 	s := vfloat(vor(vbits(v.Mul(vk(-2).Sub(v)).Sqrt()), vand(vxor(vbits(d), f), sign)))
-	c2 := vk(2).Mul(vfloat(vxor(vbits(cr), f)))
+	c := vfloat(vxor(vbits(cr), f)) // cos πx
+	c2 := vk(2).Mul(c)
 	// U_{j+1} = 2c·U_j − U_{j−1} two steps at a time, the two registers
 	// taking turns, and U′_{n−1} = Σ 2(j+1)·U_j over j = n − 2, n − 4, …
 	// ≥ 0: the U_j that u1 holds before each pair. For odd n the
@@ -1271,7 +1272,7 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 		p = p.Add(vrep(&r.uw[j+2]).Mul(u1))
 	}
 	u0, u1 = u1, c2.Mul(u1).Sub(u0)
-	tn := vk(0.5).Mul(c2).Mul(u1).Sub(u0) // T_n
+	tn := c.Mul(u1).Sub(u0) // T_n
 	dx := vk(minusPi).Mul(s).Mul(p)
 	// ∂/∂n = πd·T_n/s; at an integer its limit, the sign of the peak (1
 	// at x = 0: ±1 with the sign of U_{n−1}).

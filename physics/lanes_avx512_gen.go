@@ -3616,7 +3616,8 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				cr_126, v_126 := r0_0_127, r1_0_127
 				sign_126, one_126 := archsimd.LoadFloat64x8((*[8]float64)((&r_126.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 				s_126 := v_126.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_126)).Sqrt().AsUint64x8().Or(d_126.AsUint64x8().Xor(f_126).And(sign_126)).AsFloat64x8()
-				c2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_126.AsUint64x8().Xor(f_126).AsFloat64x8())
+				c_126 := cr_126.AsUint64x8().Xor(f_126).AsFloat64x8()
+				c2_126 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_126)
 				u0_126, u1_126 := one_126, c2_126
 				j_126 := 1
 				if n_126&1 == 0 {
@@ -3629,7 +3630,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p_126 = p_126.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_126.uw[j_126+2]))).Mul(u1_126))
 				}
 				u0_126, u1_126 = u1_126, c2_126.Mul(u1_126).Sub(u0_126)
-				tn_126 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_126).Mul(u1_126).Sub(u0_126)
+				tn_126 := c_126.Mul(u1_126).Sub(u0_126)
 				dx_126 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_126).Mul(p_126)
 				peak_126 := one_126.AsUint64x8().Or(u1_126.AsUint64x8().And(sign_126)).AsFloat64x8()
 				dn_126 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_126).Mul(tn_126).Div(s_126).Merge(peak_126, d_126.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -3797,7 +3798,8 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				cr_134, v_134 := r0_0_135, r1_0_135
 				sign_134, one_134 := archsimd.LoadFloat64x8((*[8]float64)((&r_134.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 				s_134 := v_134.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_134)).Sqrt().AsUint64x8().Or(d_134.AsUint64x8().Xor(f_134).And(sign_134)).AsFloat64x8()
-				c2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_134.AsUint64x8().Xor(f_134).AsFloat64x8())
+				c_134 := cr_134.AsUint64x8().Xor(f_134).AsFloat64x8()
+				c2_134 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_134)
 				u0_134, u1_134 := one_134, c2_134
 				j_134 := 1
 				if n_134&1 == 0 {
@@ -3810,7 +3812,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p_134 = p_134.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_134.uw[j_134+2]))).Mul(u1_134))
 				}
 				u0_134, u1_134 = u1_134, c2_134.Mul(u1_134).Sub(u0_134)
-				tn_134 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_134).Mul(u1_134).Sub(u0_134)
+				tn_134 := c_134.Mul(u1_134).Sub(u0_134)
 				dx_134 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_134).Mul(p_134)
 				peak_134 := one_134.AsUint64x8().Or(u1_134.AsUint64x8().And(sign_134)).AsFloat64x8()
 				dn_134 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_134).Mul(tn_134).Div(s_134).Merge(peak_134, d_134.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -3978,7 +3980,8 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				cr_142, v_142 := r0_0_143, r1_0_143
 				sign_142, one_142 := archsimd.LoadFloat64x8((*[8]float64)((&r_142.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 				s_142 := v_142.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_142)).Sqrt().AsUint64x8().Or(d_142.AsUint64x8().Xor(f_142).And(sign_142)).AsFloat64x8()
-				c2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_142.AsUint64x8().Xor(f_142).AsFloat64x8())
+				c_142 := cr_142.AsUint64x8().Xor(f_142).AsFloat64x8()
+				c2_142 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_142)
 				u0_142, u1_142 := one_142, c2_142
 				j_142 := 1
 				if n_142&1 == 0 {
@@ -3991,7 +3994,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 					p_142 = p_142.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_142.uw[j_142+2]))).Mul(u1_142))
 				}
 				u0_142, u1_142 = u1_142, c2_142.Mul(u1_142).Sub(u0_142)
-				tn_142 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_142).Mul(u1_142).Sub(u0_142)
+				tn_142 := c_142.Mul(u1_142).Sub(u0_142)
 				dx_142 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_142).Mul(p_142)
 				peak_142 := one_142.AsUint64x8().Or(u1_142.AsUint64x8().And(sign_142)).AsFloat64x8()
 				dn_142 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_142).Mul(tn_142).Div(s_142).Merge(peak_142, d_142.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -4160,7 +4163,8 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 			cr_149, v_149 := r0_0_150, r1_0_150
 			sign_149, one_149 := archsimd.LoadFloat64x8((*[8]float64)((&r_149.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 			s_149 := v_149.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_149)).Sqrt().AsUint64x8().Or(d_149.AsUint64x8().Xor(f_149).And(sign_149)).AsFloat64x8()
-			c2_149 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_149.AsUint64x8().Xor(f_149).AsFloat64x8())
+			c_149 := cr_149.AsUint64x8().Xor(f_149).AsFloat64x8()
+			c2_149 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_149)
 			u0_149, u1_149 := one_149, c2_149
 			j_149 := 1
 			if n_149&1 == 0 {
@@ -4173,7 +4177,7 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 				p_149 = p_149.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_149.uw[j_149+2]))).Mul(u1_149))
 			}
 			u0_149, u1_149 = u1_149, c2_149.Mul(u1_149).Sub(u0_149)
-			tn_149 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_149).Mul(u1_149).Sub(u0_149)
+			tn_149 := c_149.Mul(u1_149).Sub(u0_149)
 			dx_149 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_149).Mul(p_149)
 			peak_149 := one_149.AsUint64x8().Or(u1_149.AsUint64x8().And(sign_149)).AsFloat64x8()
 			dn_149 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_149).Mul(tn_149).Div(s_149).Merge(peak_149, d_149.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -4462,7 +4466,8 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		cr_160, v_160 := r0_0_161, r1_0_161
 		sign_160, one_160 := archsimd.LoadFloat64x8((*[8]float64)((&r_160.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 		s_160 := v_160.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_160)).Sqrt().AsUint64x8().Or(d_160.AsUint64x8().Xor(f_160).And(sign_160)).AsFloat64x8()
-		c2_160 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_160.AsUint64x8().Xor(f_160).AsFloat64x8())
+		c_160 := cr_160.AsUint64x8().Xor(f_160).AsFloat64x8()
+		c2_160 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_160)
 		u0_160, u1_160 := one_160, c2_160
 		j_160 := 1
 		if n_160&1 == 0 {
@@ -4475,7 +4480,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 			p_160 = p_160.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_160.uw[j_160+2]))).Mul(u1_160))
 		}
 		u0_160, u1_160 = u1_160, c2_160.Mul(u1_160).Sub(u0_160)
-		tn_160 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_160).Mul(u1_160).Sub(u0_160)
+		tn_160 := c_160.Mul(u1_160).Sub(u0_160)
 		dx_160 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_160).Mul(p_160)
 		peak_160 := one_160.AsUint64x8().Or(u1_160.AsUint64x8().And(sign_160)).AsFloat64x8()
 		dn_160 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_160).Mul(tn_160).Div(s_160).Merge(peak_160, d_160.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -4511,7 +4516,8 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		cr_162, v_162 := r0_0_163, r1_0_163
 		sign_162, one_162 := archsimd.LoadFloat64x8((*[8]float64)((&r_162.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 		s_162 := v_162.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_162)).Sqrt().AsUint64x8().Or(d_162.AsUint64x8().Xor(f_162).And(sign_162)).AsFloat64x8()
-		c2_162 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_162.AsUint64x8().Xor(f_162).AsFloat64x8())
+		c_162 := cr_162.AsUint64x8().Xor(f_162).AsFloat64x8()
+		c2_162 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_162)
 		u0_162, u1_162 := one_162, c2_162
 		j_162 := 1
 		if n_162&1 == 0 {
@@ -4524,7 +4530,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 			p_162 = p_162.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_162.uw[j_162+2]))).Mul(u1_162))
 		}
 		u0_162, u1_162 = u1_162, c2_162.Mul(u1_162).Sub(u0_162)
-		tn_162 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_162).Mul(u1_162).Sub(u0_162)
+		tn_162 := c_162.Mul(u1_162).Sub(u0_162)
 		dx_162 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_162).Mul(p_162)
 		peak_162 := one_162.AsUint64x8().Or(u1_162.AsUint64x8().And(sign_162)).AsFloat64x8()
 		dn_162 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_162).Mul(tn_162).Div(s_162).Merge(peak_162, d_162.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -4560,7 +4566,8 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		cr_164, v_164 := r0_0_165, r1_0_165
 		sign_164, one_164 := archsimd.LoadFloat64x8((*[8]float64)((&r_164.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 		s_164 := v_164.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_164)).Sqrt().AsUint64x8().Or(d_164.AsUint64x8().Xor(f_164).And(sign_164)).AsFloat64x8()
-		c2_164 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_164.AsUint64x8().Xor(f_164).AsFloat64x8())
+		c_164 := cr_164.AsUint64x8().Xor(f_164).AsFloat64x8()
+		c2_164 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_164)
 		u0_164, u1_164 := one_164, c2_164
 		j_164 := 1
 		if n_164&1 == 0 {
@@ -4573,7 +4580,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 			p_164 = p_164.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_164.uw[j_164+2]))).Mul(u1_164))
 		}
 		u0_164, u1_164 = u1_164, c2_164.Mul(u1_164).Sub(u0_164)
-		tn_164 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_164).Mul(u1_164).Sub(u0_164)
+		tn_164 := c_164.Mul(u1_164).Sub(u0_164)
 		dx_164 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_164).Mul(p_164)
 		peak_164 := one_164.AsUint64x8().Or(u1_164.AsUint64x8().And(sign_164)).AsFloat64x8()
 		dn_164 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_164).Mul(tn_164).Div(s_164).Merge(peak_164, d_164.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -4610,7 +4617,8 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	cr, v := r0_0_166, r1_0_166
 	sign, one := archsimd.LoadFloat64x8((*[8]float64)((&r.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 	s := v.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v)).Sqrt().AsUint64x8().Or(d.AsUint64x8().Xor(f).And(sign)).AsFloat64x8()
-	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr.AsUint64x8().Xor(f).AsFloat64x8())
+	c := cr.AsUint64x8().Xor(f).AsFloat64x8()
+	c2 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c)
 	u0, u1 := one, c2
 	j := 1
 	if n&1 == 0 {
@@ -4623,7 +4631,7 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 		p = p.Add(archsimd.LoadFloat64x8((*[8]float64)((&r.uw[j+2]))).Mul(u1))
 	}
 	u0, u1 = u1, c2.Mul(u1).Sub(u0)
-	tn := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2).Mul(u1).Sub(u0)
+	tn := c.Mul(u1).Sub(u0)
 	dx := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s).Mul(p)
 	peak := one.AsUint64x8().Or(u1.AsUint64x8().And(sign)).AsFloat64x8()
 	dn := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -5038,7 +5046,8 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					cr_160_181, v_160_181 := r0_0_161_181, r1_0_161_181
 					sign_160_181, one_160_181 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_181.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_160_181 := v_160_181.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_160_181)).Sqrt().AsUint64x8().Or(d_160_181.AsUint64x8().Xor(f_160_181).And(sign_160_181)).AsFloat64x8()
-					c2_160_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_160_181.AsUint64x8().Xor(f_160_181).AsFloat64x8())
+					c_160_181 := cr_160_181.AsUint64x8().Xor(f_160_181).AsFloat64x8()
+					c2_160_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_160_181)
 					u0_160_181, u1_160_181 := one_160_181, c2_160_181
 					j_160_181 := 1
 					if n_160_181&1 == 0 {
@@ -5051,7 +5060,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 						p_160_181 = p_160_181.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_160_181.uw[j_160_181+2]))).Mul(u1_160_181))
 					}
 					u0_160_181, u1_160_181 = u1_160_181, c2_160_181.Mul(u1_160_181).Sub(u0_160_181)
-					tn_160_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_160_181).Mul(u1_160_181).Sub(u0_160_181)
+					tn_160_181 := c_160_181.Mul(u1_160_181).Sub(u0_160_181)
 					dx_160_181 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_160_181).Mul(p_160_181)
 					peak_160_181 := one_160_181.AsUint64x8().Or(u1_160_181.AsUint64x8().And(sign_160_181)).AsFloat64x8()
 					dn_160_181 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_160_181).Mul(tn_160_181).Div(s_160_181).Merge(peak_160_181, d_160_181.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -5087,7 +5096,8 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					cr_162_181, v_162_181 := r0_0_163_181, r1_0_163_181
 					sign_162_181, one_162_181 := archsimd.LoadFloat64x8((*[8]float64)((&r_162_181.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_162_181 := v_162_181.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_162_181)).Sqrt().AsUint64x8().Or(d_162_181.AsUint64x8().Xor(f_162_181).And(sign_162_181)).AsFloat64x8()
-					c2_162_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_162_181.AsUint64x8().Xor(f_162_181).AsFloat64x8())
+					c_162_181 := cr_162_181.AsUint64x8().Xor(f_162_181).AsFloat64x8()
+					c2_162_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_162_181)
 					u0_162_181, u1_162_181 := one_162_181, c2_162_181
 					j_162_181 := 1
 					if n_162_181&1 == 0 {
@@ -5100,7 +5110,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 						p_162_181 = p_162_181.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_162_181.uw[j_162_181+2]))).Mul(u1_162_181))
 					}
 					u0_162_181, u1_162_181 = u1_162_181, c2_162_181.Mul(u1_162_181).Sub(u0_162_181)
-					tn_162_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_162_181).Mul(u1_162_181).Sub(u0_162_181)
+					tn_162_181 := c_162_181.Mul(u1_162_181).Sub(u0_162_181)
 					dx_162_181 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_162_181).Mul(p_162_181)
 					peak_162_181 := one_162_181.AsUint64x8().Or(u1_162_181.AsUint64x8().And(sign_162_181)).AsFloat64x8()
 					dn_162_181 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_162_181).Mul(tn_162_181).Div(s_162_181).Merge(peak_162_181, d_162_181.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -5136,7 +5146,8 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					cr_164_181, v_164_181 := r0_0_165_181, r1_0_165_181
 					sign_164_181, one_164_181 := archsimd.LoadFloat64x8((*[8]float64)((&r_164_181.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_164_181 := v_164_181.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_164_181)).Sqrt().AsUint64x8().Or(d_164_181.AsUint64x8().Xor(f_164_181).And(sign_164_181)).AsFloat64x8()
-					c2_164_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_164_181.AsUint64x8().Xor(f_164_181).AsFloat64x8())
+					c_164_181 := cr_164_181.AsUint64x8().Xor(f_164_181).AsFloat64x8()
+					c2_164_181 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_164_181)
 					u0_164_181, u1_164_181 := one_164_181, c2_164_181
 					j_164_181 := 1
 					if n_164_181&1 == 0 {
@@ -5149,7 +5160,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 						p_164_181 = p_164_181.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_164_181.uw[j_164_181+2]))).Mul(u1_164_181))
 					}
 					u0_164_181, u1_164_181 = u1_164_181, c2_164_181.Mul(u1_164_181).Sub(u0_164_181)
-					tn_164_181 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_164_181).Mul(u1_164_181).Sub(u0_164_181)
+					tn_164_181 := c_164_181.Mul(u1_164_181).Sub(u0_164_181)
 					dx_164_181 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_164_181).Mul(p_164_181)
 					peak_164_181 := one_164_181.AsUint64x8().Or(u1_164_181.AsUint64x8().And(sign_164_181)).AsFloat64x8()
 					dn_164_181 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_164_181).Mul(tn_164_181).Div(s_164_181).Merge(peak_164_181, d_164_181.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -26370,7 +26381,8 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							cr_126_471, v_126_471 := r0_0_127_471, r1_0_127_471
 							sign_126_471, one_126_471 := archsimd.LoadFloat64x8((*[8]float64)((&r_126_471.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_126_471 := v_126_471.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_126_471)).Sqrt().AsUint64x8().Or(d_126_471.AsUint64x8().Xor(f_126_471).And(sign_126_471)).AsFloat64x8()
-							c2_126_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_126_471.AsUint64x8().Xor(f_126_471).AsFloat64x8())
+							c_126_471 := cr_126_471.AsUint64x8().Xor(f_126_471).AsFloat64x8()
+							c2_126_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_126_471)
 							u0_126_471, u1_126_471 := one_126_471, c2_126_471
 							j_126_471 := 1
 							if n_126_471&1 == 0 {
@@ -26383,7 +26395,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								p_126_471 = p_126_471.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_126_471.uw[j_126_471+2]))).Mul(u1_126_471))
 							}
 							u0_126_471, u1_126_471 = u1_126_471, c2_126_471.Mul(u1_126_471).Sub(u0_126_471)
-							tn_126_471 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_126_471).Mul(u1_126_471).Sub(u0_126_471)
+							tn_126_471 := c_126_471.Mul(u1_126_471).Sub(u0_126_471)
 							dx_126_471 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_126_471).Mul(p_126_471)
 							peak_126_471 := one_126_471.AsUint64x8().Or(u1_126_471.AsUint64x8().And(sign_126_471)).AsFloat64x8()
 							dn_126_471 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_126_471).Mul(tn_126_471).Div(s_126_471).Merge(peak_126_471, d_126_471.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -26551,7 +26563,8 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							cr_134_471, v_134_471 := r0_0_135_471, r1_0_135_471
 							sign_134_471, one_134_471 := archsimd.LoadFloat64x8((*[8]float64)((&r_134_471.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_134_471 := v_134_471.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_134_471)).Sqrt().AsUint64x8().Or(d_134_471.AsUint64x8().Xor(f_134_471).And(sign_134_471)).AsFloat64x8()
-							c2_134_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_134_471.AsUint64x8().Xor(f_134_471).AsFloat64x8())
+							c_134_471 := cr_134_471.AsUint64x8().Xor(f_134_471).AsFloat64x8()
+							c2_134_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_134_471)
 							u0_134_471, u1_134_471 := one_134_471, c2_134_471
 							j_134_471 := 1
 							if n_134_471&1 == 0 {
@@ -26564,7 +26577,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								p_134_471 = p_134_471.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_134_471.uw[j_134_471+2]))).Mul(u1_134_471))
 							}
 							u0_134_471, u1_134_471 = u1_134_471, c2_134_471.Mul(u1_134_471).Sub(u0_134_471)
-							tn_134_471 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_134_471).Mul(u1_134_471).Sub(u0_134_471)
+							tn_134_471 := c_134_471.Mul(u1_134_471).Sub(u0_134_471)
 							dx_134_471 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_134_471).Mul(p_134_471)
 							peak_134_471 := one_134_471.AsUint64x8().Or(u1_134_471.AsUint64x8().And(sign_134_471)).AsFloat64x8()
 							dn_134_471 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_134_471).Mul(tn_134_471).Div(s_134_471).Merge(peak_134_471, d_134_471.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -26732,7 +26745,8 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							cr_142_471, v_142_471 := r0_0_143_471, r1_0_143_471
 							sign_142_471, one_142_471 := archsimd.LoadFloat64x8((*[8]float64)((&r_142_471.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_142_471 := v_142_471.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_142_471)).Sqrt().AsUint64x8().Or(d_142_471.AsUint64x8().Xor(f_142_471).And(sign_142_471)).AsFloat64x8()
-							c2_142_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_142_471.AsUint64x8().Xor(f_142_471).AsFloat64x8())
+							c_142_471 := cr_142_471.AsUint64x8().Xor(f_142_471).AsFloat64x8()
+							c2_142_471 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_142_471)
 							u0_142_471, u1_142_471 := one_142_471, c2_142_471
 							j_142_471 := 1
 							if n_142_471&1 == 0 {
@@ -26745,7 +26759,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 								p_142_471 = p_142_471.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_142_471.uw[j_142_471+2]))).Mul(u1_142_471))
 							}
 							u0_142_471, u1_142_471 = u1_142_471, c2_142_471.Mul(u1_142_471).Sub(u0_142_471)
-							tn_142_471 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_142_471).Mul(u1_142_471).Sub(u0_142_471)
+							tn_142_471 := c_142_471.Mul(u1_142_471).Sub(u0_142_471)
 							dx_142_471 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_142_471).Mul(p_142_471)
 							peak_142_471 := one_142_471.AsUint64x8().Or(u1_142_471.AsUint64x8().And(sign_142_471)).AsFloat64x8()
 							dn_142_471 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_142_471).Mul(tn_142_471).Div(s_142_471).Merge(peak_142_471, d_142_471.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -27123,7 +27137,8 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							cr_126_478, v_126_478 := r0_0_127_478, r1_0_127_478
 							sign_126_478, one_126_478 := archsimd.LoadFloat64x8((*[8]float64)((&r_126_478.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_126_478 := v_126_478.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_126_478)).Sqrt().AsUint64x8().Or(d_126_478.AsUint64x8().Xor(f_126_478).And(sign_126_478)).AsFloat64x8()
-							c2_126_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_126_478.AsUint64x8().Xor(f_126_478).AsFloat64x8())
+							c_126_478 := cr_126_478.AsUint64x8().Xor(f_126_478).AsFloat64x8()
+							c2_126_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_126_478)
 							u0_126_478, u1_126_478 := one_126_478, c2_126_478
 							j_126_478 := 1
 							if n_126_478&1 == 0 {
@@ -27136,7 +27151,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								p_126_478 = p_126_478.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_126_478.uw[j_126_478+2]))).Mul(u1_126_478))
 							}
 							u0_126_478, u1_126_478 = u1_126_478, c2_126_478.Mul(u1_126_478).Sub(u0_126_478)
-							tn_126_478 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_126_478).Mul(u1_126_478).Sub(u0_126_478)
+							tn_126_478 := c_126_478.Mul(u1_126_478).Sub(u0_126_478)
 							dx_126_478 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_126_478).Mul(p_126_478)
 							peak_126_478 := one_126_478.AsUint64x8().Or(u1_126_478.AsUint64x8().And(sign_126_478)).AsFloat64x8()
 							dn_126_478 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_126_478).Mul(tn_126_478).Div(s_126_478).Merge(peak_126_478, d_126_478.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -27304,7 +27319,8 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							cr_134_478, v_134_478 := r0_0_135_478, r1_0_135_478
 							sign_134_478, one_134_478 := archsimd.LoadFloat64x8((*[8]float64)((&r_134_478.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_134_478 := v_134_478.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_134_478)).Sqrt().AsUint64x8().Or(d_134_478.AsUint64x8().Xor(f_134_478).And(sign_134_478)).AsFloat64x8()
-							c2_134_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_134_478.AsUint64x8().Xor(f_134_478).AsFloat64x8())
+							c_134_478 := cr_134_478.AsUint64x8().Xor(f_134_478).AsFloat64x8()
+							c2_134_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_134_478)
 							u0_134_478, u1_134_478 := one_134_478, c2_134_478
 							j_134_478 := 1
 							if n_134_478&1 == 0 {
@@ -27317,7 +27333,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								p_134_478 = p_134_478.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_134_478.uw[j_134_478+2]))).Mul(u1_134_478))
 							}
 							u0_134_478, u1_134_478 = u1_134_478, c2_134_478.Mul(u1_134_478).Sub(u0_134_478)
-							tn_134_478 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_134_478).Mul(u1_134_478).Sub(u0_134_478)
+							tn_134_478 := c_134_478.Mul(u1_134_478).Sub(u0_134_478)
 							dx_134_478 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_134_478).Mul(p_134_478)
 							peak_134_478 := one_134_478.AsUint64x8().Or(u1_134_478.AsUint64x8().And(sign_134_478)).AsFloat64x8()
 							dn_134_478 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_134_478).Mul(tn_134_478).Div(s_134_478).Merge(peak_134_478, d_134_478.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -27485,7 +27501,8 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							cr_142_478, v_142_478 := r0_0_143_478, r1_0_143_478
 							sign_142_478, one_142_478 := archsimd.LoadFloat64x8((*[8]float64)((&r_142_478.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_142_478 := v_142_478.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_142_478)).Sqrt().AsUint64x8().Or(d_142_478.AsUint64x8().Xor(f_142_478).And(sign_142_478)).AsFloat64x8()
-							c2_142_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_142_478.AsUint64x8().Xor(f_142_478).AsFloat64x8())
+							c_142_478 := cr_142_478.AsUint64x8().Xor(f_142_478).AsFloat64x8()
+							c2_142_478 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_142_478)
 							u0_142_478, u1_142_478 := one_142_478, c2_142_478
 							j_142_478 := 1
 							if n_142_478&1 == 0 {
@@ -27498,7 +27515,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 								p_142_478 = p_142_478.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_142_478.uw[j_142_478+2]))).Mul(u1_142_478))
 							}
 							u0_142_478, u1_142_478 = u1_142_478, c2_142_478.Mul(u1_142_478).Sub(u0_142_478)
-							tn_142_478 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_142_478).Mul(u1_142_478).Sub(u0_142_478)
+							tn_142_478 := c_142_478.Mul(u1_142_478).Sub(u0_142_478)
 							dx_142_478 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_142_478).Mul(p_142_478)
 							peak_142_478 := one_142_478.AsUint64x8().Or(u1_142_478.AsUint64x8().And(sign_142_478)).AsFloat64x8()
 							dn_142_478 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_142_478).Mul(tn_142_478).Div(s_142_478).Merge(peak_142_478, d_142_478.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -27878,7 +27895,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							cr_126_485, v_126_485 := r0_0_127_485, r1_0_127_485
 							sign_126_485, one_126_485 := archsimd.LoadFloat64x8((*[8]float64)((&r_126_485.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_126_485 := v_126_485.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_126_485)).Sqrt().AsUint64x8().Or(d_126_485.AsUint64x8().Xor(f_126_485).And(sign_126_485)).AsFloat64x8()
-							c2_126_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_126_485.AsUint64x8().Xor(f_126_485).AsFloat64x8())
+							c_126_485 := cr_126_485.AsUint64x8().Xor(f_126_485).AsFloat64x8()
+							c2_126_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_126_485)
 							u0_126_485, u1_126_485 := one_126_485, c2_126_485
 							j_126_485 := 1
 							if n_126_485&1 == 0 {
@@ -27891,7 +27909,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								p_126_485 = p_126_485.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_126_485.uw[j_126_485+2]))).Mul(u1_126_485))
 							}
 							u0_126_485, u1_126_485 = u1_126_485, c2_126_485.Mul(u1_126_485).Sub(u0_126_485)
-							tn_126_485 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_126_485).Mul(u1_126_485).Sub(u0_126_485)
+							tn_126_485 := c_126_485.Mul(u1_126_485).Sub(u0_126_485)
 							dx_126_485 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_126_485).Mul(p_126_485)
 							peak_126_485 := one_126_485.AsUint64x8().Or(u1_126_485.AsUint64x8().And(sign_126_485)).AsFloat64x8()
 							dn_126_485 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_126_485).Mul(tn_126_485).Div(s_126_485).Merge(peak_126_485, d_126_485.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -28059,7 +28077,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							cr_134_485, v_134_485 := r0_0_135_485, r1_0_135_485
 							sign_134_485, one_134_485 := archsimd.LoadFloat64x8((*[8]float64)((&r_134_485.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_134_485 := v_134_485.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_134_485)).Sqrt().AsUint64x8().Or(d_134_485.AsUint64x8().Xor(f_134_485).And(sign_134_485)).AsFloat64x8()
-							c2_134_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_134_485.AsUint64x8().Xor(f_134_485).AsFloat64x8())
+							c_134_485 := cr_134_485.AsUint64x8().Xor(f_134_485).AsFloat64x8()
+							c2_134_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_134_485)
 							u0_134_485, u1_134_485 := one_134_485, c2_134_485
 							j_134_485 := 1
 							if n_134_485&1 == 0 {
@@ -28072,7 +28091,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								p_134_485 = p_134_485.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_134_485.uw[j_134_485+2]))).Mul(u1_134_485))
 							}
 							u0_134_485, u1_134_485 = u1_134_485, c2_134_485.Mul(u1_134_485).Sub(u0_134_485)
-							tn_134_485 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_134_485).Mul(u1_134_485).Sub(u0_134_485)
+							tn_134_485 := c_134_485.Mul(u1_134_485).Sub(u0_134_485)
 							dx_134_485 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_134_485).Mul(p_134_485)
 							peak_134_485 := one_134_485.AsUint64x8().Or(u1_134_485.AsUint64x8().And(sign_134_485)).AsFloat64x8()
 							dn_134_485 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_134_485).Mul(tn_134_485).Div(s_134_485).Merge(peak_134_485, d_134_485.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -28240,7 +28259,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							cr_142_485, v_142_485 := r0_0_143_485, r1_0_143_485
 							sign_142_485, one_142_485 := archsimd.LoadFloat64x8((*[8]float64)((&r_142_485.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_142_485 := v_142_485.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_142_485)).Sqrt().AsUint64x8().Or(d_142_485.AsUint64x8().Xor(f_142_485).And(sign_142_485)).AsFloat64x8()
-							c2_142_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_142_485.AsUint64x8().Xor(f_142_485).AsFloat64x8())
+							c_142_485 := cr_142_485.AsUint64x8().Xor(f_142_485).AsFloat64x8()
+							c2_142_485 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_142_485)
 							u0_142_485, u1_142_485 := one_142_485, c2_142_485
 							j_142_485 := 1
 							if n_142_485&1 == 0 {
@@ -28253,7 +28273,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 								p_142_485 = p_142_485.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_142_485.uw[j_142_485+2]))).Mul(u1_142_485))
 							}
 							u0_142_485, u1_142_485 = u1_142_485, c2_142_485.Mul(u1_142_485).Sub(u0_142_485)
-							tn_142_485 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_142_485).Mul(u1_142_485).Sub(u0_142_485)
+							tn_142_485 := c_142_485.Mul(u1_142_485).Sub(u0_142_485)
 							dx_142_485 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_142_485).Mul(p_142_485)
 							peak_142_485 := one_142_485.AsUint64x8().Or(u1_142_485.AsUint64x8().And(sign_142_485)).AsFloat64x8()
 							dn_142_485 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_142_485).Mul(tn_142_485).Div(s_142_485).Merge(peak_142_485, d_142_485.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -28795,7 +28815,8 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					cr_160_492, v_160_492 := r0_0_161_492, r1_0_161_492
 					sign_160_492, one_160_492 := archsimd.LoadFloat64x8((*[8]float64)((&r_160_492.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_160_492 := v_160_492.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_160_492)).Sqrt().AsUint64x8().Or(d_160_492.AsUint64x8().Xor(f_160_492).And(sign_160_492)).AsFloat64x8()
-					c2_160_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_160_492.AsUint64x8().Xor(f_160_492).AsFloat64x8())
+					c_160_492 := cr_160_492.AsUint64x8().Xor(f_160_492).AsFloat64x8()
+					c2_160_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_160_492)
 					u0_160_492, u1_160_492 := one_160_492, c2_160_492
 					j_160_492 := 1
 					if n_160_492&1 == 0 {
@@ -28808,7 +28829,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 						p_160_492 = p_160_492.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_160_492.uw[j_160_492+2]))).Mul(u1_160_492))
 					}
 					u0_160_492, u1_160_492 = u1_160_492, c2_160_492.Mul(u1_160_492).Sub(u0_160_492)
-					tn_160_492 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_160_492).Mul(u1_160_492).Sub(u0_160_492)
+					tn_160_492 := c_160_492.Mul(u1_160_492).Sub(u0_160_492)
 					dx_160_492 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_160_492).Mul(p_160_492)
 					peak_160_492 := one_160_492.AsUint64x8().Or(u1_160_492.AsUint64x8().And(sign_160_492)).AsFloat64x8()
 					dn_160_492 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_160_492).Mul(tn_160_492).Div(s_160_492).Merge(peak_160_492, d_160_492.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -28844,7 +28865,8 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					cr_162_492, v_162_492 := r0_0_163_492, r1_0_163_492
 					sign_162_492, one_162_492 := archsimd.LoadFloat64x8((*[8]float64)((&r_162_492.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_162_492 := v_162_492.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_162_492)).Sqrt().AsUint64x8().Or(d_162_492.AsUint64x8().Xor(f_162_492).And(sign_162_492)).AsFloat64x8()
-					c2_162_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_162_492.AsUint64x8().Xor(f_162_492).AsFloat64x8())
+					c_162_492 := cr_162_492.AsUint64x8().Xor(f_162_492).AsFloat64x8()
+					c2_162_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_162_492)
 					u0_162_492, u1_162_492 := one_162_492, c2_162_492
 					j_162_492 := 1
 					if n_162_492&1 == 0 {
@@ -28857,7 +28879,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 						p_162_492 = p_162_492.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_162_492.uw[j_162_492+2]))).Mul(u1_162_492))
 					}
 					u0_162_492, u1_162_492 = u1_162_492, c2_162_492.Mul(u1_162_492).Sub(u0_162_492)
-					tn_162_492 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_162_492).Mul(u1_162_492).Sub(u0_162_492)
+					tn_162_492 := c_162_492.Mul(u1_162_492).Sub(u0_162_492)
 					dx_162_492 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_162_492).Mul(p_162_492)
 					peak_162_492 := one_162_492.AsUint64x8().Or(u1_162_492.AsUint64x8().And(sign_162_492)).AsFloat64x8()
 					dn_162_492 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_162_492).Mul(tn_162_492).Div(s_162_492).Merge(peak_162_492, d_162_492.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -28893,7 +28915,8 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					cr_164_492, v_164_492 := r0_0_165_492, r1_0_165_492
 					sign_164_492, one_164_492 := archsimd.LoadFloat64x8((*[8]float64)((&r_164_492.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 					s_164_492 := v_164_492.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_164_492)).Sqrt().AsUint64x8().Or(d_164_492.AsUint64x8().Xor(f_164_492).And(sign_164_492)).AsFloat64x8()
-					c2_164_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_164_492.AsUint64x8().Xor(f_164_492).AsFloat64x8())
+					c_164_492 := cr_164_492.AsUint64x8().Xor(f_164_492).AsFloat64x8()
+					c2_164_492 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_164_492)
 					u0_164_492, u1_164_492 := one_164_492, c2_164_492
 					j_164_492 := 1
 					if n_164_492&1 == 0 {
@@ -28906,7 +28929,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 						p_164_492 = p_164_492.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_164_492.uw[j_164_492+2]))).Mul(u1_164_492))
 					}
 					u0_164_492, u1_164_492 = u1_164_492, c2_164_492.Mul(u1_164_492).Sub(u0_164_492)
-					tn_164_492 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_164_492).Mul(u1_164_492).Sub(u0_164_492)
+					tn_164_492 := c_164_492.Mul(u1_164_492).Sub(u0_164_492)
 					dx_164_492 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_164_492).Mul(p_164_492)
 					peak_164_492 := one_164_492.AsUint64x8().Or(u1_164_492.AsUint64x8().And(sign_164_492)).AsFloat64x8()
 					dn_164_492 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_164_492).Mul(tn_164_492).Div(s_164_492).Merge(peak_164_492, d_164_492.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -29177,7 +29200,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							cr_126_499, v_126_499 := r0_0_127_499, r1_0_127_499
 							sign_126_499, one_126_499 := archsimd.LoadFloat64x8((*[8]float64)((&r_126_499.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_126_499 := v_126_499.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_126_499)).Sqrt().AsUint64x8().Or(d_126_499.AsUint64x8().Xor(f_126_499).And(sign_126_499)).AsFloat64x8()
-							c2_126_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_126_499.AsUint64x8().Xor(f_126_499).AsFloat64x8())
+							c_126_499 := cr_126_499.AsUint64x8().Xor(f_126_499).AsFloat64x8()
+							c2_126_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_126_499)
 							u0_126_499, u1_126_499 := one_126_499, c2_126_499
 							j_126_499 := 1
 							if n_126_499&1 == 0 {
@@ -29190,7 +29214,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 								p_126_499 = p_126_499.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_126_499.uw[j_126_499+2]))).Mul(u1_126_499))
 							}
 							u0_126_499, u1_126_499 = u1_126_499, c2_126_499.Mul(u1_126_499).Sub(u0_126_499)
-							tn_126_499 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_126_499).Mul(u1_126_499).Sub(u0_126_499)
+							tn_126_499 := c_126_499.Mul(u1_126_499).Sub(u0_126_499)
 							dx_126_499 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_126_499).Mul(p_126_499)
 							peak_126_499 := one_126_499.AsUint64x8().Or(u1_126_499.AsUint64x8().And(sign_126_499)).AsFloat64x8()
 							dn_126_499 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_126_499).Mul(tn_126_499).Div(s_126_499).Merge(peak_126_499, d_126_499.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -29358,7 +29382,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							cr_134_499, v_134_499 := r0_0_135_499, r1_0_135_499
 							sign_134_499, one_134_499 := archsimd.LoadFloat64x8((*[8]float64)((&r_134_499.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_134_499 := v_134_499.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_134_499)).Sqrt().AsUint64x8().Or(d_134_499.AsUint64x8().Xor(f_134_499).And(sign_134_499)).AsFloat64x8()
-							c2_134_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_134_499.AsUint64x8().Xor(f_134_499).AsFloat64x8())
+							c_134_499 := cr_134_499.AsUint64x8().Xor(f_134_499).AsFloat64x8()
+							c2_134_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_134_499)
 							u0_134_499, u1_134_499 := one_134_499, c2_134_499
 							j_134_499 := 1
 							if n_134_499&1 == 0 {
@@ -29371,7 +29396,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 								p_134_499 = p_134_499.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_134_499.uw[j_134_499+2]))).Mul(u1_134_499))
 							}
 							u0_134_499, u1_134_499 = u1_134_499, c2_134_499.Mul(u1_134_499).Sub(u0_134_499)
-							tn_134_499 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_134_499).Mul(u1_134_499).Sub(u0_134_499)
+							tn_134_499 := c_134_499.Mul(u1_134_499).Sub(u0_134_499)
 							dx_134_499 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_134_499).Mul(p_134_499)
 							peak_134_499 := one_134_499.AsUint64x8().Or(u1_134_499.AsUint64x8().And(sign_134_499)).AsFloat64x8()
 							dn_134_499 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_134_499).Mul(tn_134_499).Div(s_134_499).Merge(peak_134_499, d_134_499.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))
@@ -29539,7 +29564,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							cr_142_499, v_142_499 := r0_0_143_499, r1_0_143_499
 							sign_142_499, one_142_499 := archsimd.LoadFloat64x8((*[8]float64)((&r_142_499.negZero))).AsUint64x8(), archsimd.LoadFloat64x8((&vkTableAVX512[27]))
 							s_142_499 := v_142_499.Mul(archsimd.LoadFloat64x8((&vkTableAVX512[75])).Sub(v_142_499)).Sqrt().AsUint64x8().Or(d_142_499.AsUint64x8().Xor(f_142_499).And(sign_142_499)).AsFloat64x8()
-							c2_142_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(cr_142_499.AsUint64x8().Xor(f_142_499).AsFloat64x8())
+							c_142_499 := cr_142_499.AsUint64x8().Xor(f_142_499).AsFloat64x8()
+							c2_142_499 := archsimd.LoadFloat64x8((&vkTableAVX512[29])).Mul(c_142_499)
 							u0_142_499, u1_142_499 := one_142_499, c2_142_499
 							j_142_499 := 1
 							if n_142_499&1 == 0 {
@@ -29552,7 +29578,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 								p_142_499 = p_142_499.Add(archsimd.LoadFloat64x8((*[8]float64)((&r_142_499.uw[j_142_499+2]))).Mul(u1_142_499))
 							}
 							u0_142_499, u1_142_499 = u1_142_499, c2_142_499.Mul(u1_142_499).Sub(u0_142_499)
-							tn_142_499 := archsimd.LoadFloat64x8((&vkTableAVX512[21])).Mul(c2_142_499).Mul(u1_142_499).Sub(u0_142_499)
+							tn_142_499 := c_142_499.Mul(u1_142_499).Sub(u0_142_499)
 							dx_142_499 := archsimd.LoadFloat64x8((&vkTableAVX512[76])).Mul(s_142_499).Mul(p_142_499)
 							peak_142_499 := one_142_499.AsUint64x8().Or(u1_142_499.AsUint64x8().And(sign_142_499)).AsFloat64x8()
 							dn_142_499 := archsimd.LoadFloat64x8((&vkTableAVX512[65])).Mul(d_142_499).Mul(tn_142_499).Div(s_142_499).Merge(peak_142_499, d_142_499.NotEqual(archsimd.LoadFloat64x8((&vkTableAVX512[26]))))

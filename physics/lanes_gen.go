@@ -3614,7 +3614,8 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				cr_126, v_126 := r0_0_127, r1_0_127
 				sign_126, one_126 := math.Float64bits((&r_126.negZero)[0]), float64(1)
 				s_126 := math.Float64frombits((math.Float64bits(math.Sqrt((v_126 * (float64((-2)) - v_126)))) | ((math.Float64bits(d_126) ^ f_126) & sign_126)))
-				c2_126 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126) ^ f_126)))
+				c_126 := math.Float64frombits((math.Float64bits(cr_126) ^ f_126))
+				c2_126 := (float64(2) * c_126)
 				u0_126, u1_126 := one_126, c2_126
 				j_126 := 1
 				if n_126&1 == 0 {
@@ -3627,7 +3628,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p_126 = (p_126 + ((&r_126.uw[j_126+2])[0] * u1_126))
 				}
 				u0_126, u1_126 = u1_126, ((c2_126 * u1_126) - u0_126)
-				tn_126 := (((float64(0.5) * c2_126) * u1_126) - u0_126)
+				tn_126 := ((c_126 * u1_126) - u0_126)
 				dx_126 := ((float64(minusPi) * s_126) * p_126)
 				peak_126 := math.Float64frombits((math.Float64bits(one_126) | (math.Float64bits(u1_126) & sign_126)))
 				dn_126 := merge((((float64(piC) * d_126) * tn_126) / s_126), peak_126, (d_126 != float64(0)))
@@ -3795,7 +3796,8 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				cr_134, v_134 := r0_0_135, r1_0_135
 				sign_134, one_134 := math.Float64bits((&r_134.negZero)[0]), float64(1)
 				s_134 := math.Float64frombits((math.Float64bits(math.Sqrt((v_134 * (float64((-2)) - v_134)))) | ((math.Float64bits(d_134) ^ f_134) & sign_134)))
-				c2_134 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134) ^ f_134)))
+				c_134 := math.Float64frombits((math.Float64bits(cr_134) ^ f_134))
+				c2_134 := (float64(2) * c_134)
 				u0_134, u1_134 := one_134, c2_134
 				j_134 := 1
 				if n_134&1 == 0 {
@@ -3808,7 +3810,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p_134 = (p_134 + ((&r_134.uw[j_134+2])[0] * u1_134))
 				}
 				u0_134, u1_134 = u1_134, ((c2_134 * u1_134) - u0_134)
-				tn_134 := (((float64(0.5) * c2_134) * u1_134) - u0_134)
+				tn_134 := ((c_134 * u1_134) - u0_134)
 				dx_134 := ((float64(minusPi) * s_134) * p_134)
 				peak_134 := math.Float64frombits((math.Float64bits(one_134) | (math.Float64bits(u1_134) & sign_134)))
 				dn_134 := merge((((float64(piC) * d_134) * tn_134) / s_134), peak_134, (d_134 != float64(0)))
@@ -3976,7 +3978,8 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				cr_142, v_142 := r0_0_143, r1_0_143
 				sign_142, one_142 := math.Float64bits((&r_142.negZero)[0]), float64(1)
 				s_142 := math.Float64frombits((math.Float64bits(math.Sqrt((v_142 * (float64((-2)) - v_142)))) | ((math.Float64bits(d_142) ^ f_142) & sign_142)))
-				c2_142 := (float64(2) * math.Float64frombits((math.Float64bits(cr_142) ^ f_142)))
+				c_142 := math.Float64frombits((math.Float64bits(cr_142) ^ f_142))
+				c2_142 := (float64(2) * c_142)
 				u0_142, u1_142 := one_142, c2_142
 				j_142 := 1
 				if n_142&1 == 0 {
@@ -3989,7 +3992,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					p_142 = (p_142 + ((&r_142.uw[j_142+2])[0] * u1_142))
 				}
 				u0_142, u1_142 = u1_142, ((c2_142 * u1_142) - u0_142)
-				tn_142 := (((float64(0.5) * c2_142) * u1_142) - u0_142)
+				tn_142 := ((c_142 * u1_142) - u0_142)
 				dx_142 := ((float64(minusPi) * s_142) * p_142)
 				peak_142 := math.Float64frombits((math.Float64bits(one_142) | (math.Float64bits(u1_142) & sign_142)))
 				dn_142 := merge((((float64(piC) * d_142) * tn_142) / s_142), peak_142, (d_142 != float64(0)))
@@ -4158,7 +4161,8 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 			cr_149, v_149 := r0_0_150, r1_0_150
 			sign_149, one_149 := math.Float64bits((&r_149.negZero)[0]), float64(1)
 			s_149 := math.Float64frombits((math.Float64bits(math.Sqrt((v_149 * (float64((-2)) - v_149)))) | ((math.Float64bits(d_149) ^ f_149) & sign_149)))
-			c2_149 := (float64(2) * math.Float64frombits((math.Float64bits(cr_149) ^ f_149)))
+			c_149 := math.Float64frombits((math.Float64bits(cr_149) ^ f_149))
+			c2_149 := (float64(2) * c_149)
 			u0_149, u1_149 := one_149, c2_149
 			j_149 := 1
 			if n_149&1 == 0 {
@@ -4171,7 +4175,7 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 				p_149 = (p_149 + ((&r_149.uw[j_149+2])[0] * u1_149))
 			}
 			u0_149, u1_149 = u1_149, ((c2_149 * u1_149) - u0_149)
-			tn_149 := (((float64(0.5) * c2_149) * u1_149) - u0_149)
+			tn_149 := ((c_149 * u1_149) - u0_149)
 			dx_149 := ((float64(minusPi) * s_149) * p_149)
 			peak_149 := math.Float64frombits((math.Float64bits(one_149) | (math.Float64bits(u1_149) & sign_149)))
 			dn_149 := merge((((float64(piC) * d_149) * tn_149) / s_149), peak_149, (d_149 != float64(0)))
@@ -4460,7 +4464,8 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		cr_160, v_160 := r0_0_161, r1_0_161
 		sign_160, one_160 := math.Float64bits((&r_160.negZero)[0]), float64(1)
 		s_160 := math.Float64frombits((math.Float64bits(math.Sqrt((v_160 * (float64((-2)) - v_160)))) | ((math.Float64bits(d_160) ^ f_160) & sign_160)))
-		c2_160 := (float64(2) * math.Float64frombits((math.Float64bits(cr_160) ^ f_160)))
+		c_160 := math.Float64frombits((math.Float64bits(cr_160) ^ f_160))
+		c2_160 := (float64(2) * c_160)
 		u0_160, u1_160 := one_160, c2_160
 		j_160 := 1
 		if n_160&1 == 0 {
@@ -4473,7 +4478,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 			p_160 = (p_160 + ((&r_160.uw[j_160+2])[0] * u1_160))
 		}
 		u0_160, u1_160 = u1_160, ((c2_160 * u1_160) - u0_160)
-		tn_160 := (((float64(0.5) * c2_160) * u1_160) - u0_160)
+		tn_160 := ((c_160 * u1_160) - u0_160)
 		dx_160 := ((float64(minusPi) * s_160) * p_160)
 		peak_160 := math.Float64frombits((math.Float64bits(one_160) | (math.Float64bits(u1_160) & sign_160)))
 		dn_160 := merge((((float64(piC) * d_160) * tn_160) / s_160), peak_160, (d_160 != float64(0)))
@@ -4509,7 +4514,8 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		cr_162, v_162 := r0_0_163, r1_0_163
 		sign_162, one_162 := math.Float64bits((&r_162.negZero)[0]), float64(1)
 		s_162 := math.Float64frombits((math.Float64bits(math.Sqrt((v_162 * (float64((-2)) - v_162)))) | ((math.Float64bits(d_162) ^ f_162) & sign_162)))
-		c2_162 := (float64(2) * math.Float64frombits((math.Float64bits(cr_162) ^ f_162)))
+		c_162 := math.Float64frombits((math.Float64bits(cr_162) ^ f_162))
+		c2_162 := (float64(2) * c_162)
 		u0_162, u1_162 := one_162, c2_162
 		j_162 := 1
 		if n_162&1 == 0 {
@@ -4522,7 +4528,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 			p_162 = (p_162 + ((&r_162.uw[j_162+2])[0] * u1_162))
 		}
 		u0_162, u1_162 = u1_162, ((c2_162 * u1_162) - u0_162)
-		tn_162 := (((float64(0.5) * c2_162) * u1_162) - u0_162)
+		tn_162 := ((c_162 * u1_162) - u0_162)
 		dx_162 := ((float64(minusPi) * s_162) * p_162)
 		peak_162 := math.Float64frombits((math.Float64bits(one_162) | (math.Float64bits(u1_162) & sign_162)))
 		dn_162 := merge((((float64(piC) * d_162) * tn_162) / s_162), peak_162, (d_162 != float64(0)))
@@ -4558,7 +4564,8 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		cr_164, v_164 := r0_0_165, r1_0_165
 		sign_164, one_164 := math.Float64bits((&r_164.negZero)[0]), float64(1)
 		s_164 := math.Float64frombits((math.Float64bits(math.Sqrt((v_164 * (float64((-2)) - v_164)))) | ((math.Float64bits(d_164) ^ f_164) & sign_164)))
-		c2_164 := (float64(2) * math.Float64frombits((math.Float64bits(cr_164) ^ f_164)))
+		c_164 := math.Float64frombits((math.Float64bits(cr_164) ^ f_164))
+		c2_164 := (float64(2) * c_164)
 		u0_164, u1_164 := one_164, c2_164
 		j_164 := 1
 		if n_164&1 == 0 {
@@ -4571,7 +4578,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 			p_164 = (p_164 + ((&r_164.uw[j_164+2])[0] * u1_164))
 		}
 		u0_164, u1_164 = u1_164, ((c2_164 * u1_164) - u0_164)
-		tn_164 := (((float64(0.5) * c2_164) * u1_164) - u0_164)
+		tn_164 := ((c_164 * u1_164) - u0_164)
 		dx_164 := ((float64(minusPi) * s_164) * p_164)
 		peak_164 := math.Float64frombits((math.Float64bits(one_164) | (math.Float64bits(u1_164) & sign_164)))
 		dn_164 := merge((((float64(piC) * d_164) * tn_164) / s_164), peak_164, (d_164 != float64(0)))
@@ -4608,7 +4615,8 @@ func sincgGradLanes(r *laneReps, x float64,
 	cr, v := r0_0_166, r1_0_166
 	sign, one := math.Float64bits((&r.negZero)[0]), float64(1)
 	s := math.Float64frombits((math.Float64bits(math.Sqrt((v * (float64((-2)) - v)))) | ((math.Float64bits(d) ^ f) & sign)))
-	c2 := (float64(2) * math.Float64frombits((math.Float64bits(cr) ^ f)))
+	c := math.Float64frombits((math.Float64bits(cr) ^ f))
+	c2 := (float64(2) * c)
 	u0, u1 := one, c2
 	j := 1
 	if n&1 == 0 {
@@ -4621,7 +4629,7 @@ func sincgGradLanes(r *laneReps, x float64,
 		p = (p + ((&r.uw[j+2])[0] * u1))
 	}
 	u0, u1 = u1, ((c2 * u1) - u0)
-	tn := (((float64(0.5) * c2) * u1) - u0)
+	tn := ((c * u1) - u0)
 	dx := ((float64(minusPi) * s) * p)
 	peak := math.Float64frombits((math.Float64bits(one) | (math.Float64bits(u1) & sign)))
 	dn := merge((((float64(piC) * d) * tn) / s), peak, (d != float64(0)))
@@ -5036,7 +5044,8 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					cr_160_181, v_160_181 := r0_0_161_181, r1_0_161_181
 					sign_160_181, one_160_181 := math.Float64bits((&r_160_181.negZero)[0]), float64(1)
 					s_160_181 := math.Float64frombits((math.Float64bits(math.Sqrt((v_160_181 * (float64((-2)) - v_160_181)))) | ((math.Float64bits(d_160_181) ^ f_160_181) & sign_160_181)))
-					c2_160_181 := (float64(2) * math.Float64frombits((math.Float64bits(cr_160_181) ^ f_160_181)))
+					c_160_181 := math.Float64frombits((math.Float64bits(cr_160_181) ^ f_160_181))
+					c2_160_181 := (float64(2) * c_160_181)
 					u0_160_181, u1_160_181 := one_160_181, c2_160_181
 					j_160_181 := 1
 					if n_160_181&1 == 0 {
@@ -5049,7 +5058,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 						p_160_181 = (p_160_181 + ((&r_160_181.uw[j_160_181+2])[0] * u1_160_181))
 					}
 					u0_160_181, u1_160_181 = u1_160_181, ((c2_160_181 * u1_160_181) - u0_160_181)
-					tn_160_181 := (((float64(0.5) * c2_160_181) * u1_160_181) - u0_160_181)
+					tn_160_181 := ((c_160_181 * u1_160_181) - u0_160_181)
 					dx_160_181 := ((float64(minusPi) * s_160_181) * p_160_181)
 					peak_160_181 := math.Float64frombits((math.Float64bits(one_160_181) | (math.Float64bits(u1_160_181) & sign_160_181)))
 					dn_160_181 := merge((((float64(piC) * d_160_181) * tn_160_181) / s_160_181), peak_160_181, (d_160_181 != float64(0)))
@@ -5085,7 +5094,8 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					cr_162_181, v_162_181 := r0_0_163_181, r1_0_163_181
 					sign_162_181, one_162_181 := math.Float64bits((&r_162_181.negZero)[0]), float64(1)
 					s_162_181 := math.Float64frombits((math.Float64bits(math.Sqrt((v_162_181 * (float64((-2)) - v_162_181)))) | ((math.Float64bits(d_162_181) ^ f_162_181) & sign_162_181)))
-					c2_162_181 := (float64(2) * math.Float64frombits((math.Float64bits(cr_162_181) ^ f_162_181)))
+					c_162_181 := math.Float64frombits((math.Float64bits(cr_162_181) ^ f_162_181))
+					c2_162_181 := (float64(2) * c_162_181)
 					u0_162_181, u1_162_181 := one_162_181, c2_162_181
 					j_162_181 := 1
 					if n_162_181&1 == 0 {
@@ -5098,7 +5108,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 						p_162_181 = (p_162_181 + ((&r_162_181.uw[j_162_181+2])[0] * u1_162_181))
 					}
 					u0_162_181, u1_162_181 = u1_162_181, ((c2_162_181 * u1_162_181) - u0_162_181)
-					tn_162_181 := (((float64(0.5) * c2_162_181) * u1_162_181) - u0_162_181)
+					tn_162_181 := ((c_162_181 * u1_162_181) - u0_162_181)
 					dx_162_181 := ((float64(minusPi) * s_162_181) * p_162_181)
 					peak_162_181 := math.Float64frombits((math.Float64bits(one_162_181) | (math.Float64bits(u1_162_181) & sign_162_181)))
 					dn_162_181 := merge((((float64(piC) * d_162_181) * tn_162_181) / s_162_181), peak_162_181, (d_162_181 != float64(0)))
@@ -5134,7 +5144,8 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					cr_164_181, v_164_181 := r0_0_165_181, r1_0_165_181
 					sign_164_181, one_164_181 := math.Float64bits((&r_164_181.negZero)[0]), float64(1)
 					s_164_181 := math.Float64frombits((math.Float64bits(math.Sqrt((v_164_181 * (float64((-2)) - v_164_181)))) | ((math.Float64bits(d_164_181) ^ f_164_181) & sign_164_181)))
-					c2_164_181 := (float64(2) * math.Float64frombits((math.Float64bits(cr_164_181) ^ f_164_181)))
+					c_164_181 := math.Float64frombits((math.Float64bits(cr_164_181) ^ f_164_181))
+					c2_164_181 := (float64(2) * c_164_181)
 					u0_164_181, u1_164_181 := one_164_181, c2_164_181
 					j_164_181 := 1
 					if n_164_181&1 == 0 {
@@ -5147,7 +5158,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 						p_164_181 = (p_164_181 + ((&r_164_181.uw[j_164_181+2])[0] * u1_164_181))
 					}
 					u0_164_181, u1_164_181 = u1_164_181, ((c2_164_181 * u1_164_181) - u0_164_181)
-					tn_164_181 := (((float64(0.5) * c2_164_181) * u1_164_181) - u0_164_181)
+					tn_164_181 := ((c_164_181 * u1_164_181) - u0_164_181)
 					dx_164_181 := ((float64(minusPi) * s_164_181) * p_164_181)
 					peak_164_181 := math.Float64frombits((math.Float64bits(one_164_181) | (math.Float64bits(u1_164_181) & sign_164_181)))
 					dn_164_181 := merge((((float64(piC) * d_164_181) * tn_164_181) / s_164_181), peak_164_181, (d_164_181 != float64(0)))
@@ -26368,7 +26379,8 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							cr_126_471, v_126_471 := r0_0_127_471, r1_0_127_471
 							sign_126_471, one_126_471 := math.Float64bits((&r_126_471.negZero)[0]), float64(1)
 							s_126_471 := math.Float64frombits((math.Float64bits(math.Sqrt((v_126_471 * (float64((-2)) - v_126_471)))) | ((math.Float64bits(d_126_471) ^ f_126_471) & sign_126_471)))
-							c2_126_471 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126_471) ^ f_126_471)))
+							c_126_471 := math.Float64frombits((math.Float64bits(cr_126_471) ^ f_126_471))
+							c2_126_471 := (float64(2) * c_126_471)
 							u0_126_471, u1_126_471 := one_126_471, c2_126_471
 							j_126_471 := 1
 							if n_126_471&1 == 0 {
@@ -26381,7 +26393,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								p_126_471 = (p_126_471 + ((&r_126_471.uw[j_126_471+2])[0] * u1_126_471))
 							}
 							u0_126_471, u1_126_471 = u1_126_471, ((c2_126_471 * u1_126_471) - u0_126_471)
-							tn_126_471 := (((float64(0.5) * c2_126_471) * u1_126_471) - u0_126_471)
+							tn_126_471 := ((c_126_471 * u1_126_471) - u0_126_471)
 							dx_126_471 := ((float64(minusPi) * s_126_471) * p_126_471)
 							peak_126_471 := math.Float64frombits((math.Float64bits(one_126_471) | (math.Float64bits(u1_126_471) & sign_126_471)))
 							dn_126_471 := merge((((float64(piC) * d_126_471) * tn_126_471) / s_126_471), peak_126_471, (d_126_471 != float64(0)))
@@ -26549,7 +26561,8 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							cr_134_471, v_134_471 := r0_0_135_471, r1_0_135_471
 							sign_134_471, one_134_471 := math.Float64bits((&r_134_471.negZero)[0]), float64(1)
 							s_134_471 := math.Float64frombits((math.Float64bits(math.Sqrt((v_134_471 * (float64((-2)) - v_134_471)))) | ((math.Float64bits(d_134_471) ^ f_134_471) & sign_134_471)))
-							c2_134_471 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134_471) ^ f_134_471)))
+							c_134_471 := math.Float64frombits((math.Float64bits(cr_134_471) ^ f_134_471))
+							c2_134_471 := (float64(2) * c_134_471)
 							u0_134_471, u1_134_471 := one_134_471, c2_134_471
 							j_134_471 := 1
 							if n_134_471&1 == 0 {
@@ -26562,7 +26575,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								p_134_471 = (p_134_471 + ((&r_134_471.uw[j_134_471+2])[0] * u1_134_471))
 							}
 							u0_134_471, u1_134_471 = u1_134_471, ((c2_134_471 * u1_134_471) - u0_134_471)
-							tn_134_471 := (((float64(0.5) * c2_134_471) * u1_134_471) - u0_134_471)
+							tn_134_471 := ((c_134_471 * u1_134_471) - u0_134_471)
 							dx_134_471 := ((float64(minusPi) * s_134_471) * p_134_471)
 							peak_134_471 := math.Float64frombits((math.Float64bits(one_134_471) | (math.Float64bits(u1_134_471) & sign_134_471)))
 							dn_134_471 := merge((((float64(piC) * d_134_471) * tn_134_471) / s_134_471), peak_134_471, (d_134_471 != float64(0)))
@@ -26730,7 +26743,8 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							cr_142_471, v_142_471 := r0_0_143_471, r1_0_143_471
 							sign_142_471, one_142_471 := math.Float64bits((&r_142_471.negZero)[0]), float64(1)
 							s_142_471 := math.Float64frombits((math.Float64bits(math.Sqrt((v_142_471 * (float64((-2)) - v_142_471)))) | ((math.Float64bits(d_142_471) ^ f_142_471) & sign_142_471)))
-							c2_142_471 := (float64(2) * math.Float64frombits((math.Float64bits(cr_142_471) ^ f_142_471)))
+							c_142_471 := math.Float64frombits((math.Float64bits(cr_142_471) ^ f_142_471))
+							c2_142_471 := (float64(2) * c_142_471)
 							u0_142_471, u1_142_471 := one_142_471, c2_142_471
 							j_142_471 := 1
 							if n_142_471&1 == 0 {
@@ -26743,7 +26757,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								p_142_471 = (p_142_471 + ((&r_142_471.uw[j_142_471+2])[0] * u1_142_471))
 							}
 							u0_142_471, u1_142_471 = u1_142_471, ((c2_142_471 * u1_142_471) - u0_142_471)
-							tn_142_471 := (((float64(0.5) * c2_142_471) * u1_142_471) - u0_142_471)
+							tn_142_471 := ((c_142_471 * u1_142_471) - u0_142_471)
 							dx_142_471 := ((float64(minusPi) * s_142_471) * p_142_471)
 							peak_142_471 := math.Float64frombits((math.Float64bits(one_142_471) | (math.Float64bits(u1_142_471) & sign_142_471)))
 							dn_142_471 := merge((((float64(piC) * d_142_471) * tn_142_471) / s_142_471), peak_142_471, (d_142_471 != float64(0)))
@@ -27121,7 +27135,8 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							cr_126_478, v_126_478 := r0_0_127_478, r1_0_127_478
 							sign_126_478, one_126_478 := math.Float64bits((&r_126_478.negZero)[0]), float64(1)
 							s_126_478 := math.Float64frombits((math.Float64bits(math.Sqrt((v_126_478 * (float64((-2)) - v_126_478)))) | ((math.Float64bits(d_126_478) ^ f_126_478) & sign_126_478)))
-							c2_126_478 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126_478) ^ f_126_478)))
+							c_126_478 := math.Float64frombits((math.Float64bits(cr_126_478) ^ f_126_478))
+							c2_126_478 := (float64(2) * c_126_478)
 							u0_126_478, u1_126_478 := one_126_478, c2_126_478
 							j_126_478 := 1
 							if n_126_478&1 == 0 {
@@ -27134,7 +27149,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								p_126_478 = (p_126_478 + ((&r_126_478.uw[j_126_478+2])[0] * u1_126_478))
 							}
 							u0_126_478, u1_126_478 = u1_126_478, ((c2_126_478 * u1_126_478) - u0_126_478)
-							tn_126_478 := (((float64(0.5) * c2_126_478) * u1_126_478) - u0_126_478)
+							tn_126_478 := ((c_126_478 * u1_126_478) - u0_126_478)
 							dx_126_478 := ((float64(minusPi) * s_126_478) * p_126_478)
 							peak_126_478 := math.Float64frombits((math.Float64bits(one_126_478) | (math.Float64bits(u1_126_478) & sign_126_478)))
 							dn_126_478 := merge((((float64(piC) * d_126_478) * tn_126_478) / s_126_478), peak_126_478, (d_126_478 != float64(0)))
@@ -27302,7 +27317,8 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							cr_134_478, v_134_478 := r0_0_135_478, r1_0_135_478
 							sign_134_478, one_134_478 := math.Float64bits((&r_134_478.negZero)[0]), float64(1)
 							s_134_478 := math.Float64frombits((math.Float64bits(math.Sqrt((v_134_478 * (float64((-2)) - v_134_478)))) | ((math.Float64bits(d_134_478) ^ f_134_478) & sign_134_478)))
-							c2_134_478 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134_478) ^ f_134_478)))
+							c_134_478 := math.Float64frombits((math.Float64bits(cr_134_478) ^ f_134_478))
+							c2_134_478 := (float64(2) * c_134_478)
 							u0_134_478, u1_134_478 := one_134_478, c2_134_478
 							j_134_478 := 1
 							if n_134_478&1 == 0 {
@@ -27315,7 +27331,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								p_134_478 = (p_134_478 + ((&r_134_478.uw[j_134_478+2])[0] * u1_134_478))
 							}
 							u0_134_478, u1_134_478 = u1_134_478, ((c2_134_478 * u1_134_478) - u0_134_478)
-							tn_134_478 := (((float64(0.5) * c2_134_478) * u1_134_478) - u0_134_478)
+							tn_134_478 := ((c_134_478 * u1_134_478) - u0_134_478)
 							dx_134_478 := ((float64(minusPi) * s_134_478) * p_134_478)
 							peak_134_478 := math.Float64frombits((math.Float64bits(one_134_478) | (math.Float64bits(u1_134_478) & sign_134_478)))
 							dn_134_478 := merge((((float64(piC) * d_134_478) * tn_134_478) / s_134_478), peak_134_478, (d_134_478 != float64(0)))
@@ -27483,7 +27499,8 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							cr_142_478, v_142_478 := r0_0_143_478, r1_0_143_478
 							sign_142_478, one_142_478 := math.Float64bits((&r_142_478.negZero)[0]), float64(1)
 							s_142_478 := math.Float64frombits((math.Float64bits(math.Sqrt((v_142_478 * (float64((-2)) - v_142_478)))) | ((math.Float64bits(d_142_478) ^ f_142_478) & sign_142_478)))
-							c2_142_478 := (float64(2) * math.Float64frombits((math.Float64bits(cr_142_478) ^ f_142_478)))
+							c_142_478 := math.Float64frombits((math.Float64bits(cr_142_478) ^ f_142_478))
+							c2_142_478 := (float64(2) * c_142_478)
 							u0_142_478, u1_142_478 := one_142_478, c2_142_478
 							j_142_478 := 1
 							if n_142_478&1 == 0 {
@@ -27496,7 +27513,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								p_142_478 = (p_142_478 + ((&r_142_478.uw[j_142_478+2])[0] * u1_142_478))
 							}
 							u0_142_478, u1_142_478 = u1_142_478, ((c2_142_478 * u1_142_478) - u0_142_478)
-							tn_142_478 := (((float64(0.5) * c2_142_478) * u1_142_478) - u0_142_478)
+							tn_142_478 := ((c_142_478 * u1_142_478) - u0_142_478)
 							dx_142_478 := ((float64(minusPi) * s_142_478) * p_142_478)
 							peak_142_478 := math.Float64frombits((math.Float64bits(one_142_478) | (math.Float64bits(u1_142_478) & sign_142_478)))
 							dn_142_478 := merge((((float64(piC) * d_142_478) * tn_142_478) / s_142_478), peak_142_478, (d_142_478 != float64(0)))
@@ -27876,7 +27893,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							cr_126_485, v_126_485 := r0_0_127_485, r1_0_127_485
 							sign_126_485, one_126_485 := math.Float64bits((&r_126_485.negZero)[0]), float64(1)
 							s_126_485 := math.Float64frombits((math.Float64bits(math.Sqrt((v_126_485 * (float64((-2)) - v_126_485)))) | ((math.Float64bits(d_126_485) ^ f_126_485) & sign_126_485)))
-							c2_126_485 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126_485) ^ f_126_485)))
+							c_126_485 := math.Float64frombits((math.Float64bits(cr_126_485) ^ f_126_485))
+							c2_126_485 := (float64(2) * c_126_485)
 							u0_126_485, u1_126_485 := one_126_485, c2_126_485
 							j_126_485 := 1
 							if n_126_485&1 == 0 {
@@ -27889,7 +27907,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								p_126_485 = (p_126_485 + ((&r_126_485.uw[j_126_485+2])[0] * u1_126_485))
 							}
 							u0_126_485, u1_126_485 = u1_126_485, ((c2_126_485 * u1_126_485) - u0_126_485)
-							tn_126_485 := (((float64(0.5) * c2_126_485) * u1_126_485) - u0_126_485)
+							tn_126_485 := ((c_126_485 * u1_126_485) - u0_126_485)
 							dx_126_485 := ((float64(minusPi) * s_126_485) * p_126_485)
 							peak_126_485 := math.Float64frombits((math.Float64bits(one_126_485) | (math.Float64bits(u1_126_485) & sign_126_485)))
 							dn_126_485 := merge((((float64(piC) * d_126_485) * tn_126_485) / s_126_485), peak_126_485, (d_126_485 != float64(0)))
@@ -28057,7 +28075,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							cr_134_485, v_134_485 := r0_0_135_485, r1_0_135_485
 							sign_134_485, one_134_485 := math.Float64bits((&r_134_485.negZero)[0]), float64(1)
 							s_134_485 := math.Float64frombits((math.Float64bits(math.Sqrt((v_134_485 * (float64((-2)) - v_134_485)))) | ((math.Float64bits(d_134_485) ^ f_134_485) & sign_134_485)))
-							c2_134_485 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134_485) ^ f_134_485)))
+							c_134_485 := math.Float64frombits((math.Float64bits(cr_134_485) ^ f_134_485))
+							c2_134_485 := (float64(2) * c_134_485)
 							u0_134_485, u1_134_485 := one_134_485, c2_134_485
 							j_134_485 := 1
 							if n_134_485&1 == 0 {
@@ -28070,7 +28089,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								p_134_485 = (p_134_485 + ((&r_134_485.uw[j_134_485+2])[0] * u1_134_485))
 							}
 							u0_134_485, u1_134_485 = u1_134_485, ((c2_134_485 * u1_134_485) - u0_134_485)
-							tn_134_485 := (((float64(0.5) * c2_134_485) * u1_134_485) - u0_134_485)
+							tn_134_485 := ((c_134_485 * u1_134_485) - u0_134_485)
 							dx_134_485 := ((float64(minusPi) * s_134_485) * p_134_485)
 							peak_134_485 := math.Float64frombits((math.Float64bits(one_134_485) | (math.Float64bits(u1_134_485) & sign_134_485)))
 							dn_134_485 := merge((((float64(piC) * d_134_485) * tn_134_485) / s_134_485), peak_134_485, (d_134_485 != float64(0)))
@@ -28238,7 +28257,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							cr_142_485, v_142_485 := r0_0_143_485, r1_0_143_485
 							sign_142_485, one_142_485 := math.Float64bits((&r_142_485.negZero)[0]), float64(1)
 							s_142_485 := math.Float64frombits((math.Float64bits(math.Sqrt((v_142_485 * (float64((-2)) - v_142_485)))) | ((math.Float64bits(d_142_485) ^ f_142_485) & sign_142_485)))
-							c2_142_485 := (float64(2) * math.Float64frombits((math.Float64bits(cr_142_485) ^ f_142_485)))
+							c_142_485 := math.Float64frombits((math.Float64bits(cr_142_485) ^ f_142_485))
+							c2_142_485 := (float64(2) * c_142_485)
 							u0_142_485, u1_142_485 := one_142_485, c2_142_485
 							j_142_485 := 1
 							if n_142_485&1 == 0 {
@@ -28251,7 +28271,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								p_142_485 = (p_142_485 + ((&r_142_485.uw[j_142_485+2])[0] * u1_142_485))
 							}
 							u0_142_485, u1_142_485 = u1_142_485, ((c2_142_485 * u1_142_485) - u0_142_485)
-							tn_142_485 := (((float64(0.5) * c2_142_485) * u1_142_485) - u0_142_485)
+							tn_142_485 := ((c_142_485 * u1_142_485) - u0_142_485)
 							dx_142_485 := ((float64(minusPi) * s_142_485) * p_142_485)
 							peak_142_485 := math.Float64frombits((math.Float64bits(one_142_485) | (math.Float64bits(u1_142_485) & sign_142_485)))
 							dn_142_485 := merge((((float64(piC) * d_142_485) * tn_142_485) / s_142_485), peak_142_485, (d_142_485 != float64(0)))
@@ -28793,7 +28813,8 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					cr_160_492, v_160_492 := r0_0_161_492, r1_0_161_492
 					sign_160_492, one_160_492 := math.Float64bits((&r_160_492.negZero)[0]), float64(1)
 					s_160_492 := math.Float64frombits((math.Float64bits(math.Sqrt((v_160_492 * (float64((-2)) - v_160_492)))) | ((math.Float64bits(d_160_492) ^ f_160_492) & sign_160_492)))
-					c2_160_492 := (float64(2) * math.Float64frombits((math.Float64bits(cr_160_492) ^ f_160_492)))
+					c_160_492 := math.Float64frombits((math.Float64bits(cr_160_492) ^ f_160_492))
+					c2_160_492 := (float64(2) * c_160_492)
 					u0_160_492, u1_160_492 := one_160_492, c2_160_492
 					j_160_492 := 1
 					if n_160_492&1 == 0 {
@@ -28806,7 +28827,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 						p_160_492 = (p_160_492 + ((&r_160_492.uw[j_160_492+2])[0] * u1_160_492))
 					}
 					u0_160_492, u1_160_492 = u1_160_492, ((c2_160_492 * u1_160_492) - u0_160_492)
-					tn_160_492 := (((float64(0.5) * c2_160_492) * u1_160_492) - u0_160_492)
+					tn_160_492 := ((c_160_492 * u1_160_492) - u0_160_492)
 					dx_160_492 := ((float64(minusPi) * s_160_492) * p_160_492)
 					peak_160_492 := math.Float64frombits((math.Float64bits(one_160_492) | (math.Float64bits(u1_160_492) & sign_160_492)))
 					dn_160_492 := merge((((float64(piC) * d_160_492) * tn_160_492) / s_160_492), peak_160_492, (d_160_492 != float64(0)))
@@ -28842,7 +28863,8 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					cr_162_492, v_162_492 := r0_0_163_492, r1_0_163_492
 					sign_162_492, one_162_492 := math.Float64bits((&r_162_492.negZero)[0]), float64(1)
 					s_162_492 := math.Float64frombits((math.Float64bits(math.Sqrt((v_162_492 * (float64((-2)) - v_162_492)))) | ((math.Float64bits(d_162_492) ^ f_162_492) & sign_162_492)))
-					c2_162_492 := (float64(2) * math.Float64frombits((math.Float64bits(cr_162_492) ^ f_162_492)))
+					c_162_492 := math.Float64frombits((math.Float64bits(cr_162_492) ^ f_162_492))
+					c2_162_492 := (float64(2) * c_162_492)
 					u0_162_492, u1_162_492 := one_162_492, c2_162_492
 					j_162_492 := 1
 					if n_162_492&1 == 0 {
@@ -28855,7 +28877,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 						p_162_492 = (p_162_492 + ((&r_162_492.uw[j_162_492+2])[0] * u1_162_492))
 					}
 					u0_162_492, u1_162_492 = u1_162_492, ((c2_162_492 * u1_162_492) - u0_162_492)
-					tn_162_492 := (((float64(0.5) * c2_162_492) * u1_162_492) - u0_162_492)
+					tn_162_492 := ((c_162_492 * u1_162_492) - u0_162_492)
 					dx_162_492 := ((float64(minusPi) * s_162_492) * p_162_492)
 					peak_162_492 := math.Float64frombits((math.Float64bits(one_162_492) | (math.Float64bits(u1_162_492) & sign_162_492)))
 					dn_162_492 := merge((((float64(piC) * d_162_492) * tn_162_492) / s_162_492), peak_162_492, (d_162_492 != float64(0)))
@@ -28891,7 +28913,8 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					cr_164_492, v_164_492 := r0_0_165_492, r1_0_165_492
 					sign_164_492, one_164_492 := math.Float64bits((&r_164_492.negZero)[0]), float64(1)
 					s_164_492 := math.Float64frombits((math.Float64bits(math.Sqrt((v_164_492 * (float64((-2)) - v_164_492)))) | ((math.Float64bits(d_164_492) ^ f_164_492) & sign_164_492)))
-					c2_164_492 := (float64(2) * math.Float64frombits((math.Float64bits(cr_164_492) ^ f_164_492)))
+					c_164_492 := math.Float64frombits((math.Float64bits(cr_164_492) ^ f_164_492))
+					c2_164_492 := (float64(2) * c_164_492)
 					u0_164_492, u1_164_492 := one_164_492, c2_164_492
 					j_164_492 := 1
 					if n_164_492&1 == 0 {
@@ -28904,7 +28927,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 						p_164_492 = (p_164_492 + ((&r_164_492.uw[j_164_492+2])[0] * u1_164_492))
 					}
 					u0_164_492, u1_164_492 = u1_164_492, ((c2_164_492 * u1_164_492) - u0_164_492)
-					tn_164_492 := (((float64(0.5) * c2_164_492) * u1_164_492) - u0_164_492)
+					tn_164_492 := ((c_164_492 * u1_164_492) - u0_164_492)
 					dx_164_492 := ((float64(minusPi) * s_164_492) * p_164_492)
 					peak_164_492 := math.Float64frombits((math.Float64bits(one_164_492) | (math.Float64bits(u1_164_492) & sign_164_492)))
 					dn_164_492 := merge((((float64(piC) * d_164_492) * tn_164_492) / s_164_492), peak_164_492, (d_164_492 != float64(0)))
@@ -29175,7 +29198,8 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							cr_126_499, v_126_499 := r0_0_127_499, r1_0_127_499
 							sign_126_499, one_126_499 := math.Float64bits((&r_126_499.negZero)[0]), float64(1)
 							s_126_499 := math.Float64frombits((math.Float64bits(math.Sqrt((v_126_499 * (float64((-2)) - v_126_499)))) | ((math.Float64bits(d_126_499) ^ f_126_499) & sign_126_499)))
-							c2_126_499 := (float64(2) * math.Float64frombits((math.Float64bits(cr_126_499) ^ f_126_499)))
+							c_126_499 := math.Float64frombits((math.Float64bits(cr_126_499) ^ f_126_499))
+							c2_126_499 := (float64(2) * c_126_499)
 							u0_126_499, u1_126_499 := one_126_499, c2_126_499
 							j_126_499 := 1
 							if n_126_499&1 == 0 {
@@ -29188,7 +29212,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								p_126_499 = (p_126_499 + ((&r_126_499.uw[j_126_499+2])[0] * u1_126_499))
 							}
 							u0_126_499, u1_126_499 = u1_126_499, ((c2_126_499 * u1_126_499) - u0_126_499)
-							tn_126_499 := (((float64(0.5) * c2_126_499) * u1_126_499) - u0_126_499)
+							tn_126_499 := ((c_126_499 * u1_126_499) - u0_126_499)
 							dx_126_499 := ((float64(minusPi) * s_126_499) * p_126_499)
 							peak_126_499 := math.Float64frombits((math.Float64bits(one_126_499) | (math.Float64bits(u1_126_499) & sign_126_499)))
 							dn_126_499 := merge((((float64(piC) * d_126_499) * tn_126_499) / s_126_499), peak_126_499, (d_126_499 != float64(0)))
@@ -29356,7 +29380,8 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							cr_134_499, v_134_499 := r0_0_135_499, r1_0_135_499
 							sign_134_499, one_134_499 := math.Float64bits((&r_134_499.negZero)[0]), float64(1)
 							s_134_499 := math.Float64frombits((math.Float64bits(math.Sqrt((v_134_499 * (float64((-2)) - v_134_499)))) | ((math.Float64bits(d_134_499) ^ f_134_499) & sign_134_499)))
-							c2_134_499 := (float64(2) * math.Float64frombits((math.Float64bits(cr_134_499) ^ f_134_499)))
+							c_134_499 := math.Float64frombits((math.Float64bits(cr_134_499) ^ f_134_499))
+							c2_134_499 := (float64(2) * c_134_499)
 							u0_134_499, u1_134_499 := one_134_499, c2_134_499
 							j_134_499 := 1
 							if n_134_499&1 == 0 {
@@ -29369,7 +29394,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								p_134_499 = (p_134_499 + ((&r_134_499.uw[j_134_499+2])[0] * u1_134_499))
 							}
 							u0_134_499, u1_134_499 = u1_134_499, ((c2_134_499 * u1_134_499) - u0_134_499)
-							tn_134_499 := (((float64(0.5) * c2_134_499) * u1_134_499) - u0_134_499)
+							tn_134_499 := ((c_134_499 * u1_134_499) - u0_134_499)
 							dx_134_499 := ((float64(minusPi) * s_134_499) * p_134_499)
 							peak_134_499 := math.Float64frombits((math.Float64bits(one_134_499) | (math.Float64bits(u1_134_499) & sign_134_499)))
 							dn_134_499 := merge((((float64(piC) * d_134_499) * tn_134_499) / s_134_499), peak_134_499, (d_134_499 != float64(0)))
@@ -29537,7 +29562,8 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							cr_142_499, v_142_499 := r0_0_143_499, r1_0_143_499
 							sign_142_499, one_142_499 := math.Float64bits((&r_142_499.negZero)[0]), float64(1)
 							s_142_499 := math.Float64frombits((math.Float64bits(math.Sqrt((v_142_499 * (float64((-2)) - v_142_499)))) | ((math.Float64bits(d_142_499) ^ f_142_499) & sign_142_499)))
-							c2_142_499 := (float64(2) * math.Float64frombits((math.Float64bits(cr_142_499) ^ f_142_499)))
+							c_142_499 := math.Float64frombits((math.Float64bits(cr_142_499) ^ f_142_499))
+							c2_142_499 := (float64(2) * c_142_499)
 							u0_142_499, u1_142_499 := one_142_499, c2_142_499
 							j_142_499 := 1
 							if n_142_499&1 == 0 {
@@ -29550,7 +29576,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								p_142_499 = (p_142_499 + ((&r_142_499.uw[j_142_499+2])[0] * u1_142_499))
 							}
 							u0_142_499, u1_142_499 = u1_142_499, ((c2_142_499 * u1_142_499) - u0_142_499)
-							tn_142_499 := (((float64(0.5) * c2_142_499) * u1_142_499) - u0_142_499)
+							tn_142_499 := ((c_142_499 * u1_142_499) - u0_142_499)
 							dx_142_499 := ((float64(minusPi) * s_142_499) * p_142_499)
 							peak_142_499 := math.Float64frombits((math.Float64bits(one_142_499) | (math.Float64bits(u1_142_499) & sign_142_499)))
 							dn_142_499 := merge((((float64(piC) * d_142_499) * tn_142_499) / s_142_499), peak_142_499, (d_142_499 != float64(0)))
