@@ -730,7 +730,7 @@
 //     only it used) and its copy of the closed form are gone, and the
 //     crystal's gradient has no division left. Against 256-bit
 //     arithmetic the derivative is as close as the closed form was
-//     (≤ 3e-15 for N = 5, 2.2e-13 for N = 32, relative to |∂/∂x| + N);
+//     (~5e-15 for N = 5, ~5e-13 for N up to 32, relative to |∂/∂x| + N);
 //     its last bits differ from before. Without the branch, Go's
 //     inlining of the gather (vgatherAVX512) suits the Go 1.27
 //     gradient kernels again: with the call (vgatherCallAVX512, now

@@ -28,11 +28,12 @@ import (
 // own frame sits, so that the kernel's offset is the same for every
 // caller. The first frameSlots·frameTries calls try the offsets in turn
 // (each call's time per pixel; the least of each offset's calls counts,
-// which the machine's other work can only make longer), then the fastest
-// is kept for the rest of the process.
+// which the machine's other work can only make longer); when the last of
+// them has ended, the fastest is kept for the rest of the process.
 type frameTune struct {
 	pick  atomic.Int32 // 1 + the offset kept; 0 while trying
-	calls atomic.Int64 // calls begun while trying
+	calls atomic.Int64 // trials begun
+	done  atomic.Int64 // trials ended
 	best  [frameSlots]atomic.Int64
 }
 
@@ -80,11 +81,15 @@ func (ft *frameTune) run(np int, f func()) {
 	}
 	c := ft.calls.Add(1) - 1
 	if c >= frameSlots*frameTries {
-		// Another call is choosing: the offset 0 meanwhile.
+		// The trials are ending on other goroutines: the offset 0
+		// meanwhile.
 		framePad(here, f)
 		return
 	}
-	a := int(c % frameSlots)
+	// The offsets in turn, each round of them starting one further on,
+	// so that no offset always meets the same one of a repeating pattern
+	// of calls (a row's chunks of 256 pixels and then fewer, say).
+	a := int((c + c/frameSlots) % frameSlots)
 	start := time.Now()
 	framePad((here-a+frameSlots)%frameSlots, f)
 	per := int64(time.Since(start)) * 1024 / int64(max(np, 1))
@@ -94,7 +99,7 @@ func (ft *frameTune) run(np int, f func()) {
 			break
 		}
 	}
-	if c == frameSlots*frameTries-1 {
+	if ft.done.Add(1) == frameSlots*frameTries {
 		ft.choose()
 	}
 }

@@ -1223,8 +1223,8 @@ func sincgSeriesLanes(n, x vf) vf {
 // √(−v(2 + v)), v = cos πd − 1 from cos πd's polynomial without its
 // constant: s to a few ulp at every d, where √((1 − c)(1 + c)) loses c's
 // rounding error near the peaks. One formula for every x: no branch, no
-// cancellation (against 256-bit arithmetic ∂/∂x is within 3e-15 for n
-// = 5, 2.2e-13 for n = 32, relative to |∂/∂x| + n; TestSincgGrad3). The
+// cancellation (against 256-bit arithmetic ∂/∂x is within ~5e-15 for
+// n = 5, ~5e-13 for n up to 32, relative to |∂/∂x| + n; TestSincgGrad3). The
 // three are evaluated one after another (sincgGradLanes): side by side,
 // their live values outnumbered the 15 vector registers Go 1.26
 // allocates, and the AVX-512 kernel spilled twice as many of them to the
@@ -1248,9 +1248,10 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	d := x.Sub(t.Sub(magic))
 	f := vshl(vbits(t), 63) // the parity of the nearest integer, as a sign bit
 	cr, v := cosPiVLanes(d) // cr in [0, 1], v = cr − 1
-	// s = sin πx: √(1 − cr²) = √(−v·(2 + v)), to a few ulp at every d
-	// (v from the polynomial without its constant), with the sign of d,
-	// flipped for odd m.
+	// s = sin πx: √(1 − cr²) = √(−v·(2 + v)), to a few ulp for |d| ≳
+	// 1e-154 (v from the polynomial without its constant; below, d² is
+	// subnormal, and where it underflows s is 0), with the sign of d,
+	// flipped for odd m (where s is 0, −0).
 	sign, one := vbits(vrep(&r.negZero)), vk(1)
 	s := vfloat(vor(vbits(v.Mul(vk(-2).Sub(v)).Sqrt()), vand(vxor(vbits(d), f), sign)))
 	c := vfloat(vxor(vbits(cr), f)) // cos πx
@@ -1274,10 +1275,11 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	tn := c.Mul(u1).Sub(u0) // T_n
 	dx := vk(minusPi).Mul(s).Mul(p)
-	// ∂/∂n = πd·T_n/s; at an integer its limit, the sign of the peak (1
-	// at x = 0: ±1 with the sign of U_{n−1}).
+	// ∂/∂n = πd·T_n/s; where s is 0 (at an integer, or within ~1e-162 of
+	// one) its limit, the sign of the peak (1 at x = 0: ±1 with the sign
+	// of U_{n−1}).
 	peak := vfloat(vor(vbits(one), vand(vbits(u1), sign)))
-	dn := vk(piC).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(vk(0)))
+	dn := vk(piC).Mul(d).Mul(tn).Div(s).Merge(peak, s.NotEqual(vk(0)))
 	return u1, dx, dn
 }
 

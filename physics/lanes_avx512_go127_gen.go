@@ -3633,7 +3633,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_126 := c_126.Mul(u1_126).Sub(u0_126)
 				dx_126 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_126).Mul(p_126)
 				peak_126 := one_126.AsUint64x8().Or(u1_126.AsUint64x8().And(sign_126)).AsFloat64x8()
-				dn_126 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126).Mul(tn_126).Div(s_126).Merge(peak_126, d_126.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+				dn_126 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126).Mul(tn_126).Div(s_126).Merge(peak_126, s_126.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 				r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
 			}
 			s_125, dx_125, dn_125 = r0_0_126, r1_0_126, r2_0_126
@@ -3815,7 +3815,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_134 := c_134.Mul(u1_134).Sub(u0_134)
 				dx_134 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_134).Mul(p_134)
 				peak_134 := one_134.AsUint64x8().Or(u1_134.AsUint64x8().And(sign_134)).AsFloat64x8()
-				dn_134 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134).Mul(tn_134).Div(s_134).Merge(peak_134, d_134.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+				dn_134 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134).Mul(tn_134).Div(s_134).Merge(peak_134, s_134.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 				r0_0_134, r1_0_134, r2_0_134 = u1_134, dx_134, dn_134
 			}
 			s_133, dx_133, dn_133 = r0_0_134, r1_0_134, r2_0_134
@@ -3997,7 +3997,7 @@ func sincgGradAxesLanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 				tn_142 := c_142.Mul(u1_142).Sub(u0_142)
 				dx_142 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_142).Mul(p_142)
 				peak_142 := one_142.AsUint64x8().Or(u1_142.AsUint64x8().And(sign_142)).AsFloat64x8()
-				dn_142 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142).Mul(tn_142).Div(s_142).Merge(peak_142, d_142.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+				dn_142 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142).Mul(tn_142).Div(s_142).Merge(peak_142, s_142.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 				r0_0_142, r1_0_142, r2_0_142 = u1_142, dx_142, dn_142
 			}
 			s_141, dx_141, dn_141 = r0_0_142, r1_0_142, r2_0_142
@@ -4180,7 +4180,7 @@ func sincgGradAxisLanesAVX512(r *laneReps, i int, x archsimd.Float64x8,
 			tn_149 := c_149.Mul(u1_149).Sub(u0_149)
 			dx_149 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_149).Mul(p_149)
 			peak_149 := one_149.AsUint64x8().Or(u1_149.AsUint64x8().And(sign_149)).AsFloat64x8()
-			dn_149 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_149).Mul(tn_149).Div(s_149).Merge(peak_149, d_149.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+			dn_149 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_149).Mul(tn_149).Div(s_149).Merge(peak_149, s_149.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 			r0_0_149, r1_0_149, r2_0_149 = u1_149, dx_149, dn_149
 		}
 		s, dx, dn = r0_0_149, r1_0_149, r2_0_149
@@ -4483,7 +4483,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_160 := c_160.Mul(u1_160).Sub(u0_160)
 		dx_160 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_160).Mul(p_160)
 		peak_160 := one_160.AsUint64x8().Or(u1_160.AsUint64x8().And(sign_160)).AsFloat64x8()
-		dn_160 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160).Mul(tn_160).Div(s_160).Merge(peak_160, d_160.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+		dn_160 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160).Mul(tn_160).Div(s_160).Merge(peak_160, s_160.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 		r0_0_160, r1_0_160, r2_0_160 = u1_160, dx_160, dn_160
 	}
 	sa, ha, na := r0_0_160, r1_0_160, r2_0_160
@@ -4533,7 +4533,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_162 := c_162.Mul(u1_162).Sub(u0_162)
 		dx_162 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_162).Mul(p_162)
 		peak_162 := one_162.AsUint64x8().Or(u1_162.AsUint64x8().And(sign_162)).AsFloat64x8()
-		dn_162 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162).Mul(tn_162).Div(s_162).Merge(peak_162, d_162.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+		dn_162 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162).Mul(tn_162).Div(s_162).Merge(peak_162, s_162.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 		r0_0_162, r1_0_162, r2_0_162 = u1_162, dx_162, dn_162
 	}
 	sb, hb, nb := r0_0_162, r1_0_162, r2_0_162
@@ -4583,7 +4583,7 @@ func sincgGrad3LanesAVX512(r *laneReps, h, kk, l archsimd.Float64x8,
 		tn_164 := c_164.Mul(u1_164).Sub(u0_164)
 		dx_164 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_164).Mul(p_164)
 		peak_164 := one_164.AsUint64x8().Or(u1_164.AsUint64x8().And(sign_164)).AsFloat64x8()
-		dn_164 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164).Mul(tn_164).Div(s_164).Merge(peak_164, d_164.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+		dn_164 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164).Mul(tn_164).Div(s_164).Merge(peak_164, s_164.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 		r0_0_164, r1_0_164, r2_0_164 = u1_164, dx_164, dn_164
 	}
 	sc, hc, nc := r0_0_164, r1_0_164, r2_0_164
@@ -4634,7 +4634,7 @@ func sincgGradLanesAVX512(r *laneReps, x archsimd.Float64x8,
 	tn := c.Mul(u1).Sub(u0)
 	dx := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s).Mul(p)
 	peak := one.AsUint64x8().Or(u1.AsUint64x8().And(sign)).AsFloat64x8()
-	dn := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d).Mul(tn).Div(s).Merge(peak, d.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+	dn := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d).Mul(tn).Div(s).Merge(peak, s.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 	return u1, dx, dn
 }
 
@@ -5063,7 +5063,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_160_181 := c_160_181.Mul(u1_160_181).Sub(u0_160_181)
 					dx_160_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_160_181).Mul(p_160_181)
 					peak_160_181 := one_160_181.AsUint64x8().Or(u1_160_181.AsUint64x8().And(sign_160_181)).AsFloat64x8()
-					dn_160_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160_181).Mul(tn_160_181).Div(s_160_181).Merge(peak_160_181, d_160_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_160_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160_181).Mul(tn_160_181).Div(s_160_181).Merge(peak_160_181, s_160_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_160_181, r1_0_160_181, r2_0_160_181 = u1_160_181, dx_160_181, dn_160_181
 				}
 				sa_181, ha_181, na_181 := r0_0_160_181, r1_0_160_181, r2_0_160_181
@@ -5113,7 +5113,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_162_181 := c_162_181.Mul(u1_162_181).Sub(u0_162_181)
 					dx_162_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_162_181).Mul(p_162_181)
 					peak_162_181 := one_162_181.AsUint64x8().Or(u1_162_181.AsUint64x8().And(sign_162_181)).AsFloat64x8()
-					dn_162_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162_181).Mul(tn_162_181).Div(s_162_181).Merge(peak_162_181, d_162_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_162_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162_181).Mul(tn_162_181).Div(s_162_181).Merge(peak_162_181, s_162_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_162_181, r1_0_162_181, r2_0_162_181 = u1_162_181, dx_162_181, dn_162_181
 				}
 				sb_181, hb_181, nb_181 := r0_0_162_181, r1_0_162_181, r2_0_162_181
@@ -5163,7 +5163,7 @@ func (k *kernel) termsGradLanesAVX512(si int, oinc [][3]laneVal, t *termLanes, c
 					tn_164_181 := c_164_181.Mul(u1_164_181).Sub(u0_164_181)
 					dx_164_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_164_181).Mul(p_164_181)
 					peak_164_181 := one_164_181.AsUint64x8().Or(u1_164_181.AsUint64x8().And(sign_164_181)).AsFloat64x8()
-					dn_164_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164_181).Mul(tn_164_181).Div(s_164_181).Merge(peak_164_181, d_164_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_164_181 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164_181).Mul(tn_164_181).Div(s_164_181).Merge(peak_164_181, s_164_181.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_164_181, r1_0_164_181, r2_0_164_181 = u1_164_181, dx_164_181, dn_164_181
 				}
 				sc_181, hc_181, nc_181 := r0_0_164_181, r1_0_164_181, r2_0_164_181
@@ -26398,7 +26398,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_126_471 := c_126_471.Mul(u1_126_471).Sub(u0_126_471)
 							dx_126_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_126_471).Mul(p_126_471)
 							peak_126_471 := one_126_471.AsUint64x8().Or(u1_126_471.AsUint64x8().And(sign_126_471)).AsFloat64x8()
-							dn_126_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_471).Mul(tn_126_471).Div(s_126_471).Merge(peak_126_471, d_126_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_126_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_471).Mul(tn_126_471).Div(s_126_471).Merge(peak_126_471, s_126_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_126_471, r1_0_126_471, r2_0_126_471 = u1_126_471, dx_126_471, dn_126_471
 						}
 						s_125_471, dx_125_471, dn_125_471 = r0_0_126_471, r1_0_126_471, r2_0_126_471
@@ -26580,7 +26580,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_134_471 := c_134_471.Mul(u1_134_471).Sub(u0_134_471)
 							dx_134_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_134_471).Mul(p_134_471)
 							peak_134_471 := one_134_471.AsUint64x8().Or(u1_134_471.AsUint64x8().And(sign_134_471)).AsFloat64x8()
-							dn_134_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_471).Mul(tn_134_471).Div(s_134_471).Merge(peak_134_471, d_134_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_134_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_471).Mul(tn_134_471).Div(s_134_471).Merge(peak_134_471, s_134_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_134_471, r1_0_134_471, r2_0_134_471 = u1_134_471, dx_134_471, dn_134_471
 						}
 						s_133_471, dx_133_471, dn_133_471 = r0_0_134_471, r1_0_134_471, r2_0_134_471
@@ -26762,7 +26762,7 @@ func (k *kernel) termsGradAxesLanesAVX512(si int, oinc [][3]laneVal, t *termLane
 							tn_142_471 := c_142_471.Mul(u1_142_471).Sub(u0_142_471)
 							dx_142_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_142_471).Mul(p_142_471)
 							peak_142_471 := one_142_471.AsUint64x8().Or(u1_142_471.AsUint64x8().And(sign_142_471)).AsFloat64x8()
-							dn_142_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_471).Mul(tn_142_471).Div(s_142_471).Merge(peak_142_471, d_142_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_142_471 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_471).Mul(tn_142_471).Div(s_142_471).Merge(peak_142_471, s_142_471.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_142_471, r1_0_142_471, r2_0_142_471 = u1_142_471, dx_142_471, dn_142_471
 						}
 						s_141_471, dx_141_471, dn_141_471 = r0_0_142_471, r1_0_142_471, r2_0_142_471
@@ -27154,7 +27154,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_126_478 := c_126_478.Mul(u1_126_478).Sub(u0_126_478)
 							dx_126_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_126_478).Mul(p_126_478)
 							peak_126_478 := one_126_478.AsUint64x8().Or(u1_126_478.AsUint64x8().And(sign_126_478)).AsFloat64x8()
-							dn_126_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_478).Mul(tn_126_478).Div(s_126_478).Merge(peak_126_478, d_126_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_126_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_478).Mul(tn_126_478).Div(s_126_478).Merge(peak_126_478, s_126_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_126_478, r1_0_126_478, r2_0_126_478 = u1_126_478, dx_126_478, dn_126_478
 						}
 						s_125_478, dx_125_478, dn_125_478 = r0_0_126_478, r1_0_126_478, r2_0_126_478
@@ -27336,7 +27336,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_134_478 := c_134_478.Mul(u1_134_478).Sub(u0_134_478)
 							dx_134_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_134_478).Mul(p_134_478)
 							peak_134_478 := one_134_478.AsUint64x8().Or(u1_134_478.AsUint64x8().And(sign_134_478)).AsFloat64x8()
-							dn_134_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_478).Mul(tn_134_478).Div(s_134_478).Merge(peak_134_478, d_134_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_134_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_478).Mul(tn_134_478).Div(s_134_478).Merge(peak_134_478, s_134_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_134_478, r1_0_134_478, r2_0_134_478 = u1_134_478, dx_134_478, dn_134_478
 						}
 						s_133_478, dx_133_478, dn_133_478 = r0_0_134_478, r1_0_134_478, r2_0_134_478
@@ -27518,7 +27518,7 @@ func (k *kernel) termsGradAxesDminLanesAVX512(si int, oinc [][3]laneVal, t *term
 							tn_142_478 := c_142_478.Mul(u1_142_478).Sub(u0_142_478)
 							dx_142_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_142_478).Mul(p_142_478)
 							peak_142_478 := one_142_478.AsUint64x8().Or(u1_142_478.AsUint64x8().And(sign_142_478)).AsFloat64x8()
-							dn_142_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_478).Mul(tn_142_478).Div(s_142_478).Merge(peak_142_478, d_142_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_142_478 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_478).Mul(tn_142_478).Div(s_142_478).Merge(peak_142_478, s_142_478.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_142_478, r1_0_142_478, r2_0_142_478 = u1_142_478, dx_142_478, dn_142_478
 						}
 						s_141_478, dx_141_478, dn_141_478 = r0_0_142_478, r1_0_142_478, r2_0_142_478
@@ -27912,7 +27912,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_126_485 := c_126_485.Mul(u1_126_485).Sub(u0_126_485)
 							dx_126_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_126_485).Mul(p_126_485)
 							peak_126_485 := one_126_485.AsUint64x8().Or(u1_126_485.AsUint64x8().And(sign_126_485)).AsFloat64x8()
-							dn_126_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_485).Mul(tn_126_485).Div(s_126_485).Merge(peak_126_485, d_126_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_126_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_485).Mul(tn_126_485).Div(s_126_485).Merge(peak_126_485, s_126_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_126_485, r1_0_126_485, r2_0_126_485 = u1_126_485, dx_126_485, dn_126_485
 						}
 						s_125_485, dx_125_485, dn_125_485 = r0_0_126_485, r1_0_126_485, r2_0_126_485
@@ -28094,7 +28094,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_134_485 := c_134_485.Mul(u1_134_485).Sub(u0_134_485)
 							dx_134_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_134_485).Mul(p_134_485)
 							peak_134_485 := one_134_485.AsUint64x8().Or(u1_134_485.AsUint64x8().And(sign_134_485)).AsFloat64x8()
-							dn_134_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_485).Mul(tn_134_485).Div(s_134_485).Merge(peak_134_485, d_134_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_134_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_485).Mul(tn_134_485).Div(s_134_485).Merge(peak_134_485, s_134_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_134_485, r1_0_134_485, r2_0_134_485 = u1_134_485, dx_134_485, dn_134_485
 						}
 						s_133_485, dx_133_485, dn_133_485 = r0_0_134_485, r1_0_134_485, r2_0_134_485
@@ -28276,7 +28276,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX512(si int, oinc [][3]laneVal, t *te
 							tn_142_485 := c_142_485.Mul(u1_142_485).Sub(u0_142_485)
 							dx_142_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_142_485).Mul(p_142_485)
 							peak_142_485 := one_142_485.AsUint64x8().Or(u1_142_485.AsUint64x8().And(sign_142_485)).AsFloat64x8()
-							dn_142_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_485).Mul(tn_142_485).Div(s_142_485).Merge(peak_142_485, d_142_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_142_485 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_485).Mul(tn_142_485).Div(s_142_485).Merge(peak_142_485, s_142_485.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_142_485, r1_0_142_485, r2_0_142_485 = u1_142_485, dx_142_485, dn_142_485
 						}
 						s_141_485, dx_141_485, dn_141_485 = r0_0_142_485, r1_0_142_485, r2_0_142_485
@@ -28832,7 +28832,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					tn_160_492 := c_160_492.Mul(u1_160_492).Sub(u0_160_492)
 					dx_160_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_160_492).Mul(p_160_492)
 					peak_160_492 := one_160_492.AsUint64x8().Or(u1_160_492.AsUint64x8().And(sign_160_492)).AsFloat64x8()
-					dn_160_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160_492).Mul(tn_160_492).Div(s_160_492).Merge(peak_160_492, d_160_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_160_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_160_492).Mul(tn_160_492).Div(s_160_492).Merge(peak_160_492, s_160_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_160_492, r1_0_160_492, r2_0_160_492 = u1_160_492, dx_160_492, dn_160_492
 				}
 				sa_492, ha_492, na_492 := r0_0_160_492, r1_0_160_492, r2_0_160_492
@@ -28882,7 +28882,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					tn_162_492 := c_162_492.Mul(u1_162_492).Sub(u0_162_492)
 					dx_162_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_162_492).Mul(p_162_492)
 					peak_162_492 := one_162_492.AsUint64x8().Or(u1_162_492.AsUint64x8().And(sign_162_492)).AsFloat64x8()
-					dn_162_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162_492).Mul(tn_162_492).Div(s_162_492).Merge(peak_162_492, d_162_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_162_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_162_492).Mul(tn_162_492).Div(s_162_492).Merge(peak_162_492, s_162_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_162_492, r1_0_162_492, r2_0_162_492 = u1_162_492, dx_162_492, dn_162_492
 				}
 				sb_492, hb_492, nb_492 := r0_0_162_492, r1_0_162_492, r2_0_162_492
@@ -28932,7 +28932,7 @@ func (k *kernel) termsGradCrystalLanesAVX512(si int, oinc [][3]laneVal, t *termL
 					tn_164_492 := c_164_492.Mul(u1_164_492).Sub(u0_164_492)
 					dx_164_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_164_492).Mul(p_164_492)
 					peak_164_492 := one_164_492.AsUint64x8().Or(u1_164_492.AsUint64x8().And(sign_164_492)).AsFloat64x8()
-					dn_164_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164_492).Mul(tn_164_492).Div(s_164_492).Merge(peak_164_492, d_164_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+					dn_164_492 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_164_492).Mul(tn_164_492).Div(s_164_492).Merge(peak_164_492, s_164_492.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 					r0_0_164_492, r1_0_164_492, r2_0_164_492 = u1_164_492, dx_164_492, dn_164_492
 				}
 				sc_492, hc_492, nc_492 := r0_0_164_492, r1_0_164_492, r2_0_164_492
@@ -29217,7 +29217,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							tn_126_499 := c_126_499.Mul(u1_126_499).Sub(u0_126_499)
 							dx_126_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_126_499).Mul(p_126_499)
 							peak_126_499 := one_126_499.AsUint64x8().Or(u1_126_499.AsUint64x8().And(sign_126_499)).AsFloat64x8()
-							dn_126_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_499).Mul(tn_126_499).Div(s_126_499).Merge(peak_126_499, d_126_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_126_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_126_499).Mul(tn_126_499).Div(s_126_499).Merge(peak_126_499, s_126_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_126_499, r1_0_126_499, r2_0_126_499 = u1_126_499, dx_126_499, dn_126_499
 						}
 						s_125_499, dx_125_499, dn_125_499 = r0_0_126_499, r1_0_126_499, r2_0_126_499
@@ -29399,7 +29399,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							tn_134_499 := c_134_499.Mul(u1_134_499).Sub(u0_134_499)
 							dx_134_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_134_499).Mul(p_134_499)
 							peak_134_499 := one_134_499.AsUint64x8().Or(u1_134_499.AsUint64x8().And(sign_134_499)).AsFloat64x8()
-							dn_134_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_499).Mul(tn_134_499).Div(s_134_499).Merge(peak_134_499, d_134_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_134_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_134_499).Mul(tn_134_499).Div(s_134_499).Merge(peak_134_499, s_134_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_134_499, r1_0_134_499, r2_0_134_499 = u1_134_499, dx_134_499, dn_134_499
 						}
 						s_133_499, dx_133_499, dn_133_499 = r0_0_134_499, r1_0_134_499, r2_0_134_499
@@ -29581,7 +29581,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX512(si int, oinc [][3]laneVal, t *t
 							tn_142_499 := c_142_499.Mul(u1_142_499).Sub(u0_142_499)
 							dx_142_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[76])).Mul(s_142_499).Mul(p_142_499)
 							peak_142_499 := one_142_499.AsUint64x8().Or(u1_142_499.AsUint64x8().And(sign_142_499)).AsFloat64x8()
-							dn_142_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_499).Mul(tn_142_499).Div(s_142_499).Merge(peak_142_499, d_142_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
+							dn_142_499 := archsimd.LoadFloat64x8Array((&vkTableAVX512[65])).Mul(d_142_499).Mul(tn_142_499).Div(s_142_499).Merge(peak_142_499, s_142_499.NotEqual(archsimd.LoadFloat64x8Array((&vkTableAVX512[26]))))
 							r0_0_142_499, r1_0_142_499, r2_0_142_499 = u1_142_499, dx_142_499, dn_142_499
 						}
 						s_141_499, dx_141_499, dn_141_499 = r0_0_142_499, r1_0_142_499, r2_0_142_499

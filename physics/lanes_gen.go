@@ -3631,7 +3631,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				tn_126 := ((c_126 * u1_126) - u0_126)
 				dx_126 := ((float64(minusPi) * s_126) * p_126)
 				peak_126 := math.Float64frombits((math.Float64bits(one_126) | (math.Float64bits(u1_126) & sign_126)))
-				dn_126 := merge((((float64(piC) * d_126) * tn_126) / s_126), peak_126, (d_126 != float64(0)))
+				dn_126 := merge((((float64(piC) * d_126) * tn_126) / s_126), peak_126, (s_126 != float64(0)))
 				r0_0_126, r1_0_126, r2_0_126 = u1_126, dx_126, dn_126
 			}
 			s_125, dx_125, dn_125 = r0_0_126, r1_0_126, r2_0_126
@@ -3813,7 +3813,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				tn_134 := ((c_134 * u1_134) - u0_134)
 				dx_134 := ((float64(minusPi) * s_134) * p_134)
 				peak_134 := math.Float64frombits((math.Float64bits(one_134) | (math.Float64bits(u1_134) & sign_134)))
-				dn_134 := merge((((float64(piC) * d_134) * tn_134) / s_134), peak_134, (d_134 != float64(0)))
+				dn_134 := merge((((float64(piC) * d_134) * tn_134) / s_134), peak_134, (s_134 != float64(0)))
 				r0_0_134, r1_0_134, r2_0_134 = u1_134, dx_134, dn_134
 			}
 			s_133, dx_133, dn_133 = r0_0_134, r1_0_134, r2_0_134
@@ -3995,7 +3995,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				tn_142 := ((c_142 * u1_142) - u0_142)
 				dx_142 := ((float64(minusPi) * s_142) * p_142)
 				peak_142 := math.Float64frombits((math.Float64bits(one_142) | (math.Float64bits(u1_142) & sign_142)))
-				dn_142 := merge((((float64(piC) * d_142) * tn_142) / s_142), peak_142, (d_142 != float64(0)))
+				dn_142 := merge((((float64(piC) * d_142) * tn_142) / s_142), peak_142, (s_142 != float64(0)))
 				r0_0_142, r1_0_142, r2_0_142 = u1_142, dx_142, dn_142
 			}
 			s_141, dx_141, dn_141 = r0_0_142, r1_0_142, r2_0_142
@@ -4178,7 +4178,7 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 			tn_149 := ((c_149 * u1_149) - u0_149)
 			dx_149 := ((float64(minusPi) * s_149) * p_149)
 			peak_149 := math.Float64frombits((math.Float64bits(one_149) | (math.Float64bits(u1_149) & sign_149)))
-			dn_149 := merge((((float64(piC) * d_149) * tn_149) / s_149), peak_149, (d_149 != float64(0)))
+			dn_149 := merge((((float64(piC) * d_149) * tn_149) / s_149), peak_149, (s_149 != float64(0)))
 			r0_0_149, r1_0_149, r2_0_149 = u1_149, dx_149, dn_149
 		}
 		s, dx, dn = r0_0_149, r1_0_149, r2_0_149
@@ -4481,7 +4481,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		tn_160 := ((c_160 * u1_160) - u0_160)
 		dx_160 := ((float64(minusPi) * s_160) * p_160)
 		peak_160 := math.Float64frombits((math.Float64bits(one_160) | (math.Float64bits(u1_160) & sign_160)))
-		dn_160 := merge((((float64(piC) * d_160) * tn_160) / s_160), peak_160, (d_160 != float64(0)))
+		dn_160 := merge((((float64(piC) * d_160) * tn_160) / s_160), peak_160, (s_160 != float64(0)))
 		r0_0_160, r1_0_160, r2_0_160 = u1_160, dx_160, dn_160
 	}
 	sa, ha, na := r0_0_160, r1_0_160, r2_0_160
@@ -4531,7 +4531,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		tn_162 := ((c_162 * u1_162) - u0_162)
 		dx_162 := ((float64(minusPi) * s_162) * p_162)
 		peak_162 := math.Float64frombits((math.Float64bits(one_162) | (math.Float64bits(u1_162) & sign_162)))
-		dn_162 := merge((((float64(piC) * d_162) * tn_162) / s_162), peak_162, (d_162 != float64(0)))
+		dn_162 := merge((((float64(piC) * d_162) * tn_162) / s_162), peak_162, (s_162 != float64(0)))
 		r0_0_162, r1_0_162, r2_0_162 = u1_162, dx_162, dn_162
 	}
 	sb, hb, nb := r0_0_162, r1_0_162, r2_0_162
@@ -4581,7 +4581,7 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		tn_164 := ((c_164 * u1_164) - u0_164)
 		dx_164 := ((float64(minusPi) * s_164) * p_164)
 		peak_164 := math.Float64frombits((math.Float64bits(one_164) | (math.Float64bits(u1_164) & sign_164)))
-		dn_164 := merge((((float64(piC) * d_164) * tn_164) / s_164), peak_164, (d_164 != float64(0)))
+		dn_164 := merge((((float64(piC) * d_164) * tn_164) / s_164), peak_164, (s_164 != float64(0)))
 		r0_0_164, r1_0_164, r2_0_164 = u1_164, dx_164, dn_164
 	}
 	sc, hc, nc := r0_0_164, r1_0_164, r2_0_164
@@ -4632,7 +4632,7 @@ func sincgGradLanes(r *laneReps, x float64,
 	tn := ((c * u1) - u0)
 	dx := ((float64(minusPi) * s) * p)
 	peak := math.Float64frombits((math.Float64bits(one) | (math.Float64bits(u1) & sign)))
-	dn := merge((((float64(piC) * d) * tn) / s), peak, (d != float64(0)))
+	dn := merge((((float64(piC) * d) * tn) / s), peak, (s != float64(0)))
 	return u1, dx, dn
 }
 
@@ -5061,7 +5061,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					tn_160_181 := ((c_160_181 * u1_160_181) - u0_160_181)
 					dx_160_181 := ((float64(minusPi) * s_160_181) * p_160_181)
 					peak_160_181 := math.Float64frombits((math.Float64bits(one_160_181) | (math.Float64bits(u1_160_181) & sign_160_181)))
-					dn_160_181 := merge((((float64(piC) * d_160_181) * tn_160_181) / s_160_181), peak_160_181, (d_160_181 != float64(0)))
+					dn_160_181 := merge((((float64(piC) * d_160_181) * tn_160_181) / s_160_181), peak_160_181, (s_160_181 != float64(0)))
 					r0_0_160_181, r1_0_160_181, r2_0_160_181 = u1_160_181, dx_160_181, dn_160_181
 				}
 				sa_181, ha_181, na_181 := r0_0_160_181, r1_0_160_181, r2_0_160_181
@@ -5111,7 +5111,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					tn_162_181 := ((c_162_181 * u1_162_181) - u0_162_181)
 					dx_162_181 := ((float64(minusPi) * s_162_181) * p_162_181)
 					peak_162_181 := math.Float64frombits((math.Float64bits(one_162_181) | (math.Float64bits(u1_162_181) & sign_162_181)))
-					dn_162_181 := merge((((float64(piC) * d_162_181) * tn_162_181) / s_162_181), peak_162_181, (d_162_181 != float64(0)))
+					dn_162_181 := merge((((float64(piC) * d_162_181) * tn_162_181) / s_162_181), peak_162_181, (s_162_181 != float64(0)))
 					r0_0_162_181, r1_0_162_181, r2_0_162_181 = u1_162_181, dx_162_181, dn_162_181
 				}
 				sb_181, hb_181, nb_181 := r0_0_162_181, r1_0_162_181, r2_0_162_181
@@ -5161,7 +5161,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					tn_164_181 := ((c_164_181 * u1_164_181) - u0_164_181)
 					dx_164_181 := ((float64(minusPi) * s_164_181) * p_164_181)
 					peak_164_181 := math.Float64frombits((math.Float64bits(one_164_181) | (math.Float64bits(u1_164_181) & sign_164_181)))
-					dn_164_181 := merge((((float64(piC) * d_164_181) * tn_164_181) / s_164_181), peak_164_181, (d_164_181 != float64(0)))
+					dn_164_181 := merge((((float64(piC) * d_164_181) * tn_164_181) / s_164_181), peak_164_181, (s_164_181 != float64(0)))
 					r0_0_164_181, r1_0_164_181, r2_0_164_181 = u1_164_181, dx_164_181, dn_164_181
 				}
 				sc_181, hc_181, nc_181 := r0_0_164_181, r1_0_164_181, r2_0_164_181
@@ -26396,7 +26396,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							tn_126_471 := ((c_126_471 * u1_126_471) - u0_126_471)
 							dx_126_471 := ((float64(minusPi) * s_126_471) * p_126_471)
 							peak_126_471 := math.Float64frombits((math.Float64bits(one_126_471) | (math.Float64bits(u1_126_471) & sign_126_471)))
-							dn_126_471 := merge((((float64(piC) * d_126_471) * tn_126_471) / s_126_471), peak_126_471, (d_126_471 != float64(0)))
+							dn_126_471 := merge((((float64(piC) * d_126_471) * tn_126_471) / s_126_471), peak_126_471, (s_126_471 != float64(0)))
 							r0_0_126_471, r1_0_126_471, r2_0_126_471 = u1_126_471, dx_126_471, dn_126_471
 						}
 						s_125_471, dx_125_471, dn_125_471 = r0_0_126_471, r1_0_126_471, r2_0_126_471
@@ -26578,7 +26578,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							tn_134_471 := ((c_134_471 * u1_134_471) - u0_134_471)
 							dx_134_471 := ((float64(minusPi) * s_134_471) * p_134_471)
 							peak_134_471 := math.Float64frombits((math.Float64bits(one_134_471) | (math.Float64bits(u1_134_471) & sign_134_471)))
-							dn_134_471 := merge((((float64(piC) * d_134_471) * tn_134_471) / s_134_471), peak_134_471, (d_134_471 != float64(0)))
+							dn_134_471 := merge((((float64(piC) * d_134_471) * tn_134_471) / s_134_471), peak_134_471, (s_134_471 != float64(0)))
 							r0_0_134_471, r1_0_134_471, r2_0_134_471 = u1_134_471, dx_134_471, dn_134_471
 						}
 						s_133_471, dx_133_471, dn_133_471 = r0_0_134_471, r1_0_134_471, r2_0_134_471
@@ -26760,7 +26760,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							tn_142_471 := ((c_142_471 * u1_142_471) - u0_142_471)
 							dx_142_471 := ((float64(minusPi) * s_142_471) * p_142_471)
 							peak_142_471 := math.Float64frombits((math.Float64bits(one_142_471) | (math.Float64bits(u1_142_471) & sign_142_471)))
-							dn_142_471 := merge((((float64(piC) * d_142_471) * tn_142_471) / s_142_471), peak_142_471, (d_142_471 != float64(0)))
+							dn_142_471 := merge((((float64(piC) * d_142_471) * tn_142_471) / s_142_471), peak_142_471, (s_142_471 != float64(0)))
 							r0_0_142_471, r1_0_142_471, r2_0_142_471 = u1_142_471, dx_142_471, dn_142_471
 						}
 						s_141_471, dx_141_471, dn_141_471 = r0_0_142_471, r1_0_142_471, r2_0_142_471
@@ -27152,7 +27152,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							tn_126_478 := ((c_126_478 * u1_126_478) - u0_126_478)
 							dx_126_478 := ((float64(minusPi) * s_126_478) * p_126_478)
 							peak_126_478 := math.Float64frombits((math.Float64bits(one_126_478) | (math.Float64bits(u1_126_478) & sign_126_478)))
-							dn_126_478 := merge((((float64(piC) * d_126_478) * tn_126_478) / s_126_478), peak_126_478, (d_126_478 != float64(0)))
+							dn_126_478 := merge((((float64(piC) * d_126_478) * tn_126_478) / s_126_478), peak_126_478, (s_126_478 != float64(0)))
 							r0_0_126_478, r1_0_126_478, r2_0_126_478 = u1_126_478, dx_126_478, dn_126_478
 						}
 						s_125_478, dx_125_478, dn_125_478 = r0_0_126_478, r1_0_126_478, r2_0_126_478
@@ -27334,7 +27334,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							tn_134_478 := ((c_134_478 * u1_134_478) - u0_134_478)
 							dx_134_478 := ((float64(minusPi) * s_134_478) * p_134_478)
 							peak_134_478 := math.Float64frombits((math.Float64bits(one_134_478) | (math.Float64bits(u1_134_478) & sign_134_478)))
-							dn_134_478 := merge((((float64(piC) * d_134_478) * tn_134_478) / s_134_478), peak_134_478, (d_134_478 != float64(0)))
+							dn_134_478 := merge((((float64(piC) * d_134_478) * tn_134_478) / s_134_478), peak_134_478, (s_134_478 != float64(0)))
 							r0_0_134_478, r1_0_134_478, r2_0_134_478 = u1_134_478, dx_134_478, dn_134_478
 						}
 						s_133_478, dx_133_478, dn_133_478 = r0_0_134_478, r1_0_134_478, r2_0_134_478
@@ -27516,7 +27516,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							tn_142_478 := ((c_142_478 * u1_142_478) - u0_142_478)
 							dx_142_478 := ((float64(minusPi) * s_142_478) * p_142_478)
 							peak_142_478 := math.Float64frombits((math.Float64bits(one_142_478) | (math.Float64bits(u1_142_478) & sign_142_478)))
-							dn_142_478 := merge((((float64(piC) * d_142_478) * tn_142_478) / s_142_478), peak_142_478, (d_142_478 != float64(0)))
+							dn_142_478 := merge((((float64(piC) * d_142_478) * tn_142_478) / s_142_478), peak_142_478, (s_142_478 != float64(0)))
 							r0_0_142_478, r1_0_142_478, r2_0_142_478 = u1_142_478, dx_142_478, dn_142_478
 						}
 						s_141_478, dx_141_478, dn_141_478 = r0_0_142_478, r1_0_142_478, r2_0_142_478
@@ -27910,7 +27910,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							tn_126_485 := ((c_126_485 * u1_126_485) - u0_126_485)
 							dx_126_485 := ((float64(minusPi) * s_126_485) * p_126_485)
 							peak_126_485 := math.Float64frombits((math.Float64bits(one_126_485) | (math.Float64bits(u1_126_485) & sign_126_485)))
-							dn_126_485 := merge((((float64(piC) * d_126_485) * tn_126_485) / s_126_485), peak_126_485, (d_126_485 != float64(0)))
+							dn_126_485 := merge((((float64(piC) * d_126_485) * tn_126_485) / s_126_485), peak_126_485, (s_126_485 != float64(0)))
 							r0_0_126_485, r1_0_126_485, r2_0_126_485 = u1_126_485, dx_126_485, dn_126_485
 						}
 						s_125_485, dx_125_485, dn_125_485 = r0_0_126_485, r1_0_126_485, r2_0_126_485
@@ -28092,7 +28092,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							tn_134_485 := ((c_134_485 * u1_134_485) - u0_134_485)
 							dx_134_485 := ((float64(minusPi) * s_134_485) * p_134_485)
 							peak_134_485 := math.Float64frombits((math.Float64bits(one_134_485) | (math.Float64bits(u1_134_485) & sign_134_485)))
-							dn_134_485 := merge((((float64(piC) * d_134_485) * tn_134_485) / s_134_485), peak_134_485, (d_134_485 != float64(0)))
+							dn_134_485 := merge((((float64(piC) * d_134_485) * tn_134_485) / s_134_485), peak_134_485, (s_134_485 != float64(0)))
 							r0_0_134_485, r1_0_134_485, r2_0_134_485 = u1_134_485, dx_134_485, dn_134_485
 						}
 						s_133_485, dx_133_485, dn_133_485 = r0_0_134_485, r1_0_134_485, r2_0_134_485
@@ -28274,7 +28274,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							tn_142_485 := ((c_142_485 * u1_142_485) - u0_142_485)
 							dx_142_485 := ((float64(minusPi) * s_142_485) * p_142_485)
 							peak_142_485 := math.Float64frombits((math.Float64bits(one_142_485) | (math.Float64bits(u1_142_485) & sign_142_485)))
-							dn_142_485 := merge((((float64(piC) * d_142_485) * tn_142_485) / s_142_485), peak_142_485, (d_142_485 != float64(0)))
+							dn_142_485 := merge((((float64(piC) * d_142_485) * tn_142_485) / s_142_485), peak_142_485, (s_142_485 != float64(0)))
 							r0_0_142_485, r1_0_142_485, r2_0_142_485 = u1_142_485, dx_142_485, dn_142_485
 						}
 						s_141_485, dx_141_485, dn_141_485 = r0_0_142_485, r1_0_142_485, r2_0_142_485
@@ -28830,7 +28830,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					tn_160_492 := ((c_160_492 * u1_160_492) - u0_160_492)
 					dx_160_492 := ((float64(minusPi) * s_160_492) * p_160_492)
 					peak_160_492 := math.Float64frombits((math.Float64bits(one_160_492) | (math.Float64bits(u1_160_492) & sign_160_492)))
-					dn_160_492 := merge((((float64(piC) * d_160_492) * tn_160_492) / s_160_492), peak_160_492, (d_160_492 != float64(0)))
+					dn_160_492 := merge((((float64(piC) * d_160_492) * tn_160_492) / s_160_492), peak_160_492, (s_160_492 != float64(0)))
 					r0_0_160_492, r1_0_160_492, r2_0_160_492 = u1_160_492, dx_160_492, dn_160_492
 				}
 				sa_492, ha_492, na_492 := r0_0_160_492, r1_0_160_492, r2_0_160_492
@@ -28880,7 +28880,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					tn_162_492 := ((c_162_492 * u1_162_492) - u0_162_492)
 					dx_162_492 := ((float64(minusPi) * s_162_492) * p_162_492)
 					peak_162_492 := math.Float64frombits((math.Float64bits(one_162_492) | (math.Float64bits(u1_162_492) & sign_162_492)))
-					dn_162_492 := merge((((float64(piC) * d_162_492) * tn_162_492) / s_162_492), peak_162_492, (d_162_492 != float64(0)))
+					dn_162_492 := merge((((float64(piC) * d_162_492) * tn_162_492) / s_162_492), peak_162_492, (s_162_492 != float64(0)))
 					r0_0_162_492, r1_0_162_492, r2_0_162_492 = u1_162_492, dx_162_492, dn_162_492
 				}
 				sb_492, hb_492, nb_492 := r0_0_162_492, r1_0_162_492, r2_0_162_492
@@ -28930,7 +28930,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					tn_164_492 := ((c_164_492 * u1_164_492) - u0_164_492)
 					dx_164_492 := ((float64(minusPi) * s_164_492) * p_164_492)
 					peak_164_492 := math.Float64frombits((math.Float64bits(one_164_492) | (math.Float64bits(u1_164_492) & sign_164_492)))
-					dn_164_492 := merge((((float64(piC) * d_164_492) * tn_164_492) / s_164_492), peak_164_492, (d_164_492 != float64(0)))
+					dn_164_492 := merge((((float64(piC) * d_164_492) * tn_164_492) / s_164_492), peak_164_492, (s_164_492 != float64(0)))
 					r0_0_164_492, r1_0_164_492, r2_0_164_492 = u1_164_492, dx_164_492, dn_164_492
 				}
 				sc_492, hc_492, nc_492 := r0_0_164_492, r1_0_164_492, r2_0_164_492
@@ -29215,7 +29215,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							tn_126_499 := ((c_126_499 * u1_126_499) - u0_126_499)
 							dx_126_499 := ((float64(minusPi) * s_126_499) * p_126_499)
 							peak_126_499 := math.Float64frombits((math.Float64bits(one_126_499) | (math.Float64bits(u1_126_499) & sign_126_499)))
-							dn_126_499 := merge((((float64(piC) * d_126_499) * tn_126_499) / s_126_499), peak_126_499, (d_126_499 != float64(0)))
+							dn_126_499 := merge((((float64(piC) * d_126_499) * tn_126_499) / s_126_499), peak_126_499, (s_126_499 != float64(0)))
 							r0_0_126_499, r1_0_126_499, r2_0_126_499 = u1_126_499, dx_126_499, dn_126_499
 						}
 						s_125_499, dx_125_499, dn_125_499 = r0_0_126_499, r1_0_126_499, r2_0_126_499
@@ -29397,7 +29397,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							tn_134_499 := ((c_134_499 * u1_134_499) - u0_134_499)
 							dx_134_499 := ((float64(minusPi) * s_134_499) * p_134_499)
 							peak_134_499 := math.Float64frombits((math.Float64bits(one_134_499) | (math.Float64bits(u1_134_499) & sign_134_499)))
-							dn_134_499 := merge((((float64(piC) * d_134_499) * tn_134_499) / s_134_499), peak_134_499, (d_134_499 != float64(0)))
+							dn_134_499 := merge((((float64(piC) * d_134_499) * tn_134_499) / s_134_499), peak_134_499, (s_134_499 != float64(0)))
 							r0_0_134_499, r1_0_134_499, r2_0_134_499 = u1_134_499, dx_134_499, dn_134_499
 						}
 						s_133_499, dx_133_499, dn_133_499 = r0_0_134_499, r1_0_134_499, r2_0_134_499
@@ -29579,7 +29579,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							tn_142_499 := ((c_142_499 * u1_142_499) - u0_142_499)
 							dx_142_499 := ((float64(minusPi) * s_142_499) * p_142_499)
 							peak_142_499 := math.Float64frombits((math.Float64bits(one_142_499) | (math.Float64bits(u1_142_499) & sign_142_499)))
-							dn_142_499 := merge((((float64(piC) * d_142_499) * tn_142_499) / s_142_499), peak_142_499, (d_142_499 != float64(0)))
+							dn_142_499 := merge((((float64(piC) * d_142_499) * tn_142_499) / s_142_499), peak_142_499, (s_142_499 != float64(0)))
 							r0_0_142_499, r1_0_142_499, r2_0_142_499 = u1_142_499, dx_142_499, dn_142_499
 						}
 						s_141_499, dx_141_499, dn_141_499 = r0_0_142_499, r1_0_142_499, r2_0_142_499

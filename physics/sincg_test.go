@@ -108,17 +108,21 @@ func TestSincgGrad3(t *testing.T) {
 		}
 	}
 	// At the peaks: the limit n·(±1)^(m(n−1)), zero slope, and a derivative
-	// by n that is the peak's sign (the limit of πd·cos nπx/sin πx).
+	// by n that is the peak's sign (the limit of πd·cos nπx/sin πx); the
+	// same where d² underflows (x = m ± 1e-170: sin πx is 0 there, and
+	// πd·T_n/s would be infinite).
 	for _, n := range []int{2, 5, 32} {
 		for _, m := range []float64{0, 1, -4} {
-			v, _, _, dx, _, _, dn, _, _ := sincgGrad3(m, 0.25, 0.25, n)
-			want := float64(n)
-			if int(m)%2 != 0 && n%2 == 0 {
-				want = -want
-			}
-			wdn := math.Copysign(1, want)
-			if v != want || dx != 0 || dn != wdn {
-				t.Errorf("n=%d at %v: sincg %g ∂x %g ∂n %g, want %g 0 %g", n, m, v, dx, dn, want, wdn)
+			for _, d := range []float64{0, 1e-170, -1e-170} {
+				v, _, _, dx, _, _, dn, _, _ := sincgGrad3(m+d, 0.25, 0.25, n)
+				want := float64(n)
+				if int(m)%2 != 0 && n%2 == 0 {
+					want = -want
+				}
+				wdn := math.Copysign(1, want)
+				if v != want || dx != 0 || dn != wdn {
+					t.Errorf("n=%d at %v + %g: sincg %g ∂x %g ∂n %g, want %g 0 %g", n, m, d, v, dx, dn, want, wdn)
+				}
 			}
 		}
 	}
