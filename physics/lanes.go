@@ -1676,7 +1676,6 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 	scale := vrep(&r.scale)
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	const step = max(lanes, slots)
 	ns := k.shapeSumCount()
 	for i := 0; i < ns; i++ {
 		x := sh.fu[:]
@@ -1684,12 +1683,10 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 			x = sh.st[i-1][:]
 		}
 		var acc [m]vs
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*lanes
-				sb := vloadSlice(g[p:]).Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
-				acc[q] = vslotadd(acc[q], sb.Mul(vloadSlice(x[p:])))
-			}
+		for p := 0; p < np; p += lanes {
+			q := p / lanes % m
+			sb := vloadSlice(g[p:]).Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+			acc[q] = vslotadd(acc[q], sb.Mul(vloadSlice(x[p:])))
 		}
 		for q := 0; q < m; q++ {
 			acc[q].StoreSlice(out[i*slots+q*sl:])
@@ -1896,8 +1893,7 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // derivatives, 1/R, the polarization's), and a pixel where one is not
 // has a loss derivative that is not 0 (a NaN or an infinite intensity
 // gives one), which makes the gradient not finite anyway. The lanes past
-// np that are read (up to a whole vector, or a group of slots pixels in
-// the one-lane copy, whose front and terms stop at np) hold the values
+// np that are read (up to a whole vector) hold the values
 // of an earlier pixel of the same gradient run or zeros (the records
 // are each run's own: reduce's gradWork), so the same holds for them.
 // (Selecting the pixels with g ≠ 0 instead, a blend per term, cost the
@@ -1911,10 +1907,12 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	r := k.lr
 	scale := vrep(&r.scale)
 	// The partial sums are slot vectors (vs) of sl lanes, m of them per
-	// sum; a vector of step pixels is added to them at a time.
+	// sum; the vector of pixels from p is added to the (p/lanes mod m)th
+	// (one loop over the vectors, no loop over the slot vectors: with m =
+	// 1, as in the vector builds but Go 1.27's AVX2, the sums stay in
+	// registers, where a loop of one turn had them spilled around it).
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	const step = max(lanes, slots)
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
 	if c.CrystalOnly {
 		// The crystal's gradient takes the row sums and, for the
@@ -1922,15 +1920,13 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		// below's ibg and flu, the same operations in the same slots.
 		clear(out[:lossBackSums*slots])
 		var ibg, flu [m]vs
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*lanes
-				gp := vloadSlice(g[p:])
-				s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-				sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
-				ibg[q] = vslotadd(ibg[q], sb)
-				flu[q] = vslotadd(flu[q], fl)
-			}
+		for p := 0; p < np; p += lanes {
+			q := p / lanes % m
+			gp := vloadSlice(g[p:])
+			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
+			ibg[q] = vslotadd(ibg[q], sb)
+			flu[q] = vslotadd(flu[q], fl)
 		}
 		for q := 0; q < m; q++ {
 			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
@@ -1942,70 +1938,64 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*lanes
-			gp := vloadSlice(g[p:])
-			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
-			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
-			if k.perDef {
-				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
-			}
-			ibg[q] = vslotadd(ibg[q], sb)
-			flu[q] = vslotadd(flu[q], fl)
-			if !c.NoPolar {
-				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])))
-				x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
-				pa[q], fpa[q] = vslotadd(pa[q], x), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x))
-			}
+	for p := 0; p < np; p += lanes {
+		q := p / lanes % m
+		gp := vloadSlice(g[p:])
+		s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+		sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
+		na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
+		if k.perDef {
+			def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
+		}
+		ibg[q] = vslotadd(ibg[q], sb)
+		flu[q] = vslotadd(flu[q], fl)
+		if !c.NoPolar {
+			pbar := gp.Mul(scale).Mul(s).Mul(om)
+			kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])))
+			x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
+			pa[q], fpa[q] = vslotadd(pa[q], x), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x))
 		}
 	}
 	var pb, fpb, pc, fpc [m]vs
 	if pol == 2 { // (β, γ from polarizationCoefLanes)
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*lanes
-				gp := vloadSlice(g[p:])
-				pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
-				fdet := vloadSlice(fr.fdet[p:])
-				y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
-				pb[q], fpb[q] = vslotadd(pb[q], y), vslotadd(fpb[q], fdet.Mul(y))
-				pc[q], fpc[q] = vslotadd(pc[q], z), vslotadd(fpc[q], fdet.Mul(z))
-			}
+		for p := 0; p < np; p += lanes {
+			q := p / lanes % m
+			gp := vloadSlice(g[p:])
+			pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
+			fdet := vloadSlice(fr.fdet[p:])
+			y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
+			pb[q], fpb[q] = vslotadd(pb[q], y), vslotadd(fpb[q], fdet.Mul(y))
+			pc[q], fpc[q] = vslotadd(pc[q], z), vslotadd(fpc[q], fdet.Mul(z))
 		}
 	}
 	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
 	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*lanes
-			gp := vloadSlice(g[p:])
-			invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
-			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
-			gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
-			ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
-			if !c.NoPolar {
-				ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
-			}
-			wbar := gs.Mul(vloadSlice(fr.p[p:]))
-			inv3 := invR.Mul(invR).Mul(invR)
-			var rbar vf
-			if c.PointPixel {
-				rbar = vk(-2).Mul(wbar).Mul(inv3)
-			} else {
-				cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
-				cd[q] = vslotadd(cd[q], cdp)
-				rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
-			}
-			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
-			fa := vloadSlice(fr.fdet[p:]).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
+	for p := 0; p < np; p += lanes {
+		q := p / lanes % m
+		gp := vloadSlice(g[p:])
+		invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
+		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
+		sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
+		gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
+		ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
+		if !c.NoPolar {
+			ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
 		}
+		wbar := gs.Mul(vloadSlice(fr.p[p:]))
+		inv3 := invR.Mul(invR).Mul(invR)
+		var rbar vf
+		if c.PointPixel {
+			rbar = vk(-2).Mul(wbar).Mul(inv3)
+		} else {
+			cdp := wbar.Mul(vrep(&r.pitch2)).Mul(inv3) // ∂L/∂(close distance)
+			cd[q] = vslotadd(cd[q], cdp)
+			rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
+		}
+		a := rbar.Sub(ddot.Mul(invR))
+		adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
+		fa := vloadSlice(fr.fdet[p:]).Mul(a)
+		fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
@@ -2029,25 +2019,22 @@ func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, n
 	scale := vrep(&k.lr.scale)
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	const step = max(lanes, slots)
 	M := len(k.ll.orient)
 	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
 		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*lanes
-				gp := vloadSlice(g[p:])
-				sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
-				invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
-				x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
-				w0[q], w1[q], w2[q] = vslotadd(w0[q], dsp.Mul(x0)), vslotadd(w1[q], dsp.Mul(x1)), vslotadd(w2[q], dsp.Mul(x2))
-				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = vslotadd(v0[q], x0), vslotadd(v1[q], x1), vslotadd(v2[q], x2)
-				fv0[q], fv1[q], fv2[q] = vslotadd(fv0[q], fdet.Mul(x0)), vslotadd(fv1[q], fdet.Mul(x1)), vslotadd(fv2[q], fdet.Mul(x2))
-			}
+		for p := 0; p < np; p += lanes {
+			q := p / lanes % m
+			gp := vloadSlice(g[p:])
+			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+			invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
+			x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
+			w0[q], w1[q], w2[q] = vslotadd(w0[q], dsp.Mul(x0)), vslotadd(w1[q], dsp.Mul(x1)), vslotadd(w2[q], dsp.Mul(x2))
+			x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
+			v0[q], v1[q], v2[q] = vslotadd(v0[q], x0), vslotadd(v1[q], x1), vslotadd(v2[q], x2)
+			fv0[q], fv1[q], fv2[q] = vslotadd(fv0[q], fdet.Mul(x0)), vslotadd(fv1[q], fdet.Mul(x1)), vslotadd(fv2[q], fdet.Mul(x2))
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
@@ -2077,7 +2064,6 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	scale := vrep(&r.scale)
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	const step = max(lanes, slots)
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
 	if k.c.CrystalOnly {
 		clear(out[lossBackAd*slots : (lossBackAd+6)*slots])
@@ -2085,17 +2071,15 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		return
 	}
 	var adX, adY, adZ, fadX, fadY, fadZ [m]vs
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*lanes
-			gp := vloadSlice(g[p:])
-			dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
-			a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
-			adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
-			fa := vloadSlice(fr.fdet[p:]).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
-		}
+	for p := 0; p < np; p += lanes {
+		q := p / lanes % m
+		gp := vloadSlice(g[p:])
+		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
+		sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+		a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
+		adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
+		fa := vloadSlice(fr.fdet[p:]).Mul(a)
+		fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl

@@ -6250,7 +6250,6 @@ func (k *kernel) shapeBackLanesAVX2(fr *lossFront, sh *shapeSums, g []float64, n
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
-	const step = max(4, slots)
 	ns := k.shapeSumCount()
 	for i := 0; i < ns; i++ {
 		x := sh.fu[:]
@@ -6258,12 +6257,10 @@ func (k *kernel) shapeBackLanesAVX2(fr *lossFront, sh *shapeSums, g []float64, n
 			x = sh.st[i-1][:]
 		}
 		var acc [m]archsimd.Float64x4
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*4
-				sb := archsimd.LoadFloat64x4Slice((g[p:])).Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
-				acc[q] = acc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((x[p:]))))
-			}
+		for p := 0; p < np; p += 4 {
+			q := p / 4 % m
+			sb := archsimd.LoadFloat64x4Slice((g[p:])).Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
+			acc[q] = acc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((x[p:]))))
 		}
 		for q := 0; q < m; q++ {
 			acc[q].StoreSlice(out[i*slots+q*sl:])
@@ -6600,31 +6597,27 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
-	const step = max(4, slots)
 	{
 		k_211, fr_211, g_211, dsq_211, hkl_211, stride_211, np_211, out_211 := k, fr, g, dsq, hkl, stride, np, out
 		scale_211 := archsimd.LoadFloat64x4((*[4]float64)((&k_211.lr.scale)[:4]))
 		const sl_211 = min(4, slots)
 		const m_211 = slots / sl_211
-		const step_211 = max(4, slots)
 		M_211 := len(k_211.ll.orient)
 		SM_211 := len(k_211.ll.src) * M_211
 		for j_211 := 0; j_211 < SM_211; j_211++ {
 			ds_211 := dsq_211[j_211/M_211*rowChunk:]
 			hj_211, kj_211, lj_211 := hkl_211[3*j_211*stride_211:], hkl_211[(3*j_211+1)*stride_211:], hkl_211[(3*j_211+2)*stride_211:]
 			var w0_211, w1_211, w2_211, v0_211, v1_211, v2_211, fv0_211, fv1_211, fv2_211 [m_211]archsimd.Float64x4
-			for p0_211 := 0; p0_211 < np_211; p0_211 += step_211 {
-				for q_211 := 0; q_211 < m_211; q_211++ {
-					p_211 := p0_211 + q_211*4
-					gp_211 := archsimd.LoadFloat64x4Slice((g_211[p_211:]))
-					sb_211 := gp_211.Mul(scale_211).Mul(archsimd.LoadFloat64x4Slice((fr_211.p[p_211:]))).Mul(archsimd.LoadFloat64x4Slice((fr_211.omega[p_211:])))
-					invR_211, fdet_211, dsp_211 := archsimd.LoadFloat64x4Slice((fr_211.invR[p_211:])), archsimd.LoadFloat64x4Slice((fr_211.fdet[p_211:])), archsimd.LoadFloat64x4Slice((ds_211[p_211:]))
-					x0_211, x1_211, x2_211 := sb_211.Mul(archsimd.LoadFloat64x4Slice((hj_211[p_211:]))), sb_211.Mul(archsimd.LoadFloat64x4Slice((kj_211[p_211:]))), sb_211.Mul(archsimd.LoadFloat64x4Slice((lj_211[p_211:])))
-					w0_211[q_211], w1_211[q_211], w2_211[q_211] = w0_211[q_211].Add(dsp_211.Mul(x0_211)), w1_211[q_211].Add(dsp_211.Mul(x1_211)), w2_211[q_211].Add(dsp_211.Mul(x2_211))
-					x0_211, x1_211, x2_211 = x0_211.Mul(invR_211), x1_211.Mul(invR_211), x2_211.Mul(invR_211)
-					v0_211[q_211], v1_211[q_211], v2_211[q_211] = v0_211[q_211].Add(x0_211), v1_211[q_211].Add(x1_211), v2_211[q_211].Add(x2_211)
-					fv0_211[q_211], fv1_211[q_211], fv2_211[q_211] = fv0_211[q_211].Add(fdet_211.Mul(x0_211)), fv1_211[q_211].Add(fdet_211.Mul(x1_211)), fv2_211[q_211].Add(fdet_211.Mul(x2_211))
-				}
+			for p_211 := 0; p_211 < np_211; p_211 += 4 {
+				q_211 := p_211 / 4 % m_211
+				gp_211 := archsimd.LoadFloat64x4Slice((g_211[p_211:]))
+				sb_211 := gp_211.Mul(scale_211).Mul(archsimd.LoadFloat64x4Slice((fr_211.p[p_211:]))).Mul(archsimd.LoadFloat64x4Slice((fr_211.omega[p_211:])))
+				invR_211, fdet_211, dsp_211 := archsimd.LoadFloat64x4Slice((fr_211.invR[p_211:])), archsimd.LoadFloat64x4Slice((fr_211.fdet[p_211:])), archsimd.LoadFloat64x4Slice((ds_211[p_211:]))
+				x0_211, x1_211, x2_211 := sb_211.Mul(archsimd.LoadFloat64x4Slice((hj_211[p_211:]))), sb_211.Mul(archsimd.LoadFloat64x4Slice((kj_211[p_211:]))), sb_211.Mul(archsimd.LoadFloat64x4Slice((lj_211[p_211:])))
+				w0_211[q_211], w1_211[q_211], w2_211[q_211] = w0_211[q_211].Add(dsp_211.Mul(x0_211)), w1_211[q_211].Add(dsp_211.Mul(x1_211)), w2_211[q_211].Add(dsp_211.Mul(x2_211))
+				x0_211, x1_211, x2_211 = x0_211.Mul(invR_211), x1_211.Mul(invR_211), x2_211.Mul(invR_211)
+				v0_211[q_211], v1_211[q_211], v2_211[q_211] = v0_211[q_211].Add(x0_211), v1_211[q_211].Add(x1_211), v2_211[q_211].Add(x2_211)
+				fv0_211[q_211], fv1_211[q_211], fv2_211[q_211] = fv0_211[q_211].Add(fdet_211.Mul(x0_211)), fv1_211[q_211].Add(fdet_211.Mul(x1_211)), fv2_211[q_211].Add(fdet_211.Mul(x2_211))
 			}
 			o_211 := out_211[slots*(lossBackSums+9*j_211):]
 			for q_211 := 0; q_211 < m_211; q_211++ {
@@ -6643,23 +6636,21 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
 		var ibg, flu [m]archsimd.Float64x4
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*4
-				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-				var (
-					r0_0_212 archsimd.Float64x4
-					r1_0_212 archsimd.Float64x4
-				)
-				{
-					gp_212, scale_212, s_212, pp_212, om_212 := gp, scale, s, pp, om
-					r0_0_212, r1_0_212 = gp_212.Mul(scale_212).Mul(pp_212).Mul(om_212), gp_212.Mul(pp_212).Mul(om_212).Mul(s_212)
-				}
-				sb, fl := r0_0_212, r1_0_212
-				ibg[q] = ibg[q].Add(sb)
-				flu[q] = flu[q].Add(fl)
+		for p := 0; p < np; p += 4 {
+			q := p / 4 % m
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+			var (
+				r0_0_212 archsimd.Float64x4
+				r1_0_212 archsimd.Float64x4
+			)
+			{
+				gp_212, scale_212, s_212, pp_212, om_212 := gp, scale, s, pp, om
+				r0_0_212, r1_0_212 = gp_212.Mul(scale_212).Mul(pp_212).Mul(om_212), gp_212.Mul(pp_212).Mul(om_212).Mul(s_212)
 			}
+			sb, fl := r0_0_212, r1_0_212
+			ibg[q] = ibg[q].Add(sb)
+			flu[q] = flu[q].Add(fl)
 		}
 		for q := 0; q < m; q++ {
 			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
@@ -6669,76 +6660,70 @@ func (k *kernel) lossBackLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl []fl
 		return
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*4
-			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-			var (
-				r0_0_213 archsimd.Float64x4
-				r1_0_213 archsimd.Float64x4
-			)
-			{
-				gp_213, scale_213, s_213, pp_213, om_213 := gp, scale, s, pp, om
-				r0_0_213, r1_0_213 = gp_213.Mul(scale_213).Mul(pp_213).Mul(om_213), gp_213.Mul(pp_213).Mul(om_213).Mul(s_213)
-			}
-			sb, fl := r0_0_213, r1_0_213
-			na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:])))), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:])))), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))))
-			if k.perDef {
-				def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))))
-			}
-			ibg[q] = ibg[q].Add(sb)
-			flu[q] = flu[q].Add(fl)
-			if !c.NoPolar {
-				pbar := gp.Mul(scale).Mul(s).Mul(om)
-				kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))))
-				x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
-				pa[q], fpa[q] = pa[q].Add(x), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x))
-			}
+	for p := 0; p < np; p += 4 {
+		q := p / 4 % m
+		gp := archsimd.LoadFloat64x4Slice((g[p:]))
+		s, pp, om := archsimd.LoadFloat64x4Slice((t.s[p:])), archsimd.LoadFloat64x4Slice((fr.p[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+		var (
+			r0_0_213 archsimd.Float64x4
+			r1_0_213 archsimd.Float64x4
+		)
+		{
+			gp_213, scale_213, s_213, pp_213, om_213 := gp, scale, s, pp, om
+			r0_0_213, r1_0_213 = gp_213.Mul(scale_213).Mul(pp_213).Mul(om_213), gp_213.Mul(pp_213).Mul(om_213).Mul(s_213)
+		}
+		sb, fl := r0_0_213, r1_0_213
+		na[q], nb[q], nc[q] = na[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.na[p:])))), nb[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nb[p:])))), nc[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.nc[p:]))))
+		if k.perDef {
+			def[q] = def[q].Add(sb.Mul(archsimd.LoadFloat64x4Slice((t.def[p:]))))
+		}
+		ibg[q] = ibg[q].Add(sb)
+		flu[q] = flu[q].Add(fl)
+		if !c.NoPolar {
+			pbar := gp.Mul(scale).Mul(s).Mul(om)
+			kahn[q] = kahn[q].Add(pbar.Mul(archsimd.LoadFloat64x4Slice((fr.dkahn[p:]))))
+			x := pbar.Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.alpha[p:])))
+			pa[q], fpa[q] = pa[q].Add(x), fpa[q].Add(archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(x))
 		}
 	}
 	var pb, fpb, pc, fpc [m]archsimd.Float64x4
 	if pol == 2 {
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*4
-				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
-				fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
-				y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
-				pb[q], fpb[q] = pb[q].Add(y), fpb[q].Add(fdet.Mul(y))
-				pc[q], fpc[q] = pc[q].Add(z), fpc[q].Add(fdet.Mul(z))
-			}
+		for p := 0; p < np; p += 4 {
+			q := p / 4 % m
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			pr := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:])))
+			fdet := archsimd.LoadFloat64x4Slice((fr.fdet[p:]))
+			y, z := pr.Mul(archsimd.LoadFloat64x4Slice((fr.beta[p:]))), pr.Mul(archsimd.LoadFloat64x4Slice((fr.gamma[p:])))
+			pb[q], fpb[q] = pb[q].Add(y), fpb[q].Add(fdet.Mul(y))
+			pc[q], fpc[q] = pc[q].Add(z), fpc[q].Add(fdet.Mul(z))
 		}
 	}
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*4
-			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
-			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
-			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
-			gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
-			ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
-			if !c.NoPolar {
-				ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
-			}
-			wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
-			inv3 := invR.Mul(invR).Mul(invR)
-			var rbar archsimd.Float64x4
-			if c.PointPixel {
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[75])).Mul(wbar).Mul(inv3)
-			} else {
-				cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
-				cd[q] = cd[q].Add(cdp)
-				rbar = archsimd.LoadFloat64x4((&vkTableAVX2[94])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
-			}
-			a := rbar.Sub(ddot.Mul(invR))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
-			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
+	for p := 0; p < np; p += 4 {
+		q := p / 4 % m
+		gp := archsimd.LoadFloat64x4Slice((g[p:]))
+		invR, om := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.omega[p:]))
+		dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
+		sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(om)
+		gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((t.s[p:])))
+		ddot := sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:])))
+		if !c.NoPolar {
+			ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Slice((fr.dd[p:]))))
 		}
+		wbar := gs.Mul(archsimd.LoadFloat64x4Slice((fr.p[p:])))
+		inv3 := invR.Mul(invR).Mul(invR)
+		var rbar archsimd.Float64x4
+		if c.PointPixel {
+			rbar = archsimd.LoadFloat64x4((&vkTableAVX2[75])).Mul(wbar).Mul(inv3)
+		} else {
+			cdp := wbar.Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
+			cd[q] = cd[q].Add(cdp)
+			rbar = archsimd.LoadFloat64x4((&vkTableAVX2[94])).Mul(cdp).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+		}
+		a := rbar.Sub(ddot.Mul(invR))
+		adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
+		fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
+		fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
@@ -6753,25 +6738,22 @@ func lossRowSumsLanesAVX2(k *kernel, fr *lossFront, g, dsq, hkl []float64, strid
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&k.lr.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
-	const step = max(4, slots)
 	M := len(k.ll.orient)
 	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
 		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]archsimd.Float64x4
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*4
-				gp := archsimd.LoadFloat64x4Slice((g[p:]))
-				sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
-				invR, fdet, dsp := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.fdet[p:])), archsimd.LoadFloat64x4Slice((ds[p:]))
-				x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x4Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((lj[p:])))
-				w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0)), w1[q].Add(dsp.Mul(x1)), w2[q].Add(dsp.Mul(x2))
-				x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-				v0[q], v1[q], v2[q] = v0[q].Add(x0), v1[q].Add(x1), v2[q].Add(x2)
-				fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0)), fv1[q].Add(fdet.Mul(x1)), fv2[q].Add(fdet.Mul(x2))
-			}
+		for p := 0; p < np; p += 4 {
+			q := p / 4 % m
+			gp := archsimd.LoadFloat64x4Slice((g[p:]))
+			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
+			invR, fdet, dsp := archsimd.LoadFloat64x4Slice((fr.invR[p:])), archsimd.LoadFloat64x4Slice((fr.fdet[p:])), archsimd.LoadFloat64x4Slice((ds[p:]))
+			x0, x1, x2 := sb.Mul(archsimd.LoadFloat64x4Slice((hj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((kj[p:]))), sb.Mul(archsimd.LoadFloat64x4Slice((lj[p:])))
+			w0[q], w1[q], w2[q] = w0[q].Add(dsp.Mul(x0)), w1[q].Add(dsp.Mul(x1)), w2[q].Add(dsp.Mul(x2))
+			x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
+			v0[q], v1[q], v2[q] = v0[q].Add(x0), v1[q].Add(x1), v2[q].Add(x2)
+			fv0[q], fv1[q], fv2[q] = fv0[q].Add(fdet.Mul(x0)), fv1[q].Add(fdet.Mul(x1)), fv2[q].Add(fdet.Mul(x2))
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
@@ -6794,31 +6776,27 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 	scale := archsimd.LoadFloat64x4((*[4]float64)((&r.scale)[:4]))
 	const sl = min(4, slots)
 	const m = slots / sl
-	const step = max(4, slots)
 	{
 		k_214, fr_214, g_214, dsq_214, hkl_214, stride_214, np_214, out_214 := k, fr, g, dsq, hkl, stride, np, out
 		scale_214 := archsimd.LoadFloat64x4((*[4]float64)((&k_214.lr.scale)[:4]))
 		const sl_214 = min(4, slots)
 		const m_214 = slots / sl_214
-		const step_214 = max(4, slots)
 		M_214 := len(k_214.ll.orient)
 		SM_214 := len(k_214.ll.src) * M_214
 		for j_214 := 0; j_214 < SM_214; j_214++ {
 			ds_214 := dsq_214[j_214/M_214*rowChunk:]
 			hj_214, kj_214, lj_214 := hkl_214[3*j_214*stride_214:], hkl_214[(3*j_214+1)*stride_214:], hkl_214[(3*j_214+2)*stride_214:]
 			var w0_214, w1_214, w2_214, v0_214, v1_214, v2_214, fv0_214, fv1_214, fv2_214 [m_214]archsimd.Float64x4
-			for p0_214 := 0; p0_214 < np_214; p0_214 += step_214 {
-				for q_214 := 0; q_214 < m_214; q_214++ {
-					p_214 := p0_214 + q_214*4
-					gp_214 := archsimd.LoadFloat64x4Slice((g_214[p_214:]))
-					sb_214 := gp_214.Mul(scale_214).Mul(archsimd.LoadFloat64x4Slice((fr_214.p[p_214:]))).Mul(archsimd.LoadFloat64x4Slice((fr_214.omega[p_214:])))
-					invR_214, fdet_214, dsp_214 := archsimd.LoadFloat64x4Slice((fr_214.invR[p_214:])), archsimd.LoadFloat64x4Slice((fr_214.fdet[p_214:])), archsimd.LoadFloat64x4Slice((ds_214[p_214:]))
-					x0_214, x1_214, x2_214 := sb_214.Mul(archsimd.LoadFloat64x4Slice((hj_214[p_214:]))), sb_214.Mul(archsimd.LoadFloat64x4Slice((kj_214[p_214:]))), sb_214.Mul(archsimd.LoadFloat64x4Slice((lj_214[p_214:])))
-					w0_214[q_214], w1_214[q_214], w2_214[q_214] = w0_214[q_214].Add(dsp_214.Mul(x0_214)), w1_214[q_214].Add(dsp_214.Mul(x1_214)), w2_214[q_214].Add(dsp_214.Mul(x2_214))
-					x0_214, x1_214, x2_214 = x0_214.Mul(invR_214), x1_214.Mul(invR_214), x2_214.Mul(invR_214)
-					v0_214[q_214], v1_214[q_214], v2_214[q_214] = v0_214[q_214].Add(x0_214), v1_214[q_214].Add(x1_214), v2_214[q_214].Add(x2_214)
-					fv0_214[q_214], fv1_214[q_214], fv2_214[q_214] = fv0_214[q_214].Add(fdet_214.Mul(x0_214)), fv1_214[q_214].Add(fdet_214.Mul(x1_214)), fv2_214[q_214].Add(fdet_214.Mul(x2_214))
-				}
+			for p_214 := 0; p_214 < np_214; p_214 += 4 {
+				q_214 := p_214 / 4 % m_214
+				gp_214 := archsimd.LoadFloat64x4Slice((g_214[p_214:]))
+				sb_214 := gp_214.Mul(scale_214).Mul(archsimd.LoadFloat64x4Slice((fr_214.p[p_214:]))).Mul(archsimd.LoadFloat64x4Slice((fr_214.omega[p_214:])))
+				invR_214, fdet_214, dsp_214 := archsimd.LoadFloat64x4Slice((fr_214.invR[p_214:])), archsimd.LoadFloat64x4Slice((fr_214.fdet[p_214:])), archsimd.LoadFloat64x4Slice((ds_214[p_214:]))
+				x0_214, x1_214, x2_214 := sb_214.Mul(archsimd.LoadFloat64x4Slice((hj_214[p_214:]))), sb_214.Mul(archsimd.LoadFloat64x4Slice((kj_214[p_214:]))), sb_214.Mul(archsimd.LoadFloat64x4Slice((lj_214[p_214:])))
+				w0_214[q_214], w1_214[q_214], w2_214[q_214] = w0_214[q_214].Add(dsp_214.Mul(x0_214)), w1_214[q_214].Add(dsp_214.Mul(x1_214)), w2_214[q_214].Add(dsp_214.Mul(x2_214))
+				x0_214, x1_214, x2_214 = x0_214.Mul(invR_214), x1_214.Mul(invR_214), x2_214.Mul(invR_214)
+				v0_214[q_214], v1_214[q_214], v2_214[q_214] = v0_214[q_214].Add(x0_214), v1_214[q_214].Add(x1_214), v2_214[q_214].Add(x2_214)
+				fv0_214[q_214], fv1_214[q_214], fv2_214[q_214] = fv0_214[q_214].Add(fdet_214.Mul(x0_214)), fv1_214[q_214].Add(fdet_214.Mul(x1_214)), fv2_214[q_214].Add(fdet_214.Mul(x2_214))
 			}
 			o_214 := out_214[slots*(lossBackSums+9*j_214):]
 			for q_214 := 0; q_214 < m_214; q_214++ {
@@ -6840,17 +6818,15 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 		return
 	}
 	var adX, adY, adZ, fadX, fadY, fadZ [m]archsimd.Float64x4
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*4
-			gp := archsimd.LoadFloat64x4Slice((g[p:]))
-			dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
-			sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
-			a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))))
-			adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
-			fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
-			fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
-		}
+	for p := 0; p < np; p += 4 {
+		q := p / 4 % m
+		gp := archsimd.LoadFloat64x4Slice((g[p:]))
+		dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p:])), archsimd.LoadFloat64x4Slice((t.d[1][p:])), archsimd.LoadFloat64x4Slice((t.d[2][p:]))
+		sb := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Slice((fr.p[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.omega[p:])))
+		a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4Slice((t.sig[p:]))).Mul(archsimd.LoadFloat64x4Slice((fr.invR[p:]))))
+		adX[q], adY[q], adZ[q] = adX[q].Add(a.Mul(dx)), adY[q].Add(a.Mul(dy)), adZ[q].Add(a.Mul(dz))
+		fa := archsimd.LoadFloat64x4Slice((fr.fdet[p:])).Mul(a)
+		fadX[q], fadY[q], fadZ[q] = fadX[q].Add(fa.Mul(dx)), fadY[q].Add(fa.Mul(dy)), fadZ[q].Add(fa.Mul(dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl

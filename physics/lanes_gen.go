@@ -6248,7 +6248,6 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
-	const step = max(1, slots)
 	ns := k.shapeSumCount()
 	for i := 0; i < ns; i++ {
 		x := sh.fu[:]
@@ -6256,12 +6255,10 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 			x = sh.st[i-1][:]
 		}
 		var acc [m]float64
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*1
-				sb := (((g[p] * scale) * fr.p[p]) * fr.omega[p])
-				acc[q] = (acc[q] + (sb * x[p]))
-			}
+		for p := 0; p < np; p += 1 {
+			q := p / 1 % m
+			sb := (((g[p] * scale) * fr.p[p]) * fr.omega[p])
+			acc[q] = (acc[q] + (sb * x[p]))
 		}
 		for q := 0; q < m; q++ {
 			out[i*slots+q*sl] = acc[q]
@@ -6598,31 +6595,27 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
-	const step = max(1, slots)
 	{
 		k_211, fr_211, g_211, dsq_211, hkl_211, stride_211, np_211, out_211 := k, fr, g, dsq, hkl, stride, np, out
 		scale_211 := (&k_211.lr.scale)[0]
 		const sl_211 = min(1, slots)
 		const m_211 = slots / sl_211
-		const step_211 = max(1, slots)
 		M_211 := len(k_211.ll.orient)
 		SM_211 := len(k_211.ll.src) * M_211
 		for j_211 := 0; j_211 < SM_211; j_211++ {
 			ds_211 := dsq_211[j_211/M_211*rowChunk:]
 			hj_211, kj_211, lj_211 := hkl_211[3*j_211*stride_211:], hkl_211[(3*j_211+1)*stride_211:], hkl_211[(3*j_211+2)*stride_211:]
 			var w0_211, w1_211, w2_211, v0_211, v1_211, v2_211, fv0_211, fv1_211, fv2_211 [m_211]float64
-			for p0_211 := 0; p0_211 < np_211; p0_211 += step_211 {
-				for q_211 := 0; q_211 < m_211; q_211++ {
-					p_211 := p0_211 + q_211*1
-					gp_211 := g_211[p_211]
-					sb_211 := (((gp_211 * scale_211) * fr_211.p[p_211]) * fr_211.omega[p_211])
-					invR_211, fdet_211, dsp_211 := fr_211.invR[p_211], fr_211.fdet[p_211], ds_211[p_211]
-					x0_211, x1_211, x2_211 := (sb_211 * hj_211[p_211]), (sb_211 * kj_211[p_211]), (sb_211 * lj_211[p_211])
-					w0_211[q_211], w1_211[q_211], w2_211[q_211] = (w0_211[q_211] + (dsp_211 * x0_211)), (w1_211[q_211] + (dsp_211 * x1_211)), (w2_211[q_211] + (dsp_211 * x2_211))
-					x0_211, x1_211, x2_211 = (x0_211 * invR_211), (x1_211 * invR_211), (x2_211 * invR_211)
-					v0_211[q_211], v1_211[q_211], v2_211[q_211] = (v0_211[q_211] + x0_211), (v1_211[q_211] + x1_211), (v2_211[q_211] + x2_211)
-					fv0_211[q_211], fv1_211[q_211], fv2_211[q_211] = (fv0_211[q_211] + (fdet_211 * x0_211)), (fv1_211[q_211] + (fdet_211 * x1_211)), (fv2_211[q_211] + (fdet_211 * x2_211))
-				}
+			for p_211 := 0; p_211 < np_211; p_211 += 1 {
+				q_211 := p_211 / 1 % m_211
+				gp_211 := g_211[p_211]
+				sb_211 := (((gp_211 * scale_211) * fr_211.p[p_211]) * fr_211.omega[p_211])
+				invR_211, fdet_211, dsp_211 := fr_211.invR[p_211], fr_211.fdet[p_211], ds_211[p_211]
+				x0_211, x1_211, x2_211 := (sb_211 * hj_211[p_211]), (sb_211 * kj_211[p_211]), (sb_211 * lj_211[p_211])
+				w0_211[q_211], w1_211[q_211], w2_211[q_211] = (w0_211[q_211] + (dsp_211 * x0_211)), (w1_211[q_211] + (dsp_211 * x1_211)), (w2_211[q_211] + (dsp_211 * x2_211))
+				x0_211, x1_211, x2_211 = (x0_211 * invR_211), (x1_211 * invR_211), (x2_211 * invR_211)
+				v0_211[q_211], v1_211[q_211], v2_211[q_211] = (v0_211[q_211] + x0_211), (v1_211[q_211] + x1_211), (v2_211[q_211] + x2_211)
+				fv0_211[q_211], fv1_211[q_211], fv2_211[q_211] = (fv0_211[q_211] + (fdet_211 * x0_211)), (fv1_211[q_211] + (fdet_211 * x1_211)), (fv2_211[q_211] + (fdet_211 * x2_211))
 			}
 			o_211 := out_211[slots*(lossBackSums+9*j_211):]
 			for q_211 := 0; q_211 < m_211; q_211++ {
@@ -6641,23 +6634,21 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	if c.CrystalOnly {
 		clear(out[:lossBackSums*slots])
 		var ibg, flu [m]float64
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*1
-				gp := g[p]
-				s, pp, om := t.s[p], fr.p[p], fr.omega[p]
-				var (
-					r0_0_212 float64
-					r1_0_212 float64
-				)
-				{
-					gp_212, scale_212, s_212, pp_212, om_212 := gp, scale, s, pp, om
-					r0_0_212, r1_0_212 = (((gp_212 * scale_212) * pp_212) * om_212), (((gp_212 * pp_212) * om_212) * s_212)
-				}
-				sb, fl := r0_0_212, r1_0_212
-				ibg[q] = (ibg[q] + sb)
-				flu[q] = (flu[q] + fl)
+		for p := 0; p < np; p += 1 {
+			q := p / 1 % m
+			gp := g[p]
+			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
+			var (
+				r0_0_212 float64
+				r1_0_212 float64
+			)
+			{
+				gp_212, scale_212, s_212, pp_212, om_212 := gp, scale, s, pp, om
+				r0_0_212, r1_0_212 = (((gp_212 * scale_212) * pp_212) * om_212), (((gp_212 * pp_212) * om_212) * s_212)
 			}
+			sb, fl := r0_0_212, r1_0_212
+			ibg[q] = (ibg[q] + sb)
+			flu[q] = (flu[q] + fl)
 		}
 		for q := 0; q < m; q++ {
 			out[lossBackIbg*slots+q*sl] = ibg[q]
@@ -6667,76 +6658,70 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		return
 	}
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]float64
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*1
-			gp := g[p]
-			s, pp, om := t.s[p], fr.p[p], fr.omega[p]
-			var (
-				r0_0_213 float64
-				r1_0_213 float64
-			)
-			{
-				gp_213, scale_213, s_213, pp_213, om_213 := gp, scale, s, pp, om
-				r0_0_213, r1_0_213 = (((gp_213 * scale_213) * pp_213) * om_213), (((gp_213 * pp_213) * om_213) * s_213)
-			}
-			sb, fl := r0_0_213, r1_0_213
-			na[q], nb[q], nc[q] = (na[q] + (sb * t.na[p])), (nb[q] + (sb * t.nb[p])), (nc[q] + (sb * t.nc[p]))
-			if k.perDef {
-				def[q] = (def[q] + (sb * t.def[p]))
-			}
-			ibg[q] = (ibg[q] + sb)
-			flu[q] = (flu[q] + fl)
-			if !c.NoPolar {
-				pbar := (((gp * scale) * s) * om)
-				kahn[q] = (kahn[q] + (pbar * fr.dkahn[p]))
-				x := ((pbar * fr.invR[p]) * fr.alpha[p])
-				pa[q], fpa[q] = (pa[q] + x), (fpa[q] + (fr.fdet[p] * x))
-			}
+	for p := 0; p < np; p += 1 {
+		q := p / 1 % m
+		gp := g[p]
+		s, pp, om := t.s[p], fr.p[p], fr.omega[p]
+		var (
+			r0_0_213 float64
+			r1_0_213 float64
+		)
+		{
+			gp_213, scale_213, s_213, pp_213, om_213 := gp, scale, s, pp, om
+			r0_0_213, r1_0_213 = (((gp_213 * scale_213) * pp_213) * om_213), (((gp_213 * pp_213) * om_213) * s_213)
+		}
+		sb, fl := r0_0_213, r1_0_213
+		na[q], nb[q], nc[q] = (na[q] + (sb * t.na[p])), (nb[q] + (sb * t.nb[p])), (nc[q] + (sb * t.nc[p]))
+		if k.perDef {
+			def[q] = (def[q] + (sb * t.def[p]))
+		}
+		ibg[q] = (ibg[q] + sb)
+		flu[q] = (flu[q] + fl)
+		if !c.NoPolar {
+			pbar := (((gp * scale) * s) * om)
+			kahn[q] = (kahn[q] + (pbar * fr.dkahn[p]))
+			x := ((pbar * fr.invR[p]) * fr.alpha[p])
+			pa[q], fpa[q] = (pa[q] + x), (fpa[q] + (fr.fdet[p] * x))
 		}
 	}
 	var pb, fpb, pc, fpc [m]float64
 	if pol == 2 {
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*1
-				gp := g[p]
-				pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
-				fdet := fr.fdet[p]
-				y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
-				pb[q], fpb[q] = (pb[q] + y), (fpb[q] + (fdet * y))
-				pc[q], fpc[q] = (pc[q] + z), (fpc[q] + (fdet * z))
-			}
+		for p := 0; p < np; p += 1 {
+			q := p / 1 % m
+			gp := g[p]
+			pr := ((((gp * scale) * t.s[p]) * fr.omega[p]) * fr.invR[p])
+			fdet := fr.fdet[p]
+			y, z := (pr * fr.beta[p]), (pr * fr.gamma[p])
+			pb[q], fpb[q] = (pb[q] + y), (fpb[q] + (fdet * y))
+			pc[q], fpc[q] = (pc[q] + z), (fpc[q] + (fdet * z))
 		}
 	}
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]float64
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*1
-			gp := g[p]
-			invR, om := fr.invR[p], fr.omega[p]
-			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
-			sb := (((gp * scale) * fr.p[p]) * om)
-			gs := ((gp * scale) * t.s[p])
-			ddot := (sb * t.sig[p])
-			if !c.NoPolar {
-				ddot = (ddot + ((gs * om) * fr.dd[p]))
-			}
-			wbar := (gs * fr.p[p])
-			inv3 := ((invR * invR) * invR)
-			var rbar float64
-			if c.PointPixel {
-				rbar = ((float64((-2)) * wbar) * inv3)
-			} else {
-				cdp := ((wbar * (&r.pitch2)[0]) * inv3)
-				cd[q] = (cd[q] + cdp)
-				rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
-			}
-			a := (rbar - (ddot * invR))
-			adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
-			fa := (fr.fdet[p] * a)
-			fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
+	for p := 0; p < np; p += 1 {
+		q := p / 1 % m
+		gp := g[p]
+		invR, om := fr.invR[p], fr.omega[p]
+		dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
+		sb := (((gp * scale) * fr.p[p]) * om)
+		gs := ((gp * scale) * t.s[p])
+		ddot := (sb * t.sig[p])
+		if !c.NoPolar {
+			ddot = (ddot + ((gs * om) * fr.dd[p]))
 		}
+		wbar := (gs * fr.p[p])
+		inv3 := ((invR * invR) * invR)
+		var rbar float64
+		if c.PointPixel {
+			rbar = ((float64((-2)) * wbar) * inv3)
+		} else {
+			cdp := ((wbar * (&r.pitch2)[0]) * inv3)
+			cd[q] = (cd[q] + cdp)
+			rbar = (((float64((-3)) * cdp) * (&r.closeD)[0]) * invR)
+		}
+		a := (rbar - (ddot * invR))
+		adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
+		fa := (fr.fdet[p] * a)
+		fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
@@ -6751,25 +6736,22 @@ func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, n
 	scale := (&k.lr.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
-	const step = max(1, slots)
 	M := len(k.ll.orient)
 	SM := len(k.ll.src) * M
 	for j := 0; j < SM; j++ {
 		ds := dsq[j/M*rowChunk:]
 		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
 		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]float64
-		for p0 := 0; p0 < np; p0 += step {
-			for q := 0; q < m; q++ {
-				p := p0 + q*1
-				gp := g[p]
-				sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
-				invR, fdet, dsp := fr.invR[p], fr.fdet[p], ds[p]
-				x0, x1, x2 := (sb * hj[p]), (sb * kj[p]), (sb * lj[p])
-				w0[q], w1[q], w2[q] = (w0[q] + (dsp * x0)), (w1[q] + (dsp * x1)), (w2[q] + (dsp * x2))
-				x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
-				v0[q], v1[q], v2[q] = (v0[q] + x0), (v1[q] + x1), (v2[q] + x2)
-				fv0[q], fv1[q], fv2[q] = (fv0[q] + (fdet * x0)), (fv1[q] + (fdet * x1)), (fv2[q] + (fdet * x2))
-			}
+		for p := 0; p < np; p += 1 {
+			q := p / 1 % m
+			gp := g[p]
+			sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
+			invR, fdet, dsp := fr.invR[p], fr.fdet[p], ds[p]
+			x0, x1, x2 := (sb * hj[p]), (sb * kj[p]), (sb * lj[p])
+			w0[q], w1[q], w2[q] = (w0[q] + (dsp * x0)), (w1[q] + (dsp * x1)), (w2[q] + (dsp * x2))
+			x0, x1, x2 = (x0 * invR), (x1 * invR), (x2 * invR)
+			v0[q], v1[q], v2[q] = (v0[q] + x0), (v1[q] + x1), (v2[q] + x2)
+			fv0[q], fv1[q], fv2[q] = (fv0[q] + (fdet * x0)), (fv1[q] + (fdet * x1)), (fv2[q] + (fdet * x2))
 		}
 		o := out[slots*(lossBackSums+9*j):]
 		for q := 0; q < m; q++ {
@@ -6792,31 +6774,27 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	scale := (&r.scale)[0]
 	const sl = min(1, slots)
 	const m = slots / sl
-	const step = max(1, slots)
 	{
 		k_214, fr_214, g_214, dsq_214, hkl_214, stride_214, np_214, out_214 := k, fr, g, dsq, hkl, stride, np, out
 		scale_214 := (&k_214.lr.scale)[0]
 		const sl_214 = min(1, slots)
 		const m_214 = slots / sl_214
-		const step_214 = max(1, slots)
 		M_214 := len(k_214.ll.orient)
 		SM_214 := len(k_214.ll.src) * M_214
 		for j_214 := 0; j_214 < SM_214; j_214++ {
 			ds_214 := dsq_214[j_214/M_214*rowChunk:]
 			hj_214, kj_214, lj_214 := hkl_214[3*j_214*stride_214:], hkl_214[(3*j_214+1)*stride_214:], hkl_214[(3*j_214+2)*stride_214:]
 			var w0_214, w1_214, w2_214, v0_214, v1_214, v2_214, fv0_214, fv1_214, fv2_214 [m_214]float64
-			for p0_214 := 0; p0_214 < np_214; p0_214 += step_214 {
-				for q_214 := 0; q_214 < m_214; q_214++ {
-					p_214 := p0_214 + q_214*1
-					gp_214 := g_214[p_214]
-					sb_214 := (((gp_214 * scale_214) * fr_214.p[p_214]) * fr_214.omega[p_214])
-					invR_214, fdet_214, dsp_214 := fr_214.invR[p_214], fr_214.fdet[p_214], ds_214[p_214]
-					x0_214, x1_214, x2_214 := (sb_214 * hj_214[p_214]), (sb_214 * kj_214[p_214]), (sb_214 * lj_214[p_214])
-					w0_214[q_214], w1_214[q_214], w2_214[q_214] = (w0_214[q_214] + (dsp_214 * x0_214)), (w1_214[q_214] + (dsp_214 * x1_214)), (w2_214[q_214] + (dsp_214 * x2_214))
-					x0_214, x1_214, x2_214 = (x0_214 * invR_214), (x1_214 * invR_214), (x2_214 * invR_214)
-					v0_214[q_214], v1_214[q_214], v2_214[q_214] = (v0_214[q_214] + x0_214), (v1_214[q_214] + x1_214), (v2_214[q_214] + x2_214)
-					fv0_214[q_214], fv1_214[q_214], fv2_214[q_214] = (fv0_214[q_214] + (fdet_214 * x0_214)), (fv1_214[q_214] + (fdet_214 * x1_214)), (fv2_214[q_214] + (fdet_214 * x2_214))
-				}
+			for p_214 := 0; p_214 < np_214; p_214 += 1 {
+				q_214 := p_214 / 1 % m_214
+				gp_214 := g_214[p_214]
+				sb_214 := (((gp_214 * scale_214) * fr_214.p[p_214]) * fr_214.omega[p_214])
+				invR_214, fdet_214, dsp_214 := fr_214.invR[p_214], fr_214.fdet[p_214], ds_214[p_214]
+				x0_214, x1_214, x2_214 := (sb_214 * hj_214[p_214]), (sb_214 * kj_214[p_214]), (sb_214 * lj_214[p_214])
+				w0_214[q_214], w1_214[q_214], w2_214[q_214] = (w0_214[q_214] + (dsp_214 * x0_214)), (w1_214[q_214] + (dsp_214 * x1_214)), (w2_214[q_214] + (dsp_214 * x2_214))
+				x0_214, x1_214, x2_214 = (x0_214 * invR_214), (x1_214 * invR_214), (x2_214 * invR_214)
+				v0_214[q_214], v1_214[q_214], v2_214[q_214] = (v0_214[q_214] + x0_214), (v1_214[q_214] + x1_214), (v2_214[q_214] + x2_214)
+				fv0_214[q_214], fv1_214[q_214], fv2_214[q_214] = (fv0_214[q_214] + (fdet_214 * x0_214)), (fv1_214[q_214] + (fdet_214 * x1_214)), (fv2_214[q_214] + (fdet_214 * x2_214))
 			}
 			o_214 := out_214[slots*(lossBackSums+9*j_214):]
 			for q_214 := 0; q_214 < m_214; q_214++ {
@@ -6838,17 +6816,15 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		return
 	}
 	var adX, adY, adZ, fadX, fadY, fadZ [m]float64
-	for p0 := 0; p0 < np; p0 += step {
-		for q := 0; q < m; q++ {
-			p := p0 + q*1
-			gp := g[p]
-			dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
-			sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
-			a := (zero - ((sb * t.sig[p]) * fr.invR[p]))
-			adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
-			fa := (fr.fdet[p] * a)
-			fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
-		}
+	for p := 0; p < np; p += 1 {
+		q := p / 1 % m
+		gp := g[p]
+		dx, dy, dz := t.d[0][p], t.d[1][p], t.d[2][p]
+		sb := (((gp * scale) * fr.p[p]) * fr.omega[p])
+		a := (zero - ((sb * t.sig[p]) * fr.invR[p]))
+		adX[q], adY[q], adZ[q] = (adX[q] + (a * dx)), (adY[q] + (a * dy)), (adZ[q] + (a * dz))
+		fa := (fr.fdet[p] * a)
+		fadX[q], fadY[q], fadZ[q] = (fadX[q] + (fa * dx)), (fadY[q] + (fa * dy)), (fadZ[q] + (fa * dz))
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
