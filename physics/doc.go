@@ -781,9 +781,22 @@
 //     the session's start (turns, 10–12 rounds), mosaic case: Go 1.27
 //     build forward 0.96×, gradient 0.83×, crystal's 0.85×; Go 1.26 0.84×,
 //     0.89×, 0.87×. Gradient/forward (Go 1.27, 15 rounds): mosaic case
-//     1.95, crystal's 1.63; cubic 1024² 2.26 and 1.66. Tried and left
-//     out: g·scale·P·ω formed once per chunk for the row sums (the same
-//     bits; 0.98–1.00×), rowChunk 128 (1.00–1.06×).
+//     1.95, crystal's 1.63; cubic 1024² 2.26 and 1.66. Then the
+//     backward pass's slot sums: each loop over groups of pixels held a
+//     loop over the m slot vectors, of one turn in the vector builds
+//     (all but Go 1.27's AVX2), and Go's register allocator spilled the
+//     running sums around it: a fifth of lossBackLanes' samples at cubic
+//     1024² sat on one reload of a sum. One loop over the pixel vectors,
+//     the vector from p added to slot vector p/lanes mod m (0 for m = 1,
+//     which Go folds), keeps them in registers, the same additions in the
+//     same order: Go 1.27 build gradient 0.97–0.98×, crystal's
+//     0.95–0.985×; Go 1.26 0.98–1.00×. Tried and left out: g·scale·P·ω
+//     formed once per chunk for the row sums (the same bits;
+//     0.98–1.00×), rowChunk 128 (1.00–1.06×), frameTune on the loss
+//     rows' front and backward pass (0.98–1.01×), and sincg's
+//     recurrence pairs as a chain of switch cases entered at their count
+//     instead of a loop (no loop for the allocator to spill around, but
+//     the kernels 1.8× the size and more spills: 1.13× and 1.16×).
 //
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
