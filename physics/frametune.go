@@ -117,87 +117,41 @@ func (ft *frameTune) choose() {
 }
 
 // framePad calls f with q·8 bytes more stack between this frame and f's
-// than with q = 0 (padQ's frame holds an array of q + 1 words:
+// than with q = 0 (pad's frame holds an array of q + 1 words:
 // TestFrameTune checks that the q put f at every offset).
 func framePad(q int, f func()) {
 	switch q {
 	case 0:
-		pad0(f)
+		pad[[1]uint64](f)
 	case 1:
-		pad1(f)
+		pad[[2]uint64](f)
 	case 2:
-		pad2(f)
+		pad[[3]uint64](f)
 	case 3:
-		pad3(f)
+		pad[[4]uint64](f)
 	case 4:
-		pad4(f)
+		pad[[5]uint64](f)
 	case 5:
-		pad5(f)
+		pad[[6]uint64](f)
 	case 6:
-		pad6(f)
+		pad[[7]uint64](f)
 	default:
-		pad7(f)
+		pad[[8]uint64](f)
 	}
+}
+
+// pad calls f below a frame that holds an A: each array size is a shape
+// of its own, so each instantiation has its own frame size.
+//
+//go:noinline
+func pad[A any](f func()) {
+	var a A
+	keepPad(unsafe.Pointer(&a))
+	f()
 }
 
 // keepPad writes to a pad's array, which keeps it (and the frame's size)
 // from being optimised away.
 //
 //go:noinline
-func keepPad(p *uint64) { *p = 0 }
-
-//go:noinline
-func pad0(f func()) {
-	var a [1]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad1(f func()) {
-	var a [2]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad2(f func()) {
-	var a [3]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad3(f func()) {
-	var a [4]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad4(f func()) {
-	var a [5]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad5(f func()) {
-	var a [6]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad6(f func()) {
-	var a [7]uint64
-	keepPad(&a[0])
-	f()
-}
-
-//go:noinline
-func pad7(f func()) {
-	var a [8]uint64
-	keepPad(&a[0])
-	f()
-}
+func keepPad(p unsafe.Pointer) { *(*byte)(p) = 0 }

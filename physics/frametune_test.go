@@ -17,14 +17,9 @@ func frameAt() int {
 	return int(uintptr(unsafe.Pointer(&probe)) / 8 % frameSlots)
 }
 
-// deeper calls f one frame further down the stack (32 bytes of its own).
-//
-//go:noinline
-func deeper(f func()) {
-	var a [4]uint64
-	keepPad(&a[0])
-	f()
-}
+// deeper calls f one frame further down the stack (pad's, holding 32
+// bytes).
+func deeper(f func()) { pad[[4]uint64](f) }
 
 // TestFrameTune: framePad's paddings put a called function at every
 // offset modulo 64 bytes, one 8-byte step apart; a frameTune whose
