@@ -2163,7 +2163,6 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 // g·P·ω·S (∂L/∂fluence over perFluence).
 //
 //lanegen:inline
-//lanegen:last
 func scaleTermsLanes(gp, scale, s, pp, om vf) (vf, vf) {
 	return gp.Mul(scale).Mul(pp).Mul(om), gp.Mul(pp).Mul(om).Mul(s)
 }

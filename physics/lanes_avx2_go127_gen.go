@@ -6890,6 +6890,14 @@ func rowF32LanesAVX2(v []float64, row []float32, n int) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+func scaleTermsLanesAVX2(gp, scale, s, pp, om archsimd.Float64x4,
+
+) (archsimd.Float64x4, archsimd.Float64x4,
+
+) {
+	return gp.Mul(scale).Mul(pp).Mul(om), gp.Mul(pp).Mul(om).Mul(s)
+}
 func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, dx, dy, dz, polar, omega, capture archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4) {
 	c := k.c
 	n := k.nn[0]
@@ -29846,14 +29854,6 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 		}
 	}
 	archsimd.ClearAVXUpperBits()
-}
-
-func scaleTermsLanesAVX2(gp, scale, s, pp, om archsimd.Float64x4,
-
-) (archsimd.Float64x4, archsimd.Float64x4,
-
-) {
-	return gp.Mul(scale).Mul(pp).Mul(om), gp.Mul(pp).Mul(om).Mul(s)
 }
 
 var vkTableAVX2 = [...][4]float64{{cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp0, cp0, cp0, cp0}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {logMant, logMant, logMant, logMant}, {0.5, 0.5, 0.5, 0.5}, {logShift52, logShift52, logShift52, logShift52}, {logExp, logExp, logExp, logExp}, {twoP52, twoP52, twoP52, twoP52}, {1022, 1022, 1022, 1022}, {0, 0, 0, 0}, {1, 1, 1, 1}, {logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2}, {2, 2, 2, 2}, {logL7, logL7, logL7, logL7}, {logL5, logL5, logL5, logL5}, {logL3, logL3, logL3, logL3}, {logL1, logL1, logL1, logL1}, {logL6, logL6, logL6, logL6}, {logL4, logL4, logL4, logL4}, {logL2, logL2, logL2, logL2}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {maxF64, maxF64, maxF64, maxF64}, {logShift63, logShift63, logShift63, logShift63}, {logSign, logSign, logSign, logSign}, {roundMagic, roundMagic, roundMagic, roundMagic}, {expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic}, {ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000}, {600, 600, 600, 600}, {-600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600}, {piC, piC, piC, piC}, {3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi}, {-6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6}, {oneSixth, oneSixth, oneSixth, oneSixth}, {-2, -2, -2, -2}, {minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10}, {7, 7, 7, 7}, {90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-3, -3, -3, -3}}

@@ -6888,6 +6888,14 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 	}
 	nop()
 }
+
+func scaleTermsLanes(gp, scale, s, pp, om float64,
+
+) (float64, float64,
+
+) {
+	return (((gp * scale) * pp) * om), (((gp * pp) * om) * s)
+}
 func (k *kernel) termsAxesLanes(r *laneReps, ia *[1]int32, cube []float64, sum, dx, dy, dz, polar, omega, capture float64) (float64, float64) {
 	c := k.c
 	n := k.nn[0]
@@ -29844,12 +29852,4 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 		}
 	}
 	nop()
-}
-
-func scaleTermsLanes(gp, scale, s, pp, om float64,
-
-) (float64, float64,
-
-) {
-	return (((gp * scale) * pp) * om), (((gp * pp) * om) * s)
 }

@@ -31,11 +31,6 @@
 // The one-lane copy reads and writes a lane of a slice as x[i] (oneLane):
 // its vocabulary would spell it x[i:][0], a slice formed and checked
 // twice.
-//
-// A function whose doc has the
-// line //lanegen:last is placed (and its inlined names numbered) after
-// the variants: adding one leaves every other function's generated text
-// as it was, which matters where a kernel's speed depends on its frame.
 package lanegen
 
 import (
@@ -301,24 +296,16 @@ func Generate(src []byte, t Target) ([]byte, error) {
 			}
 		}
 	}
-	// The copies after the functions, in the order of the originals, and
-	// after them the functions marked //lanegen:last: inlined names are
-	// numbered in this order, so adding such a function leaves every
-	// other function's generated text as it was.
-	var copies, last, decls []ast.Decl
+	// The copies after the functions, in the order of the originals.
+	var copies []ast.Decl
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok {
 			for _, v := range variants[fd.Name.Name] {
 				copies = append(copies, v)
 			}
-			if hasLine(fd, "//lanegen:last") {
-				last = append(last, d)
-				continue
-			}
 		}
-		decls = append(decls, d)
 	}
-	f.Decls = append(append(decls, copies...), last...)
+	f.Decls = append(f.Decls, copies...)
 	// Inline into every function (each body is rewritten on a copy, so
 	// that the inlined functions' own bodies stay as written).
 	for _, d := range f.Decls {

@@ -132,9 +132,10 @@ func run(x vf, out []float64) {
 	}
 }
 
-// inlineSrc has a kernel calling an inlined function, with a variant,
-// and an inlined function marked //lanegen:last.
-const inlineSrc = `//go:build lanegen
+// TestTooManyArgs: a call of an inlined function with more arguments
+// than it has parameters is an error (the argument was dropped before).
+func TestTooManyArgs(t *testing.T) {
+	src := `//go:build lanegen
 
 package physics
 
@@ -146,61 +147,12 @@ func plain(x vf) vf {
 	return y
 }
 
-// ident is x.
-//
-//lanegen:inline
-func ident(x vf) vf {
-	return x
-}
-
-//lanegen:variant runMul plain=plain
 func run(x vf) vf {
-	z := plain(x)
+	z := plain(x, x)
 	return z
 }
-
-// other is 2x.
-//
-//lanegen:inline
-//lanegen:last
-func other(x vf) vf {
-	w := ident(x).Mul(vk(2))
-	return w
-}
 `
-
-// TestLast: a function marked //lanegen:last comes after the variants,
-// so that the other functions' inlined names are numbered as without it;
-// and a call with more arguments than parameters is an error.
-func TestLast(t *testing.T) {
-	body := func(s, name string) string {
-		i := strings.Index(s, "func "+name+"(")
-		if i < 0 {
-			t.Fatalf("no %s in:\n%s", name, s)
-		}
-		s = s[i:]
-		return s[:strings.Index(s, "\n}\n")]
-	}
-	plainT := Targets[0]
-	out, err := Generate([]byte(inlineSrc), plainT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(out)
-	without, err := Generate([]byte(strings.Split(inlineSrc, "// other is 2x.")[0]), plainT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"run", "runMul"} {
-		if got, want := body(s, f), body(string(without), f); got != want {
-			t.Errorf("%s with a //lanegen:last function:\n%s\nwithout:\n%s", f, got, want)
-		}
-	}
-	if i, j := strings.Index(s, "func runMul("), strings.Index(s, "func other("); j < i {
-		t.Errorf("the //lanegen:last function before the variants:\n%s", s)
-	}
-	many := strings.Replace(inlineSrc, "z := plain(x)", "z := plain(x, x)", 1)
-	if _, err := Generate([]byte(many), plainT); err == nil || !strings.Contains(err.Error(), "too many arguments") {
+	if _, err := Generate([]byte(src), Targets[0]); err == nil || !strings.Contains(err.Error(), "too many arguments") {
 		t.Errorf("a call with an argument too many: %v", err)
 	}
 }
