@@ -1685,7 +1685,7 @@ func (k *kernel) shapeBackLanes(fr *lossFront, sh *shapeSums, g []float64, np in
 		var acc [m]vs
 		for p := 0; p < np; p += lanes {
 			q := p / lanes % m
-			sb := vloadSlice(g[p:]).Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+			sb := adjSLanes(vloadSlice(g[p:]), scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
 			acc[q] = vslotadd(acc[q], sb.Mul(vloadSlice(x[p:])))
 		}
 		for q := 0; q < m; q++ {
@@ -1976,7 +1976,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		gp := vloadSlice(g[p:])
 		invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
 		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-		sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(om)
+		sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), om)
 		gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
 		ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
 		if !c.NoPolar {
@@ -2028,7 +2028,7 @@ func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, n
 		for p := 0; p < np; p += lanes {
 			q := p / lanes % m
 			gp := vloadSlice(g[p:])
-			sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+			sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
 			invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
 			x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
 			w0[q], w1[q], w2[q] = vslotadd(w0[q], dsp.Mul(x0)), vslotadd(w1[q], dsp.Mul(x1)), vslotadd(w2[q], dsp.Mul(x2))
@@ -2075,7 +2075,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		q := p / lanes % m
 		gp := vloadSlice(g[p:])
 		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-		sb := gp.Mul(scale).Mul(vloadSlice(fr.p[p:])).Mul(vloadSlice(fr.omega[p:]))
+		sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
 		a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
 		adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
 		fa := vloadSlice(fr.fdet[p:]).Mul(a)
@@ -2159,10 +2159,18 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 }
 
 // scaleTermsLanes is a pixel's part of lossBackLanes' sums ibg and flu:
-// ∂L/∂I_bg = g·scale·P·ω, which the other factor sums share, and
+// ∂L/∂I_bg = ∂L/∂S (adjSLanes), which the other factor sums share, and
 // g·P·ω·S (∂L/∂fluence over perFluence).
 //
 //lanegen:inline
 func scaleTermsLanes(gp, scale, s, pp, om vf) (vf, vf) {
-	return gp.Mul(scale).Mul(pp).Mul(om), gp.Mul(pp).Mul(om).Mul(s)
+	return adjSLanes(gp, scale, pp, om), gp.Mul(pp).Mul(om).Mul(s)
+}
+
+// adjSLanes is ∂L/∂S = g·scale·P·ω of a vector of pixels, their loss
+// derivative g (the backward pass's sums all take it).
+//
+//lanegen:inline
+func adjSLanes(gp, scale, pp, om vf) vf {
+	return gp.Mul(scale).Mul(pp).Mul(om)
 }
