@@ -156,9 +156,7 @@ func (k *kernel) newLaneReps(orient bool) (*laneReps, *laneLists) {
 		thickRule: c.OversampleThick, polarRule: c.OversamplePolar, omegaRule: c.OversampleOmega,
 		distance: repeat(k.distance), beamD: repeat3([3]float64{k.distance * c.Beam[0], k.distance * c.Beam[1], k.distance * c.Beam[2]})}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
-	for j := range r.uw {
-		r.uw[j] = repeat(float64(2 * (j + 1)))
-	}
+	r.uw = uWeights()
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)
 		if k.nmode[i] == nChebyshev {
@@ -232,4 +230,13 @@ func (k *kernel) newRowBuf() *rowBuf {
 		rb.cube = alignedMake[float64](cubeLen)
 	}
 	return rb
+}
+
+// uWeights is laneReps.uw: 2(j + 1) at j, U′_{n−1}'s weights
+// (sincgGradLanes).
+func uWeights() (w [maxChebyshevN]laneVal) {
+	for j := range w {
+		w[j] = repeat(float64(2 * (j + 1)))
+	}
+	return w
 }

@@ -130,10 +130,7 @@ func TestSincgGrad3(t *testing.T) {
 
 // sincgGrad3 is sincgGrad3Lanes on one lane.
 func sincgGrad3(h, kk, l float64, n int) (sa, sb, sc, ha, hb, hc, na, nb, nc float64) {
-	r := laneReps{nv: [3]laneVal{repeat(float64(n))}, negZero: repeat(math.Copysign(0, -1))}
-	for j := range r.uw {
-		r.uw[j] = repeat(float64(2 * (j + 1)))
-	}
+	r := laneReps{nv: [3]laneVal{repeat(float64(n))}, negZero: repeat(math.Copysign(0, -1)), uw: uWeights()}
 	return sincgGrad3Lanes(&r, h, kk, l, n)
 }
 
