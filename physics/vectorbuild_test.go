@@ -58,11 +58,15 @@ func TestVectorBuild(t *testing.T) {
 // kernels with beside this one.
 const vectorToolchain = "go1.27.3"
 
+// vectorBuildTests are the tests TestVectorBuild runs in the vector
+// build.
+var vectorBuildTests = []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums", "TestFrameTune"}
+
 // vectorBuild runs the lane tests with GOEXPERIMENT=simd and, unless it
 // is "", GOTOOLCHAIN=toolchain; it reports whether they ran on vector
 // kernels (and passed: otherwise it fails t).
 func vectorBuild(t *testing.T, toolchain string) bool {
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^(TestLanesBits|TestLanesGradientBits|TestLanesNotWholeN|TestLanesGenerated|TestLanesImageSums|TestFrameTune)$", ".")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-v", "-run", "^("+strings.Join(vectorBuildTests, "|")+")$", ".")
 	cmd.Env = append(os.Environ(), "GOEXPERIMENT=simd")
 	if toolchain != "" {
 		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+toolchain)
@@ -79,7 +83,7 @@ func vectorBuild(t *testing.T, toolchain string) bool {
 		t.Skipf("the vector build runs no vector kernels on this CPU:\n%s", firstLine(s))
 	}
 	t.Logf("vector build: %s", firstLine(s[strings.Index(s, "lane kernels:"):]))
-	for _, name := range []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums", "TestFrameTune"} {
+	for _, name := range vectorBuildTests {
 		if !strings.Contains(s, "--- PASS: "+name+" ") {
 			t.Fatalf("the vector build's %s did not pass:\n%s", name, s)
 		}
