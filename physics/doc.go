@@ -777,7 +777,9 @@
 //     0.93× and 0.84×, forward 0.86× and 0.97×; the Go 1.27 build's
 //     kernels happened to sit at fast offsets at 3fb5b29 already
 //     (0.95–1.03×). The backward pass (lossBackLanes) through one gained
-//     nothing measurable (0.95–1.02×) and does not. Altogether, against
+//     nothing measurable (0.95–1.02×) and does not. With it, lanegen's
+//     //lanegen:last (which kept generated names, and so frames, where
+//     they were) went: renaming no longer moves a tuned kernel's speed. Altogether, against
 //     the session's start (turns, 10–12 rounds), mosaic case: Go 1.27
 //     build forward 0.96×, gradient 0.83×, crystal's 0.85×; Go 1.26 0.84×,
 //     0.89×, 0.87×. Gradient/forward (Go 1.27, 15 rounds): mosaic case
