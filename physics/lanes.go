@@ -1774,14 +1774,29 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 // it starts the pixels' sums in t (S at the water background). Those of
 // ω and the polarization are the pixels' (the first sub-pixel's, as the
 // forward rows take them); lossFrontSubLanes is the later sub-pixels'.
+//
+// The polarization is a loop of its own, from the directions the first
+// stored: in one loop, each vector's chain of dependent operations (a
+// square root and a division for 1/R, then the polarization's two) was
+// longer than the processor could overlap with the next vector's, and
+// the front took 1.3× as long (turns, cubic 1024², Go 1.27 build).
 func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
 	sr := &k.ll.src[0]
 	one, half, zero := vk(1), vk(0.5), vk(0)
 	for p0 := 0; p0 < np; p0 += lanes {
-		dx, dy, dz, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
+		_, _, _, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
 		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
+		vrep(&r.ibg).StoreSlice(t.s[p0:])
+		zero.StoreSlice(t.na[p0:])
+		zero.StoreSlice(t.nb[p0:])
+		zero.StoreSlice(t.nc[p0:])
+		zero.StoreSlice(t.def[p0:])
+		zero.StoreSlice(t.sig[p0:])
+	}
+	for p0 := 0; p0 < np; p0 += lanes {
+		dx, dy, dz := vloadSlice(t.d[0][p0:]), vloadSlice(t.d[1][p0:]), vloadSlice(t.d[2][p0:])
 		switch pol {
 		case 3:
 			polarizationLanes(r.kahnZero, &r.kahn, sr, dx, dy, dz).StoreSlice(fr.p[p0:])
@@ -1809,12 +1824,6 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			gamma.StoreSlice(fr.gamma[p0:])
 			dd.StoreSlice(fr.dd[p0:])
 		}
-		vrep(&r.ibg).StoreSlice(t.s[p0:])
-		zero.StoreSlice(t.na[p0:])
-		zero.StoreSlice(t.nb[p0:])
-		zero.StoreSlice(t.nc[p0:])
-		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
 	vzeroupper()
 }

@@ -6411,7 +6411,7 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 			}
 			r0_0_207, r1_0_207, r2_0_207, r3_0_207 = dx_207, dy_207, dz_207, invR_207
 		}
-		dx, dy, dz, invR := r0_0_207, r1_0_207, r2_0_207, r3_0_207
+		_, _, _, invR := r0_0_207, r1_0_207, r2_0_207, r3_0_207
 		var r0_0_208 archsimd.Float64x8
 		{
 			invR_208, num_208, point_208 := invR, archsimd.LoadFloat64x8Array((*[8]float64)((&r.omegaNum))), c.PointPixel
@@ -6422,6 +6422,15 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 			r0_0_208 = w_208
 		}
 		r0_0_208.Store((fr.omega[p0:]))
+		archsimd.LoadFloat64x8Array((*[8]float64)((&r.ibg))).Store((t.s[p0:]))
+		zero.Store((t.na[p0:]))
+		zero.Store((t.nb[p0:]))
+		zero.Store((t.nc[p0:]))
+		zero.Store((t.def[p0:]))
+		zero.Store((t.sig[p0:]))
+	}
+	for p0 := 0; p0 < np; p0 += 8 {
+		dx, dy, dz := archsimd.LoadFloat64x8((t.d[0][p0:])), archsimd.LoadFloat64x8((t.d[1][p0:])), archsimd.LoadFloat64x8((t.d[2][p0:]))
 		switch pol {
 		case 3:
 			var r0_0_209 archsimd.Float64x8
@@ -6495,12 +6504,6 @@ func (k *kernel) lossFrontLanesAVX512(sdet, o *[3]laneVal, fr *lossFront, t *ter
 			gamma.Store((fr.gamma[p0:]))
 			dd.Store((fr.dd[p0:]))
 		}
-		archsimd.LoadFloat64x8Array((*[8]float64)((&r.ibg))).Store((t.s[p0:]))
-		zero.Store((t.na[p0:]))
-		zero.Store((t.nb[p0:]))
-		zero.Store((t.nc[p0:]))
-		zero.Store((t.def[p0:]))
-		zero.Store((t.sig[p0:]))
 	}
 	archsimd.ClearAVXUpperBits()
 }

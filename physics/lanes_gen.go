@@ -6409,7 +6409,7 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			}
 			r0_0_207, r1_0_207, r2_0_207, r3_0_207 = dx_207, dy_207, dz_207, invR_207
 		}
-		dx, dy, dz, invR := r0_0_207, r1_0_207, r2_0_207, r3_0_207
+		_, _, _, invR := r0_0_207, r1_0_207, r2_0_207, r3_0_207
 		var r0_0_208 float64
 		{
 			invR_208, num_208, point_208 := invR, (&r.omegaNum)[0], c.PointPixel
@@ -6420,6 +6420,15 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			r0_0_208 = w_208
 		}
 		fr.omega[p0] = r0_0_208
+		t.s[p0] = (&r.ibg)[0]
+		t.na[p0] = zero
+		t.nb[p0] = zero
+		t.nc[p0] = zero
+		t.def[p0] = zero
+		t.sig[p0] = zero
+	}
+	for p0 := 0; p0 < np; p0 += 1 {
+		dx, dy, dz := t.d[0][p0], t.d[1][p0], t.d[2][p0]
 		switch pol {
 		case 3:
 			var r0_0_209 float64
@@ -6493,12 +6502,6 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			fr.gamma[p0] = gamma
 			fr.dd[p0] = dd
 		}
-		t.s[p0] = (&r.ibg)[0]
-		t.na[p0] = zero
-		t.nb[p0] = zero
-		t.nc[p0] = zero
-		t.def[p0] = zero
-		t.sig[p0] = zero
 	}
 	nop()
 }
