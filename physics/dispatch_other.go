@@ -98,6 +98,8 @@ func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 
 func poisson(v, b, o, w, t, g []float64, n int, bg bool) { poissonLanes(v, b, o, w, t, g, n, bg) }
 
+func lossSums(t []float64, n int, ones bool, a *lossSum) { lossSumsLanes(t, n, ones, a) }
+
 func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	imageDevLanes(row, n, mean, s)
 }

@@ -315,6 +315,18 @@ func poisson(v, b, o, w, t, g []float64, n int, bg bool) {
 	}
 }
 
+// lossSums is lossSumsLanes on vector lanes where the CPU has them.
+func lossSums(t []float64, n int, ones bool, a *lossSum) {
+	switch currentTier() {
+	case tierAVX512:
+		lossSumsLanesAVX512(t, n, ones, a)
+	case tierAVX2:
+		lossSumsLanesAVX2(t, n, ones, a)
+	default:
+		lossSumsLanes(t, n, ones, a)
+	}
+}
+
 // imageDev is imageDevLanes on vector lanes where the CPU has them.
 func imageDev(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	switch currentTier() {

@@ -41,10 +41,10 @@ func LossGradient(c *Config, in *Inputs, l *PixelLoss, out []float64) float64 {
 		}
 		return t
 	}
-	var row func(s int, a []float64, w *gradWork, sum, comp *float64)
+	var row func(s int, a []float64, w *gradWork, ls *lossSum)
 	if k.lossRowStructure() {
-		row = func(s int, a []float64, w *gradWork, sum, comp *float64) {
-			k.lossRow(s, in.Mask, l, a, w, sum, comp, pixel)
+		row = func(s int, a []float64, w *gradWork, ls *lossSum) {
+			k.lossRow(s, in.Mask, l, a, w, ls, pixel)
 		}
 	}
 	return k.reduce(in, out, row, pixel)
@@ -61,13 +61,48 @@ func neumaier(sum, comp, v float64) (float64, float64) {
 	return x, comp
 }
 
+// lossSlots is the number of compensated partial sums of a gradient
+// tile's loss value (lossSum), in every build.
+const lossSlots = 8
+
+// lossSum is a gradient tile's loss value: lossSlots compensated sums
+// (Neumaier's: s, with c its compensation), the terms of a row's
+// chunk of pixels (or of a row the per-pixel walk takes) added in order,
+// its j-th term to sum j mod lossSlots. The split is fixed, so the
+// value does not depend on the lanes (lossSumLanes adds a vector of
+// terms to as many sums at once) or on the number of threads; one sum
+// in pixel order was a chain of dependent additions, 8 % of a gradient
+// run at cubic 1024².
+type lossSum struct {
+	s, c [lossSlots]float64
+}
+
+// add adds t, a chunk's j-th term, to the sums.
+func (a *lossSum) add(j int, t float64) {
+	q := j % lossSlots
+	a.s[q], a.c[q] = neumaier(a.s[q], a.c[q], t)
+}
+
+// value is the sums' total: the sums added with compensation in slot
+// order, then their compensations.
+func (a *lossSum) value() float64 {
+	var s, c float64
+	for _, v := range a.s {
+		s, c = neumaier(s, c, v)
+	}
+	for _, v := range a.c {
+		c += v
+	}
+	return s + c
+}
+
 // reduce runs pixel(i, f, s, mode, until, acc, w) for every rendered pixel
-// in row tiles (or, when it is not nil, row(s, acc, w, &sum, &comp) for
-// every row, which adds its pixels' values to the compensated sum itself),
+// in row tiles (or, when it is not nil, row(s, acc, w, ls) for every row,
+// which adds its pixels' values to the tile's lossSum itself),
 // sums the tiles' parameter gradients (and the values pixel returns) in
 // tile order, turns the orientation adjoints into parameter gradients and
 // writes them to out.
-func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64, w *gradWork, sum, comp *float64),
+func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64, w *gradWork, ls *lossSum),
 	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) float64 {
 	c := k.c
 	mode, cut, until := interpNone, -1, 0
@@ -86,13 +121,13 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 		w := &gradWork{tmp: make([]float64, L), hkl: make([]float64, 3*len(k.orient))}
 		return func(t int) {
 			a := make([]float64, L)
-			var sum, comp float64
+			var ls lossSum
 			for s := t * per; s < min((t+1)*per, c.SPixels); s++ {
 				// The loss rows take the rows that do not interpolate:
 				// every row without interpolation, those after the
 				// switch-off point's row with it.
 				if row != nil && (mode == interpNone || cut >= 0 && s > cut/c.FPixels) {
-					row(s, a, w, &sum, &comp)
+					row(s, a, w, &ls)
 					continue
 				}
 				// With interpolation on the lanes, the loss rows take the
@@ -101,7 +136,7 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 				// perPixel).
 				if row != nil && k.interpLanes() && (cut < 0 || s < cut/c.FPixels) {
 					w.interp = true
-					row(s, a, w, &sum, &comp)
+					row(s, a, w, &ls)
 					w.interp = false
 					continue
 				}
@@ -119,10 +154,10 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 					default:
 						m = interpNone
 					}
-					sum, comp = neumaier(sum, comp, pixel(i, f, s, m, u, a, w))
+					ls.add(f, pixel(i, f, s, m, u, a, w))
 				}
 			}
-			acc[t], vals[t] = a, sum+comp
+			acc[t], vals[t] = a, ls.value()
 		}
 	})
 	total := make([]float64, L)

@@ -167,7 +167,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // row spix for the structures lossRowStructure takes, with
 // any number of sub-pixels and sensor layers. It adds g·∂I/∂P to acc
 // (orientation adjoints after NParams; g: the pixel's loss derivative) and
-// each pixel's loss term to the compensated sum (sum, comp). A chunk with
+// each pixel's loss term to the tile's sums ls. A chunk with
 // a pixel whose capture fraction is 0 (the reference then takes the next
 // sub-pixel's) goes pixel by pixel through pixel instead (LossGradient's
 // per-pixel walk).
@@ -200,7 +200,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 // every adjoint but C's own, and C's (through μ, the layer step, the
 // detector normal and that sub-pixel's direction) is added here, per
 // pixel.
-func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, sum, comp *float64,
+func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float64, w *gradWork, ls *lossSum,
 	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) {
 	c := k.c
 	os, T := c.Oversample, c.ThickSteps
@@ -322,7 +322,7 @@ chunks:
 			t0.carry(&r.subs[J-1].tl, pad) // the pixels' sums, for the backward pass
 		}
 		if k.dminLanes && pol != 0 && !k.dminPolar(r, J, np) {
-			k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+			k.perPixel(spix, fs, acc, w, ls, pixel)
 			continue chunks
 		}
 		// The loss terms; the backward pass weighs every term by g.
@@ -332,7 +332,7 @@ chunks:
 				if r.capture[p] == 0 {
 					// The reference takes a later sub-pixel's: the
 					// per-pixel walk does.
-					k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+					k.perPixel(spix, fs, acc, w, ls, pixel)
 					continue chunks
 				}
 			}
@@ -342,16 +342,16 @@ chunks:
 		} else {
 			k.lossValue(fr0, t0, r.g[:], pad) // (past np: zeroed below)
 		}
-		sum0, comp0 := *sum, *comp
-		loss.terms(js, r.g[:np], sum, comp, sc, cv)
+		ls0 := *ls
+		loss.terms(js, r.g[:np], ls, sc, cv)
 		if c.Thick {
 			// The backward pass takes g·C for g: where that is not a
 			// normal number (C tiny, g·C lost to underflow, or g NaN),
 			// the per-pixel walk instead.
 			for p := 0; p < np; p++ {
 				if g := r.g[p]; g != 0 && !(math.Abs(g*r.capture[p]) >= 0x1p-1022) {
-					*sum, *comp = sum0, comp0
-					k.perPixel(spix, fs, acc, w, sum, comp, pixel)
+					*ls = ls0
+					k.perPixel(spix, fs, acc, w, ls, pixel)
 					continue chunks
 				}
 			}
@@ -524,9 +524,9 @@ chunks:
 }
 
 // perPixel adds the loss terms of row spix's pixels fs, in order, to
-// (sum, comp) and their gradients to acc through pixel (LossGradient's
+// ls and their gradients to acc through pixel (LossGradient's
 // per-pixel walk): lossRow's way out for a chunk it does not take.
-func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, comp *float64,
+func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, ls *lossSum,
 	pixel func(i, f, s int, m interpMode, u int, acc []float64, w *gradWork) float64) {
 	// An interpolating row (w.interp) is before the switch-off point's:
 	// interpOn interpolates every term there.
@@ -534,8 +534,8 @@ func (k *kernel) perPixel(spix int, fs []int, acc []float64, w *gradWork, sum, c
 	if w.interp {
 		m = interpOn
 	}
-	for _, f := range fs {
-		*sum, *comp = neumaier(*sum, *comp, pixel(spix*k.c.FPixels+f, f, spix, m, 0, acc, w))
+	for j, f := range fs {
+		ls.add(j, pixel(spix*k.c.FPixels+f, f, spix, m, 0, acc, w))
 	}
 }
 

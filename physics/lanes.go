@@ -169,6 +169,44 @@ func poissonLanes(v, b, o, w, t, g []float64, n int, bg bool) {
 	vzeroupper()
 }
 
+// lossSumsLanes adds the first n values of t (a whole number of
+// maxLanes) to a gradient tile's sums a, value p to sum p mod lossSlots
+// (lossSum.add's bits: Neumaier's step on every lane, neumaierLanes), and
+// with ones set replaces them by 1 (the summed-image loss's
+// derivatives).
+func lossSumsLanes(t []float64, n int, ones bool, a *lossSum) {
+	const m = lossSlots / lanes
+	var s, c [m]vf
+	for q := range m {
+		s[q], c[q] = vloadSlice(a.s[q*lanes:]), vloadSlice(a.c[q*lanes:])
+	}
+	one := vk(1)
+	for p := 0; p < n; p += lanes {
+		q := p / lanes % m
+		s[q], c[q] = neumaierLanes(s[q], c[q], vloadSlice(t[p:]))
+		if ones {
+			one.StoreSlice(t[p:])
+		}
+	}
+	for q := range m {
+		s[q].StoreSlice(a.s[q*lanes:])
+		c[q].StoreSlice(a.c[q*lanes:])
+	}
+	vzeroupper()
+}
+
+// neumaierLanes is neumaier on every lane: x added to the sum s with
+// compensation c, the branch's two forms both computed and the one it
+// takes kept.
+//
+//lanegen:inline
+func neumaierLanes(s, c, x vf) (vf, vf) {
+	y := s.Add(x)
+	abs := vbits(vrep(&absRep))
+	big := vfloat(vand(vbits(s), abs)).GreaterEqual(vfloat(vand(vbits(x), abs)))
+	return y, c.Add(s.Sub(y).Add(x).Merge(x.Sub(y).Add(s), big))
+}
+
 // sincg3Lanes is sincg(h, n)·sincg(k, n)·sincg(l, n) for whole 1 < n ≤
 // maxChebyshevN and |h|, |k|, |l| < 2⁵¹ (callers check: beyond, the
 // Chebyshev form is not used): U_{n−1}(cos πx) for each, cos πx from the

@@ -22,12 +22,14 @@ var _ [0]struct{} = [rowChunk%maxLanes + geoChunk%maxLanes]struct{}{}
 type laneVal [maxLanes]float64
 
 // Repeated values the lane kernels need that no Go constant can hold:
-// +Inf, −Inf and the NaN Go's amd64 math.Log returns for a negative
-// argument (logLanes, poissonLanes).
+// +Inf, −Inf, the NaN Go's amd64 math.Log returns for a negative
+// argument (logLanes, poissonLanes), and every bit but the sign's, whose
+// and with a value is its magnitude (neumaierLanes).
 var (
 	posInfRep = repeat(math.Inf(1))
 	negInfRep = repeat(math.Inf(-1))
 	logNaNRep = repeat(math.Float64frombits(0x7FF8000000000001))
+	absRep    = repeat(math.Float64frombits(1<<63 - 1))
 )
 
 func repeat(x float64) (r laneVal) {

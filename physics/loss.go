@@ -268,23 +268,25 @@ func (l *PixelLoss) gather(js []int, sc *lossScratch) chunkValues {
 
 // terms replaces the intensities v of the pixels at indices js[p]
 // (indices; none of them left out) by the loss's derivatives there and
-// adds the terms to the compensated sum (sum, comp), the kind's case
-// taken once. sc, when not nil, holds what gather stored for these
-// pixels, and the Poisson loss takes the vector lanes.
-func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScratch, cv chunkValues) {
+// adds the terms to the tile's sums ls (term p to sum p mod lossSlots),
+// the kind's case taken once. sc, when not nil, holds what gather stored
+// for these pixels, and the Poisson loss takes the vector lanes; the
+// summed-image loss always does (lossSums, on one lane where the CPU has
+// no vector lanes: the same sums).
+func (l *PixelLoss) terms(js []int, v []float64, ls *lossSum, sc *lossScratch, cv chunkValues) {
 	v = v[:len(js)]
-	// The sums in local variables, which stay in registers.
-	s, cs := *sum, *comp
+	n := len(js) / maxLanes * maxLanes // the whole vectors
 	switch {
 	case l.Kind == LossSum && l.Weights == nil && l.Background == nil:
-		for p := range v {
-			s, cs = neumaier(s, cs, v[p])
+		lossSums(v, n, true, ls)
+		for p := n; p < len(v); p++ {
+			ls.add(p, v[p])
 			v[p] = 1
 		}
 	case l.Kind == LossSSE && l.Weights == nil && l.Background == nil:
 		for p, i := range js {
 			r := v[p] - l.Observed[i]
-			s, cs = neumaier(s, cs, r*r)
+			ls.add(p, r*r)
 			v[p] = 2 * r
 		}
 	case l.Kind == LossPoisson && sc != nil:
@@ -292,20 +294,18 @@ func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScr
 		// weights and background gathered in sc (gather, at the chunk's
 		// start), the terms and derivatives of whole vectors of pixels on
 		// vector lanes (poissonLanes, poissonTerm's bits), the rest by
-		// poissonTerm, then the terms summed in pixel order.
-		n := len(js) / maxLanes * maxLanes
+		// poissonTerm, then the terms summed.
 		poisson(v, cv.b, cv.o, cv.w, sc.t[:], sc.g[:], n, l.Background != nil)
+		lossSums(sc.t[:], n, false, ls)
 		for p := n; p < len(js); p++ {
 			x := v[p]
 			if l.Background != nil {
 				x += cv.b[p]
 			}
 			sc.t[p], sc.g[p] = poissonTerm(x, cv.o[p], cv.w[p])
+			ls.add(p, sc.t[p])
 		}
-		for p := range v {
-			s, cs = neumaier(s, cs, sc.t[p])
-			v[p] = sc.g[p]
-		}
+		copy(v, sc.g[:])
 	case l.Kind == LossPoisson:
 		// Without vector lanes (sc nil), one pixel after another: the
 		// same terms, without the gather.
@@ -313,16 +313,15 @@ func (l *PixelLoss) terms(js []int, v []float64, sum, comp *float64, sc *lossScr
 			w, x := l.at(i, v[p])
 			var t float64
 			t, v[p] = poissonTerm(x, l.Observed[i], w)
-			s, cs = neumaier(s, cs, t)
+			ls.add(p, t)
 		}
 	default:
 		for p, i := range js {
 			var t float64
 			t, v[p] = l.termAt(i, v[p])
-			s, cs = neumaier(s, cs, t)
+			ls.add(p, t)
 		}
 	}
-	*sum, *comp = s, cs
 }
 
 // gaussTerm is the Gaussian term w·½·(ln 2πV + r²/V), V = μ + σ²,

@@ -2,6 +2,7 @@ package physics
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -33,5 +34,99 @@ func TestPoissonTermNoCounts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLanesLossSums: lossSums, with every lane kernel this binary runs,
+// against the definition of a tile's sums (written out here): the p-th
+// value added to sum p mod 8 by Neumaier's step (x = s + v; the
+// compensation gains (s − x) + v where |s| ≥ |v|, else (v − x) + s), in
+// order, starting from the sums a previous chunk left; bit for bit, on
+// values that take both branches (magnitudes from 1e-300 to 1e300 of both
+// signs, cancelling pairs), ±0, ±Inf and NaN; with ones set the values
+// become 1, without they stay, and values past n are not read or written.
+// Then lossSum.value: the sums added with compensation in slot order,
+// then the compensations.
+func TestLanesLossSums(t *testing.T) {
+	defer UseVectorLanes(VectorLanes())
+	step := func(s, c, v float64) (float64, float64) {
+		x := s + v
+		if math.Abs(s) >= math.Abs(v) {
+			return x, c + ((s - x) + v)
+		}
+		return x, c + ((v - x) + s)
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	rng := rand.New(rand.NewPCG(5, 6))
+	value := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.Copysign(0, -1)
+		case 1:
+			return 0
+		default:
+			return math.Copysign(math.Pow(10, 600*rng.Float64()-300), rng.Float64()-0.5)
+		}
+	}
+	for _, tier := range AvailableVectorLanes() {
+		if err := UseVectorLanes(tier); err != nil {
+			t.Fatal(err)
+		}
+		for _, special := range []float64{1, math.Inf(1), math.Inf(-1), math.NaN()} {
+			for _, n := range []int{0, 8, 16, 64, 1024} {
+				vals := make([]float64, n+5)
+				for p := range vals {
+					vals[p] = value()
+					if p > 0 && rng.IntN(5) == 0 {
+						vals[p] = -vals[p-1] // cancels
+					}
+				}
+				if special != 1 && n > 0 {
+					vals[rng.IntN(n)] = special
+				}
+				var start lossSum
+				for q := range lossSlots {
+					start.s[q], start.c[q] = value(), value()*1e-17
+				}
+				for _, ones := range []bool{false, true} {
+					want := start
+					for p := range n {
+						q := p % 8
+						want.s[q], want.c[q] = step(want.s[q], want.c[q], vals[p])
+					}
+					got := start
+					v := append([]float64(nil), vals...)
+					lossSums(v, n, ones, &got)
+					for q := range lossSlots {
+						if !same(got.s[q], want.s[q]) || !same(got.c[q], want.c[q]) {
+							t.Fatalf("%s, n %d, %v, ones %v: slot %d: (%g, %g), want (%g, %g)", tier, n, special, ones, q, got.s[q], got.c[q], want.s[q], want.c[q])
+						}
+					}
+					for p := range v {
+						w := vals[p]
+						if ones && p < n {
+							w = 1
+						}
+						if !same(v[p], w) {
+							t.Fatalf("%s, n %d, ones %v: value %d is %g, want %g", tier, n, ones, p, v[p], w)
+						}
+					}
+				}
+			}
+		}
+	}
+	var a lossSum
+	var s, c float64
+	for q := range lossSlots {
+		a.s[q], a.c[q] = value(), value()*1e-17
+	}
+	for q := range lossSlots {
+		s, c = step(s, c, a.s[q])
+	}
+	for q := range lossSlots {
+		c += a.c[q]
+	}
+	if got := a.value(); !same(got, s+c) {
+		t.Errorf("value %g, want %g", got, s+c)
 	}
 }
