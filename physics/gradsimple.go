@@ -273,7 +273,10 @@ chunks:
 			fs, js, f0 = listChunk(c, spix, f0, mask, loss, &r.idx, &r.js, &w.listAt, n)
 		} else {
 			fs, f0 = chunkPixels(c, spix, f0, mask, loss, &r.idx, n)
-			js = indices(spix*c.FPixels, fs, &r.js)
+			js = r.js[:len(fs)] // (a summed loss reads their number alone)
+			if !loss.summed() {
+				js = indices(spix*c.FPixels, fs, &r.js)
+			}
 		}
 		var sc *lossScratch // (the Poisson loss on vector lanes)
 		var cv chunkValues

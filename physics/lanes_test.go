@@ -118,7 +118,8 @@ func TestLanesGenerated(t *testing.T) {
 // loss rows' other branches (several sources and orientations, Kahn
 // polarization, no polarization, a table with missing reflections,
 // water, chunks whose terms fall back to one lane), for three kinds of
-// loss.
+// loss (the Poisson loss with weights and background, and without: its
+// counts then read in place, gather's run).
 func TestLanesGradientBits(t *testing.T) {
 	tiers := physics.AvailableVectorLanes()
 	if len(tiers) < 2 {
@@ -178,7 +179,7 @@ func TestLanesGradientBits(t *testing.T) {
 		n := cfg.FPixels * cfg.SPixels
 		obs, wts, bg := lossData(n)
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg},
-			{Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossSum}} {
+			{Kind: physics.LossPoisson, Observed: obs}, {Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossSum}} {
 			var want []float64
 			var wantLoss float64
 			for _, tier := range tiers {

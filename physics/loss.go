@@ -225,6 +225,20 @@ type lossScratch struct {
 // (gather): lossScratch's, or a run of a pixel list's values.
 type chunkValues struct{ o, w, b []float64 }
 
+// onesRow is gather's weights of a loss without them.
+var onesRow = func() (r [rowChunk]float64) {
+	for i := range r {
+		r[i] = 1
+	}
+	return r
+}()
+
+// summed reports whether the loss is the plain sum of the intensities
+// (no weights, no background): its terms need no pixel's index.
+func (l *PixelLoss) summed() bool {
+	return l.Kind == LossSum && l.Weights == nil && l.Background == nil
+}
+
 // indices stores in js the index (index) of each pixel base+fs[p] of a
 // loss without a pixel list: base+fs[p] (listChunk gives a list's).
 func indices(base int, fs []int, js *[rowChunk]int) []int {
@@ -241,14 +255,19 @@ func indices(base int, fs []int, js *[rowChunk]int) []int {
 // values stored one by one just before waits for the stores to reach the
 // cache).
 //
-// The chunk of a weighted pixel list whose pixels follow one another in
-// the list (a list of the pixels of non-zero weight, without a mask) is
-// not copied: o, w and b are its run of the list's values.
+// A chunk whose indices follow one another (a row's pixels without a
+// mask, or a list of the pixels of non-zero weight) is not copied: o, w
+// and b are its run of the loss's values (w 1 from onesRow without
+// weights; without a background b is not read). Copied one by one, a
+// full image's Poisson loss spent ~2 cycles a pixel here.
 func (l *PixelLoss) gather(js []int, sc *lossScratch) chunkValues {
 	n := len(js)
-	if l.Pixels != nil && l.Weights != nil && n > 0 && js[n-1]-js[0] == n-1 {
+	if n > 0 && js[n-1]-js[0] == n-1 {
 		j := js[0] // (js ascends: the indices are j, j+1, …)
-		cv := chunkValues{l.Observed[j : j+n], l.Weights[j : j+n], sc.b[:n]}
+		cv := chunkValues{l.Observed[j : j+n], onesRow[:n], sc.b[:n]}
+		if l.Weights != nil {
+			cv.w = l.Weights[j : j+n]
+		}
 		if l.Background != nil {
 			cv.b = l.Background[j : j+n]
 		}
@@ -267,7 +286,8 @@ func (l *PixelLoss) gather(js []int, sc *lossScratch) chunkValues {
 }
 
 // terms replaces the intensities v of the pixels at indices js[p]
-// (indices; none of them left out) by the loss's derivatives there and
+// (indices; none of them left out; of a summed loss only their number is
+// read) by the loss's derivatives there and
 // adds the terms to the tile's sums ls (term p to sum p mod lossSlots),
 // the kind's case taken once. sc, when not nil, holds what gather stored
 // for these pixels, and the Poisson loss takes the vector lanes; the
@@ -277,7 +297,7 @@ func (l *PixelLoss) terms(js []int, v []float64, ls *lossSum, sc *lossScratch, c
 	v = v[:len(js)]
 	n := len(js) / maxLanes * maxLanes // the whole vectors
 	switch {
-	case l.Kind == LossSum && l.Weights == nil && l.Background == nil:
+	case l.summed():
 		lossSums(v, n, true, ls)
 		for p := n; p < len(v); p++ {
 			ls.add(p, v[p])
