@@ -806,6 +806,55 @@
 //     crystal's gradient, without N, σ and the detector's sums, is 0.82×
 //     of the whole there.
 //
+//   - Seventeenth session (the same AMD EPYC; perf samples per function
+//     over 150 runs, and turns against the session's start 6969276):
+//     the loss rows' front computes the polarization in a second loop
+//     over the directions the first stored (one loop's chain per vector,
+//     a square root and a division for 1/R and then the polarization's
+//     two divisions, was longer than the processor overlapped: the
+//     front's samples 0.77× at cubic 1024²). A gradient tile's loss value
+//     is eight compensated sums, a chunk's p-th term in sum p mod 8
+//     (lossSum), and lossSumsLanes adds a vector of terms at a time:
+//     Neumaier's step on every lane, both branches computed and the one
+//     the scalar step takes kept (one sum in pixel order, a chain of
+//     dependent additions, was 8 % of a cubic 1024² gradient; four
+//     interleaved scalar chains, tried before (above), had gained
+//     nothing). The value's last bits changed; the fits' results
+//     did not (the README fit's and the DIALS series fit's fit.json are
+//     identical, and so is every row's evaluation count in the capture
+//     study). A chunk whose indices follow one another reads its counts,
+//     weights and background in place (gather copied them one by one
+//     unless they were a weighted pixel list's: ~7 cycles a pixel of a
+//     full-image Poisson gradient), and the summed-image loss, which
+//     reads only their number, no longer has them written (half of
+//     lossRow's samples at 1024²). Together, Go 1.27 build: cubic 1024²
+//     gradient 0.90×, crystal's 0.87× (gradient/forward 2.02 → 1.92,
+//     crystal's 1.64 → 1.51, 20 rounds); mosaic case 0.985× and 0.97×
+//     (1.89 → 1.90 and 1.58 → 1.57: its forward measured 0.99× in that
+//     run); Go 1.26 build 0.93×, 0.89× and 0.96×, 0.99–1.04× (the last
+//     moves with the offset each process's frameTune keeps); default
+//     build 0.86×, 0.97× and 0.98×, 1.00×. A full-image Poisson gradient
+//     at cubic 1024² (Go 1.27 build, one CPU) 23.3 → 19.7 ms. Measured and
+//     left out (perf or turns): the row sums' factors sb·|d − inc|²,
+//     sb/R, fdet·sb/R formed once per chunk (the backward pass 0.89× with
+//     10 domains, 1.25× with one orientation); loops 1 and 2 of the
+//     backward pass as one, 13 running sums (its samples 1.1×);
+//     the geometry adjoint's loop without its branches (no change); the
+//     terms with the three sincgs' recurrences side by side again, in
+//     Go 1.27, whose 31 registers might hold them (1.17×), with sin πd
+//     from its polynomial instead of a square root, ∂/∂N then π·T_n/p
+//     with p = sin πd/d (1.11×), with the structure factor gathered
+//     before the lattice factors (1.06×), and with the table's cells
+//     without data marked by a negative value (−|default F|, |F|
+//     elsewhere: F enters squared) instead of a second gather from
+//     missBits (1.00×, one gather of two fewer per term); doubling by
+//     an addition instead of a multiplication where the gradient's terms
+//     double (1.00×); the orientation loop unrolled for one orientation
+//     (0.97× of the terms at 1024²). The terms are bound neither by
+//     their multiplications, nor their gathers, nor their square roots
+//     and divisions alone; without event counters here (perf has only
+//     cpu-clock on this virtual machine) what binds them is not known.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
