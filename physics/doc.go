@@ -814,7 +814,9 @@
 //     two divisions, was longer than the processor overlapped: the
 //     front's samples 0.77× at cubic 1024²). A gradient tile's loss value
 //     is eight compensated sums, a chunk's p-th term in sum p mod 8
-//     (lossSum), and lossSumsLanes adds a vector of terms at a time:
+//     (lossSum; on the per-pixel walk, a pixel's column decides), and for
+//     the summed-image and Poisson losses lossSumsLanes adds a vector of
+//     terms at a time:
 //     Neumaier's step on every lane, both branches computed and the one
 //     the scalar step takes kept (one sum in pixel order, a chain of
 //     dependent additions, was 8 % of a cubic 1024² gradient; four
@@ -822,12 +824,13 @@
 //     nothing). The value's last bits changed; the fits' results
 //     did not (the README fit's and the DIALS series fit's fit.json are
 //     identical, and so is every row's evaluation count in the capture
-//     study). A chunk whose indices follow one another reads its counts,
-//     weights and background in place (gather copied them one by one
-//     unless they were a weighted pixel list's: ~7 cycles a pixel of a
-//     full-image Poisson gradient), and the summed-image loss, which
-//     reads only their number, no longer has them written (half of
-//     lossRow's samples at 1024²). Together, Go 1.27 build: cubic 1024²
+//     study). A chunk whose indices in the loss's values follow one
+//     another reads its counts, weights and background in place (gather
+//     copied them one by one unless they were a weighted pixel list's:
+//     ~7 cycles a pixel of a full-image Poisson gradient), and the
+//     summed-image loss without a pixel list, which reads only their
+//     number, no longer has them written (half of lossRow's samples at
+//     1024²). Together, Go 1.27 build: cubic 1024²
 //     gradient 0.90×, crystal's 0.87× (gradient/forward 2.02 → 1.92,
 //     crystal's 1.64 → 1.51, 20 rounds); mosaic case 0.985× and 0.97×
 //     (1.89 → 1.90 and 1.58 → 1.57: its forward measured 0.99× in that

@@ -66,13 +66,14 @@ func neumaier(sum, comp, v float64) (float64, float64) {
 const lossSlots = 8
 
 // lossSum is a gradient tile's loss value: lossSlots compensated sums
-// (Neumaier's: s, with c its compensation), the terms of a row's
-// chunk of pixels (or of a row the per-pixel walk takes) added in order,
-// its j-th term to sum j mod lossSlots. The split is fixed, so the
-// value does not depend on the lanes (lossSumLanes adds a vector of
-// terms to as many sums at once) or on the number of threads; one sum
-// in pixel order was a chain of dependent additions, 8 % of a gradient
-// run at cubic 1024².
+// (Neumaier's: s, with c its compensation), the terms added in order,
+// a loss row's chunk's j-th term (PixelLoss.terms, perPixel) to sum j
+// mod lossSlots, and the term of pixel f of a row reduce's per-pixel
+// walk takes to sum f mod lossSlots. The split is fixed, so the value
+// does not depend on the lanes (lossSumsLanes adds a vector of terms to
+// as many sums at once) or on the number of threads; one sum in pixel
+// order was a chain of dependent additions, 8 % of a gradient run at
+// cubic 1024².
 type lossSum struct {
 	s, c [lossSlots]float64
 }

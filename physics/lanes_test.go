@@ -118,8 +118,9 @@ func TestLanesGenerated(t *testing.T) {
 // loss rows' other branches (several sources and orientations, Kahn
 // polarization, no polarization, a table with missing reflections,
 // water, chunks whose terms fall back to one lane), for three kinds of
-// loss (the Poisson loss with weights and background, and without: its
-// counts then read in place, gather's run).
+// loss, the Poisson loss in three forms: with weights and background;
+// with weights nowhere 0, whose chunks on full images are runs that
+// gather reads in place; and with neither (in place, onesRow's weights).
 func TestLanesGradientBits(t *testing.T) {
 	tiers := physics.AvailableVectorLanes()
 	if len(tiers) < 2 {
@@ -178,7 +179,12 @@ func TestLanesGradientBits(t *testing.T) {
 		}
 		n := cfg.FPixels * cfg.SPixels
 		obs, wts, bg := lossData(n)
+		pos := make([]float64, n) // weights nowhere 0
+		for i := range pos {
+			pos[i] = 0.5 + float64(i%3)/4
+		}
 		for _, l := range []physics.PixelLoss{{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg},
+			{Kind: physics.LossPoisson, Observed: obs, Weights: pos, Background: bg},
 			{Kind: physics.LossPoisson, Observed: obs}, {Kind: physics.LossSSE, Observed: obs}, {Kind: physics.LossSum}} {
 			var want []float64
 			var wantLoss float64

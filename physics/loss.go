@@ -222,7 +222,8 @@ type lossScratch struct {
 }
 
 // chunkValues are a chunk's counts, weights and background for terms
-// (gather): lossScratch's, or a run of a pixel list's values.
+// (gather): lossScratch's, or a run of the loss's values (with onesRow
+// for weights it does not have).
 type chunkValues struct{ o, w, b []float64 }
 
 // onesRow is gather's weights of a loss without them.
