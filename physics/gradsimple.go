@@ -32,10 +32,16 @@ func (k *kernel) polarizationCoef(si int, dx, dy, dz float64) (p, dkahn, alpha, 
 
 // termLanes are a row chunk's diffracted directions (d) and its
 // pixels' sums over their terms (termsGradLanes): S, its derivatives by
-// Na, Nb, Nc and the default F, and σ.
+// Na, Nb, Nc and the default F, and σ. With fresh set the sums have not
+// been started: the terms kernel that runs next starts them (S at the
+// water background, the others at 0) instead of loading them, and
+// clears it (lossFrontLanes sets it: its stores of the starting values
+// were a third of the loss rows' front at cubic 1024²).
 type termLanes struct {
 	d                       [3][rowChunk]float64
 	s, na, nb, nc, def, sig [rowChunk]float64
+	fresh                   bool
+	_                       [lineBytes - 1]byte // (whole lines: TestLaneDataAligned)
 }
 
 // reset starts the sums of the first n pixels: S at the water

@@ -1526,8 +1526,10 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 	n := k.nn[0]
 	var ia [lanes]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += lanes {
-		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&k.ll.src[si], t, ds, p0)
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(r, &k.ll.src[si], t, ds, p0, fresh)
 		skip := noSkipLanes(r, qx, qy, qz)
 		for oi := range k.ll.orient {
 			h, kk, l := hklLanes(&k.ll.orient[oi], qx, qy, qz)
@@ -1690,8 +1692,10 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 	r := k.lr
 	var ia [lanes]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += lanes {
-		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(&k.ll.src[si], t, ds, p0)
+		qx, qy, qz, s, def, sig, sna, snb, snc := gradStartLanes(r, &k.ll.src[si], t, ds, p0, fresh)
 		sfu := vloadSlice(sh.fu[p0:])
 		for oi := range k.ll.orient {
 			h, kk, l := hklLanes(&k.ll.orient[oi], qx, qy, qz)
@@ -1751,15 +1755,22 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 // gradStartLanes begins a vector of pixels in termsGradLanes: from
 // their directions in t.d it stores |d − inc|² in ds and returns the
 // scattering vector for source sr and the sums the terms add to (S, ∂S/∂
-// the default F, σ, ∂S/∂Na, Nb, Nc), loaded from t.
+// the default F, σ, ∂S/∂Na, Nb, Nc), loaded from t, or where fresh (the
+// sums not started: termLanes) S at the water background and the others
+// 0.
 //
 //lanegen:inline
-func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
+func gradStartLanes(r *laneReps, sr *laneSrc, t *termLanes, ds []float64, p0 int, fresh bool) (vf, vf, vf, vf, vf, vf, vf, vf, vf) {
 	il := vrep(&sr.il)
 	x, y, z := vloadSlice(t.d[0][p0:]).Sub(vrep(&sr.inc[0])), vloadSlice(t.d[1][p0:]).Sub(vrep(&sr.inc[1])), vloadSlice(t.d[2][p0:]).Sub(vrep(&sr.inc[2]))
 	x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
-	return x.Mul(il), y.Mul(il), z.Mul(il), vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:]),
-		vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
+	zero := vk(0)
+	s, def, sig, na, nb, nc := vrep(&r.ibg), zero, zero, zero, zero, zero
+	if !fresh {
+		s, def, sig = vloadSlice(t.s[p0:]), vloadSlice(t.def[p0:]), vloadSlice(t.sig[p0:])
+		na, nb, nc = vloadSlice(t.na[p0:]), vloadSlice(t.nb[p0:]), vloadSlice(t.nc[p0:])
+	}
+	return x.Mul(il), y.Mul(il), z.Mul(il), s, def, sig, na, nb, nc
 }
 
 // gradEndLanes ends a vector of pixels in termsGradLanes (and
@@ -1808,8 +1819,8 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 // what its derivatives need (polarizationCoef's values, in pol: 0 none
 // (-nopolar), 1 the K = 0 shortcut with an E-B plane, 2 in general, 3
 // the factor alone: Config.CrystalOnly, whose adjoints do not take its
-// derivatives; polarizationLanes, the forward rows' bits), and
-// it starts the pixels' sums in t (S at the water background). Those of
+// derivatives; polarizationLanes, the forward rows' bits), and it marks
+// the pixels' sums in t fresh (the terms start them: termLanes). Those of
 // ω and the polarization are the pixels' (the first sub-pixel's, as the
 // forward rows take them); lossFrontSubLanes is the later sub-pixels'.
 //
@@ -1817,7 +1828,8 @@ func lossGeomLanes(k *kernel, sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 // stored: in one loop, each vector's chain of dependent operations (a
 // square root and a division for 1/R, then the polarization's two) was
 // longer than the processor could overlap with the next vector's, and
-// the front took 1.3× as long (turns, cubic 1024², Go 1.27 build).
+// the front took 1.3× as long (perf samples, cubic 1024² gradient, Go
+// 1.27 build).
 func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, np, pol int) {
 	c := k.c
 	r := k.lr
@@ -1826,13 +1838,8 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 	for p0 := 0; p0 < np; p0 += lanes {
 		_, _, _, invR := lossGeomLanes(k, sdet, o, fr, t, p0)
 		omegaLanes(invR, vrep(&r.omegaNum), c.PointPixel).StoreSlice(fr.omega[p0:])
-		vrep(&r.ibg).StoreSlice(t.s[p0:])
-		zero.StoreSlice(t.na[p0:])
-		zero.StoreSlice(t.nb[p0:])
-		zero.StoreSlice(t.nc[p0:])
-		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
+	t.fresh = true // (the terms start the sums)
 	for p0 := 0; p0 < np; p0 += lanes {
 		dx, dy, dz := vloadSlice(t.d[0][p0:]), vloadSlice(t.d[1][p0:]), vloadSlice(t.d[2][p0:])
 		switch pol {

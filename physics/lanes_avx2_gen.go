@@ -5004,6 +5004,8 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_179 archsimd.Float64x4
@@ -5017,11 +5019,17 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 			r8_0_179 archsimd.Float64x4
 		)
 		{
-			sr_179, t_179, ds_179, p0_179 := &k.ll.src[si], t, ds, p0
+			r_179, sr_179, t_179, ds_179, p0_179, fresh_179 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_179 := archsimd.LoadFloat64x4((*[4]float64)((&sr_179.il)[:4]))
 			x_179, y_179, z_179 := archsimd.LoadFloat64x4Slice((t_179.d[0][p0_179:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_179.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_179.d[1][p0_179:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_179.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_179.d[2][p0_179:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_179.inc[2])[:4])))
 			x_179.Mul(x_179).Add(y_179.Mul(y_179)).Add(z_179.Mul(z_179)).StoreSlice(ds_179[p0_179:])
-			r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179 = x_179.Mul(il_179), y_179.Mul(il_179), z_179.Mul(il_179), archsimd.LoadFloat64x4Slice((t_179.s[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.def[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.sig[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.na[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.nb[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.nc[p0_179:]))
+			zero_179 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_179, def_179, sig_179, na_179, nb_179, nc_179 := archsimd.LoadFloat64x4((*[4]float64)((&r_179.ibg)[:4])), zero_179, zero_179, zero_179, zero_179, zero_179
+			if !fresh_179 {
+				s_179, def_179, sig_179 = archsimd.LoadFloat64x4Slice((t_179.s[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.def[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.sig[p0_179:]))
+				na_179, nb_179, nc_179 = archsimd.LoadFloat64x4Slice((t_179.na[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.nb[p0_179:])), archsimd.LoadFloat64x4Slice((t_179.nc[p0_179:]))
+			}
+			r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179 = x_179.Mul(il_179), y_179.Mul(il_179), z_179.Mul(il_179), s_179, def_179, sig_179, na_179, nb_179, nc_179
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179
 		var r0_0_180 archsimd.Mask64x4
@@ -5874,6 +5882,8 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 	r := k.lr
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_197 archsimd.Float64x4
@@ -5887,11 +5897,17 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 			r8_0_197 archsimd.Float64x4
 		)
 		{
-			sr_197, t_197, ds_197, p0_197 := &k.ll.src[si], t, ds, p0
+			r_197, sr_197, t_197, ds_197, p0_197, fresh_197 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_197 := archsimd.LoadFloat64x4((*[4]float64)((&sr_197.il)[:4]))
 			x_197, y_197, z_197 := archsimd.LoadFloat64x4Slice((t_197.d[0][p0_197:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_197.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_197.d[1][p0_197:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_197.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_197.d[2][p0_197:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_197.inc[2])[:4])))
 			x_197.Mul(x_197).Add(y_197.Mul(y_197)).Add(z_197.Mul(z_197)).StoreSlice(ds_197[p0_197:])
-			r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197 = x_197.Mul(il_197), y_197.Mul(il_197), z_197.Mul(il_197), archsimd.LoadFloat64x4Slice((t_197.s[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.def[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.sig[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.na[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.nb[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.nc[p0_197:]))
+			zero_197 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_197, def_197, sig_197, na_197, nb_197, nc_197 := archsimd.LoadFloat64x4((*[4]float64)((&r_197.ibg)[:4])), zero_197, zero_197, zero_197, zero_197, zero_197
+			if !fresh_197 {
+				s_197, def_197, sig_197 = archsimd.LoadFloat64x4Slice((t_197.s[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.def[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.sig[p0_197:]))
+				na_197, nb_197, nc_197 = archsimd.LoadFloat64x4Slice((t_197.na[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.nb[p0_197:])), archsimd.LoadFloat64x4Slice((t_197.nc[p0_197:]))
+			}
+			r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197 = x_197.Mul(il_197), y_197.Mul(il_197), z_197.Mul(il_197), s_197, def_197, sig_197, na_197, nb_197, nc_197
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197
 		sfu := archsimd.LoadFloat64x4Slice((sh.fu[p0:]))
@@ -6343,13 +6359,19 @@ func (k *kernel) orientIncLanesAVX2(si int, oinc [][3]laneVal) {
 	archsimd.ClearAVXUpperBits()
 }
 
-func gradStartLanesAVX2(sr *laneSrc, t *termLanes, ds []float64, p0 int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
+func gradStartLanesAVX2(r *laneReps, sr *laneSrc, t *termLanes, ds []float64, p0 int, fresh bool) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
 	il := archsimd.LoadFloat64x4((*[4]float64)((&sr.il)[:4]))
 	x, y, z := archsimd.LoadFloat64x4Slice((t.d[0][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t.d[1][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t.d[2][p0:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr.inc[2])[:4])))
 	x.Mul(x).Add(y.Mul(y)).Add(z.Mul(z)).StoreSlice(ds[p0:])
-	return x.Mul(il), y.Mul(il), z.Mul(il), archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:])), archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
+	zero := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+	s, def, sig, na, nb, nc := archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])), zero, zero, zero, zero, zero
+	if !fresh {
+		s, def, sig = archsimd.LoadFloat64x4Slice((t.s[p0:])), archsimd.LoadFloat64x4Slice((t.def[p0:])), archsimd.LoadFloat64x4Slice((t.sig[p0:]))
+		na, nb, nc = archsimd.LoadFloat64x4Slice((t.na[p0:])), archsimd.LoadFloat64x4Slice((t.nb[p0:])), archsimd.LoadFloat64x4Slice((t.nc[p0:]))
+	}
+	return x.Mul(il), y.Mul(il), z.Mul(il), s, def, sig, na, nb, nc
 }
 
 func gradEndLanesAVX2(t *termLanes, p0 int, s, def, sig, sna, snb, snc archsimd.Float64x4,
@@ -6466,13 +6488,8 @@ func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termL
 			r0_0_209 = w_209
 		}
 		r0_0_209.StoreSlice(fr.omega[p0:])
-		archsimd.LoadFloat64x4((*[4]float64)((&r.ibg)[:4])).StoreSlice(t.s[p0:])
-		zero.StoreSlice(t.na[p0:])
-		zero.StoreSlice(t.nb[p0:])
-		zero.StoreSlice(t.nc[p0:])
-		zero.StoreSlice(t.def[p0:])
-		zero.StoreSlice(t.sig[p0:])
 	}
+	t.fresh = true
 	for p0 := 0; p0 < np; p0 += 4 {
 		dx, dy, dz := archsimd.LoadFloat64x4Slice((t.d[0][p0:])), archsimd.LoadFloat64x4Slice((t.d[1][p0:])), archsimd.LoadFloat64x4Slice((t.d[2][p0:]))
 		switch pol {
@@ -26367,6 +26384,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_477 archsimd.Float64x4
@@ -26380,11 +26399,17 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 			r8_0_477 archsimd.Float64x4
 		)
 		{
-			sr_477, t_477, ds_477, p0_477 := &k.ll.src[si], t, ds, p0
+			r_477, sr_477, t_477, ds_477, p0_477, fresh_477 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_477 := archsimd.LoadFloat64x4((*[4]float64)((&sr_477.il)[:4]))
 			x_477, y_477, z_477 := archsimd.LoadFloat64x4Slice((t_477.d[0][p0_477:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_477.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_477.d[1][p0_477:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_477.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_477.d[2][p0_477:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_477.inc[2])[:4])))
 			x_477.Mul(x_477).Add(y_477.Mul(y_477)).Add(z_477.Mul(z_477)).StoreSlice(ds_477[p0_477:])
-			r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477 = x_477.Mul(il_477), y_477.Mul(il_477), z_477.Mul(il_477), archsimd.LoadFloat64x4Slice((t_477.s[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.def[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.sig[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.na[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.nb[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.nc[p0_477:]))
+			zero_477 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_477, def_477, sig_477, na_477, nb_477, nc_477 := archsimd.LoadFloat64x4((*[4]float64)((&r_477.ibg)[:4])), zero_477, zero_477, zero_477, zero_477, zero_477
+			if !fresh_477 {
+				s_477, def_477, sig_477 = archsimd.LoadFloat64x4Slice((t_477.s[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.def[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.sig[p0_477:]))
+				na_477, nb_477, nc_477 = archsimd.LoadFloat64x4Slice((t_477.na[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.nb[p0_477:])), archsimd.LoadFloat64x4Slice((t_477.nc[p0_477:]))
+			}
+			r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477 = x_477.Mul(il_477), y_477.Mul(il_477), z_477.Mul(il_477), s_477, def_477, sig_477, na_477, nb_477, nc_477
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477
 		var r0_0_478 archsimd.Mask64x4
@@ -27126,6 +27151,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_484 archsimd.Float64x4
@@ -27139,11 +27166,17 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 			r8_0_484 archsimd.Float64x4
 		)
 		{
-			sr_484, t_484, ds_484, p0_484 := &k.ll.src[si], t, ds, p0
+			r_484, sr_484, t_484, ds_484, p0_484, fresh_484 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_484 := archsimd.LoadFloat64x4((*[4]float64)((&sr_484.il)[:4]))
 			x_484, y_484, z_484 := archsimd.LoadFloat64x4Slice((t_484.d[0][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_484.d[1][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_484.d[2][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[2])[:4])))
 			x_484.Mul(x_484).Add(y_484.Mul(y_484)).Add(z_484.Mul(z_484)).StoreSlice(ds_484[p0_484:])
-			r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484 = x_484.Mul(il_484), y_484.Mul(il_484), z_484.Mul(il_484), archsimd.LoadFloat64x4Slice((t_484.s[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.def[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.sig[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.na[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nb[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nc[p0_484:]))
+			zero_484 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_484, def_484, sig_484, na_484, nb_484, nc_484 := archsimd.LoadFloat64x4((*[4]float64)((&r_484.ibg)[:4])), zero_484, zero_484, zero_484, zero_484, zero_484
+			if !fresh_484 {
+				s_484, def_484, sig_484 = archsimd.LoadFloat64x4Slice((t_484.s[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.def[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.sig[p0_484:]))
+				na_484, nb_484, nc_484 = archsimd.LoadFloat64x4Slice((t_484.na[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nb[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nc[p0_484:]))
+			}
+			r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484 = x_484.Mul(il_484), y_484.Mul(il_484), z_484.Mul(il_484), s_484, def_484, sig_484, na_484, nb_484, nc_484
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484
 		var r0_0_485 archsimd.Mask64x4
@@ -27881,6 +27914,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_491 archsimd.Float64x4
@@ -27894,11 +27929,17 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 			r8_0_491 archsimd.Float64x4
 		)
 		{
-			sr_491, t_491, ds_491, p0_491 := &k.ll.src[si], t, ds, p0
+			r_491, sr_491, t_491, ds_491, p0_491, fresh_491 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_491 := archsimd.LoadFloat64x4((*[4]float64)((&sr_491.il)[:4]))
 			x_491, y_491, z_491 := archsimd.LoadFloat64x4Slice((t_491.d[0][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_491.d[1][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_491.d[2][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[2])[:4])))
 			x_491.Mul(x_491).Add(y_491.Mul(y_491)).Add(z_491.Mul(z_491)).StoreSlice(ds_491[p0_491:])
-			r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491 = x_491.Mul(il_491), y_491.Mul(il_491), z_491.Mul(il_491), archsimd.LoadFloat64x4Slice((t_491.s[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.def[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.sig[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.na[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nb[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nc[p0_491:]))
+			zero_491 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_491, def_491, sig_491, na_491, nb_491, nc_491 := archsimd.LoadFloat64x4((*[4]float64)((&r_491.ibg)[:4])), zero_491, zero_491, zero_491, zero_491, zero_491
+			if !fresh_491 {
+				s_491, def_491, sig_491 = archsimd.LoadFloat64x4Slice((t_491.s[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.def[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.sig[p0_491:]))
+				na_491, nb_491, nc_491 = archsimd.LoadFloat64x4Slice((t_491.na[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nb[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nc[p0_491:]))
+			}
+			r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491 = x_491.Mul(il_491), y_491.Mul(il_491), z_491.Mul(il_491), s_491, def_491, sig_491, na_491, nb_491, nc_491
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491
 		var r0_0_492 archsimd.Mask64x4
@@ -28811,6 +28852,8 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_498 archsimd.Float64x4
@@ -28824,11 +28867,17 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 			r8_0_498 archsimd.Float64x4
 		)
 		{
-			sr_498, t_498, ds_498, p0_498 := &k.ll.src[si], t, ds, p0
+			r_498, sr_498, t_498, ds_498, p0_498, fresh_498 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_498 := archsimd.LoadFloat64x4((*[4]float64)((&sr_498.il)[:4]))
 			x_498, y_498, z_498 := archsimd.LoadFloat64x4Slice((t_498.d[0][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_498.d[1][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_498.d[2][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[2])[:4])))
 			x_498.Mul(x_498).Add(y_498.Mul(y_498)).Add(z_498.Mul(z_498)).StoreSlice(ds_498[p0_498:])
-			r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498 = x_498.Mul(il_498), y_498.Mul(il_498), z_498.Mul(il_498), archsimd.LoadFloat64x4Slice((t_498.s[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.def[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.sig[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.na[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nb[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nc[p0_498:]))
+			zero_498 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_498, def_498, sig_498, na_498, nb_498, nc_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_498.ibg)[:4])), zero_498, zero_498, zero_498, zero_498, zero_498
+			if !fresh_498 {
+				s_498, def_498, sig_498 = archsimd.LoadFloat64x4Slice((t_498.s[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.def[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.sig[p0_498:]))
+				na_498, nb_498, nc_498 = archsimd.LoadFloat64x4Slice((t_498.na[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nb[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nc[p0_498:]))
+			}
+			r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498 = x_498.Mul(il_498), y_498.Mul(il_498), z_498.Mul(il_498), s_498, def_498, sig_498, na_498, nb_498, nc_498
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498
 		var r0_0_499 archsimd.Mask64x4
@@ -29186,6 +29235,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 	n := k.nn[0]
 	var ia [4]int32
 	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
 			r0_0_505 archsimd.Float64x4
@@ -29199,11 +29250,17 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 			r8_0_505 archsimd.Float64x4
 		)
 		{
-			sr_505, t_505, ds_505, p0_505 := &k.ll.src[si], t, ds, p0
+			r_505, sr_505, t_505, ds_505, p0_505, fresh_505 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_505 := archsimd.LoadFloat64x4((*[4]float64)((&sr_505.il)[:4]))
 			x_505, y_505, z_505 := archsimd.LoadFloat64x4Slice((t_505.d[0][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_505.d[1][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_505.d[2][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[2])[:4])))
 			x_505.Mul(x_505).Add(y_505.Mul(y_505)).Add(z_505.Mul(z_505)).StoreSlice(ds_505[p0_505:])
-			r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505 = x_505.Mul(il_505), y_505.Mul(il_505), z_505.Mul(il_505), archsimd.LoadFloat64x4Slice((t_505.s[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.def[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.sig[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.na[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nb[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nc[p0_505:]))
+			zero_505 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_505, def_505, sig_505, na_505, nb_505, nc_505 := archsimd.LoadFloat64x4((*[4]float64)((&r_505.ibg)[:4])), zero_505, zero_505, zero_505, zero_505, zero_505
+			if !fresh_505 {
+				s_505, def_505, sig_505 = archsimd.LoadFloat64x4Slice((t_505.s[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.def[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.sig[p0_505:]))
+				na_505, nb_505, nc_505 = archsimd.LoadFloat64x4Slice((t_505.na[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nb[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nc[p0_505:]))
+			}
+			r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505 = x_505.Mul(il_505), y_505.Mul(il_505), z_505.Mul(il_505), s_505, def_505, sig_505, na_505, nb_505, nc_505
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505
 		var r0_0_506 archsimd.Mask64x4

@@ -5002,6 +5002,8 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_179 float64
@@ -5015,11 +5017,17 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 			r8_0_179 float64
 		)
 		{
-			sr_179, t_179, ds_179, p0_179 := &k.ll.src[si], t, ds, p0
+			r_179, sr_179, t_179, ds_179, p0_179, fresh_179 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_179 := (&sr_179.il)[0]
 			x_179, y_179, z_179 := (t_179.d[0][p0_179] - (&sr_179.inc[0])[0]), (t_179.d[1][p0_179] - (&sr_179.inc[1])[0]), (t_179.d[2][p0_179] - (&sr_179.inc[2])[0])
 			ds_179[p0_179] = (((x_179 * x_179) + (y_179 * y_179)) + (z_179 * z_179))
-			r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179 = (x_179 * il_179), (y_179 * il_179), (z_179 * il_179), t_179.s[p0_179], t_179.def[p0_179], t_179.sig[p0_179], t_179.na[p0_179], t_179.nb[p0_179], t_179.nc[p0_179]
+			zero_179 := float64(0)
+			s_179, def_179, sig_179, na_179, nb_179, nc_179 := (&r_179.ibg)[0], zero_179, zero_179, zero_179, zero_179, zero_179
+			if !fresh_179 {
+				s_179, def_179, sig_179 = t_179.s[p0_179], t_179.def[p0_179], t_179.sig[p0_179]
+				na_179, nb_179, nc_179 = t_179.na[p0_179], t_179.nb[p0_179], t_179.nc[p0_179]
+			}
+			r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179 = (x_179 * il_179), (y_179 * il_179), (z_179 * il_179), s_179, def_179, sig_179, na_179, nb_179, nc_179
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_179, r1_0_179, r2_0_179, r3_0_179, r4_0_179, r5_0_179, r6_0_179, r7_0_179, r8_0_179
 		var r0_0_180 bool
@@ -5872,6 +5880,8 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 	r := k.lr
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_197 float64
@@ -5885,11 +5895,17 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 			r8_0_197 float64
 		)
 		{
-			sr_197, t_197, ds_197, p0_197 := &k.ll.src[si], t, ds, p0
+			r_197, sr_197, t_197, ds_197, p0_197, fresh_197 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_197 := (&sr_197.il)[0]
 			x_197, y_197, z_197 := (t_197.d[0][p0_197] - (&sr_197.inc[0])[0]), (t_197.d[1][p0_197] - (&sr_197.inc[1])[0]), (t_197.d[2][p0_197] - (&sr_197.inc[2])[0])
 			ds_197[p0_197] = (((x_197 * x_197) + (y_197 * y_197)) + (z_197 * z_197))
-			r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197 = (x_197 * il_197), (y_197 * il_197), (z_197 * il_197), t_197.s[p0_197], t_197.def[p0_197], t_197.sig[p0_197], t_197.na[p0_197], t_197.nb[p0_197], t_197.nc[p0_197]
+			zero_197 := float64(0)
+			s_197, def_197, sig_197, na_197, nb_197, nc_197 := (&r_197.ibg)[0], zero_197, zero_197, zero_197, zero_197, zero_197
+			if !fresh_197 {
+				s_197, def_197, sig_197 = t_197.s[p0_197], t_197.def[p0_197], t_197.sig[p0_197]
+				na_197, nb_197, nc_197 = t_197.na[p0_197], t_197.nb[p0_197], t_197.nc[p0_197]
+			}
+			r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197 = (x_197 * il_197), (y_197 * il_197), (z_197 * il_197), s_197, def_197, sig_197, na_197, nb_197, nc_197
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_197, r1_0_197, r2_0_197, r3_0_197, r4_0_197, r5_0_197, r6_0_197, r7_0_197, r8_0_197
 		sfu := sh.fu[p0]
@@ -6341,13 +6357,19 @@ func (k *kernel) orientIncLanes(si int, oinc [][3]laneVal) {
 	nop()
 }
 
-func gradStartLanes(sr *laneSrc, t *termLanes, ds []float64, p0 int) (float64, float64, float64, float64, float64, float64, float64, float64, float64,
+func gradStartLanes(r *laneReps, sr *laneSrc, t *termLanes, ds []float64, p0 int, fresh bool) (float64, float64, float64, float64, float64, float64, float64, float64, float64,
 
 ) {
 	il := (&sr.il)[0]
 	x, y, z := (t.d[0][p0] - (&sr.inc[0])[0]), (t.d[1][p0] - (&sr.inc[1])[0]), (t.d[2][p0] - (&sr.inc[2])[0])
 	ds[p0] = (((x * x) + (y * y)) + (z * z))
-	return (x * il), (y * il), (z * il), t.s[p0], t.def[p0], t.sig[p0], t.na[p0], t.nb[p0], t.nc[p0]
+	zero := float64(0)
+	s, def, sig, na, nb, nc := (&r.ibg)[0], zero, zero, zero, zero, zero
+	if !fresh {
+		s, def, sig = t.s[p0], t.def[p0], t.sig[p0]
+		na, nb, nc = t.na[p0], t.nb[p0], t.nc[p0]
+	}
+	return (x * il), (y * il), (z * il), s, def, sig, na, nb, nc
 }
 
 func gradEndLanes(t *termLanes, p0 int, s, def, sig, sna, snb, snc float64,
@@ -6464,13 +6486,8 @@ func (k *kernel) lossFrontLanes(sdet, o *[3]laneVal, fr *lossFront, t *termLanes
 			r0_0_209 = w_209
 		}
 		fr.omega[p0] = r0_0_209
-		t.s[p0] = (&r.ibg)[0]
-		t.na[p0] = zero
-		t.nb[p0] = zero
-		t.nc[p0] = zero
-		t.def[p0] = zero
-		t.sig[p0] = zero
 	}
+	t.fresh = true
 	for p0 := 0; p0 < np; p0 += 1 {
 		dx, dy, dz := t.d[0][p0], t.d[1][p0], t.d[2][p0]
 		switch pol {
@@ -26365,6 +26382,8 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_477 float64
@@ -26378,11 +26397,17 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 			r8_0_477 float64
 		)
 		{
-			sr_477, t_477, ds_477, p0_477 := &k.ll.src[si], t, ds, p0
+			r_477, sr_477, t_477, ds_477, p0_477, fresh_477 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_477 := (&sr_477.il)[0]
 			x_477, y_477, z_477 := (t_477.d[0][p0_477] - (&sr_477.inc[0])[0]), (t_477.d[1][p0_477] - (&sr_477.inc[1])[0]), (t_477.d[2][p0_477] - (&sr_477.inc[2])[0])
 			ds_477[p0_477] = (((x_477 * x_477) + (y_477 * y_477)) + (z_477 * z_477))
-			r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477 = (x_477 * il_477), (y_477 * il_477), (z_477 * il_477), t_477.s[p0_477], t_477.def[p0_477], t_477.sig[p0_477], t_477.na[p0_477], t_477.nb[p0_477], t_477.nc[p0_477]
+			zero_477 := float64(0)
+			s_477, def_477, sig_477, na_477, nb_477, nc_477 := (&r_477.ibg)[0], zero_477, zero_477, zero_477, zero_477, zero_477
+			if !fresh_477 {
+				s_477, def_477, sig_477 = t_477.s[p0_477], t_477.def[p0_477], t_477.sig[p0_477]
+				na_477, nb_477, nc_477 = t_477.na[p0_477], t_477.nb[p0_477], t_477.nc[p0_477]
+			}
+			r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477 = (x_477 * il_477), (y_477 * il_477), (z_477 * il_477), s_477, def_477, sig_477, na_477, nb_477, nc_477
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_477, r1_0_477, r2_0_477, r3_0_477, r4_0_477, r5_0_477, r6_0_477, r7_0_477, r8_0_477
 		var r0_0_478 bool
@@ -27124,6 +27149,8 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_484 float64
@@ -27137,11 +27164,17 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 			r8_0_484 float64
 		)
 		{
-			sr_484, t_484, ds_484, p0_484 := &k.ll.src[si], t, ds, p0
+			r_484, sr_484, t_484, ds_484, p0_484, fresh_484 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_484 := (&sr_484.il)[0]
 			x_484, y_484, z_484 := (t_484.d[0][p0_484] - (&sr_484.inc[0])[0]), (t_484.d[1][p0_484] - (&sr_484.inc[1])[0]), (t_484.d[2][p0_484] - (&sr_484.inc[2])[0])
 			ds_484[p0_484] = (((x_484 * x_484) + (y_484 * y_484)) + (z_484 * z_484))
-			r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484 = (x_484 * il_484), (y_484 * il_484), (z_484 * il_484), t_484.s[p0_484], t_484.def[p0_484], t_484.sig[p0_484], t_484.na[p0_484], t_484.nb[p0_484], t_484.nc[p0_484]
+			zero_484 := float64(0)
+			s_484, def_484, sig_484, na_484, nb_484, nc_484 := (&r_484.ibg)[0], zero_484, zero_484, zero_484, zero_484, zero_484
+			if !fresh_484 {
+				s_484, def_484, sig_484 = t_484.s[p0_484], t_484.def[p0_484], t_484.sig[p0_484]
+				na_484, nb_484, nc_484 = t_484.na[p0_484], t_484.nb[p0_484], t_484.nc[p0_484]
+			}
+			r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484 = (x_484 * il_484), (y_484 * il_484), (z_484 * il_484), s_484, def_484, sig_484, na_484, nb_484, nc_484
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484
 		var r0_0_485 bool
@@ -27879,6 +27912,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_491 float64
@@ -27892,11 +27927,17 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 			r8_0_491 float64
 		)
 		{
-			sr_491, t_491, ds_491, p0_491 := &k.ll.src[si], t, ds, p0
+			r_491, sr_491, t_491, ds_491, p0_491, fresh_491 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_491 := (&sr_491.il)[0]
 			x_491, y_491, z_491 := (t_491.d[0][p0_491] - (&sr_491.inc[0])[0]), (t_491.d[1][p0_491] - (&sr_491.inc[1])[0]), (t_491.d[2][p0_491] - (&sr_491.inc[2])[0])
 			ds_491[p0_491] = (((x_491 * x_491) + (y_491 * y_491)) + (z_491 * z_491))
-			r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491 = (x_491 * il_491), (y_491 * il_491), (z_491 * il_491), t_491.s[p0_491], t_491.def[p0_491], t_491.sig[p0_491], t_491.na[p0_491], t_491.nb[p0_491], t_491.nc[p0_491]
+			zero_491 := float64(0)
+			s_491, def_491, sig_491, na_491, nb_491, nc_491 := (&r_491.ibg)[0], zero_491, zero_491, zero_491, zero_491, zero_491
+			if !fresh_491 {
+				s_491, def_491, sig_491 = t_491.s[p0_491], t_491.def[p0_491], t_491.sig[p0_491]
+				na_491, nb_491, nc_491 = t_491.na[p0_491], t_491.nb[p0_491], t_491.nc[p0_491]
+			}
+			r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491 = (x_491 * il_491), (y_491 * il_491), (z_491 * il_491), s_491, def_491, sig_491, na_491, nb_491, nc_491
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491
 		var r0_0_492 bool
@@ -28809,6 +28850,8 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_498 float64
@@ -28822,11 +28865,17 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 			r8_0_498 float64
 		)
 		{
-			sr_498, t_498, ds_498, p0_498 := &k.ll.src[si], t, ds, p0
+			r_498, sr_498, t_498, ds_498, p0_498, fresh_498 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_498 := (&sr_498.il)[0]
 			x_498, y_498, z_498 := (t_498.d[0][p0_498] - (&sr_498.inc[0])[0]), (t_498.d[1][p0_498] - (&sr_498.inc[1])[0]), (t_498.d[2][p0_498] - (&sr_498.inc[2])[0])
 			ds_498[p0_498] = (((x_498 * x_498) + (y_498 * y_498)) + (z_498 * z_498))
-			r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498 = (x_498 * il_498), (y_498 * il_498), (z_498 * il_498), t_498.s[p0_498], t_498.def[p0_498], t_498.sig[p0_498], t_498.na[p0_498], t_498.nb[p0_498], t_498.nc[p0_498]
+			zero_498 := float64(0)
+			s_498, def_498, sig_498, na_498, nb_498, nc_498 := (&r_498.ibg)[0], zero_498, zero_498, zero_498, zero_498, zero_498
+			if !fresh_498 {
+				s_498, def_498, sig_498 = t_498.s[p0_498], t_498.def[p0_498], t_498.sig[p0_498]
+				na_498, nb_498, nc_498 = t_498.na[p0_498], t_498.nb[p0_498], t_498.nc[p0_498]
+			}
+			r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498 = (x_498 * il_498), (y_498 * il_498), (z_498 * il_498), s_498, def_498, sig_498, na_498, nb_498, nc_498
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498
 		var r0_0_499 bool
@@ -29184,6 +29233,8 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 	n := k.nn[0]
 	var ia [1]int32
 	k.orientIncLanes(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 1 {
 		var (
 			r0_0_505 float64
@@ -29197,11 +29248,17 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 			r8_0_505 float64
 		)
 		{
-			sr_505, t_505, ds_505, p0_505 := &k.ll.src[si], t, ds, p0
+			r_505, sr_505, t_505, ds_505, p0_505, fresh_505 := r, &k.ll.src[si], t, ds, p0, fresh
 			il_505 := (&sr_505.il)[0]
 			x_505, y_505, z_505 := (t_505.d[0][p0_505] - (&sr_505.inc[0])[0]), (t_505.d[1][p0_505] - (&sr_505.inc[1])[0]), (t_505.d[2][p0_505] - (&sr_505.inc[2])[0])
 			ds_505[p0_505] = (((x_505 * x_505) + (y_505 * y_505)) + (z_505 * z_505))
-			r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505 = (x_505 * il_505), (y_505 * il_505), (z_505 * il_505), t_505.s[p0_505], t_505.def[p0_505], t_505.sig[p0_505], t_505.na[p0_505], t_505.nb[p0_505], t_505.nc[p0_505]
+			zero_505 := float64(0)
+			s_505, def_505, sig_505, na_505, nb_505, nc_505 := (&r_505.ibg)[0], zero_505, zero_505, zero_505, zero_505, zero_505
+			if !fresh_505 {
+				s_505, def_505, sig_505 = t_505.s[p0_505], t_505.def[p0_505], t_505.sig[p0_505]
+				na_505, nb_505, nc_505 = t_505.na[p0_505], t_505.nb[p0_505], t_505.nc[p0_505]
+			}
+			r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505 = (x_505 * il_505), (y_505 * il_505), (z_505 * il_505), s_505, def_505, sig_505, na_505, nb_505, nc_505
 		}
 		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505
 		var r0_0_506 bool
