@@ -837,8 +837,17 @@
 //     run); Go 1.26 build 0.93×, 0.89× and 0.96×, 0.99–1.04× (the last
 //     moves with the offset each process's frameTune keeps); default
 //     build 0.86×, 0.97× and 0.98×, 1.00×. A full-image Poisson gradient
-//     at cubic 1024² (Go 1.27 build, one CPU) 23.3 → 19.7 ms. Measured and
-//     left out (perf or turns): the row sums' factors sb·|d − inc|²,
+//     at cubic 1024² (Go 1.27 build, one CPU) 23.3 → 19.7 ms. Then the
+//     front stopped storing the sums' starting values for the first
+//     source's terms to load: the terms start them (termLanes.fresh;
+//     the front's samples 0.68×, all 0.93× at 1024²). Against the
+//     session's start (40 rounds): cubic 1024² gradient 0.84×, crystal's
+//     0.82×. Gradient/forward at 1024² in six sets of fresh processes
+//     1.65–1.84 (the start 2.10–2.23), each set's forward 8.0–9.7 ms for
+//     the same code; mosaic case 1.88–1.90. Measured and
+//     left out (perf or turns): the geometry adjoint's coefficient a
+//     stored and its six sums in a loop of their own (the backward pass
+//     1.4×); the row sums' factors sb·|d − inc|²,
 //     sb/R, fdet·sb/R formed once per chunk (the backward pass 0.89× with
 //     10 domains, 1.25× with one orientation); loops 1 and 2 of the
 //     backward pass as one, 13 running sums (its samples 1.1×);
