@@ -44,14 +44,6 @@ type termLanes struct {
 	_                       [lineBytes - 1]byte // (whole lines: TestLaneDataAligned)
 }
 
-// reset starts the sums of the first n pixels: S at the water
-// background, the others at 0.
-func (t *termLanes) reset(n int, ibg float64) {
-	for p := 0; p < n; p++ {
-		t.s[p], t.na[p], t.nb[p], t.nc[p], t.def[p], t.sig[p] = ibg, 0, 0, 0, 0, 0
-	}
-}
-
 // gradSetup sets what termsGradLanes reads besides the forward kernels'
 // values: k.perDef.
 func (k *kernel) gradSetup() {
@@ -82,7 +74,7 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
 	tl, oinc := w.terms(), w.orientScratch(len(k.orient))
-	tl.reset(1, k.ibg)
+	tl.fresh = true   // (the first terms start the pixel's sums)
 	var ds [1]float64 // (|d − inc|², not used here)
 	var lam float64
 	M := len(k.orient)

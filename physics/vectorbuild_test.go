@@ -11,8 +11,8 @@ import (
 	"github.com/gobragg/gobragg/physics"
 )
 
-// TestVectorBuild runs the lane tests (TestLanesBits, TestLanesGradientBits, TestLanesNotWholeN, TestLanesGenerated, TestLanesImageSums)
-// and TestFrameTune in the GOEXPERIMENT=simd build too, from the default one, so that the
+// TestVectorBuild runs the lane tests (vectorBuildTests) in the
+// GOEXPERIMENT=simd build too, from the default one, so that the
 // README's one test command checks both builds: the AVX2 (and, where the
 // CPU has it, AVX-512) kernels must give the general loops' bits on every
 // golden case. It builds them with this Go and with Go 1.27
