@@ -2047,9 +2047,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
 		}
 		a := rbar.Sub(ddot.Mul(invR))
-		adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
-		fa := vloadSlice(fr.fdet[p:]).Mul(a)
-		fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
+		adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q] = dirSumsLanes(a, vloadSlice(fr.fdet[p:]), dx, dy, dz, adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q])
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
@@ -2131,9 +2129,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
 		sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
 		a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
-		adX[q], adY[q], adZ[q] = vslotadd(adX[q], a.Mul(dx)), vslotadd(adY[q], a.Mul(dy)), vslotadd(adZ[q], a.Mul(dz))
-		fa := vloadSlice(fr.fdet[p:]).Mul(a)
-		fadX[q], fadY[q], fadZ[q] = vslotadd(fadX[q], fa.Mul(dx)), vslotadd(fadY[q], fa.Mul(dy)), vslotadd(fadZ[q], fa.Mul(dz))
+		adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q] = dirSumsLanes(a, vloadSlice(fr.fdet[p:]), dx, dy, dz, adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q])
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
@@ -2210,6 +2206,16 @@ func rowF32Lanes(v []float64, row []float32, n int) {
 		vstoreF32Slice(vloadSlice(v[p:]), row[p:])
 	}
 	vzeroupper()
+}
+
+// dirSumsLanes adds a vector of pixels' parts of ∂L/∂p along d to their
+// sums (lossBackLanes, lossBackSubLanes): a·d and fdet·a·d, a the
+// coefficient of d.
+//
+//lanegen:inline
+func dirSumsLanes(a, fdet, dx, dy, dz vf, adX, adY, adZ, fadX, fadY, fadZ vs) (vs, vs, vs, vs, vs, vs) {
+	fa := fdet.Mul(a)
+	return vslotadd(adX, a.Mul(dx)), vslotadd(adY, a.Mul(dy)), vslotadd(adZ, a.Mul(dz)), vslotadd(fadX, fa.Mul(dx)), vslotadd(fadY, fa.Mul(dy)), vslotadd(fadZ, fa.Mul(dz))
 }
 
 // scaleTermsLanes is a pixel's part of lossBackLanes' sums ibg and flu:
