@@ -22,7 +22,8 @@ func cosPiLanesAVX2(d archsimd.Float64x4,
 		b_1 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1)).Mul(y2_1)
 		p1_1 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1)).Mul(y2_1)).Mul(y4_1)
 		p2_1 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1.Mul(y4_1))
-		r0_0_1, r1_0_1 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1).Add(b_1).Add(p1_1).Add(p2_1), a_1.Add(b_1).Add(p1_1).Add(p2_1)
+		v_1 := a_1.Add(b_1.Add(p1_1).Add(p2_1))
+		r0_0_1, r1_0_1 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1), v_1
 	}
 	c, _ := r0_0_1, r1_0_1
 	return c
@@ -40,7 +41,8 @@ func cosPiVLanesAVX2(d archsimd.Float64x4,
 	b := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y)).Mul(y2)
 	p1 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y)).Mul(y2)).Mul(y4)
 	p2 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4.Mul(y4))
-	return archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a).Add(b).Add(p1).Add(p2), a.Add(b).Add(p1).Add(p2)
+	v := a.Add(b.Add(p1).Add(p2))
+	return archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v), v
 }
 
 func sinPiLanesAVX2(d archsimd.Float64x4,
@@ -238,7 +240,8 @@ func sincg3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_1_5 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5)).Mul(y2_1_5)
 			p1_1_5 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5)).Mul(y2_1_5)).Mul(y4_1_5)
 			p2_1_5 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5.Mul(y4_1_5))
-			r0_0_1_5, r1_0_1_5 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5).Add(b_1_5).Add(p1_1_5).Add(p2_1_5), a_1_5.Add(b_1_5).Add(p1_1_5).Add(p2_1_5)
+			v_1_5 := a_1_5.Add(b_1_5.Add(p1_1_5).Add(p2_1_5))
+			r0_0_1_5, r1_0_1_5 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5), v_1_5
 		}
 		c_5, _ := r0_0_1_5, r1_0_1_5
 		r0_0_5 = c_5
@@ -265,7 +268,8 @@ func sincg3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_1_7 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7)).Mul(y2_1_7)
 			p1_1_7 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7)).Mul(y2_1_7)).Mul(y4_1_7)
 			p2_1_7 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7.Mul(y4_1_7))
-			r0_0_1_7, r1_0_1_7 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7).Add(b_1_7).Add(p1_1_7).Add(p2_1_7), a_1_7.Add(b_1_7).Add(p1_1_7).Add(p2_1_7)
+			v_1_7 := a_1_7.Add(b_1_7.Add(p1_1_7).Add(p2_1_7))
+			r0_0_1_7, r1_0_1_7 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7), v_1_7
 		}
 		c_7, _ := r0_0_1_7, r1_0_1_7
 		r0_0_7 = c_7
@@ -292,7 +296,8 @@ func sincg3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_1_9 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9)).Mul(y2_1_9)
 			p1_1_9 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9)).Mul(y2_1_9)).Mul(y4_1_9)
 			p2_1_9 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9.Mul(y4_1_9))
-			r0_0_1_9, r1_0_1_9 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9).Add(b_1_9).Add(p1_1_9).Add(p2_1_9), a_1_9.Add(b_1_9).Add(p1_1_9).Add(p2_1_9)
+			v_1_9 := a_1_9.Add(b_1_9.Add(p1_1_9).Add(p2_1_9))
+			r0_0_1_9, r1_0_1_9 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9), v_1_9
 		}
 		c_9, _ := r0_0_1_9, r1_0_1_9
 		r0_0_9 = c_9
@@ -411,7 +416,8 @@ func shapeLatticeLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_17 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17)).Mul(y2_1_17)
 						p1_1_17 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17)).Mul(y2_1_17)).Mul(y4_1_17)
 						p2_1_17 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17.Mul(y4_1_17))
-						r0_0_1_17, r1_0_1_17 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17).Add(b_1_17).Add(p1_1_17).Add(p2_1_17), a_1_17.Add(b_1_17).Add(p1_1_17).Add(p2_1_17)
+						v_1_17 := a_1_17.Add(b_1_17.Add(p1_1_17).Add(p2_1_17))
+						r0_0_1_17, r1_0_1_17 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17), v_1_17
 					}
 					c_17, _ := r0_0_1_17, r1_0_1_17
 					r0_0_17 = c_17
@@ -555,7 +561,8 @@ func sinCosPiLanesAVX2(x archsimd.Float64x4,
 			b_1_24 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24)).Mul(y2_1_24)
 			p1_1_24 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24)).Mul(y2_1_24)).Mul(y4_1_24)
 			p2_1_24 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24.Mul(y4_1_24))
-			r0_0_1_24, r1_0_1_24 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24).Add(b_1_24).Add(p1_1_24).Add(p2_1_24), a_1_24.Add(b_1_24).Add(p1_1_24).Add(p2_1_24)
+			v_1_24 := a_1_24.Add(b_1_24.Add(p1_1_24).Add(p2_1_24))
+			r0_0_1_24, r1_0_1_24 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24), v_1_24
 		}
 		c_24, _ := r0_0_1_24, r1_0_1_24
 		r0_0_24 = c_24
@@ -614,7 +621,8 @@ func sinc3LanesAVX2(u archsimd.Float64x4,
 				b_1_24_26 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_26)).Mul(y2_1_24_26)
 				p1_1_24_26 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_26)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_26)).Mul(y2_1_24_26)).Mul(y4_1_24_26)
 				p2_1_24_26 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_26.Mul(y4_1_24_26))
-				r0_0_1_24_26, r1_0_1_24_26 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_26).Add(b_1_24_26).Add(p1_1_24_26).Add(p2_1_24_26), a_1_24_26.Add(b_1_24_26).Add(p1_1_24_26).Add(p2_1_24_26)
+				v_1_24_26 := a_1_24_26.Add(b_1_24_26.Add(p1_1_24_26).Add(p2_1_24_26))
+				r0_0_1_24_26, r1_0_1_24_26 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_26), v_1_24_26
 			}
 			c_24_26, _ := r0_0_1_24_26, r1_0_1_24_26
 			r0_0_24_26 = c_24_26
@@ -694,7 +702,8 @@ func bendLanesAVX2(r *laneReps, x, y, z archsimd.Float64x4,
 					b_1_24_28 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_28)).Mul(y2_1_24_28)
 					p1_1_24_28 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_28)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_28)).Mul(y2_1_24_28)).Mul(y4_1_24_28)
 					p2_1_24_28 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_28.Mul(y4_1_24_28))
-					r0_0_1_24_28, r1_0_1_24_28 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_28).Add(b_1_24_28).Add(p1_1_24_28).Add(p2_1_24_28), a_1_24_28.Add(b_1_24_28).Add(p1_1_24_28).Add(p2_1_24_28)
+					v_1_24_28 := a_1_24_28.Add(b_1_24_28.Add(p1_1_24_28).Add(p2_1_24_28))
+					r0_0_1_24_28, r1_0_1_24_28 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_28), v_1_24_28
 				}
 				c_24_28, _ := r0_0_1_24_28, r1_0_1_24_28
 				r0_0_24_28 = c_24_28
@@ -765,7 +774,8 @@ func bendLanesAVX2(r *laneReps, x, y, z archsimd.Float64x4,
 					b_1_24_30 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_30)).Mul(y2_1_24_30)
 					p1_1_24_30 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_30)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_30)).Mul(y2_1_24_30)).Mul(y4_1_24_30)
 					p2_1_24_30 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_30.Mul(y4_1_24_30))
-					r0_0_1_24_30, r1_0_1_24_30 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_30).Add(b_1_24_30).Add(p1_1_24_30).Add(p2_1_24_30), a_1_24_30.Add(b_1_24_30).Add(p1_1_24_30).Add(p2_1_24_30)
+					v_1_24_30 := a_1_24_30.Add(b_1_24_30.Add(p1_1_24_30).Add(p2_1_24_30))
+					r0_0_1_24_30, r1_0_1_24_30 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_30), v_1_24_30
 				}
 				c_24_30, _ := r0_0_1_24_30, r1_0_1_24_30
 				r0_0_24_30 = c_24_30
@@ -837,7 +847,8 @@ func rotateAxisLanesAVX2(r *laneReps, a *[3]laneVal, v0, v1, v2, phi archsimd.Fl
 				b_1_24_31 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_31)).Mul(y2_1_24_31)
 				p1_1_24_31 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_31)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_31)).Mul(y2_1_24_31)).Mul(y4_1_24_31)
 				p2_1_24_31 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_31.Mul(y4_1_24_31))
-				r0_0_1_24_31, r1_0_1_24_31 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_31).Add(b_1_24_31).Add(p1_1_24_31).Add(p2_1_24_31), a_1_24_31.Add(b_1_24_31).Add(p1_1_24_31).Add(p2_1_24_31)
+				v_1_24_31 := a_1_24_31.Add(b_1_24_31.Add(p1_1_24_31).Add(p2_1_24_31))
+				r0_0_1_24_31, r1_0_1_24_31 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_31), v_1_24_31
 			}
 			c_24_31, _ := r0_0_1_24_31, r1_0_1_24_31
 			r0_0_24_31 = c_24_31
@@ -1511,7 +1522,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, 
 						b_1_5_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_60)).Mul(y2_1_5_60)
 						p1_1_5_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_60)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_60)).Mul(y2_1_5_60)).Mul(y4_1_5_60)
 						p2_1_5_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_60.Mul(y4_1_5_60))
-						r0_0_1_5_60, r1_0_1_5_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_60).Add(b_1_5_60).Add(p1_1_5_60).Add(p2_1_5_60), a_1_5_60.Add(b_1_5_60).Add(p1_1_5_60).Add(p2_1_5_60)
+						v_1_5_60 := a_1_5_60.Add(b_1_5_60.Add(p1_1_5_60).Add(p2_1_5_60))
+						r0_0_1_5_60, r1_0_1_5_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_60), v_1_5_60
 					}
 					c_5_60, _ := r0_0_1_5_60, r1_0_1_5_60
 					r0_0_5_60 = c_5_60
@@ -1538,7 +1550,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, 
 						b_1_7_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_60)).Mul(y2_1_7_60)
 						p1_1_7_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_60)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_60)).Mul(y2_1_7_60)).Mul(y4_1_7_60)
 						p2_1_7_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_60.Mul(y4_1_7_60))
-						r0_0_1_7_60, r1_0_1_7_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_60).Add(b_1_7_60).Add(p1_1_7_60).Add(p2_1_7_60), a_1_7_60.Add(b_1_7_60).Add(p1_1_7_60).Add(p2_1_7_60)
+						v_1_7_60 := a_1_7_60.Add(b_1_7_60.Add(p1_1_7_60).Add(p2_1_7_60))
+						r0_0_1_7_60, r1_0_1_7_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_60), v_1_7_60
 					}
 					c_7_60, _ := r0_0_1_7_60, r1_0_1_7_60
 					r0_0_7_60 = c_7_60
@@ -1565,7 +1578,8 @@ func (k *kernel) termsLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, sum, 
 						b_1_9_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_60)).Mul(y2_1_9_60)
 						p1_1_9_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_60)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_60)).Mul(y2_1_9_60)).Mul(y4_1_9_60)
 						p2_1_9_60 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_60.Mul(y4_1_9_60))
-						r0_0_1_9_60, r1_0_1_9_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_60).Add(b_1_9_60).Add(p1_1_9_60).Add(p2_1_9_60), a_1_9_60.Add(b_1_9_60).Add(p1_1_9_60).Add(p2_1_9_60)
+						v_1_9_60 := a_1_9_60.Add(b_1_9_60.Add(p1_1_9_60).Add(p2_1_9_60))
+						r0_0_1_9_60, r1_0_1_9_60 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_60), v_1_9_60
 					}
 					c_9_60, _ := r0_0_1_9_60, r1_0_1_9_60
 					r0_0_9_60 = c_9_60
@@ -1884,7 +1898,8 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, fd
 							b_1_5_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_60_73)).Mul(y2_1_5_60_73)
 							p1_1_5_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_60_73)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_60_73)).Mul(y2_1_5_60_73)).Mul(y4_1_5_60_73)
 							p2_1_5_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_60_73.Mul(y4_1_5_60_73))
-							r0_0_1_5_60_73, r1_0_1_5_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_60_73).Add(b_1_5_60_73).Add(p1_1_5_60_73).Add(p2_1_5_60_73), a_1_5_60_73.Add(b_1_5_60_73).Add(p1_1_5_60_73).Add(p2_1_5_60_73)
+							v_1_5_60_73 := a_1_5_60_73.Add(b_1_5_60_73.Add(p1_1_5_60_73).Add(p2_1_5_60_73))
+							r0_0_1_5_60_73, r1_0_1_5_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_60_73), v_1_5_60_73
 						}
 						c_5_60_73, _ := r0_0_1_5_60_73, r1_0_1_5_60_73
 						r0_0_5_60_73 = c_5_60_73
@@ -1911,7 +1926,8 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, fd
 							b_1_7_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_60_73)).Mul(y2_1_7_60_73)
 							p1_1_7_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_60_73)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_60_73)).Mul(y2_1_7_60_73)).Mul(y4_1_7_60_73)
 							p2_1_7_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_60_73.Mul(y4_1_7_60_73))
-							r0_0_1_7_60_73, r1_0_1_7_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_60_73).Add(b_1_7_60_73).Add(p1_1_7_60_73).Add(p2_1_7_60_73), a_1_7_60_73.Add(b_1_7_60_73).Add(p1_1_7_60_73).Add(p2_1_7_60_73)
+							v_1_7_60_73 := a_1_7_60_73.Add(b_1_7_60_73.Add(p1_1_7_60_73).Add(p2_1_7_60_73))
+							r0_0_1_7_60_73, r1_0_1_7_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_60_73), v_1_7_60_73
 						}
 						c_7_60_73, _ := r0_0_1_7_60_73, r1_0_1_7_60_73
 						r0_0_7_60_73 = c_7_60_73
@@ -1938,7 +1954,8 @@ func (k *kernel) subpixelLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, fd
 							b_1_9_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_60_73)).Mul(y2_1_9_60_73)
 							p1_1_9_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_60_73)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_60_73)).Mul(y2_1_9_60_73)).Mul(y4_1_9_60_73)
 							p2_1_9_60_73 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_60_73.Mul(y4_1_9_60_73))
-							r0_0_1_9_60_73, r1_0_1_9_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_60_73).Add(b_1_9_60_73).Add(p1_1_9_60_73).Add(p2_1_9_60_73), a_1_9_60_73.Add(b_1_9_60_73).Add(p1_1_9_60_73).Add(p2_1_9_60_73)
+							v_1_9_60_73 := a_1_9_60_73.Add(b_1_9_60_73.Add(p1_1_9_60_73).Add(p2_1_9_60_73))
+							r0_0_1_9_60_73, r1_0_1_9_60_73 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_60_73), v_1_9_60_73
 						}
 						c_9_60_73, _ := r0_0_1_9_60_73, r1_0_1_9_60_73
 						r0_0_9_60_73 = c_9_60_73
@@ -2245,7 +2262,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_5_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_60_81)).Mul(y2_1_5_60_81)
 										p1_1_5_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_60_81)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_60_81)).Mul(y2_1_5_60_81)).Mul(y4_1_5_60_81)
 										p2_1_5_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_60_81.Mul(y4_1_5_60_81))
-										r0_0_1_5_60_81, r1_0_1_5_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_60_81).Add(b_1_5_60_81).Add(p1_1_5_60_81).Add(p2_1_5_60_81), a_1_5_60_81.Add(b_1_5_60_81).Add(p1_1_5_60_81).Add(p2_1_5_60_81)
+										v_1_5_60_81 := a_1_5_60_81.Add(b_1_5_60_81.Add(p1_1_5_60_81).Add(p2_1_5_60_81))
+										r0_0_1_5_60_81, r1_0_1_5_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_60_81), v_1_5_60_81
 									}
 									c_5_60_81, _ := r0_0_1_5_60_81, r1_0_1_5_60_81
 									r0_0_5_60_81 = c_5_60_81
@@ -2272,7 +2290,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_7_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_60_81)).Mul(y2_1_7_60_81)
 										p1_1_7_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_60_81)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_60_81)).Mul(y2_1_7_60_81)).Mul(y4_1_7_60_81)
 										p2_1_7_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_60_81.Mul(y4_1_7_60_81))
-										r0_0_1_7_60_81, r1_0_1_7_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_60_81).Add(b_1_7_60_81).Add(p1_1_7_60_81).Add(p2_1_7_60_81), a_1_7_60_81.Add(b_1_7_60_81).Add(p1_1_7_60_81).Add(p2_1_7_60_81)
+										v_1_7_60_81 := a_1_7_60_81.Add(b_1_7_60_81.Add(p1_1_7_60_81).Add(p2_1_7_60_81))
+										r0_0_1_7_60_81, r1_0_1_7_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_60_81), v_1_7_60_81
 									}
 									c_7_60_81, _ := r0_0_1_7_60_81, r1_0_1_7_60_81
 									r0_0_7_60_81 = c_7_60_81
@@ -2299,7 +2318,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_9_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_60_81)).Mul(y2_1_9_60_81)
 										p1_1_9_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_60_81)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_60_81)).Mul(y2_1_9_60_81)).Mul(y4_1_9_60_81)
 										p2_1_9_60_81 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_60_81.Mul(y4_1_9_60_81))
-										r0_0_1_9_60_81, r1_0_1_9_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_60_81).Add(b_1_9_60_81).Add(p1_1_9_60_81).Add(p2_1_9_60_81), a_1_9_60_81.Add(b_1_9_60_81).Add(p1_1_9_60_81).Add(p2_1_9_60_81)
+										v_1_9_60_81 := a_1_9_60_81.Add(b_1_9_60_81.Add(p1_1_9_60_81).Add(p2_1_9_60_81))
+										r0_0_1_9_60_81, r1_0_1_9_60_81 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_60_81), v_1_9_60_81
 									}
 									c_9_60_81, _ := r0_0_1_9_60_81, r1_0_1_9_60_81
 									r0_0_9_60_81 = c_9_60_81
@@ -2584,7 +2604,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_5_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_60_73_83)).Mul(y2_1_5_60_73_83)
 										p1_1_5_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_60_73_83)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_60_73_83)).Mul(y2_1_5_60_73_83)).Mul(y4_1_5_60_73_83)
 										p2_1_5_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_60_73_83.Mul(y4_1_5_60_73_83))
-										r0_0_1_5_60_73_83, r1_0_1_5_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_60_73_83).Add(b_1_5_60_73_83).Add(p1_1_5_60_73_83).Add(p2_1_5_60_73_83), a_1_5_60_73_83.Add(b_1_5_60_73_83).Add(p1_1_5_60_73_83).Add(p2_1_5_60_73_83)
+										v_1_5_60_73_83 := a_1_5_60_73_83.Add(b_1_5_60_73_83.Add(p1_1_5_60_73_83).Add(p2_1_5_60_73_83))
+										r0_0_1_5_60_73_83, r1_0_1_5_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_60_73_83), v_1_5_60_73_83
 									}
 									c_5_60_73_83, _ := r0_0_1_5_60_73_83, r1_0_1_5_60_73_83
 									r0_0_5_60_73_83 = c_5_60_73_83
@@ -2611,7 +2632,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_7_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_60_73_83)).Mul(y2_1_7_60_73_83)
 										p1_1_7_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_60_73_83)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_60_73_83)).Mul(y2_1_7_60_73_83)).Mul(y4_1_7_60_73_83)
 										p2_1_7_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_60_73_83.Mul(y4_1_7_60_73_83))
-										r0_0_1_7_60_73_83, r1_0_1_7_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_60_73_83).Add(b_1_7_60_73_83).Add(p1_1_7_60_73_83).Add(p2_1_7_60_73_83), a_1_7_60_73_83.Add(b_1_7_60_73_83).Add(p1_1_7_60_73_83).Add(p2_1_7_60_73_83)
+										v_1_7_60_73_83 := a_1_7_60_73_83.Add(b_1_7_60_73_83.Add(p1_1_7_60_73_83).Add(p2_1_7_60_73_83))
+										r0_0_1_7_60_73_83, r1_0_1_7_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_60_73_83), v_1_7_60_73_83
 									}
 									c_7_60_73_83, _ := r0_0_1_7_60_73_83, r1_0_1_7_60_73_83
 									r0_0_7_60_73_83 = c_7_60_73_83
@@ -2638,7 +2660,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 										b_1_9_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_60_73_83)).Mul(y2_1_9_60_73_83)
 										p1_1_9_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_60_73_83)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_60_73_83)).Mul(y2_1_9_60_73_83)).Mul(y4_1_9_60_73_83)
 										p2_1_9_60_73_83 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_60_73_83.Mul(y4_1_9_60_73_83))
-										r0_0_1_9_60_73_83, r1_0_1_9_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_60_73_83).Add(b_1_9_60_73_83).Add(p1_1_9_60_73_83).Add(p2_1_9_60_73_83), a_1_9_60_73_83.Add(b_1_9_60_73_83).Add(p1_1_9_60_73_83).Add(p2_1_9_60_73_83)
+										v_1_9_60_73_83 := a_1_9_60_73_83.Add(b_1_9_60_73_83.Add(p1_1_9_60_73_83).Add(p2_1_9_60_73_83))
+										r0_0_1_9_60_73_83, r1_0_1_9_60_73_83 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_60_73_83), v_1_9_60_73_83
 									}
 									c_9_60_73_83, _ := r0_0_1_9_60_73_83, r1_0_1_9_60_73_83
 									r0_0_9_60_73_83 = c_9_60_73_83
@@ -2914,7 +2937,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 													b_1_5_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_60_73_85)).Mul(y2_1_5_60_73_85)
 													p1_1_5_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_60_73_85)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_60_73_85)).Mul(y2_1_5_60_73_85)).Mul(y4_1_5_60_73_85)
 													p2_1_5_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_60_73_85.Mul(y4_1_5_60_73_85))
-													r0_0_1_5_60_73_85, r1_0_1_5_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_60_73_85).Add(b_1_5_60_73_85).Add(p1_1_5_60_73_85).Add(p2_1_5_60_73_85), a_1_5_60_73_85.Add(b_1_5_60_73_85).Add(p1_1_5_60_73_85).Add(p2_1_5_60_73_85)
+													v_1_5_60_73_85 := a_1_5_60_73_85.Add(b_1_5_60_73_85.Add(p1_1_5_60_73_85).Add(p2_1_5_60_73_85))
+													r0_0_1_5_60_73_85, r1_0_1_5_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_60_73_85), v_1_5_60_73_85
 												}
 												c_5_60_73_85, _ := r0_0_1_5_60_73_85, r1_0_1_5_60_73_85
 												r0_0_5_60_73_85 = c_5_60_73_85
@@ -2941,7 +2965,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 													b_1_7_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_60_73_85)).Mul(y2_1_7_60_73_85)
 													p1_1_7_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_60_73_85)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_60_73_85)).Mul(y2_1_7_60_73_85)).Mul(y4_1_7_60_73_85)
 													p2_1_7_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_60_73_85.Mul(y4_1_7_60_73_85))
-													r0_0_1_7_60_73_85, r1_0_1_7_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_60_73_85).Add(b_1_7_60_73_85).Add(p1_1_7_60_73_85).Add(p2_1_7_60_73_85), a_1_7_60_73_85.Add(b_1_7_60_73_85).Add(p1_1_7_60_73_85).Add(p2_1_7_60_73_85)
+													v_1_7_60_73_85 := a_1_7_60_73_85.Add(b_1_7_60_73_85.Add(p1_1_7_60_73_85).Add(p2_1_7_60_73_85))
+													r0_0_1_7_60_73_85, r1_0_1_7_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_60_73_85), v_1_7_60_73_85
 												}
 												c_7_60_73_85, _ := r0_0_1_7_60_73_85, r1_0_1_7_60_73_85
 												r0_0_7_60_73_85 = c_7_60_73_85
@@ -2968,7 +2993,8 @@ func (k *kernel) pixelsLanesAVX2(rb *rowBuf, n int) {
 													b_1_9_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_60_73_85)).Mul(y2_1_9_60_73_85)
 													p1_1_9_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_60_73_85)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_60_73_85)).Mul(y2_1_9_60_73_85)).Mul(y4_1_9_60_73_85)
 													p2_1_9_60_73_85 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_60_73_85.Mul(y4_1_9_60_73_85))
-													r0_0_1_9_60_73_85, r1_0_1_9_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_60_73_85).Add(b_1_9_60_73_85).Add(p1_1_9_60_73_85).Add(p2_1_9_60_73_85), a_1_9_60_73_85.Add(b_1_9_60_73_85).Add(p1_1_9_60_73_85).Add(p2_1_9_60_73_85)
+													v_1_9_60_73_85 := a_1_9_60_73_85.Add(b_1_9_60_73_85.Add(p1_1_9_60_73_85).Add(p2_1_9_60_73_85))
+													r0_0_1_9_60_73_85, r1_0_1_9_60_73_85 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_60_73_85), v_1_9_60_73_85
 												}
 												c_9_60_73_85, _ := r0_0_1_9_60_73_85, r1_0_1_9_60_73_85
 												r0_0_9_60_73_85 = c_9_60_73_85
@@ -3185,7 +3211,8 @@ func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_92 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92)).Mul(y2_1_92)
 						p1_1_92 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92)).Mul(y2_1_92)).Mul(y4_1_92)
 						p2_1_92 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92.Mul(y4_1_92))
-						r0_0_1_92, r1_0_1_92 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92).Add(b_1_92).Add(p1_1_92).Add(p2_1_92), a_1_92.Add(b_1_92).Add(p1_1_92).Add(p2_1_92)
+						v_1_92 := a_1_92.Add(b_1_92.Add(p1_1_92).Add(p2_1_92))
+						r0_0_1_92, r1_0_1_92 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92), v_1_92
 					}
 					c_92, _ := r0_0_1_92, r1_0_1_92
 					r0_0_92 = c_92
@@ -3278,7 +3305,8 @@ func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_100 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100)).Mul(y2_1_100)
 						p1_1_100 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100)).Mul(y2_1_100)).Mul(y4_1_100)
 						p2_1_100 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100.Mul(y4_1_100))
-						r0_0_1_100, r1_0_1_100 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100).Add(b_1_100).Add(p1_1_100).Add(p2_1_100), a_1_100.Add(b_1_100).Add(p1_1_100).Add(p2_1_100)
+						v_1_100 := a_1_100.Add(b_1_100.Add(p1_1_100).Add(p2_1_100))
+						r0_0_1_100, r1_0_1_100 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100), v_1_100
 					}
 					c_100, _ := r0_0_1_100, r1_0_1_100
 					r0_0_100 = c_100
@@ -3371,7 +3399,8 @@ func sincgAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_108 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108)).Mul(y2_1_108)
 						p1_1_108 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108)).Mul(y2_1_108)).Mul(y4_1_108)
 						p2_1_108 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108.Mul(y4_1_108))
-						r0_0_1_108, r1_0_1_108 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108).Add(b_1_108).Add(p1_1_108).Add(p2_1_108), a_1_108.Add(b_1_108).Add(p1_1_108).Add(p2_1_108)
+						v_1_108 := a_1_108.Add(b_1_108.Add(p1_1_108).Add(p2_1_108))
+						r0_0_1_108, r1_0_1_108 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108), v_1_108
 					}
 					c_108, _ := r0_0_1_108, r1_0_1_108
 					r0_0_108 = c_108
@@ -3467,7 +3496,8 @@ func sincgAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 					b_1_115 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_115)).Mul(y2_1_115)
 					p1_1_115 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_115)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_115)).Mul(y2_1_115)).Mul(y4_1_115)
 					p2_1_115 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_115.Mul(y4_1_115))
-					r0_0_1_115, r1_0_1_115 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_115).Add(b_1_115).Add(p1_1_115).Add(p2_1_115), a_1_115.Add(b_1_115).Add(p1_1_115).Add(p2_1_115)
+					v_1_115 := a_1_115.Add(b_1_115.Add(p1_1_115).Add(p2_1_115))
+					r0_0_1_115, r1_0_1_115 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_115), v_1_115
 				}
 				c_115, _ := r0_0_1_115, r1_0_1_115
 				r0_0_115 = c_115
@@ -3555,7 +3585,8 @@ func sincgLanesAVX2(x archsimd.Float64x4,
 			b_1_121 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_121)).Mul(y2_1_121)
 			p1_1_121 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_121)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_121)).Mul(y2_1_121)).Mul(y4_1_121)
 			p2_1_121 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_121.Mul(y4_1_121))
-			r0_0_1_121, r1_0_1_121 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_121).Add(b_1_121).Add(p1_1_121).Add(p2_1_121), a_1_121.Add(b_1_121).Add(p1_1_121).Add(p2_1_121)
+			v_1_121 := a_1_121.Add(b_1_121.Add(p1_1_121).Add(p2_1_121))
+			r0_0_1_121, r1_0_1_121 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_121), v_1_121
 		}
 		c_121, _ := r0_0_1_121, r1_0_1_121
 		r0_0_121 = c_121
@@ -3655,7 +3686,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 					b_128 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_128)).Mul(y2_128)
 					p1_128 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_128)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_128)).Mul(y2_128)).Mul(y4_128)
 					p2_128 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_128.Mul(y4_128))
-					r0_0_128, r1_0_128 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_128).Add(b_128).Add(p1_128).Add(p2_128), a_128.Add(b_128).Add(p1_128).Add(p2_128)
+					v_128 := a_128.Add(b_128.Add(p1_128).Add(p2_128))
+					r0_0_128, r1_0_128 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_128), v_128
 				}
 				cr_127, v_127 := r0_0_128, r1_0_128
 				sign_127, one_127 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_127.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -3733,7 +3765,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 							b_1_24_130 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_130)).Mul(y2_1_24_130)
 							p1_1_24_130 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_130)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_130)).Mul(y2_1_24_130)).Mul(y4_1_24_130)
 							p2_1_24_130 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_130.Mul(y4_1_24_130))
-							r0_0_1_24_130, r1_0_1_24_130 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_130).Add(b_1_24_130).Add(p1_1_24_130).Add(p2_1_24_130), a_1_24_130.Add(b_1_24_130).Add(p1_1_24_130).Add(p2_1_24_130)
+							v_1_24_130 := a_1_24_130.Add(b_1_24_130.Add(p1_1_24_130).Add(p2_1_24_130))
+							r0_0_1_24_130, r1_0_1_24_130 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_130), v_1_24_130
 						}
 						c_24_130, _ := r0_0_1_24_130, r1_0_1_24_130
 						r0_0_24_130 = c_24_130
@@ -3774,7 +3807,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_132 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_132)).Mul(y2_1_132)
 						p1_1_132 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_132)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_132)).Mul(y2_1_132)).Mul(y4_1_132)
 						p2_1_132 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_132.Mul(y4_1_132))
-						r0_0_1_132, r1_0_1_132 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_132).Add(b_1_132).Add(p1_1_132).Add(p2_1_132), a_1_132.Add(b_1_132).Add(p1_1_132).Add(p2_1_132)
+						v_1_132 := a_1_132.Add(b_1_132.Add(p1_1_132).Add(p2_1_132))
+						r0_0_1_132, r1_0_1_132 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_132), v_1_132
 					}
 					c_132, _ := r0_0_1_132, r1_0_1_132
 					r0_0_132 = c_132
@@ -3837,7 +3871,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 					b_136 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_136)).Mul(y2_136)
 					p1_136 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_136)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_136)).Mul(y2_136)).Mul(y4_136)
 					p2_136 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_136.Mul(y4_136))
-					r0_0_136, r1_0_136 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_136).Add(b_136).Add(p1_136).Add(p2_136), a_136.Add(b_136).Add(p1_136).Add(p2_136)
+					v_136 := a_136.Add(b_136.Add(p1_136).Add(p2_136))
+					r0_0_136, r1_0_136 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_136), v_136
 				}
 				cr_135, v_135 := r0_0_136, r1_0_136
 				sign_135, one_135 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_135.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -3915,7 +3950,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 							b_1_24_138 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_138)).Mul(y2_1_24_138)
 							p1_1_24_138 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_138)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_138)).Mul(y2_1_24_138)).Mul(y4_1_24_138)
 							p2_1_24_138 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_138.Mul(y4_1_24_138))
-							r0_0_1_24_138, r1_0_1_24_138 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_138).Add(b_1_24_138).Add(p1_1_24_138).Add(p2_1_24_138), a_1_24_138.Add(b_1_24_138).Add(p1_1_24_138).Add(p2_1_24_138)
+							v_1_24_138 := a_1_24_138.Add(b_1_24_138.Add(p1_1_24_138).Add(p2_1_24_138))
+							r0_0_1_24_138, r1_0_1_24_138 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_138), v_1_24_138
 						}
 						c_24_138, _ := r0_0_1_24_138, r1_0_1_24_138
 						r0_0_24_138 = c_24_138
@@ -3956,7 +3992,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_140 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_140)).Mul(y2_1_140)
 						p1_1_140 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_140)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_140)).Mul(y2_1_140)).Mul(y4_1_140)
 						p2_1_140 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_140.Mul(y4_1_140))
-						r0_0_1_140, r1_0_1_140 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_140).Add(b_1_140).Add(p1_1_140).Add(p2_1_140), a_1_140.Add(b_1_140).Add(p1_1_140).Add(p2_1_140)
+						v_1_140 := a_1_140.Add(b_1_140.Add(p1_1_140).Add(p2_1_140))
+						r0_0_1_140, r1_0_1_140 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_140), v_1_140
 					}
 					c_140, _ := r0_0_1_140, r1_0_1_140
 					r0_0_140 = c_140
@@ -4019,7 +4056,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 					b_144 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_144)).Mul(y2_144)
 					p1_144 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_144)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_144)).Mul(y2_144)).Mul(y4_144)
 					p2_144 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_144.Mul(y4_144))
-					r0_0_144, r1_0_144 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_144).Add(b_144).Add(p1_144).Add(p2_144), a_144.Add(b_144).Add(p1_144).Add(p2_144)
+					v_144 := a_144.Add(b_144.Add(p1_144).Add(p2_144))
+					r0_0_144, r1_0_144 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_144), v_144
 				}
 				cr_143, v_143 := r0_0_144, r1_0_144
 				sign_143, one_143 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_143.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -4097,7 +4135,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 							b_1_24_146 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_146)).Mul(y2_1_24_146)
 							p1_1_24_146 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_146)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_146)).Mul(y2_1_24_146)).Mul(y4_1_24_146)
 							p2_1_24_146 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_146.Mul(y4_1_24_146))
-							r0_0_1_24_146, r1_0_1_24_146 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_146).Add(b_1_24_146).Add(p1_1_24_146).Add(p2_1_24_146), a_1_24_146.Add(b_1_24_146).Add(p1_1_24_146).Add(p2_1_24_146)
+							v_1_24_146 := a_1_24_146.Add(b_1_24_146.Add(p1_1_24_146).Add(p2_1_24_146))
+							r0_0_1_24_146, r1_0_1_24_146 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_146), v_1_24_146
 						}
 						c_24_146, _ := r0_0_1_24_146, r1_0_1_24_146
 						r0_0_24_146 = c_24_146
@@ -4138,7 +4177,8 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_148 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_148)).Mul(y2_1_148)
 						p1_1_148 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_148)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_148)).Mul(y2_1_148)).Mul(y4_1_148)
 						p2_1_148 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_148.Mul(y4_1_148))
-						r0_0_1_148, r1_0_1_148 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_148).Add(b_1_148).Add(p1_1_148).Add(p2_1_148), a_1_148.Add(b_1_148).Add(p1_1_148).Add(p2_1_148)
+						v_1_148 := a_1_148.Add(b_1_148.Add(p1_1_148).Add(p2_1_148))
+						r0_0_1_148, r1_0_1_148 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_148), v_1_148
 					}
 					c_148, _ := r0_0_1_148, r1_0_1_148
 					r0_0_148 = c_148
@@ -4202,7 +4242,8 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 				b_151 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_151)).Mul(y2_151)
 				p1_151 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_151)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_151)).Mul(y2_151)).Mul(y4_151)
 				p2_151 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_151.Mul(y4_151))
-				r0_0_151, r1_0_151 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_151).Add(b_151).Add(p1_151).Add(p2_151), a_151.Add(b_151).Add(p1_151).Add(p2_151)
+				v_151 := a_151.Add(b_151.Add(p1_151).Add(p2_151))
+				r0_0_151, r1_0_151 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_151), v_151
 			}
 			cr_150, v_150 := r0_0_151, r1_0_151
 			sign_150, one_150 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_150.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -4280,7 +4321,8 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 						b_1_24_153 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_153)).Mul(y2_1_24_153)
 						p1_1_24_153 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_153)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_153)).Mul(y2_1_24_153)).Mul(y4_1_24_153)
 						p2_1_24_153 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_153.Mul(y4_1_24_153))
-						r0_0_1_24_153, r1_0_1_24_153 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_153).Add(b_1_24_153).Add(p1_1_24_153).Add(p2_1_24_153), a_1_24_153.Add(b_1_24_153).Add(p1_1_24_153).Add(p2_1_24_153)
+						v_1_24_153 := a_1_24_153.Add(b_1_24_153.Add(p1_1_24_153).Add(p2_1_24_153))
+						r0_0_1_24_153, r1_0_1_24_153 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_153), v_1_24_153
 					}
 					c_24_153, _ := r0_0_1_24_153, r1_0_1_24_153
 					r0_0_24_153 = c_24_153
@@ -4321,7 +4363,8 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 					b_1_155 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_155)).Mul(y2_1_155)
 					p1_1_155 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_155)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_155)).Mul(y2_1_155)).Mul(y4_1_155)
 					p2_1_155 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_155.Mul(y4_1_155))
-					r0_0_1_155, r1_0_1_155 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_155).Add(b_1_155).Add(p1_1_155).Add(p2_1_155), a_1_155.Add(b_1_155).Add(p1_1_155).Add(p2_1_155)
+					v_1_155 := a_1_155.Add(b_1_155.Add(p1_1_155).Add(p2_1_155))
+					r0_0_1_155, r1_0_1_155 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_155), v_1_155
 				}
 				c_155, _ := r0_0_1_155, r1_0_1_155
 				r0_0_155 = c_155
@@ -4400,7 +4443,8 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 				b_1_24_157 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_157)).Mul(y2_1_24_157)
 				p1_1_24_157 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_157)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_157)).Mul(y2_1_24_157)).Mul(y4_1_24_157)
 				p2_1_24_157 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_157.Mul(y4_1_24_157))
-				r0_0_1_24_157, r1_0_1_24_157 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_157).Add(b_1_24_157).Add(p1_1_24_157).Add(p2_1_24_157), a_1_24_157.Add(b_1_24_157).Add(p1_1_24_157).Add(p2_1_24_157)
+				v_1_24_157 := a_1_24_157.Add(b_1_24_157.Add(p1_1_24_157).Add(p2_1_24_157))
+				r0_0_1_24_157, r1_0_1_24_157 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_157), v_1_24_157
 			}
 			c_24_157, _ := r0_0_1_24_157, r1_0_1_24_157
 			r0_0_24_157 = c_24_157
@@ -4441,7 +4485,8 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 			b_1_159 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_159)).Mul(y2_1_159)
 			p1_1_159 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_159)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_159)).Mul(y2_1_159)).Mul(y4_1_159)
 			p2_1_159 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_159.Mul(y4_1_159))
-			r0_0_1_159, r1_0_1_159 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_159).Add(b_1_159).Add(p1_1_159).Add(p2_1_159), a_1_159.Add(b_1_159).Add(p1_1_159).Add(p2_1_159)
+			v_1_159 := a_1_159.Add(b_1_159.Add(p1_1_159).Add(p2_1_159))
+			r0_0_1_159, r1_0_1_159 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_159), v_1_159
 		}
 		c_159, _ := r0_0_1_159, r1_0_1_159
 		r0_0_159 = c_159
@@ -4505,7 +4550,8 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_162 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_162)).Mul(y2_162)
 			p1_162 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_162)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_162)).Mul(y2_162)).Mul(y4_162)
 			p2_162 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_162.Mul(y4_162))
-			r0_0_162, r1_0_162 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_162).Add(b_162).Add(p1_162).Add(p2_162), a_162.Add(b_162).Add(p1_162).Add(p2_162)
+			v_162 := a_162.Add(b_162.Add(p1_162).Add(p2_162))
+			r0_0_162, r1_0_162 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_162), v_162
 		}
 		cr_161, v_161 := r0_0_162, r1_0_162
 		sign_161, one_161 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_161.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -4555,7 +4601,8 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_164 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_164)).Mul(y2_164)
 			p1_164 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_164)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_164)).Mul(y2_164)).Mul(y4_164)
 			p2_164 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_164.Mul(y4_164))
-			r0_0_164, r1_0_164 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_164).Add(b_164).Add(p1_164).Add(p2_164), a_164.Add(b_164).Add(p1_164).Add(p2_164)
+			v_164 := a_164.Add(b_164.Add(p1_164).Add(p2_164))
+			r0_0_164, r1_0_164 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_164), v_164
 		}
 		cr_163, v_163 := r0_0_164, r1_0_164
 		sign_163, one_163 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_163.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -4605,7 +4652,8 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			b_166 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_166)).Mul(y2_166)
 			p1_166 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_166)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_166)).Mul(y2_166)).Mul(y4_166)
 			p2_166 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_166.Mul(y4_166))
-			r0_0_166, r1_0_166 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_166).Add(b_166).Add(p1_166).Add(p2_166), a_166.Add(b_166).Add(p1_166).Add(p2_166)
+			v_166 := a_166.Add(b_166.Add(p1_166).Add(p2_166))
+			r0_0_166, r1_0_166 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_166), v_166
 		}
 		cr_165, v_165 := r0_0_166, r1_0_166
 		sign_165, one_165 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_165.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -4656,7 +4704,8 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 		b_167 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_167)).Mul(y2_167)
 		p1_167 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_167)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_167)).Mul(y2_167)).Mul(y4_167)
 		p2_167 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_167.Mul(y4_167))
-		r0_0_167, r1_0_167 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_167).Add(b_167).Add(p1_167).Add(p2_167), a_167.Add(b_167).Add(p1_167).Add(p2_167)
+		v_167 := a_167.Add(b_167.Add(p1_167).Add(p2_167))
+		r0_0_167, r1_0_167 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_167), v_167
 	}
 	cr, v := r0_0_167, r1_0_167
 	sign, one := archsimd.LoadFloat64x4Array((*[4]float64)((&r.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -5093,7 +5142,8 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 						b_162_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_162_182)).Mul(y2_162_182)
 						p1_162_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_162_182)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_162_182)).Mul(y2_162_182)).Mul(y4_162_182)
 						p2_162_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_162_182.Mul(y4_162_182))
-						r0_0_162_182, r1_0_162_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_162_182).Add(b_162_182).Add(p1_162_182).Add(p2_162_182), a_162_182.Add(b_162_182).Add(p1_162_182).Add(p2_162_182)
+						v_162_182 := a_162_182.Add(b_162_182.Add(p1_162_182).Add(p2_162_182))
+						r0_0_162_182, r1_0_162_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_162_182), v_162_182
 					}
 					cr_161_182, v_161_182 := r0_0_162_182, r1_0_162_182
 					sign_161_182, one_161_182 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_161_182.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -5143,7 +5193,8 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 						b_164_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_164_182)).Mul(y2_164_182)
 						p1_164_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_164_182)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_164_182)).Mul(y2_164_182)).Mul(y4_164_182)
 						p2_164_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_164_182.Mul(y4_164_182))
-						r0_0_164_182, r1_0_164_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_164_182).Add(b_164_182).Add(p1_164_182).Add(p2_164_182), a_164_182.Add(b_164_182).Add(p1_164_182).Add(p2_164_182)
+						v_164_182 := a_164_182.Add(b_164_182.Add(p1_164_182).Add(p2_164_182))
+						r0_0_164_182, r1_0_164_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_164_182), v_164_182
 					}
 					cr_163_182, v_163_182 := r0_0_164_182, r1_0_164_182
 					sign_163_182, one_163_182 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_163_182.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -5193,7 +5244,8 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 						b_166_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_166_182)).Mul(y2_166_182)
 						p1_166_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_166_182)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_166_182)).Mul(y2_166_182)).Mul(y4_166_182)
 						p2_166_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_166_182.Mul(y4_166_182))
-						r0_0_166_182, r1_0_166_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_166_182).Add(b_166_182).Add(p1_166_182).Add(p2_166_182), a_166_182.Add(b_166_182).Add(p1_166_182).Add(p2_166_182)
+						v_166_182 := a_166_182.Add(b_166_182.Add(p1_166_182).Add(p2_166_182))
+						r0_0_166_182, r1_0_166_182 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_166_182), v_166_182
 					}
 					cr_165_182, v_165_182 := r0_0_166_182, r1_0_166_182
 					sign_165_182, one_165_182 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_165_182.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -5449,7 +5501,8 @@ func sinc3GradLanesAVX2(u archsimd.Float64x4,
 					b_1_24_26_186 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_26_186)).Mul(y2_1_24_26_186)
 					p1_1_24_26_186 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_26_186)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_26_186)).Mul(y2_1_24_26_186)).Mul(y4_1_24_26_186)
 					p2_1_24_26_186 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_26_186.Mul(y4_1_24_26_186))
-					r0_0_1_24_26_186, r1_0_1_24_26_186 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_26_186).Add(b_1_24_26_186).Add(p1_1_24_26_186).Add(p2_1_24_26_186), a_1_24_26_186.Add(b_1_24_26_186).Add(p1_1_24_26_186).Add(p2_1_24_26_186)
+					v_1_24_26_186 := a_1_24_26_186.Add(b_1_24_26_186.Add(p1_1_24_26_186).Add(p2_1_24_26_186))
+					r0_0_1_24_26_186, r1_0_1_24_26_186 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_26_186), v_1_24_26_186
 				}
 				c_24_26_186, _ := r0_0_1_24_26_186, r1_0_1_24_26_186
 				r0_0_24_26_186 = c_24_26_186
@@ -5509,7 +5562,8 @@ func sinc3GradLanesAVX2(u archsimd.Float64x4,
 				b_1_24_187 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_187)).Mul(y2_1_24_187)
 				p1_1_24_187 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_187)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_187)).Mul(y2_1_24_187)).Mul(y4_1_24_187)
 				p2_1_24_187 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_187.Mul(y4_1_24_187))
-				r0_0_1_24_187, r1_0_1_24_187 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_187).Add(b_1_24_187).Add(p1_1_24_187).Add(p2_1_24_187), a_1_24_187.Add(b_1_24_187).Add(p1_1_24_187).Add(p2_1_24_187)
+				v_1_24_187 := a_1_24_187.Add(b_1_24_187.Add(p1_1_24_187).Add(p2_1_24_187))
+				r0_0_1_24_187, r1_0_1_24_187 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_187), v_1_24_187
 			}
 			c_24_187, _ := r0_0_1_24_187, r1_0_1_24_187
 			r0_0_24_187 = c_24_187
@@ -5613,7 +5667,8 @@ func shapeGradLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 							b_1_24_26_186_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_26_186_190)).Mul(y2_1_24_26_186_190)
 							p1_1_24_26_186_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_26_186_190)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_26_186_190)).Mul(y2_1_24_26_186_190)).Mul(y4_1_24_26_186_190)
 							p2_1_24_26_186_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_26_186_190.Mul(y4_1_24_26_186_190))
-							r0_0_1_24_26_186_190, r1_0_1_24_26_186_190 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_26_186_190).Add(b_1_24_26_186_190).Add(p1_1_24_26_186_190).Add(p2_1_24_26_186_190), a_1_24_26_186_190.Add(b_1_24_26_186_190).Add(p1_1_24_26_186_190).Add(p2_1_24_26_186_190)
+							v_1_24_26_186_190 := a_1_24_26_186_190.Add(b_1_24_26_186_190.Add(p1_1_24_26_186_190).Add(p2_1_24_26_186_190))
+							r0_0_1_24_26_186_190, r1_0_1_24_26_186_190 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_26_186_190), v_1_24_26_186_190
 						}
 						c_24_26_186_190, _ := r0_0_1_24_26_186_190, r1_0_1_24_26_186_190
 						r0_0_24_26_186_190 = c_24_26_186_190
@@ -5673,7 +5728,8 @@ func shapeGradLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 						b_1_24_187_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_187_190)).Mul(y2_1_24_187_190)
 						p1_1_24_187_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_187_190)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_187_190)).Mul(y2_1_24_187_190)).Mul(y4_1_24_187_190)
 						p2_1_24_187_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_187_190.Mul(y4_1_24_187_190))
-						r0_0_1_24_187_190, r1_0_1_24_187_190 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_187_190).Add(b_1_24_187_190).Add(p1_1_24_187_190).Add(p2_1_24_187_190), a_1_24_187_190.Add(b_1_24_187_190).Add(p1_1_24_187_190).Add(p2_1_24_187_190)
+						v_1_24_187_190 := a_1_24_187_190.Add(b_1_24_187_190.Add(p1_1_24_187_190).Add(p2_1_24_187_190))
+						r0_0_1_24_187_190, r1_0_1_24_187_190 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_187_190), v_1_24_187_190
 					}
 					c_24_187_190, _ := r0_0_1_24_187_190, r1_0_1_24_187_190
 					r0_0_24_187_190 = c_24_187_190
@@ -6019,7 +6075,8 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 										b_1_24_26_186_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_26_186_190_199)).Mul(y2_1_24_26_186_190_199)
 										p1_1_24_26_186_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_26_186_190_199)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_26_186_190_199)).Mul(y2_1_24_26_186_190_199)).Mul(y4_1_24_26_186_190_199)
 										p2_1_24_26_186_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_26_186_190_199.Mul(y4_1_24_26_186_190_199))
-										r0_0_1_24_26_186_190_199, r1_0_1_24_26_186_190_199 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_26_186_190_199).Add(b_1_24_26_186_190_199).Add(p1_1_24_26_186_190_199).Add(p2_1_24_26_186_190_199), a_1_24_26_186_190_199.Add(b_1_24_26_186_190_199).Add(p1_1_24_26_186_190_199).Add(p2_1_24_26_186_190_199)
+										v_1_24_26_186_190_199 := a_1_24_26_186_190_199.Add(b_1_24_26_186_190_199.Add(p1_1_24_26_186_190_199).Add(p2_1_24_26_186_190_199))
+										r0_0_1_24_26_186_190_199, r1_0_1_24_26_186_190_199 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_26_186_190_199), v_1_24_26_186_190_199
 									}
 									c_24_26_186_190_199, _ := r0_0_1_24_26_186_190_199, r1_0_1_24_26_186_190_199
 									r0_0_24_26_186_190_199 = c_24_26_186_190_199
@@ -6079,7 +6136,8 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 									b_1_24_187_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_187_190_199)).Mul(y2_1_24_187_190_199)
 									p1_1_24_187_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_187_190_199)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_187_190_199)).Mul(y2_1_24_187_190_199)).Mul(y4_1_24_187_190_199)
 									p2_1_24_187_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_187_190_199.Mul(y4_1_24_187_190_199))
-									r0_0_1_24_187_190_199, r1_0_1_24_187_190_199 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_187_190_199).Add(b_1_24_187_190_199).Add(p1_1_24_187_190_199).Add(p2_1_24_187_190_199), a_1_24_187_190_199.Add(b_1_24_187_190_199).Add(p1_1_24_187_190_199).Add(p2_1_24_187_190_199)
+									v_1_24_187_190_199 := a_1_24_187_190_199.Add(b_1_24_187_190_199.Add(p1_1_24_187_190_199).Add(p2_1_24_187_190_199))
+									r0_0_1_24_187_190_199, r1_0_1_24_187_190_199 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_187_190_199), v_1_24_187_190_199
 								}
 								c_24_187_190_199, _ := r0_0_1_24_187_190_199, r1_0_1_24_187_190_199
 								r0_0_24_187_190_199 = c_24_187_190_199
@@ -7142,7 +7200,8 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 									b_1_92_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229)).Mul(y2_1_92_229)
 									p1_1_92_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229)).Mul(y2_1_92_229)).Mul(y4_1_92_229)
 									p2_1_92_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229.Mul(y4_1_92_229))
-									r0_0_1_92_229, r1_0_1_92_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229).Add(b_1_92_229).Add(p1_1_92_229).Add(p2_1_92_229), a_1_92_229.Add(b_1_92_229).Add(p1_1_92_229).Add(p2_1_92_229)
+									v_1_92_229 := a_1_92_229.Add(b_1_92_229.Add(p1_1_92_229).Add(p2_1_92_229))
+									r0_0_1_92_229, r1_0_1_92_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229), v_1_92_229
 								}
 								c_92_229, _ := r0_0_1_92_229, r1_0_1_92_229
 								r0_0_92_229 = c_92_229
@@ -7235,7 +7294,8 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 									b_1_100_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229)).Mul(y2_1_100_229)
 									p1_1_100_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229)).Mul(y2_1_100_229)).Mul(y4_1_100_229)
 									p2_1_100_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229.Mul(y4_1_100_229))
-									r0_0_1_100_229, r1_0_1_100_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229).Add(b_1_100_229).Add(p1_1_100_229).Add(p2_1_100_229), a_1_100_229.Add(b_1_100_229).Add(p1_1_100_229).Add(p2_1_100_229)
+									v_1_100_229 := a_1_100_229.Add(b_1_100_229.Add(p1_1_100_229).Add(p2_1_100_229))
+									r0_0_1_100_229, r1_0_1_100_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229), v_1_100_229
 								}
 								c_100_229, _ := r0_0_1_100_229, r1_0_1_100_229
 								r0_0_100_229 = c_100_229
@@ -7328,7 +7388,8 @@ func (k *kernel) termsAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 									b_1_108_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229)).Mul(y2_1_108_229)
 									p1_1_108_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229)).Mul(y2_1_108_229)).Mul(y4_1_108_229)
 									p2_1_108_229 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229.Mul(y4_1_108_229))
-									r0_0_1_108_229, r1_0_1_108_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229).Add(b_1_108_229).Add(p1_1_108_229).Add(p2_1_108_229), a_1_108_229.Add(b_1_108_229).Add(p1_1_108_229).Add(p2_1_108_229)
+									v_1_108_229 := a_1_108_229.Add(b_1_108_229.Add(p1_1_108_229).Add(p2_1_108_229))
+									r0_0_1_108_229, r1_0_1_108_229 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229), v_1_108_229
 								}
 								c_108_229, _ := r0_0_1_108_229, r1_0_1_108_229
 								r0_0_108_229 = c_108_229
@@ -7594,7 +7655,8 @@ func (k *kernel) termsShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, 
 									b_1_17_236 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17_236)).Mul(y2_1_17_236)
 									p1_1_17_236 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17_236)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17_236)).Mul(y2_1_17_236)).Mul(y4_1_17_236)
 									p2_1_17_236 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17_236.Mul(y4_1_17_236))
-									r0_0_1_17_236, r1_0_1_17_236 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17_236).Add(b_1_17_236).Add(p1_1_17_236).Add(p2_1_17_236), a_1_17_236.Add(b_1_17_236).Add(p1_1_17_236).Add(p2_1_17_236)
+									v_1_17_236 := a_1_17_236.Add(b_1_17_236.Add(p1_1_17_236).Add(p2_1_17_236))
+									r0_0_1_17_236, r1_0_1_17_236 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17_236), v_1_17_236
 								}
 								c_17_236, _ := r0_0_1_17_236, r1_0_1_17_236
 								r0_0_17_236 = c_17_236
@@ -7820,7 +7882,8 @@ func (k *kernel) termsAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_92_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_243)).Mul(y2_1_92_243)
 									p1_1_92_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_243)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_243)).Mul(y2_1_92_243)).Mul(y4_1_92_243)
 									p2_1_92_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_243.Mul(y4_1_92_243))
-									r0_0_1_92_243, r1_0_1_92_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_243).Add(b_1_92_243).Add(p1_1_92_243).Add(p2_1_92_243), a_1_92_243.Add(b_1_92_243).Add(p1_1_92_243).Add(p2_1_92_243)
+									v_1_92_243 := a_1_92_243.Add(b_1_92_243.Add(p1_1_92_243).Add(p2_1_92_243))
+									r0_0_1_92_243, r1_0_1_92_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_243), v_1_92_243
 								}
 								c_92_243, _ := r0_0_1_92_243, r1_0_1_92_243
 								r0_0_92_243 = c_92_243
@@ -7913,7 +7976,8 @@ func (k *kernel) termsAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_100_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_243)).Mul(y2_1_100_243)
 									p1_1_100_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_243)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_243)).Mul(y2_1_100_243)).Mul(y4_1_100_243)
 									p2_1_100_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_243.Mul(y4_1_100_243))
-									r0_0_1_100_243, r1_0_1_100_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_243).Add(b_1_100_243).Add(p1_1_100_243).Add(p2_1_100_243), a_1_100_243.Add(b_1_100_243).Add(p1_1_100_243).Add(p2_1_100_243)
+									v_1_100_243 := a_1_100_243.Add(b_1_100_243.Add(p1_1_100_243).Add(p2_1_100_243))
+									r0_0_1_100_243, r1_0_1_100_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_243), v_1_100_243
 								}
 								c_100_243, _ := r0_0_1_100_243, r1_0_1_100_243
 								r0_0_100_243 = c_100_243
@@ -8006,7 +8070,8 @@ func (k *kernel) termsAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_108_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_243)).Mul(y2_1_108_243)
 									p1_1_108_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_243)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_243)).Mul(y2_1_108_243)).Mul(y4_1_108_243)
 									p2_1_108_243 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_243.Mul(y4_1_108_243))
-									r0_0_1_108_243, r1_0_1_108_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_243).Add(b_1_108_243).Add(p1_1_108_243).Add(p2_1_108_243), a_1_108_243.Add(b_1_108_243).Add(p1_1_108_243).Add(p2_1_108_243)
+									v_1_108_243 := a_1_108_243.Add(b_1_108_243.Add(p1_1_108_243).Add(p2_1_108_243))
+									r0_0_1_108_243, r1_0_1_108_243 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_243), v_1_108_243
 								}
 								c_108_243, _ := r0_0_1_108_243, r1_0_1_108_243
 								r0_0_108_243 = c_108_243
@@ -8236,7 +8301,8 @@ func (k *kernel) termsAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []float
 									b_1_92_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_250)).Mul(y2_1_92_250)
 									p1_1_92_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_250)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_250)).Mul(y2_1_92_250)).Mul(y4_1_92_250)
 									p2_1_92_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_250.Mul(y4_1_92_250))
-									r0_0_1_92_250, r1_0_1_92_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_250).Add(b_1_92_250).Add(p1_1_92_250).Add(p2_1_92_250), a_1_92_250.Add(b_1_92_250).Add(p1_1_92_250).Add(p2_1_92_250)
+									v_1_92_250 := a_1_92_250.Add(b_1_92_250.Add(p1_1_92_250).Add(p2_1_92_250))
+									r0_0_1_92_250, r1_0_1_92_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_250), v_1_92_250
 								}
 								c_92_250, _ := r0_0_1_92_250, r1_0_1_92_250
 								r0_0_92_250 = c_92_250
@@ -8329,7 +8395,8 @@ func (k *kernel) termsAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []float
 									b_1_100_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_250)).Mul(y2_1_100_250)
 									p1_1_100_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_250)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_250)).Mul(y2_1_100_250)).Mul(y4_1_100_250)
 									p2_1_100_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_250.Mul(y4_1_100_250))
-									r0_0_1_100_250, r1_0_1_100_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_250).Add(b_1_100_250).Add(p1_1_100_250).Add(p2_1_100_250), a_1_100_250.Add(b_1_100_250).Add(p1_1_100_250).Add(p2_1_100_250)
+									v_1_100_250 := a_1_100_250.Add(b_1_100_250.Add(p1_1_100_250).Add(p2_1_100_250))
+									r0_0_1_100_250, r1_0_1_100_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_250), v_1_100_250
 								}
 								c_100_250, _ := r0_0_1_100_250, r1_0_1_100_250
 								r0_0_100_250 = c_100_250
@@ -8422,7 +8489,8 @@ func (k *kernel) termsAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []float
 									b_1_108_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_250)).Mul(y2_1_108_250)
 									p1_1_108_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_250)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_250)).Mul(y2_1_108_250)).Mul(y4_1_108_250)
 									p2_1_108_250 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_250.Mul(y4_1_108_250))
-									r0_0_1_108_250, r1_0_1_108_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_250).Add(b_1_108_250).Add(p1_1_108_250).Add(p2_1_108_250), a_1_108_250.Add(b_1_108_250).Add(p1_1_108_250).Add(p2_1_108_250)
+									v_1_108_250 := a_1_108_250.Add(b_1_108_250.Add(p1_1_108_250).Add(p2_1_108_250))
+									r0_0_1_108_250, r1_0_1_108_250 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_250), v_1_108_250
 								}
 								c_108_250, _ := r0_0_1_108_250, r1_0_1_108_250
 								r0_0_108_250 = c_108_250
@@ -8653,7 +8721,8 @@ func (k *kernel) termsAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []floa
 									b_1_92_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_257)).Mul(y2_1_92_257)
 									p1_1_92_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_257)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_257)).Mul(y2_1_92_257)).Mul(y4_1_92_257)
 									p2_1_92_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_257.Mul(y4_1_92_257))
-									r0_0_1_92_257, r1_0_1_92_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_257).Add(b_1_92_257).Add(p1_1_92_257).Add(p2_1_92_257), a_1_92_257.Add(b_1_92_257).Add(p1_1_92_257).Add(p2_1_92_257)
+									v_1_92_257 := a_1_92_257.Add(b_1_92_257.Add(p1_1_92_257).Add(p2_1_92_257))
+									r0_0_1_92_257, r1_0_1_92_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_257), v_1_92_257
 								}
 								c_92_257, _ := r0_0_1_92_257, r1_0_1_92_257
 								r0_0_92_257 = c_92_257
@@ -8746,7 +8815,8 @@ func (k *kernel) termsAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []floa
 									b_1_100_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_257)).Mul(y2_1_100_257)
 									p1_1_100_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_257)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_257)).Mul(y2_1_100_257)).Mul(y4_1_100_257)
 									p2_1_100_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_257.Mul(y4_1_100_257))
-									r0_0_1_100_257, r1_0_1_100_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_257).Add(b_1_100_257).Add(p1_1_100_257).Add(p2_1_100_257), a_1_100_257.Add(b_1_100_257).Add(p1_1_100_257).Add(p2_1_100_257)
+									v_1_100_257 := a_1_100_257.Add(b_1_100_257.Add(p1_1_100_257).Add(p2_1_100_257))
+									r0_0_1_100_257, r1_0_1_100_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_257), v_1_100_257
 								}
 								c_100_257, _ := r0_0_1_100_257, r1_0_1_100_257
 								r0_0_100_257 = c_100_257
@@ -8839,7 +8909,8 @@ func (k *kernel) termsAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []floa
 									b_1_108_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_257)).Mul(y2_1_108_257)
 									p1_1_108_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_257)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_257)).Mul(y2_1_108_257)).Mul(y4_1_108_257)
 									p2_1_108_257 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_257.Mul(y4_1_108_257))
-									r0_0_1_108_257, r1_0_1_108_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_257).Add(b_1_108_257).Add(p1_1_108_257).Add(p2_1_108_257), a_1_108_257.Add(b_1_108_257).Add(p1_1_108_257).Add(p2_1_108_257)
+									v_1_108_257 := a_1_108_257.Add(b_1_108_257.Add(p1_1_108_257).Add(p2_1_108_257))
+									r0_0_1_108_257, r1_0_1_108_257 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_257), v_1_108_257
 								}
 								c_108_257, _ := r0_0_1_108_257, r1_0_1_108_257
 								r0_0_108_257 = c_108_257
@@ -9128,7 +9199,8 @@ func (k *kernel) termsManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 						b_1_5_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_264)).Mul(y2_1_5_264)
 						p1_1_5_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_264)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_264)).Mul(y2_1_5_264)).Mul(y4_1_5_264)
 						p2_1_5_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_264.Mul(y4_1_5_264))
-						r0_0_1_5_264, r1_0_1_5_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_264).Add(b_1_5_264).Add(p1_1_5_264).Add(p2_1_5_264), a_1_5_264.Add(b_1_5_264).Add(p1_1_5_264).Add(p2_1_5_264)
+						v_1_5_264 := a_1_5_264.Add(b_1_5_264.Add(p1_1_5_264).Add(p2_1_5_264))
+						r0_0_1_5_264, r1_0_1_5_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_264), v_1_5_264
 					}
 					c_5_264, _ := r0_0_1_5_264, r1_0_1_5_264
 					r0_0_5_264 = c_5_264
@@ -9155,7 +9227,8 @@ func (k *kernel) termsManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 						b_1_7_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_264)).Mul(y2_1_7_264)
 						p1_1_7_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_264)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_264)).Mul(y2_1_7_264)).Mul(y4_1_7_264)
 						p2_1_7_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_264.Mul(y4_1_7_264))
-						r0_0_1_7_264, r1_0_1_7_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_264).Add(b_1_7_264).Add(p1_1_7_264).Add(p2_1_7_264), a_1_7_264.Add(b_1_7_264).Add(p1_1_7_264).Add(p2_1_7_264)
+						v_1_7_264 := a_1_7_264.Add(b_1_7_264.Add(p1_1_7_264).Add(p2_1_7_264))
+						r0_0_1_7_264, r1_0_1_7_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_264), v_1_7_264
 					}
 					c_7_264, _ := r0_0_1_7_264, r1_0_1_7_264
 					r0_0_7_264 = c_7_264
@@ -9182,7 +9255,8 @@ func (k *kernel) termsManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64, s
 						b_1_9_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_264)).Mul(y2_1_9_264)
 						p1_1_9_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_264)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_264)).Mul(y2_1_9_264)).Mul(y4_1_9_264)
 						p2_1_9_264 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_264.Mul(y4_1_9_264))
-						r0_0_1_9_264, r1_0_1_9_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_264).Add(b_1_9_264).Add(p1_1_9_264).Add(p2_1_9_264), a_1_9_264.Add(b_1_9_264).Add(p1_1_9_264).Add(p2_1_9_264)
+						v_1_9_264 := a_1_9_264.Add(b_1_9_264.Add(p1_1_9_264).Add(p2_1_9_264))
+						r0_0_1_9_264, r1_0_1_9_264 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_264), v_1_9_264
 					}
 					c_9_264, _ := r0_0_1_9_264, r1_0_1_9_264
 					r0_0_9_264 = c_9_264
@@ -9357,7 +9431,8 @@ func (k *kernel) termsAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_92_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_271)).Mul(y2_1_92_271)
 									p1_1_92_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_271)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_271)).Mul(y2_1_92_271)).Mul(y4_1_92_271)
 									p2_1_92_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_271.Mul(y4_1_92_271))
-									r0_0_1_92_271, r1_0_1_92_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_271).Add(b_1_92_271).Add(p1_1_92_271).Add(p2_1_92_271), a_1_92_271.Add(b_1_92_271).Add(p1_1_92_271).Add(p2_1_92_271)
+									v_1_92_271 := a_1_92_271.Add(b_1_92_271.Add(p1_1_92_271).Add(p2_1_92_271))
+									r0_0_1_92_271, r1_0_1_92_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_271), v_1_92_271
 								}
 								c_92_271, _ := r0_0_1_92_271, r1_0_1_92_271
 								r0_0_92_271 = c_92_271
@@ -9450,7 +9525,8 @@ func (k *kernel) termsAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_100_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_271)).Mul(y2_1_100_271)
 									p1_1_100_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_271)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_271)).Mul(y2_1_100_271)).Mul(y4_1_100_271)
 									p2_1_100_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_271.Mul(y4_1_100_271))
-									r0_0_1_100_271, r1_0_1_100_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_271).Add(b_1_100_271).Add(p1_1_100_271).Add(p2_1_100_271), a_1_100_271.Add(b_1_100_271).Add(p1_1_100_271).Add(p2_1_100_271)
+									v_1_100_271 := a_1_100_271.Add(b_1_100_271.Add(p1_1_100_271).Add(p2_1_100_271))
+									r0_0_1_100_271, r1_0_1_100_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_271), v_1_100_271
 								}
 								c_100_271, _ := r0_0_1_100_271, r1_0_1_100_271
 								r0_0_100_271 = c_100_271
@@ -9543,7 +9619,8 @@ func (k *kernel) termsAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 									b_1_108_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_271)).Mul(y2_1_108_271)
 									p1_1_108_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_271)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_271)).Mul(y2_1_108_271)).Mul(y4_1_108_271)
 									p2_1_108_271 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_271.Mul(y4_1_108_271))
-									r0_0_1_108_271, r1_0_1_108_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_271).Add(b_1_108_271).Add(p1_1_108_271).Add(p2_1_108_271), a_1_108_271.Add(b_1_108_271).Add(p1_1_108_271).Add(p2_1_108_271)
+									v_1_108_271 := a_1_108_271.Add(b_1_108_271.Add(p1_1_108_271).Add(p2_1_108_271))
+									r0_0_1_108_271, r1_0_1_108_271 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_271), v_1_108_271
 								}
 								c_108_271, _ := r0_0_1_108_271, r1_0_1_108_271
 								r0_0_108_271 = c_108_271
@@ -9845,7 +9922,8 @@ func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 										b_1_92_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_283)).Mul(y2_1_92_229_283)
 										p1_1_92_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_283)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_283)).Mul(y2_1_92_229_283)).Mul(y4_1_92_229_283)
 										p2_1_92_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_283.Mul(y4_1_92_229_283))
-										r0_0_1_92_229_283, r1_0_1_92_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_283).Add(b_1_92_229_283).Add(p1_1_92_229_283).Add(p2_1_92_229_283), a_1_92_229_283.Add(b_1_92_229_283).Add(p1_1_92_229_283).Add(p2_1_92_229_283)
+										v_1_92_229_283 := a_1_92_229_283.Add(b_1_92_229_283.Add(p1_1_92_229_283).Add(p2_1_92_229_283))
+										r0_0_1_92_229_283, r1_0_1_92_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_283), v_1_92_229_283
 									}
 									c_92_229_283, _ := r0_0_1_92_229_283, r1_0_1_92_229_283
 									r0_0_92_229_283 = c_92_229_283
@@ -9938,7 +10016,8 @@ func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 										b_1_100_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_283)).Mul(y2_1_100_229_283)
 										p1_1_100_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_283)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_283)).Mul(y2_1_100_229_283)).Mul(y4_1_100_229_283)
 										p2_1_100_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_283.Mul(y4_1_100_229_283))
-										r0_0_1_100_229_283, r1_0_1_100_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_283).Add(b_1_100_229_283).Add(p1_1_100_229_283).Add(p2_1_100_229_283), a_1_100_229_283.Add(b_1_100_229_283).Add(p1_1_100_229_283).Add(p2_1_100_229_283)
+										v_1_100_229_283 := a_1_100_229_283.Add(b_1_100_229_283.Add(p1_1_100_229_283).Add(p2_1_100_229_283))
+										r0_0_1_100_229_283, r1_0_1_100_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_283), v_1_100_229_283
 									}
 									c_100_229_283, _ := r0_0_1_100_229_283, r1_0_1_100_229_283
 									r0_0_100_229_283 = c_100_229_283
@@ -10031,7 +10110,8 @@ func (k *kernel) subpixelAxesLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 										b_1_108_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_283)).Mul(y2_1_108_229_283)
 										p1_1_108_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_283)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_283)).Mul(y2_1_108_229_283)).Mul(y4_1_108_229_283)
 										p2_1_108_229_283 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_283.Mul(y4_1_108_229_283))
-										r0_0_1_108_229_283, r1_0_1_108_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_283).Add(b_1_108_229_283).Add(p1_1_108_229_283).Add(p2_1_108_229_283), a_1_108_229_283.Add(b_1_108_229_283).Add(p1_1_108_229_283).Add(p2_1_108_229_283)
+										v_1_108_229_283 := a_1_108_229_283.Add(b_1_108_229_283.Add(p1_1_108_229_283).Add(p2_1_108_229_283))
+										r0_0_1_108_229_283, r1_0_1_108_229_283 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_283), v_1_108_229_283
 									}
 									c_108_229_283, _ := r0_0_1_108_229_283, r1_0_1_108_229_283
 									r0_0_108_229_283 = c_108_229_283
@@ -10376,7 +10456,8 @@ func (k *kernel) subpixelShapeLanesAVX2(r *laneReps, ia *[4]int32, cube []float6
 										b_1_17_236_292 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17_236_292)).Mul(y2_1_17_236_292)
 										p1_1_17_236_292 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17_236_292)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17_236_292)).Mul(y2_1_17_236_292)).Mul(y4_1_17_236_292)
 										p2_1_17_236_292 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17_236_292.Mul(y4_1_17_236_292))
-										r0_0_1_17_236_292, r1_0_1_17_236_292 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17_236_292).Add(b_1_17_236_292).Add(p1_1_17_236_292).Add(p2_1_17_236_292), a_1_17_236_292.Add(b_1_17_236_292).Add(p1_1_17_236_292).Add(p2_1_17_236_292)
+										v_1_17_236_292 := a_1_17_236_292.Add(b_1_17_236_292.Add(p1_1_17_236_292).Add(p2_1_17_236_292))
+										r0_0_1_17_236_292, r1_0_1_17_236_292 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17_236_292), v_1_17_236_292
 									}
 									c_17_236_292, _ := r0_0_1_17_236_292, r1_0_1_17_236_292
 									r0_0_17_236_292 = c_17_236_292
@@ -10681,7 +10762,8 @@ func (k *kernel) subpixelAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_92_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_243_301)).Mul(y2_1_92_243_301)
 										p1_1_92_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_243_301)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_243_301)).Mul(y2_1_92_243_301)).Mul(y4_1_92_243_301)
 										p2_1_92_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_243_301.Mul(y4_1_92_243_301))
-										r0_0_1_92_243_301, r1_0_1_92_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_243_301).Add(b_1_92_243_301).Add(p1_1_92_243_301).Add(p2_1_92_243_301), a_1_92_243_301.Add(b_1_92_243_301).Add(p1_1_92_243_301).Add(p2_1_92_243_301)
+										v_1_92_243_301 := a_1_92_243_301.Add(b_1_92_243_301.Add(p1_1_92_243_301).Add(p2_1_92_243_301))
+										r0_0_1_92_243_301, r1_0_1_92_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_243_301), v_1_92_243_301
 									}
 									c_92_243_301, _ := r0_0_1_92_243_301, r1_0_1_92_243_301
 									r0_0_92_243_301 = c_92_243_301
@@ -10774,7 +10856,8 @@ func (k *kernel) subpixelAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_100_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_243_301)).Mul(y2_1_100_243_301)
 										p1_1_100_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_243_301)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_243_301)).Mul(y2_1_100_243_301)).Mul(y4_1_100_243_301)
 										p2_1_100_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_243_301.Mul(y4_1_100_243_301))
-										r0_0_1_100_243_301, r1_0_1_100_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_243_301).Add(b_1_100_243_301).Add(p1_1_100_243_301).Add(p2_1_100_243_301), a_1_100_243_301.Add(b_1_100_243_301).Add(p1_1_100_243_301).Add(p2_1_100_243_301)
+										v_1_100_243_301 := a_1_100_243_301.Add(b_1_100_243_301.Add(p1_1_100_243_301).Add(p2_1_100_243_301))
+										r0_0_1_100_243_301, r1_0_1_100_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_243_301), v_1_100_243_301
 									}
 									c_100_243_301, _ := r0_0_1_100_243_301, r1_0_1_100_243_301
 									r0_0_100_243_301 = c_100_243_301
@@ -10867,7 +10950,8 @@ func (k *kernel) subpixelAxesDminLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_108_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_243_301)).Mul(y2_1_108_243_301)
 										p1_1_108_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_243_301)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_243_301)).Mul(y2_1_108_243_301)).Mul(y4_1_108_243_301)
 										p2_1_108_243_301 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_243_301.Mul(y4_1_108_243_301))
-										r0_0_1_108_243_301, r1_0_1_108_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_243_301).Add(b_1_108_243_301).Add(p1_1_108_243_301).Add(p2_1_108_243_301), a_1_108_243_301.Add(b_1_108_243_301).Add(p1_1_108_243_301).Add(p2_1_108_243_301)
+										v_1_108_243_301 := a_1_108_243_301.Add(b_1_108_243_301.Add(p1_1_108_243_301).Add(p2_1_108_243_301))
+										r0_0_1_108_243_301, r1_0_1_108_243_301 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_243_301), v_1_108_243_301
 									}
 									c_108_243_301, _ := r0_0_1_108_243_301, r1_0_1_108_243_301
 									r0_0_108_243_301 = c_108_243_301
@@ -11078,7 +11162,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 						b_1_24_28_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_28_305)).Mul(y2_1_24_28_305)
 						p1_1_24_28_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_28_305)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_28_305)).Mul(y2_1_24_28_305)).Mul(y4_1_24_28_305)
 						p2_1_24_28_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_28_305.Mul(y4_1_24_28_305))
-						r0_0_1_24_28_305, r1_0_1_24_28_305 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_28_305).Add(b_1_24_28_305).Add(p1_1_24_28_305).Add(p2_1_24_28_305), a_1_24_28_305.Add(b_1_24_28_305).Add(p1_1_24_28_305).Add(p2_1_24_28_305)
+						v_1_24_28_305 := a_1_24_28_305.Add(b_1_24_28_305.Add(p1_1_24_28_305).Add(p2_1_24_28_305))
+						r0_0_1_24_28_305, r1_0_1_24_28_305 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_28_305), v_1_24_28_305
 					}
 					c_24_28_305, _ := r0_0_1_24_28_305, r1_0_1_24_28_305
 					r0_0_24_28_305 = c_24_28_305
@@ -11149,7 +11234,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 						b_1_24_30_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_30_305)).Mul(y2_1_24_30_305)
 						p1_1_24_30_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_30_305)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_30_305)).Mul(y2_1_24_30_305)).Mul(y4_1_24_30_305)
 						p2_1_24_30_305 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_30_305.Mul(y4_1_24_30_305))
-						r0_0_1_24_30_305, r1_0_1_24_30_305 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_30_305).Add(b_1_24_30_305).Add(p1_1_24_30_305).Add(p2_1_24_30_305), a_1_24_30_305.Add(b_1_24_30_305).Add(p1_1_24_30_305).Add(p2_1_24_30_305)
+						v_1_24_30_305 := a_1_24_30_305.Add(b_1_24_30_305.Add(p1_1_24_30_305).Add(p2_1_24_30_305))
+						r0_0_1_24_30_305, r1_0_1_24_30_305 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_30_305), v_1_24_30_305
 					}
 					c_24_30_305, _ := r0_0_1_24_30_305, r1_0_1_24_30_305
 					r0_0_24_30_305 = c_24_30_305
@@ -11316,7 +11402,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_92_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_310)).Mul(y2_1_92_229_310)
 										p1_1_92_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_310)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_310)).Mul(y2_1_92_229_310)).Mul(y4_1_92_229_310)
 										p2_1_92_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_310.Mul(y4_1_92_229_310))
-										r0_0_1_92_229_310, r1_0_1_92_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_310).Add(b_1_92_229_310).Add(p1_1_92_229_310).Add(p2_1_92_229_310), a_1_92_229_310.Add(b_1_92_229_310).Add(p1_1_92_229_310).Add(p2_1_92_229_310)
+										v_1_92_229_310 := a_1_92_229_310.Add(b_1_92_229_310.Add(p1_1_92_229_310).Add(p2_1_92_229_310))
+										r0_0_1_92_229_310, r1_0_1_92_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_310), v_1_92_229_310
 									}
 									c_92_229_310, _ := r0_0_1_92_229_310, r1_0_1_92_229_310
 									r0_0_92_229_310 = c_92_229_310
@@ -11409,7 +11496,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_100_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_310)).Mul(y2_1_100_229_310)
 										p1_1_100_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_310)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_310)).Mul(y2_1_100_229_310)).Mul(y4_1_100_229_310)
 										p2_1_100_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_310.Mul(y4_1_100_229_310))
-										r0_0_1_100_229_310, r1_0_1_100_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_310).Add(b_1_100_229_310).Add(p1_1_100_229_310).Add(p2_1_100_229_310), a_1_100_229_310.Add(b_1_100_229_310).Add(p1_1_100_229_310).Add(p2_1_100_229_310)
+										v_1_100_229_310 := a_1_100_229_310.Add(b_1_100_229_310.Add(p1_1_100_229_310).Add(p2_1_100_229_310))
+										r0_0_1_100_229_310, r1_0_1_100_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_310), v_1_100_229_310
 									}
 									c_100_229_310, _ := r0_0_1_100_229_310, r1_0_1_100_229_310
 									r0_0_100_229_310 = c_100_229_310
@@ -11502,7 +11590,8 @@ func (k *kernel) subpixelAxesCurvedLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_108_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_310)).Mul(y2_1_108_229_310)
 										p1_1_108_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_310)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_310)).Mul(y2_1_108_229_310)).Mul(y4_1_108_229_310)
 										p2_1_108_229_310 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_310.Mul(y4_1_108_229_310))
-										r0_0_1_108_229_310, r1_0_1_108_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_310).Add(b_1_108_229_310).Add(p1_1_108_229_310).Add(p2_1_108_229_310), a_1_108_229_310.Add(b_1_108_229_310).Add(p1_1_108_229_310).Add(p2_1_108_229_310)
+										v_1_108_229_310 := a_1_108_229_310.Add(b_1_108_229_310.Add(p1_1_108_229_310).Add(p2_1_108_229_310))
+										r0_0_1_108_229_310, r1_0_1_108_229_310 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_310), v_1_108_229_310
 									}
 									c_108_229_310, _ := r0_0_1_108_229_310, r1_0_1_108_229_310
 									r0_0_108_229_310 = c_108_229_310
@@ -11821,7 +11910,8 @@ func (k *kernel) subpixelAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []fl
 										b_1_92_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_250_319)).Mul(y2_1_92_250_319)
 										p1_1_92_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_250_319)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_250_319)).Mul(y2_1_92_250_319)).Mul(y4_1_92_250_319)
 										p2_1_92_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_250_319.Mul(y4_1_92_250_319))
-										r0_0_1_92_250_319, r1_0_1_92_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_250_319).Add(b_1_92_250_319).Add(p1_1_92_250_319).Add(p2_1_92_250_319), a_1_92_250_319.Add(b_1_92_250_319).Add(p1_1_92_250_319).Add(p2_1_92_250_319)
+										v_1_92_250_319 := a_1_92_250_319.Add(b_1_92_250_319.Add(p1_1_92_250_319).Add(p2_1_92_250_319))
+										r0_0_1_92_250_319, r1_0_1_92_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_250_319), v_1_92_250_319
 									}
 									c_92_250_319, _ := r0_0_1_92_250_319, r1_0_1_92_250_319
 									r0_0_92_250_319 = c_92_250_319
@@ -11914,7 +12004,8 @@ func (k *kernel) subpixelAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []fl
 										b_1_100_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_250_319)).Mul(y2_1_100_250_319)
 										p1_1_100_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_250_319)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_250_319)).Mul(y2_1_100_250_319)).Mul(y4_1_100_250_319)
 										p2_1_100_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_250_319.Mul(y4_1_100_250_319))
-										r0_0_1_100_250_319, r1_0_1_100_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_250_319).Add(b_1_100_250_319).Add(p1_1_100_250_319).Add(p2_1_100_250_319), a_1_100_250_319.Add(b_1_100_250_319).Add(p1_1_100_250_319).Add(p2_1_100_250_319)
+										v_1_100_250_319 := a_1_100_250_319.Add(b_1_100_250_319.Add(p1_1_100_250_319).Add(p2_1_100_250_319))
+										r0_0_1_100_250_319, r1_0_1_100_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_250_319), v_1_100_250_319
 									}
 									c_100_250_319, _ := r0_0_1_100_250_319, r1_0_1_100_250_319
 									r0_0_100_250_319 = c_100_250_319
@@ -12007,7 +12098,8 @@ func (k *kernel) subpixelAxesRulesLanesAVX2(r *laneReps, ia *[4]int32, cube []fl
 										b_1_108_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_250_319)).Mul(y2_1_108_250_319)
 										p1_1_108_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_250_319)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_250_319)).Mul(y2_1_108_250_319)).Mul(y4_1_108_250_319)
 										p2_1_108_250_319 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_250_319.Mul(y4_1_108_250_319))
-										r0_0_1_108_250_319, r1_0_1_108_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_250_319).Add(b_1_108_250_319).Add(p1_1_108_250_319).Add(p2_1_108_250_319), a_1_108_250_319.Add(b_1_108_250_319).Add(p1_1_108_250_319).Add(p2_1_108_250_319)
+										v_1_108_250_319 := a_1_108_250_319.Add(b_1_108_250_319.Add(p1_1_108_250_319).Add(p2_1_108_250_319))
+										r0_0_1_108_250_319, r1_0_1_108_250_319 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_250_319), v_1_108_250_319
 									}
 									c_108_250_319, _ := r0_0_1_108_250_319, r1_0_1_108_250_319
 									r0_0_108_250_319 = c_108_250_319
@@ -12317,7 +12409,8 @@ func (k *kernel) subpixelAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_92_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_257_328)).Mul(y2_1_92_257_328)
 										p1_1_92_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_257_328)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_257_328)).Mul(y2_1_92_257_328)).Mul(y4_1_92_257_328)
 										p2_1_92_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_257_328.Mul(y4_1_92_257_328))
-										r0_0_1_92_257_328, r1_0_1_92_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_257_328).Add(b_1_92_257_328).Add(p1_1_92_257_328).Add(p2_1_92_257_328), a_1_92_257_328.Add(b_1_92_257_328).Add(p1_1_92_257_328).Add(p2_1_92_257_328)
+										v_1_92_257_328 := a_1_92_257_328.Add(b_1_92_257_328.Add(p1_1_92_257_328).Add(p2_1_92_257_328))
+										r0_0_1_92_257_328, r1_0_1_92_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_257_328), v_1_92_257_328
 									}
 									c_92_257_328, _ := r0_0_1_92_257_328, r1_0_1_92_257_328
 									r0_0_92_257_328 = c_92_257_328
@@ -12410,7 +12503,8 @@ func (k *kernel) subpixelAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_100_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_257_328)).Mul(y2_1_100_257_328)
 										p1_1_100_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_257_328)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_257_328)).Mul(y2_1_100_257_328)).Mul(y4_1_100_257_328)
 										p2_1_100_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_257_328.Mul(y4_1_100_257_328))
-										r0_0_1_100_257_328, r1_0_1_100_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_257_328).Add(b_1_100_257_328).Add(p1_1_100_257_328).Add(p2_1_100_257_328), a_1_100_257_328.Add(b_1_100_257_328).Add(p1_1_100_257_328).Add(p2_1_100_257_328)
+										v_1_100_257_328 := a_1_100_257_328.Add(b_1_100_257_328.Add(p1_1_100_257_328).Add(p2_1_100_257_328))
+										r0_0_1_100_257_328, r1_0_1_100_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_257_328), v_1_100_257_328
 									}
 									c_100_257_328, _ := r0_0_1_100_257_328, r1_0_1_100_257_328
 									r0_0_100_257_328 = c_100_257_328
@@ -12503,7 +12597,8 @@ func (k *kernel) subpixelAxesInterpLanesAVX2(r *laneReps, ia *[4]int32, cube []f
 										b_1_108_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_257_328)).Mul(y2_1_108_257_328)
 										p1_1_108_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_257_328)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_257_328)).Mul(y2_1_108_257_328)).Mul(y4_1_108_257_328)
 										p2_1_108_257_328 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_257_328.Mul(y4_1_108_257_328))
-										r0_0_1_108_257_328, r1_0_1_108_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_257_328).Add(b_1_108_257_328).Add(p1_1_108_257_328).Add(p2_1_108_257_328), a_1_108_257_328.Add(b_1_108_257_328).Add(p1_1_108_257_328).Add(p2_1_108_257_328)
+										v_1_108_257_328 := a_1_108_257_328.Add(b_1_108_257_328.Add(p1_1_108_257_328).Add(p2_1_108_257_328))
+										r0_0_1_108_257_328, r1_0_1_108_257_328 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_257_328), v_1_108_257_328
 									}
 									c_108_257_328, _ := r0_0_1_108_257_328, r1_0_1_108_257_328
 									r0_0_108_257_328 = c_108_257_328
@@ -12871,7 +12966,8 @@ func (k *kernel) subpixelManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 							b_1_5_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_264_337)).Mul(y2_1_5_264_337)
 							p1_1_5_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_264_337)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_264_337)).Mul(y2_1_5_264_337)).Mul(y4_1_5_264_337)
 							p2_1_5_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_264_337.Mul(y4_1_5_264_337))
-							r0_0_1_5_264_337, r1_0_1_5_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_264_337).Add(b_1_5_264_337).Add(p1_1_5_264_337).Add(p2_1_5_264_337), a_1_5_264_337.Add(b_1_5_264_337).Add(p1_1_5_264_337).Add(p2_1_5_264_337)
+							v_1_5_264_337 := a_1_5_264_337.Add(b_1_5_264_337.Add(p1_1_5_264_337).Add(p2_1_5_264_337))
+							r0_0_1_5_264_337, r1_0_1_5_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_264_337), v_1_5_264_337
 						}
 						c_5_264_337, _ := r0_0_1_5_264_337, r1_0_1_5_264_337
 						r0_0_5_264_337 = c_5_264_337
@@ -12898,7 +12994,8 @@ func (k *kernel) subpixelManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 							b_1_7_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_264_337)).Mul(y2_1_7_264_337)
 							p1_1_7_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_264_337)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_264_337)).Mul(y2_1_7_264_337)).Mul(y4_1_7_264_337)
 							p2_1_7_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_264_337.Mul(y4_1_7_264_337))
-							r0_0_1_7_264_337, r1_0_1_7_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_264_337).Add(b_1_7_264_337).Add(p1_1_7_264_337).Add(p2_1_7_264_337), a_1_7_264_337.Add(b_1_7_264_337).Add(p1_1_7_264_337).Add(p2_1_7_264_337)
+							v_1_7_264_337 := a_1_7_264_337.Add(b_1_7_264_337.Add(p1_1_7_264_337).Add(p2_1_7_264_337))
+							r0_0_1_7_264_337, r1_0_1_7_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_264_337), v_1_7_264_337
 						}
 						c_7_264_337, _ := r0_0_1_7_264_337, r1_0_1_7_264_337
 						r0_0_7_264_337 = c_7_264_337
@@ -12925,7 +13022,8 @@ func (k *kernel) subpixelManyLanesAVX2(r *laneReps, ia *[4]int32, cube []float64
 							b_1_9_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_264_337)).Mul(y2_1_9_264_337)
 							p1_1_9_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_264_337)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_264_337)).Mul(y2_1_9_264_337)).Mul(y4_1_9_264_337)
 							p2_1_9_264_337 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_264_337.Mul(y4_1_9_264_337))
-							r0_0_1_9_264_337, r1_0_1_9_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_264_337).Add(b_1_9_264_337).Add(p1_1_9_264_337).Add(p2_1_9_264_337), a_1_9_264_337.Add(b_1_9_264_337).Add(p1_1_9_264_337).Add(p2_1_9_264_337)
+							v_1_9_264_337 := a_1_9_264_337.Add(b_1_9_264_337.Add(p1_1_9_264_337).Add(p2_1_9_264_337))
+							r0_0_1_9_264_337, r1_0_1_9_264_337 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_264_337), v_1_9_264_337
 						}
 						c_9_264_337, _ := r0_0_1_9_264_337, r1_0_1_9_264_337
 						r0_0_9_264_337 = c_9_264_337
@@ -13179,7 +13277,8 @@ func (k *kernel) subpixelAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_92_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_271_346)).Mul(y2_1_92_271_346)
 										p1_1_92_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_271_346)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_271_346)).Mul(y2_1_92_271_346)).Mul(y4_1_92_271_346)
 										p2_1_92_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_271_346.Mul(y4_1_92_271_346))
-										r0_0_1_92_271_346, r1_0_1_92_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_271_346).Add(b_1_92_271_346).Add(p1_1_92_271_346).Add(p2_1_92_271_346), a_1_92_271_346.Add(b_1_92_271_346).Add(p1_1_92_271_346).Add(p2_1_92_271_346)
+										v_1_92_271_346 := a_1_92_271_346.Add(b_1_92_271_346.Add(p1_1_92_271_346).Add(p2_1_92_271_346))
+										r0_0_1_92_271_346, r1_0_1_92_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_271_346), v_1_92_271_346
 									}
 									c_92_271_346, _ := r0_0_1_92_271_346, r1_0_1_92_271_346
 									r0_0_92_271_346 = c_92_271_346
@@ -13272,7 +13371,8 @@ func (k *kernel) subpixelAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_100_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_271_346)).Mul(y2_1_100_271_346)
 										p1_1_100_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_271_346)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_271_346)).Mul(y2_1_100_271_346)).Mul(y4_1_100_271_346)
 										p2_1_100_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_271_346.Mul(y4_1_100_271_346))
-										r0_0_1_100_271_346, r1_0_1_100_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_271_346).Add(b_1_100_271_346).Add(p1_1_100_271_346).Add(p2_1_100_271_346), a_1_100_271_346.Add(b_1_100_271_346).Add(p1_1_100_271_346).Add(p2_1_100_271_346)
+										v_1_100_271_346 := a_1_100_271_346.Add(b_1_100_271_346.Add(p1_1_100_271_346).Add(p2_1_100_271_346))
+										r0_0_1_100_271_346, r1_0_1_100_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_271_346), v_1_100_271_346
 									}
 									c_100_271_346, _ := r0_0_1_100_271_346, r1_0_1_100_271_346
 									r0_0_100_271_346 = c_100_271_346
@@ -13365,7 +13465,8 @@ func (k *kernel) subpixelAxesManyLanesAVX2(r *laneReps, ia *[4]int32, cube []flo
 										b_1_108_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_271_346)).Mul(y2_1_108_271_346)
 										p1_1_108_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_271_346)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_271_346)).Mul(y2_1_108_271_346)).Mul(y4_1_108_271_346)
 										p2_1_108_271_346 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_271_346.Mul(y4_1_108_271_346))
-										r0_0_1_108_271_346, r1_0_1_108_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_271_346).Add(b_1_108_271_346).Add(p1_1_108_271_346).Add(p2_1_108_271_346), a_1_108_271_346.Add(b_1_108_271_346).Add(p1_1_108_271_346).Add(p2_1_108_271_346)
+										v_1_108_271_346 := a_1_108_271_346.Add(b_1_108_271_346.Add(p1_1_108_271_346).Add(p2_1_108_271_346))
+										r0_0_1_108_271_346, r1_0_1_108_271_346 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_271_346), v_1_108_271_346
 									}
 									c_108_271_346, _ := r0_0_1_108_271_346, r1_0_1_108_271_346
 									r0_0_108_271_346 = c_108_271_346
@@ -13674,7 +13775,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_353)).Mul(y2_1_92_229_353)
 													p1_1_92_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_353)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_353)).Mul(y2_1_92_229_353)).Mul(y4_1_92_229_353)
 													p2_1_92_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_353.Mul(y4_1_92_229_353))
-													r0_0_1_92_229_353, r1_0_1_92_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_353).Add(b_1_92_229_353).Add(p1_1_92_229_353).Add(p2_1_92_229_353), a_1_92_229_353.Add(b_1_92_229_353).Add(p1_1_92_229_353).Add(p2_1_92_229_353)
+													v_1_92_229_353 := a_1_92_229_353.Add(b_1_92_229_353.Add(p1_1_92_229_353).Add(p2_1_92_229_353))
+													r0_0_1_92_229_353, r1_0_1_92_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_353), v_1_92_229_353
 												}
 												c_92_229_353, _ := r0_0_1_92_229_353, r1_0_1_92_229_353
 												r0_0_92_229_353 = c_92_229_353
@@ -13767,7 +13869,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_353)).Mul(y2_1_100_229_353)
 													p1_1_100_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_353)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_353)).Mul(y2_1_100_229_353)).Mul(y4_1_100_229_353)
 													p2_1_100_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_353.Mul(y4_1_100_229_353))
-													r0_0_1_100_229_353, r1_0_1_100_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_353).Add(b_1_100_229_353).Add(p1_1_100_229_353).Add(p2_1_100_229_353), a_1_100_229_353.Add(b_1_100_229_353).Add(p1_1_100_229_353).Add(p2_1_100_229_353)
+													v_1_100_229_353 := a_1_100_229_353.Add(b_1_100_229_353.Add(p1_1_100_229_353).Add(p2_1_100_229_353))
+													r0_0_1_100_229_353, r1_0_1_100_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_353), v_1_100_229_353
 												}
 												c_100_229_353, _ := r0_0_1_100_229_353, r1_0_1_100_229_353
 												r0_0_100_229_353 = c_100_229_353
@@ -13860,7 +13963,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_353)).Mul(y2_1_108_229_353)
 													p1_1_108_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_353)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_353)).Mul(y2_1_108_229_353)).Mul(y4_1_108_229_353)
 													p2_1_108_229_353 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_353.Mul(y4_1_108_229_353))
-													r0_0_1_108_229_353, r1_0_1_108_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_353).Add(b_1_108_229_353).Add(p1_1_108_229_353).Add(p2_1_108_229_353), a_1_108_229_353.Add(b_1_108_229_353).Add(p1_1_108_229_353).Add(p2_1_108_229_353)
+													v_1_108_229_353 := a_1_108_229_353.Add(b_1_108_229_353.Add(p1_1_108_229_353).Add(p2_1_108_229_353))
+													r0_0_1_108_229_353, r1_0_1_108_229_353 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_353), v_1_108_229_353
 												}
 												c_108_229_353, _ := r0_0_1_108_229_353, r1_0_1_108_229_353
 												r0_0_108_229_353 = c_108_229_353
@@ -14195,7 +14299,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_283_355)).Mul(y2_1_92_229_283_355)
 													p1_1_92_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_283_355)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_283_355)).Mul(y2_1_92_229_283_355)).Mul(y4_1_92_229_283_355)
 													p2_1_92_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_283_355.Mul(y4_1_92_229_283_355))
-													r0_0_1_92_229_283_355, r1_0_1_92_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_283_355).Add(b_1_92_229_283_355).Add(p1_1_92_229_283_355).Add(p2_1_92_229_283_355), a_1_92_229_283_355.Add(b_1_92_229_283_355).Add(p1_1_92_229_283_355).Add(p2_1_92_229_283_355)
+													v_1_92_229_283_355 := a_1_92_229_283_355.Add(b_1_92_229_283_355.Add(p1_1_92_229_283_355).Add(p2_1_92_229_283_355))
+													r0_0_1_92_229_283_355, r1_0_1_92_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_283_355), v_1_92_229_283_355
 												}
 												c_92_229_283_355, _ := r0_0_1_92_229_283_355, r1_0_1_92_229_283_355
 												r0_0_92_229_283_355 = c_92_229_283_355
@@ -14288,7 +14393,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_283_355)).Mul(y2_1_100_229_283_355)
 													p1_1_100_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_283_355)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_283_355)).Mul(y2_1_100_229_283_355)).Mul(y4_1_100_229_283_355)
 													p2_1_100_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_283_355.Mul(y4_1_100_229_283_355))
-													r0_0_1_100_229_283_355, r1_0_1_100_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_283_355).Add(b_1_100_229_283_355).Add(p1_1_100_229_283_355).Add(p2_1_100_229_283_355), a_1_100_229_283_355.Add(b_1_100_229_283_355).Add(p1_1_100_229_283_355).Add(p2_1_100_229_283_355)
+													v_1_100_229_283_355 := a_1_100_229_283_355.Add(b_1_100_229_283_355.Add(p1_1_100_229_283_355).Add(p2_1_100_229_283_355))
+													r0_0_1_100_229_283_355, r1_0_1_100_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_283_355), v_1_100_229_283_355
 												}
 												c_100_229_283_355, _ := r0_0_1_100_229_283_355, r1_0_1_100_229_283_355
 												r0_0_100_229_283_355 = c_100_229_283_355
@@ -14381,7 +14487,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_283_355)).Mul(y2_1_108_229_283_355)
 													p1_1_108_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_283_355)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_283_355)).Mul(y2_1_108_229_283_355)).Mul(y4_1_108_229_283_355)
 													p2_1_108_229_283_355 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_283_355.Mul(y4_1_108_229_283_355))
-													r0_0_1_108_229_283_355, r1_0_1_108_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_283_355).Add(b_1_108_229_283_355).Add(p1_1_108_229_283_355).Add(p2_1_108_229_283_355), a_1_108_229_283_355.Add(b_1_108_229_283_355).Add(p1_1_108_229_283_355).Add(p2_1_108_229_283_355)
+													v_1_108_229_283_355 := a_1_108_229_283_355.Add(b_1_108_229_283_355.Add(p1_1_108_229_283_355).Add(p2_1_108_229_283_355))
+													r0_0_1_108_229_283_355, r1_0_1_108_229_283_355 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_283_355), v_1_108_229_283_355
 												}
 												c_108_229_283_355, _ := r0_0_1_108_229_283_355, r1_0_1_108_229_283_355
 												r0_0_108_229_283_355 = c_108_229_283_355
@@ -14707,7 +14814,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_283_357)).Mul(y2_1_92_229_283_357)
 																p1_1_92_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_283_357)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_283_357)).Mul(y2_1_92_229_283_357)).Mul(y4_1_92_229_283_357)
 																p2_1_92_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_283_357.Mul(y4_1_92_229_283_357))
-																r0_0_1_92_229_283_357, r1_0_1_92_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_283_357).Add(b_1_92_229_283_357).Add(p1_1_92_229_283_357).Add(p2_1_92_229_283_357), a_1_92_229_283_357.Add(b_1_92_229_283_357).Add(p1_1_92_229_283_357).Add(p2_1_92_229_283_357)
+																v_1_92_229_283_357 := a_1_92_229_283_357.Add(b_1_92_229_283_357.Add(p1_1_92_229_283_357).Add(p2_1_92_229_283_357))
+																r0_0_1_92_229_283_357, r1_0_1_92_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_283_357), v_1_92_229_283_357
 															}
 															c_92_229_283_357, _ := r0_0_1_92_229_283_357, r1_0_1_92_229_283_357
 															r0_0_92_229_283_357 = c_92_229_283_357
@@ -14800,7 +14908,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_283_357)).Mul(y2_1_100_229_283_357)
 																p1_1_100_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_283_357)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_283_357)).Mul(y2_1_100_229_283_357)).Mul(y4_1_100_229_283_357)
 																p2_1_100_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_283_357.Mul(y4_1_100_229_283_357))
-																r0_0_1_100_229_283_357, r1_0_1_100_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_283_357).Add(b_1_100_229_283_357).Add(p1_1_100_229_283_357).Add(p2_1_100_229_283_357), a_1_100_229_283_357.Add(b_1_100_229_283_357).Add(p1_1_100_229_283_357).Add(p2_1_100_229_283_357)
+																v_1_100_229_283_357 := a_1_100_229_283_357.Add(b_1_100_229_283_357.Add(p1_1_100_229_283_357).Add(p2_1_100_229_283_357))
+																r0_0_1_100_229_283_357, r1_0_1_100_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_283_357), v_1_100_229_283_357
 															}
 															c_100_229_283_357, _ := r0_0_1_100_229_283_357, r1_0_1_100_229_283_357
 															r0_0_100_229_283_357 = c_100_229_283_357
@@ -14893,7 +15002,8 @@ func (k *kernel) pixelsAxesLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_283_357)).Mul(y2_1_108_229_283_357)
 																p1_1_108_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_283_357)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_283_357)).Mul(y2_1_108_229_283_357)).Mul(y4_1_108_229_283_357)
 																p2_1_108_229_283_357 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_283_357.Mul(y4_1_108_229_283_357))
-																r0_0_1_108_229_283_357, r1_0_1_108_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_283_357).Add(b_1_108_229_283_357).Add(p1_1_108_229_283_357).Add(p2_1_108_229_283_357), a_1_108_229_283_357.Add(b_1_108_229_283_357).Add(p1_1_108_229_283_357).Add(p2_1_108_229_283_357)
+																v_1_108_229_283_357 := a_1_108_229_283_357.Add(b_1_108_229_283_357.Add(p1_1_108_229_283_357).Add(p2_1_108_229_283_357))
+																r0_0_1_108_229_283_357, r1_0_1_108_229_283_357 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_283_357), v_1_108_229_283_357
 															}
 															c_108_229_283_357, _ := r0_0_1_108_229_283_357, r1_0_1_108_229_283_357
 															r0_0_108_229_283_357 = c_108_229_283_357
@@ -15285,7 +15395,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 													b_1_17_236_368 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17_236_368)).Mul(y2_1_17_236_368)
 													p1_1_17_236_368 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17_236_368)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17_236_368)).Mul(y2_1_17_236_368)).Mul(y4_1_17_236_368)
 													p2_1_17_236_368 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17_236_368.Mul(y4_1_17_236_368))
-													r0_0_1_17_236_368, r1_0_1_17_236_368 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17_236_368).Add(b_1_17_236_368).Add(p1_1_17_236_368).Add(p2_1_17_236_368), a_1_17_236_368.Add(b_1_17_236_368).Add(p1_1_17_236_368).Add(p2_1_17_236_368)
+													v_1_17_236_368 := a_1_17_236_368.Add(b_1_17_236_368.Add(p1_1_17_236_368).Add(p2_1_17_236_368))
+													r0_0_1_17_236_368, r1_0_1_17_236_368 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17_236_368), v_1_17_236_368
 												}
 												c_17_236_368, _ := r0_0_1_17_236_368, r1_0_1_17_236_368
 												r0_0_17_236_368 = c_17_236_368
@@ -15660,7 +15771,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 													b_1_17_236_292_370 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17_236_292_370)).Mul(y2_1_17_236_292_370)
 													p1_1_17_236_292_370 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17_236_292_370)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17_236_292_370)).Mul(y2_1_17_236_292_370)).Mul(y4_1_17_236_292_370)
 													p2_1_17_236_292_370 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17_236_292_370.Mul(y4_1_17_236_292_370))
-													r0_0_1_17_236_292_370, r1_0_1_17_236_292_370 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17_236_292_370).Add(b_1_17_236_292_370).Add(p1_1_17_236_292_370).Add(p2_1_17_236_292_370), a_1_17_236_292_370.Add(b_1_17_236_292_370).Add(p1_1_17_236_292_370).Add(p2_1_17_236_292_370)
+													v_1_17_236_292_370 := a_1_17_236_292_370.Add(b_1_17_236_292_370.Add(p1_1_17_236_292_370).Add(p2_1_17_236_292_370))
+													r0_0_1_17_236_292_370, r1_0_1_17_236_292_370 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17_236_292_370), v_1_17_236_292_370
 												}
 												c_17_236_292_370, _ := r0_0_1_17_236_292_370, r1_0_1_17_236_292_370
 												r0_0_17_236_292_370 = c_17_236_292_370
@@ -16026,7 +16138,8 @@ func (k *kernel) pixelsShapeLanesAVX2(rb *rowBuf, n int) {
 																b_1_17_236_292_372 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_17_236_292_372)).Mul(y2_1_17_236_292_372)
 																p1_1_17_236_292_372 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_17_236_292_372)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_17_236_292_372)).Mul(y2_1_17_236_292_372)).Mul(y4_1_17_236_292_372)
 																p2_1_17_236_292_372 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_17_236_292_372.Mul(y4_1_17_236_292_372))
-																r0_0_1_17_236_292_372, r1_0_1_17_236_292_372 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_17_236_292_372).Add(b_1_17_236_292_372).Add(p1_1_17_236_292_372).Add(p2_1_17_236_292_372), a_1_17_236_292_372.Add(b_1_17_236_292_372).Add(p1_1_17_236_292_372).Add(p2_1_17_236_292_372)
+																v_1_17_236_292_372 := a_1_17_236_292_372.Add(b_1_17_236_292_372.Add(p1_1_17_236_292_372).Add(p2_1_17_236_292_372))
+																r0_0_1_17_236_292_372, r1_0_1_17_236_292_372 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_17_236_292_372), v_1_17_236_292_372
 															}
 															c_17_236_292_372, _ := r0_0_1_17_236_292_372, r1_0_1_17_236_292_372
 															r0_0_17_236_292_372 = c_17_236_292_372
@@ -16378,7 +16491,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_243_383)).Mul(y2_1_92_243_383)
 													p1_1_92_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_243_383)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_243_383)).Mul(y2_1_92_243_383)).Mul(y4_1_92_243_383)
 													p2_1_92_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_243_383.Mul(y4_1_92_243_383))
-													r0_0_1_92_243_383, r1_0_1_92_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_243_383).Add(b_1_92_243_383).Add(p1_1_92_243_383).Add(p2_1_92_243_383), a_1_92_243_383.Add(b_1_92_243_383).Add(p1_1_92_243_383).Add(p2_1_92_243_383)
+													v_1_92_243_383 := a_1_92_243_383.Add(b_1_92_243_383.Add(p1_1_92_243_383).Add(p2_1_92_243_383))
+													r0_0_1_92_243_383, r1_0_1_92_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_243_383), v_1_92_243_383
 												}
 												c_92_243_383, _ := r0_0_1_92_243_383, r1_0_1_92_243_383
 												r0_0_92_243_383 = c_92_243_383
@@ -16471,7 +16585,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_243_383)).Mul(y2_1_100_243_383)
 													p1_1_100_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_243_383)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_243_383)).Mul(y2_1_100_243_383)).Mul(y4_1_100_243_383)
 													p2_1_100_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_243_383.Mul(y4_1_100_243_383))
-													r0_0_1_100_243_383, r1_0_1_100_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_243_383).Add(b_1_100_243_383).Add(p1_1_100_243_383).Add(p2_1_100_243_383), a_1_100_243_383.Add(b_1_100_243_383).Add(p1_1_100_243_383).Add(p2_1_100_243_383)
+													v_1_100_243_383 := a_1_100_243_383.Add(b_1_100_243_383.Add(p1_1_100_243_383).Add(p2_1_100_243_383))
+													r0_0_1_100_243_383, r1_0_1_100_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_243_383), v_1_100_243_383
 												}
 												c_100_243_383, _ := r0_0_1_100_243_383, r1_0_1_100_243_383
 												r0_0_100_243_383 = c_100_243_383
@@ -16564,7 +16679,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_243_383)).Mul(y2_1_108_243_383)
 													p1_1_108_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_243_383)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_243_383)).Mul(y2_1_108_243_383)).Mul(y4_1_108_243_383)
 													p2_1_108_243_383 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_243_383.Mul(y4_1_108_243_383))
-													r0_0_1_108_243_383, r1_0_1_108_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_243_383).Add(b_1_108_243_383).Add(p1_1_108_243_383).Add(p2_1_108_243_383), a_1_108_243_383.Add(b_1_108_243_383).Add(p1_1_108_243_383).Add(p2_1_108_243_383)
+													v_1_108_243_383 := a_1_108_243_383.Add(b_1_108_243_383.Add(p1_1_108_243_383).Add(p2_1_108_243_383))
+													r0_0_1_108_243_383, r1_0_1_108_243_383 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_243_383), v_1_108_243_383
 												}
 												c_108_243_383, _ := r0_0_1_108_243_383, r1_0_1_108_243_383
 												r0_0_108_243_383 = c_108_243_383
@@ -16900,7 +17016,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_243_301_385)).Mul(y2_1_92_243_301_385)
 													p1_1_92_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_243_301_385)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_243_301_385)).Mul(y2_1_92_243_301_385)).Mul(y4_1_92_243_301_385)
 													p2_1_92_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_243_301_385.Mul(y4_1_92_243_301_385))
-													r0_0_1_92_243_301_385, r1_0_1_92_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_243_301_385).Add(b_1_92_243_301_385).Add(p1_1_92_243_301_385).Add(p2_1_92_243_301_385), a_1_92_243_301_385.Add(b_1_92_243_301_385).Add(p1_1_92_243_301_385).Add(p2_1_92_243_301_385)
+													v_1_92_243_301_385 := a_1_92_243_301_385.Add(b_1_92_243_301_385.Add(p1_1_92_243_301_385).Add(p2_1_92_243_301_385))
+													r0_0_1_92_243_301_385, r1_0_1_92_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_243_301_385), v_1_92_243_301_385
 												}
 												c_92_243_301_385, _ := r0_0_1_92_243_301_385, r1_0_1_92_243_301_385
 												r0_0_92_243_301_385 = c_92_243_301_385
@@ -16993,7 +17110,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_243_301_385)).Mul(y2_1_100_243_301_385)
 													p1_1_100_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_243_301_385)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_243_301_385)).Mul(y2_1_100_243_301_385)).Mul(y4_1_100_243_301_385)
 													p2_1_100_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_243_301_385.Mul(y4_1_100_243_301_385))
-													r0_0_1_100_243_301_385, r1_0_1_100_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_243_301_385).Add(b_1_100_243_301_385).Add(p1_1_100_243_301_385).Add(p2_1_100_243_301_385), a_1_100_243_301_385.Add(b_1_100_243_301_385).Add(p1_1_100_243_301_385).Add(p2_1_100_243_301_385)
+													v_1_100_243_301_385 := a_1_100_243_301_385.Add(b_1_100_243_301_385.Add(p1_1_100_243_301_385).Add(p2_1_100_243_301_385))
+													r0_0_1_100_243_301_385, r1_0_1_100_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_243_301_385), v_1_100_243_301_385
 												}
 												c_100_243_301_385, _ := r0_0_1_100_243_301_385, r1_0_1_100_243_301_385
 												r0_0_100_243_301_385 = c_100_243_301_385
@@ -17086,7 +17204,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_243_301_385)).Mul(y2_1_108_243_301_385)
 													p1_1_108_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_243_301_385)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_243_301_385)).Mul(y2_1_108_243_301_385)).Mul(y4_1_108_243_301_385)
 													p2_1_108_243_301_385 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_243_301_385.Mul(y4_1_108_243_301_385))
-													r0_0_1_108_243_301_385, r1_0_1_108_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_243_301_385).Add(b_1_108_243_301_385).Add(p1_1_108_243_301_385).Add(p2_1_108_243_301_385), a_1_108_243_301_385.Add(b_1_108_243_301_385).Add(p1_1_108_243_301_385).Add(p2_1_108_243_301_385)
+													v_1_108_243_301_385 := a_1_108_243_301_385.Add(b_1_108_243_301_385.Add(p1_1_108_243_301_385).Add(p2_1_108_243_301_385))
+													r0_0_1_108_243_301_385, r1_0_1_108_243_301_385 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_243_301_385), v_1_108_243_301_385
 												}
 												c_108_243_301_385, _ := r0_0_1_108_243_301_385, r1_0_1_108_243_301_385
 												r0_0_108_243_301_385 = c_108_243_301_385
@@ -17413,7 +17532,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_243_301_387)).Mul(y2_1_92_243_301_387)
 																p1_1_92_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_243_301_387)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_243_301_387)).Mul(y2_1_92_243_301_387)).Mul(y4_1_92_243_301_387)
 																p2_1_92_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_243_301_387.Mul(y4_1_92_243_301_387))
-																r0_0_1_92_243_301_387, r1_0_1_92_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_243_301_387).Add(b_1_92_243_301_387).Add(p1_1_92_243_301_387).Add(p2_1_92_243_301_387), a_1_92_243_301_387.Add(b_1_92_243_301_387).Add(p1_1_92_243_301_387).Add(p2_1_92_243_301_387)
+																v_1_92_243_301_387 := a_1_92_243_301_387.Add(b_1_92_243_301_387.Add(p1_1_92_243_301_387).Add(p2_1_92_243_301_387))
+																r0_0_1_92_243_301_387, r1_0_1_92_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_243_301_387), v_1_92_243_301_387
 															}
 															c_92_243_301_387, _ := r0_0_1_92_243_301_387, r1_0_1_92_243_301_387
 															r0_0_92_243_301_387 = c_92_243_301_387
@@ -17506,7 +17626,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_243_301_387)).Mul(y2_1_100_243_301_387)
 																p1_1_100_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_243_301_387)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_243_301_387)).Mul(y2_1_100_243_301_387)).Mul(y4_1_100_243_301_387)
 																p2_1_100_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_243_301_387.Mul(y4_1_100_243_301_387))
-																r0_0_1_100_243_301_387, r1_0_1_100_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_243_301_387).Add(b_1_100_243_301_387).Add(p1_1_100_243_301_387).Add(p2_1_100_243_301_387), a_1_100_243_301_387.Add(b_1_100_243_301_387).Add(p1_1_100_243_301_387).Add(p2_1_100_243_301_387)
+																v_1_100_243_301_387 := a_1_100_243_301_387.Add(b_1_100_243_301_387.Add(p1_1_100_243_301_387).Add(p2_1_100_243_301_387))
+																r0_0_1_100_243_301_387, r1_0_1_100_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_243_301_387), v_1_100_243_301_387
 															}
 															c_100_243_301_387, _ := r0_0_1_100_243_301_387, r1_0_1_100_243_301_387
 															r0_0_100_243_301_387 = c_100_243_301_387
@@ -17599,7 +17720,8 @@ func (k *kernel) pixelsAxesDminLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_243_301_387)).Mul(y2_1_108_243_301_387)
 																p1_1_108_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_243_301_387)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_243_301_387)).Mul(y2_1_108_243_301_387)).Mul(y4_1_108_243_301_387)
 																p2_1_108_243_301_387 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_243_301_387.Mul(y4_1_108_243_301_387))
-																r0_0_1_108_243_301_387, r1_0_1_108_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_243_301_387).Add(b_1_108_243_301_387).Add(p1_1_108_243_301_387).Add(p2_1_108_243_301_387), a_1_108_243_301_387.Add(b_1_108_243_301_387).Add(p1_1_108_243_301_387).Add(p2_1_108_243_301_387)
+																v_1_108_243_301_387 := a_1_108_243_301_387.Add(b_1_108_243_301_387.Add(p1_1_108_243_301_387).Add(p2_1_108_243_301_387))
+																r0_0_1_108_243_301_387, r1_0_1_108_243_301_387 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_243_301_387), v_1_108_243_301_387
 															}
 															c_108_243_301_387, _ := r0_0_1_108_243_301_387, r1_0_1_108_243_301_387
 															r0_0_108_243_301_387 = c_108_243_301_387
@@ -17875,7 +17997,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 									b_1_24_28_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_28_396)).Mul(y2_1_24_28_396)
 									p1_1_24_28_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_28_396)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_28_396)).Mul(y2_1_24_28_396)).Mul(y4_1_24_28_396)
 									p2_1_24_28_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_28_396.Mul(y4_1_24_28_396))
-									r0_0_1_24_28_396, r1_0_1_24_28_396 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_28_396).Add(b_1_24_28_396).Add(p1_1_24_28_396).Add(p2_1_24_28_396), a_1_24_28_396.Add(b_1_24_28_396).Add(p1_1_24_28_396).Add(p2_1_24_28_396)
+									v_1_24_28_396 := a_1_24_28_396.Add(b_1_24_28_396.Add(p1_1_24_28_396).Add(p2_1_24_28_396))
+									r0_0_1_24_28_396, r1_0_1_24_28_396 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_28_396), v_1_24_28_396
 								}
 								c_24_28_396, _ := r0_0_1_24_28_396, r1_0_1_24_28_396
 								r0_0_24_28_396 = c_24_28_396
@@ -17946,7 +18069,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 									b_1_24_30_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_30_396)).Mul(y2_1_24_30_396)
 									p1_1_24_30_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_30_396)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_30_396)).Mul(y2_1_24_30_396)).Mul(y4_1_24_30_396)
 									p2_1_24_30_396 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_30_396.Mul(y4_1_24_30_396))
-									r0_0_1_24_30_396, r1_0_1_24_30_396 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_30_396).Add(b_1_24_30_396).Add(p1_1_24_30_396).Add(p2_1_24_30_396), a_1_24_30_396.Add(b_1_24_30_396).Add(p1_1_24_30_396).Add(p2_1_24_30_396)
+									v_1_24_30_396 := a_1_24_30_396.Add(b_1_24_30_396.Add(p1_1_24_30_396).Add(p2_1_24_30_396))
+									r0_0_1_24_30_396, r1_0_1_24_30_396 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_30_396), v_1_24_30_396
 								}
 								c_24_30_396, _ := r0_0_1_24_30_396, r1_0_1_24_30_396
 								r0_0_24_30_396 = c_24_30_396
@@ -18095,7 +18219,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_398)).Mul(y2_1_92_229_398)
 													p1_1_92_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_398)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_398)).Mul(y2_1_92_229_398)).Mul(y4_1_92_229_398)
 													p2_1_92_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_398.Mul(y4_1_92_229_398))
-													r0_0_1_92_229_398, r1_0_1_92_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_398).Add(b_1_92_229_398).Add(p1_1_92_229_398).Add(p2_1_92_229_398), a_1_92_229_398.Add(b_1_92_229_398).Add(p1_1_92_229_398).Add(p2_1_92_229_398)
+													v_1_92_229_398 := a_1_92_229_398.Add(b_1_92_229_398.Add(p1_1_92_229_398).Add(p2_1_92_229_398))
+													r0_0_1_92_229_398, r1_0_1_92_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_398), v_1_92_229_398
 												}
 												c_92_229_398, _ := r0_0_1_92_229_398, r1_0_1_92_229_398
 												r0_0_92_229_398 = c_92_229_398
@@ -18188,7 +18313,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_398)).Mul(y2_1_100_229_398)
 													p1_1_100_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_398)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_398)).Mul(y2_1_100_229_398)).Mul(y4_1_100_229_398)
 													p2_1_100_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_398.Mul(y4_1_100_229_398))
-													r0_0_1_100_229_398, r1_0_1_100_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_398).Add(b_1_100_229_398).Add(p1_1_100_229_398).Add(p2_1_100_229_398), a_1_100_229_398.Add(b_1_100_229_398).Add(p1_1_100_229_398).Add(p2_1_100_229_398)
+													v_1_100_229_398 := a_1_100_229_398.Add(b_1_100_229_398.Add(p1_1_100_229_398).Add(p2_1_100_229_398))
+													r0_0_1_100_229_398, r1_0_1_100_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_398), v_1_100_229_398
 												}
 												c_100_229_398, _ := r0_0_1_100_229_398, r1_0_1_100_229_398
 												r0_0_100_229_398 = c_100_229_398
@@ -18281,7 +18407,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_398)).Mul(y2_1_108_229_398)
 													p1_1_108_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_398)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_398)).Mul(y2_1_108_229_398)).Mul(y4_1_108_229_398)
 													p2_1_108_229_398 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_398.Mul(y4_1_108_229_398))
-													r0_0_1_108_229_398, r1_0_1_108_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_398).Add(b_1_108_229_398).Add(p1_1_108_229_398).Add(p2_1_108_229_398), a_1_108_229_398.Add(b_1_108_229_398).Add(p1_1_108_229_398).Add(p2_1_108_229_398)
+													v_1_108_229_398 := a_1_108_229_398.Add(b_1_108_229_398.Add(p1_1_108_229_398).Add(p2_1_108_229_398))
+													r0_0_1_108_229_398, r1_0_1_108_229_398 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_398), v_1_108_229_398
 												}
 												c_108_229_398, _ := r0_0_1_108_229_398, r1_0_1_108_229_398
 												r0_0_108_229_398 = c_108_229_398
@@ -18521,7 +18648,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 									b_1_24_28_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_28_305_400)).Mul(y2_1_24_28_305_400)
 									p1_1_24_28_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_28_305_400)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_28_305_400)).Mul(y2_1_24_28_305_400)).Mul(y4_1_24_28_305_400)
 									p2_1_24_28_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_28_305_400.Mul(y4_1_24_28_305_400))
-									r0_0_1_24_28_305_400, r1_0_1_24_28_305_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_28_305_400).Add(b_1_24_28_305_400).Add(p1_1_24_28_305_400).Add(p2_1_24_28_305_400), a_1_24_28_305_400.Add(b_1_24_28_305_400).Add(p1_1_24_28_305_400).Add(p2_1_24_28_305_400)
+									v_1_24_28_305_400 := a_1_24_28_305_400.Add(b_1_24_28_305_400.Add(p1_1_24_28_305_400).Add(p2_1_24_28_305_400))
+									r0_0_1_24_28_305_400, r1_0_1_24_28_305_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_28_305_400), v_1_24_28_305_400
 								}
 								c_24_28_305_400, _ := r0_0_1_24_28_305_400, r1_0_1_24_28_305_400
 								r0_0_24_28_305_400 = c_24_28_305_400
@@ -18592,7 +18720,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 									b_1_24_30_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_30_305_400)).Mul(y2_1_24_30_305_400)
 									p1_1_24_30_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_30_305_400)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_30_305_400)).Mul(y2_1_24_30_305_400)).Mul(y4_1_24_30_305_400)
 									p2_1_24_30_305_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_30_305_400.Mul(y4_1_24_30_305_400))
-									r0_0_1_24_30_305_400, r1_0_1_24_30_305_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_30_305_400).Add(b_1_24_30_305_400).Add(p1_1_24_30_305_400).Add(p2_1_24_30_305_400), a_1_24_30_305_400.Add(b_1_24_30_305_400).Add(p1_1_24_30_305_400).Add(p2_1_24_30_305_400)
+									v_1_24_30_305_400 := a_1_24_30_305_400.Add(b_1_24_30_305_400.Add(p1_1_24_30_305_400).Add(p2_1_24_30_305_400))
+									r0_0_1_24_30_305_400, r1_0_1_24_30_305_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_30_305_400), v_1_24_30_305_400
 								}
 								c_24_30_305_400, _ := r0_0_1_24_30_305_400, r1_0_1_24_30_305_400
 								r0_0_24_30_305_400 = c_24_30_305_400
@@ -18759,7 +18888,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_310_400)).Mul(y2_1_92_229_310_400)
 													p1_1_92_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_310_400)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_310_400)).Mul(y2_1_92_229_310_400)).Mul(y4_1_92_229_310_400)
 													p2_1_92_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_310_400.Mul(y4_1_92_229_310_400))
-													r0_0_1_92_229_310_400, r1_0_1_92_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_310_400).Add(b_1_92_229_310_400).Add(p1_1_92_229_310_400).Add(p2_1_92_229_310_400), a_1_92_229_310_400.Add(b_1_92_229_310_400).Add(p1_1_92_229_310_400).Add(p2_1_92_229_310_400)
+													v_1_92_229_310_400 := a_1_92_229_310_400.Add(b_1_92_229_310_400.Add(p1_1_92_229_310_400).Add(p2_1_92_229_310_400))
+													r0_0_1_92_229_310_400, r1_0_1_92_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_310_400), v_1_92_229_310_400
 												}
 												c_92_229_310_400, _ := r0_0_1_92_229_310_400, r1_0_1_92_229_310_400
 												r0_0_92_229_310_400 = c_92_229_310_400
@@ -18852,7 +18982,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_310_400)).Mul(y2_1_100_229_310_400)
 													p1_1_100_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_310_400)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_310_400)).Mul(y2_1_100_229_310_400)).Mul(y4_1_100_229_310_400)
 													p2_1_100_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_310_400.Mul(y4_1_100_229_310_400))
-													r0_0_1_100_229_310_400, r1_0_1_100_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_310_400).Add(b_1_100_229_310_400).Add(p1_1_100_229_310_400).Add(p2_1_100_229_310_400), a_1_100_229_310_400.Add(b_1_100_229_310_400).Add(p1_1_100_229_310_400).Add(p2_1_100_229_310_400)
+													v_1_100_229_310_400 := a_1_100_229_310_400.Add(b_1_100_229_310_400.Add(p1_1_100_229_310_400).Add(p2_1_100_229_310_400))
+													r0_0_1_100_229_310_400, r1_0_1_100_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_310_400), v_1_100_229_310_400
 												}
 												c_100_229_310_400, _ := r0_0_1_100_229_310_400, r1_0_1_100_229_310_400
 												r0_0_100_229_310_400 = c_100_229_310_400
@@ -18945,7 +19076,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_310_400)).Mul(y2_1_108_229_310_400)
 													p1_1_108_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_310_400)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_310_400)).Mul(y2_1_108_229_310_400)).Mul(y4_1_108_229_310_400)
 													p2_1_108_229_310_400 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_310_400.Mul(y4_1_108_229_310_400))
-													r0_0_1_108_229_310_400, r1_0_1_108_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_310_400).Add(b_1_108_229_310_400).Add(p1_1_108_229_310_400).Add(p2_1_108_229_310_400), a_1_108_229_310_400.Add(b_1_108_229_310_400).Add(p1_1_108_229_310_400).Add(p2_1_108_229_310_400)
+													v_1_108_229_310_400 := a_1_108_229_310_400.Add(b_1_108_229_310_400.Add(p1_1_108_229_310_400).Add(p2_1_108_229_310_400))
+													r0_0_1_108_229_310_400, r1_0_1_108_229_310_400 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_310_400), v_1_108_229_310_400
 												}
 												c_108_229_310_400, _ := r0_0_1_108_229_310_400, r1_0_1_108_229_310_400
 												r0_0_108_229_310_400 = c_108_229_310_400
@@ -19176,7 +19308,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 												b_1_24_28_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_28_305_402)).Mul(y2_1_24_28_305_402)
 												p1_1_24_28_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_28_305_402)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_28_305_402)).Mul(y2_1_24_28_305_402)).Mul(y4_1_24_28_305_402)
 												p2_1_24_28_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_28_305_402.Mul(y4_1_24_28_305_402))
-												r0_0_1_24_28_305_402, r1_0_1_24_28_305_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_28_305_402).Add(b_1_24_28_305_402).Add(p1_1_24_28_305_402).Add(p2_1_24_28_305_402), a_1_24_28_305_402.Add(b_1_24_28_305_402).Add(p1_1_24_28_305_402).Add(p2_1_24_28_305_402)
+												v_1_24_28_305_402 := a_1_24_28_305_402.Add(b_1_24_28_305_402.Add(p1_1_24_28_305_402).Add(p2_1_24_28_305_402))
+												r0_0_1_24_28_305_402, r1_0_1_24_28_305_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_28_305_402), v_1_24_28_305_402
 											}
 											c_24_28_305_402, _ := r0_0_1_24_28_305_402, r1_0_1_24_28_305_402
 											r0_0_24_28_305_402 = c_24_28_305_402
@@ -19247,7 +19380,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 												b_1_24_30_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_30_305_402)).Mul(y2_1_24_30_305_402)
 												p1_1_24_30_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_30_305_402)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_30_305_402)).Mul(y2_1_24_30_305_402)).Mul(y4_1_24_30_305_402)
 												p2_1_24_30_305_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_30_305_402.Mul(y4_1_24_30_305_402))
-												r0_0_1_24_30_305_402, r1_0_1_24_30_305_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_30_305_402).Add(b_1_24_30_305_402).Add(p1_1_24_30_305_402).Add(p2_1_24_30_305_402), a_1_24_30_305_402.Add(b_1_24_30_305_402).Add(p1_1_24_30_305_402).Add(p2_1_24_30_305_402)
+												v_1_24_30_305_402 := a_1_24_30_305_402.Add(b_1_24_30_305_402.Add(p1_1_24_30_305_402).Add(p2_1_24_30_305_402))
+												r0_0_1_24_30_305_402, r1_0_1_24_30_305_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_30_305_402), v_1_24_30_305_402
 											}
 											c_24_30_305_402, _ := r0_0_1_24_30_305_402, r1_0_1_24_30_305_402
 											r0_0_24_30_305_402 = c_24_30_305_402
@@ -19414,7 +19548,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_229_310_402)).Mul(y2_1_92_229_310_402)
 																p1_1_92_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_229_310_402)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_229_310_402)).Mul(y2_1_92_229_310_402)).Mul(y4_1_92_229_310_402)
 																p2_1_92_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_229_310_402.Mul(y4_1_92_229_310_402))
-																r0_0_1_92_229_310_402, r1_0_1_92_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_229_310_402).Add(b_1_92_229_310_402).Add(p1_1_92_229_310_402).Add(p2_1_92_229_310_402), a_1_92_229_310_402.Add(b_1_92_229_310_402).Add(p1_1_92_229_310_402).Add(p2_1_92_229_310_402)
+																v_1_92_229_310_402 := a_1_92_229_310_402.Add(b_1_92_229_310_402.Add(p1_1_92_229_310_402).Add(p2_1_92_229_310_402))
+																r0_0_1_92_229_310_402, r1_0_1_92_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_229_310_402), v_1_92_229_310_402
 															}
 															c_92_229_310_402, _ := r0_0_1_92_229_310_402, r1_0_1_92_229_310_402
 															r0_0_92_229_310_402 = c_92_229_310_402
@@ -19507,7 +19642,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_229_310_402)).Mul(y2_1_100_229_310_402)
 																p1_1_100_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_229_310_402)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_229_310_402)).Mul(y2_1_100_229_310_402)).Mul(y4_1_100_229_310_402)
 																p2_1_100_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_229_310_402.Mul(y4_1_100_229_310_402))
-																r0_0_1_100_229_310_402, r1_0_1_100_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_229_310_402).Add(b_1_100_229_310_402).Add(p1_1_100_229_310_402).Add(p2_1_100_229_310_402), a_1_100_229_310_402.Add(b_1_100_229_310_402).Add(p1_1_100_229_310_402).Add(p2_1_100_229_310_402)
+																v_1_100_229_310_402 := a_1_100_229_310_402.Add(b_1_100_229_310_402.Add(p1_1_100_229_310_402).Add(p2_1_100_229_310_402))
+																r0_0_1_100_229_310_402, r1_0_1_100_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_229_310_402), v_1_100_229_310_402
 															}
 															c_100_229_310_402, _ := r0_0_1_100_229_310_402, r1_0_1_100_229_310_402
 															r0_0_100_229_310_402 = c_100_229_310_402
@@ -19600,7 +19736,8 @@ func (k *kernel) pixelsAxesCurvedLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_229_310_402)).Mul(y2_1_108_229_310_402)
 																p1_1_108_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_229_310_402)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_229_310_402)).Mul(y2_1_108_229_310_402)).Mul(y4_1_108_229_310_402)
 																p2_1_108_229_310_402 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_229_310_402.Mul(y4_1_108_229_310_402))
-																r0_0_1_108_229_310_402, r1_0_1_108_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_229_310_402).Add(b_1_108_229_310_402).Add(p1_1_108_229_310_402).Add(p2_1_108_229_310_402), a_1_108_229_310_402.Add(b_1_108_229_310_402).Add(p1_1_108_229_310_402).Add(p2_1_108_229_310_402)
+																v_1_108_229_310_402 := a_1_108_229_310_402.Add(b_1_108_229_310_402.Add(p1_1_108_229_310_402).Add(p2_1_108_229_310_402))
+																r0_0_1_108_229_310_402, r1_0_1_108_229_310_402 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_229_310_402), v_1_108_229_310_402
 															}
 															c_108_229_310_402, _ := r0_0_1_108_229_310_402, r1_0_1_108_229_310_402
 															r0_0_108_229_310_402 = c_108_229_310_402
@@ -19955,7 +20092,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_250_413)).Mul(y2_1_92_250_413)
 													p1_1_92_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_250_413)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_250_413)).Mul(y2_1_92_250_413)).Mul(y4_1_92_250_413)
 													p2_1_92_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_250_413.Mul(y4_1_92_250_413))
-													r0_0_1_92_250_413, r1_0_1_92_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_250_413).Add(b_1_92_250_413).Add(p1_1_92_250_413).Add(p2_1_92_250_413), a_1_92_250_413.Add(b_1_92_250_413).Add(p1_1_92_250_413).Add(p2_1_92_250_413)
+													v_1_92_250_413 := a_1_92_250_413.Add(b_1_92_250_413.Add(p1_1_92_250_413).Add(p2_1_92_250_413))
+													r0_0_1_92_250_413, r1_0_1_92_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_250_413), v_1_92_250_413
 												}
 												c_92_250_413, _ := r0_0_1_92_250_413, r1_0_1_92_250_413
 												r0_0_92_250_413 = c_92_250_413
@@ -20048,7 +20186,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_250_413)).Mul(y2_1_100_250_413)
 													p1_1_100_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_250_413)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_250_413)).Mul(y2_1_100_250_413)).Mul(y4_1_100_250_413)
 													p2_1_100_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_250_413.Mul(y4_1_100_250_413))
-													r0_0_1_100_250_413, r1_0_1_100_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_250_413).Add(b_1_100_250_413).Add(p1_1_100_250_413).Add(p2_1_100_250_413), a_1_100_250_413.Add(b_1_100_250_413).Add(p1_1_100_250_413).Add(p2_1_100_250_413)
+													v_1_100_250_413 := a_1_100_250_413.Add(b_1_100_250_413.Add(p1_1_100_250_413).Add(p2_1_100_250_413))
+													r0_0_1_100_250_413, r1_0_1_100_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_250_413), v_1_100_250_413
 												}
 												c_100_250_413, _ := r0_0_1_100_250_413, r1_0_1_100_250_413
 												r0_0_100_250_413 = c_100_250_413
@@ -20141,7 +20280,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_250_413)).Mul(y2_1_108_250_413)
 													p1_1_108_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_250_413)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_250_413)).Mul(y2_1_108_250_413)).Mul(y4_1_108_250_413)
 													p2_1_108_250_413 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_250_413.Mul(y4_1_108_250_413))
-													r0_0_1_108_250_413, r1_0_1_108_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_250_413).Add(b_1_108_250_413).Add(p1_1_108_250_413).Add(p2_1_108_250_413), a_1_108_250_413.Add(b_1_108_250_413).Add(p1_1_108_250_413).Add(p2_1_108_250_413)
+													v_1_108_250_413 := a_1_108_250_413.Add(b_1_108_250_413.Add(p1_1_108_250_413).Add(p2_1_108_250_413))
+													r0_0_1_108_250_413, r1_0_1_108_250_413 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_250_413), v_1_108_250_413
 												}
 												c_108_250_413, _ := r0_0_1_108_250_413, r1_0_1_108_250_413
 												r0_0_108_250_413 = c_108_250_413
@@ -20502,7 +20642,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_250_319_415)).Mul(y2_1_92_250_319_415)
 													p1_1_92_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_250_319_415)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_250_319_415)).Mul(y2_1_92_250_319_415)).Mul(y4_1_92_250_319_415)
 													p2_1_92_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_250_319_415.Mul(y4_1_92_250_319_415))
-													r0_0_1_92_250_319_415, r1_0_1_92_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_250_319_415).Add(b_1_92_250_319_415).Add(p1_1_92_250_319_415).Add(p2_1_92_250_319_415), a_1_92_250_319_415.Add(b_1_92_250_319_415).Add(p1_1_92_250_319_415).Add(p2_1_92_250_319_415)
+													v_1_92_250_319_415 := a_1_92_250_319_415.Add(b_1_92_250_319_415.Add(p1_1_92_250_319_415).Add(p2_1_92_250_319_415))
+													r0_0_1_92_250_319_415, r1_0_1_92_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_250_319_415), v_1_92_250_319_415
 												}
 												c_92_250_319_415, _ := r0_0_1_92_250_319_415, r1_0_1_92_250_319_415
 												r0_0_92_250_319_415 = c_92_250_319_415
@@ -20595,7 +20736,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_250_319_415)).Mul(y2_1_100_250_319_415)
 													p1_1_100_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_250_319_415)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_250_319_415)).Mul(y2_1_100_250_319_415)).Mul(y4_1_100_250_319_415)
 													p2_1_100_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_250_319_415.Mul(y4_1_100_250_319_415))
-													r0_0_1_100_250_319_415, r1_0_1_100_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_250_319_415).Add(b_1_100_250_319_415).Add(p1_1_100_250_319_415).Add(p2_1_100_250_319_415), a_1_100_250_319_415.Add(b_1_100_250_319_415).Add(p1_1_100_250_319_415).Add(p2_1_100_250_319_415)
+													v_1_100_250_319_415 := a_1_100_250_319_415.Add(b_1_100_250_319_415.Add(p1_1_100_250_319_415).Add(p2_1_100_250_319_415))
+													r0_0_1_100_250_319_415, r1_0_1_100_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_250_319_415), v_1_100_250_319_415
 												}
 												c_100_250_319_415, _ := r0_0_1_100_250_319_415, r1_0_1_100_250_319_415
 												r0_0_100_250_319_415 = c_100_250_319_415
@@ -20688,7 +20830,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_250_319_415)).Mul(y2_1_108_250_319_415)
 													p1_1_108_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_250_319_415)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_250_319_415)).Mul(y2_1_108_250_319_415)).Mul(y4_1_108_250_319_415)
 													p2_1_108_250_319_415 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_250_319_415.Mul(y4_1_108_250_319_415))
-													r0_0_1_108_250_319_415, r1_0_1_108_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_250_319_415).Add(b_1_108_250_319_415).Add(p1_1_108_250_319_415).Add(p2_1_108_250_319_415), a_1_108_250_319_415.Add(b_1_108_250_319_415).Add(p1_1_108_250_319_415).Add(p2_1_108_250_319_415)
+													v_1_108_250_319_415 := a_1_108_250_319_415.Add(b_1_108_250_319_415.Add(p1_1_108_250_319_415).Add(p2_1_108_250_319_415))
+													r0_0_1_108_250_319_415, r1_0_1_108_250_319_415 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_250_319_415), v_1_108_250_319_415
 												}
 												c_108_250_319_415, _ := r0_0_1_108_250_319_415, r1_0_1_108_250_319_415
 												r0_0_108_250_319_415 = c_108_250_319_415
@@ -21034,7 +21177,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_250_319_417)).Mul(y2_1_92_250_319_417)
 																p1_1_92_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_250_319_417)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_250_319_417)).Mul(y2_1_92_250_319_417)).Mul(y4_1_92_250_319_417)
 																p2_1_92_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_250_319_417.Mul(y4_1_92_250_319_417))
-																r0_0_1_92_250_319_417, r1_0_1_92_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_250_319_417).Add(b_1_92_250_319_417).Add(p1_1_92_250_319_417).Add(p2_1_92_250_319_417), a_1_92_250_319_417.Add(b_1_92_250_319_417).Add(p1_1_92_250_319_417).Add(p2_1_92_250_319_417)
+																v_1_92_250_319_417 := a_1_92_250_319_417.Add(b_1_92_250_319_417.Add(p1_1_92_250_319_417).Add(p2_1_92_250_319_417))
+																r0_0_1_92_250_319_417, r1_0_1_92_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_250_319_417), v_1_92_250_319_417
 															}
 															c_92_250_319_417, _ := r0_0_1_92_250_319_417, r1_0_1_92_250_319_417
 															r0_0_92_250_319_417 = c_92_250_319_417
@@ -21127,7 +21271,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_250_319_417)).Mul(y2_1_100_250_319_417)
 																p1_1_100_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_250_319_417)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_250_319_417)).Mul(y2_1_100_250_319_417)).Mul(y4_1_100_250_319_417)
 																p2_1_100_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_250_319_417.Mul(y4_1_100_250_319_417))
-																r0_0_1_100_250_319_417, r1_0_1_100_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_250_319_417).Add(b_1_100_250_319_417).Add(p1_1_100_250_319_417).Add(p2_1_100_250_319_417), a_1_100_250_319_417.Add(b_1_100_250_319_417).Add(p1_1_100_250_319_417).Add(p2_1_100_250_319_417)
+																v_1_100_250_319_417 := a_1_100_250_319_417.Add(b_1_100_250_319_417.Add(p1_1_100_250_319_417).Add(p2_1_100_250_319_417))
+																r0_0_1_100_250_319_417, r1_0_1_100_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_250_319_417), v_1_100_250_319_417
 															}
 															c_100_250_319_417, _ := r0_0_1_100_250_319_417, r1_0_1_100_250_319_417
 															r0_0_100_250_319_417 = c_100_250_319_417
@@ -21220,7 +21365,8 @@ func (k *kernel) pixelsAxesRulesLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_250_319_417)).Mul(y2_1_108_250_319_417)
 																p1_1_108_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_250_319_417)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_250_319_417)).Mul(y2_1_108_250_319_417)).Mul(y4_1_108_250_319_417)
 																p2_1_108_250_319_417 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_250_319_417.Mul(y4_1_108_250_319_417))
-																r0_0_1_108_250_319_417, r1_0_1_108_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_250_319_417).Add(b_1_108_250_319_417).Add(p1_1_108_250_319_417).Add(p2_1_108_250_319_417), a_1_108_250_319_417.Add(b_1_108_250_319_417).Add(p1_1_108_250_319_417).Add(p2_1_108_250_319_417)
+																v_1_108_250_319_417 := a_1_108_250_319_417.Add(b_1_108_250_319_417.Add(p1_1_108_250_319_417).Add(p2_1_108_250_319_417))
+																r0_0_1_108_250_319_417, r1_0_1_108_250_319_417 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_250_319_417), v_1_108_250_319_417
 															}
 															c_108_250_319_417, _ := r0_0_1_108_250_319_417, r1_0_1_108_250_319_417
 															r0_0_108_250_319_417 = c_108_250_319_417
@@ -21587,7 +21733,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_257_428)).Mul(y2_1_92_257_428)
 													p1_1_92_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_257_428)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_257_428)).Mul(y2_1_92_257_428)).Mul(y4_1_92_257_428)
 													p2_1_92_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_257_428.Mul(y4_1_92_257_428))
-													r0_0_1_92_257_428, r1_0_1_92_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_257_428).Add(b_1_92_257_428).Add(p1_1_92_257_428).Add(p2_1_92_257_428), a_1_92_257_428.Add(b_1_92_257_428).Add(p1_1_92_257_428).Add(p2_1_92_257_428)
+													v_1_92_257_428 := a_1_92_257_428.Add(b_1_92_257_428.Add(p1_1_92_257_428).Add(p2_1_92_257_428))
+													r0_0_1_92_257_428, r1_0_1_92_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_257_428), v_1_92_257_428
 												}
 												c_92_257_428, _ := r0_0_1_92_257_428, r1_0_1_92_257_428
 												r0_0_92_257_428 = c_92_257_428
@@ -21680,7 +21827,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_257_428)).Mul(y2_1_100_257_428)
 													p1_1_100_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_257_428)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_257_428)).Mul(y2_1_100_257_428)).Mul(y4_1_100_257_428)
 													p2_1_100_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_257_428.Mul(y4_1_100_257_428))
-													r0_0_1_100_257_428, r1_0_1_100_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_257_428).Add(b_1_100_257_428).Add(p1_1_100_257_428).Add(p2_1_100_257_428), a_1_100_257_428.Add(b_1_100_257_428).Add(p1_1_100_257_428).Add(p2_1_100_257_428)
+													v_1_100_257_428 := a_1_100_257_428.Add(b_1_100_257_428.Add(p1_1_100_257_428).Add(p2_1_100_257_428))
+													r0_0_1_100_257_428, r1_0_1_100_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_257_428), v_1_100_257_428
 												}
 												c_100_257_428, _ := r0_0_1_100_257_428, r1_0_1_100_257_428
 												r0_0_100_257_428 = c_100_257_428
@@ -21773,7 +21921,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_257_428)).Mul(y2_1_108_257_428)
 													p1_1_108_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_257_428)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_257_428)).Mul(y2_1_108_257_428)).Mul(y4_1_108_257_428)
 													p2_1_108_257_428 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_257_428.Mul(y4_1_108_257_428))
-													r0_0_1_108_257_428, r1_0_1_108_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_257_428).Add(b_1_108_257_428).Add(p1_1_108_257_428).Add(p2_1_108_257_428), a_1_108_257_428.Add(b_1_108_257_428).Add(p1_1_108_257_428).Add(p2_1_108_257_428)
+													v_1_108_257_428 := a_1_108_257_428.Add(b_1_108_257_428.Add(p1_1_108_257_428).Add(p2_1_108_257_428))
+													r0_0_1_108_257_428, r1_0_1_108_257_428 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_257_428), v_1_108_257_428
 												}
 												c_108_257_428, _ := r0_0_1_108_257_428, r1_0_1_108_257_428
 												r0_0_108_257_428 = c_108_257_428
@@ -22188,7 +22337,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_257_328_430)).Mul(y2_1_92_257_328_430)
 													p1_1_92_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_257_328_430)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_257_328_430)).Mul(y2_1_92_257_328_430)).Mul(y4_1_92_257_328_430)
 													p2_1_92_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_257_328_430.Mul(y4_1_92_257_328_430))
-													r0_0_1_92_257_328_430, r1_0_1_92_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_257_328_430).Add(b_1_92_257_328_430).Add(p1_1_92_257_328_430).Add(p2_1_92_257_328_430), a_1_92_257_328_430.Add(b_1_92_257_328_430).Add(p1_1_92_257_328_430).Add(p2_1_92_257_328_430)
+													v_1_92_257_328_430 := a_1_92_257_328_430.Add(b_1_92_257_328_430.Add(p1_1_92_257_328_430).Add(p2_1_92_257_328_430))
+													r0_0_1_92_257_328_430, r1_0_1_92_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_257_328_430), v_1_92_257_328_430
 												}
 												c_92_257_328_430, _ := r0_0_1_92_257_328_430, r1_0_1_92_257_328_430
 												r0_0_92_257_328_430 = c_92_257_328_430
@@ -22281,7 +22431,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_257_328_430)).Mul(y2_1_100_257_328_430)
 													p1_1_100_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_257_328_430)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_257_328_430)).Mul(y2_1_100_257_328_430)).Mul(y4_1_100_257_328_430)
 													p2_1_100_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_257_328_430.Mul(y4_1_100_257_328_430))
-													r0_0_1_100_257_328_430, r1_0_1_100_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_257_328_430).Add(b_1_100_257_328_430).Add(p1_1_100_257_328_430).Add(p2_1_100_257_328_430), a_1_100_257_328_430.Add(b_1_100_257_328_430).Add(p1_1_100_257_328_430).Add(p2_1_100_257_328_430)
+													v_1_100_257_328_430 := a_1_100_257_328_430.Add(b_1_100_257_328_430.Add(p1_1_100_257_328_430).Add(p2_1_100_257_328_430))
+													r0_0_1_100_257_328_430, r1_0_1_100_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_257_328_430), v_1_100_257_328_430
 												}
 												c_100_257_328_430, _ := r0_0_1_100_257_328_430, r1_0_1_100_257_328_430
 												r0_0_100_257_328_430 = c_100_257_328_430
@@ -22374,7 +22525,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_257_328_430)).Mul(y2_1_108_257_328_430)
 													p1_1_108_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_257_328_430)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_257_328_430)).Mul(y2_1_108_257_328_430)).Mul(y4_1_108_257_328_430)
 													p2_1_108_257_328_430 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_257_328_430.Mul(y4_1_108_257_328_430))
-													r0_0_1_108_257_328_430, r1_0_1_108_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_257_328_430).Add(b_1_108_257_328_430).Add(p1_1_108_257_328_430).Add(p2_1_108_257_328_430), a_1_108_257_328_430.Add(b_1_108_257_328_430).Add(p1_1_108_257_328_430).Add(p2_1_108_257_328_430)
+													v_1_108_257_328_430 := a_1_108_257_328_430.Add(b_1_108_257_328_430.Add(p1_1_108_257_328_430).Add(p2_1_108_257_328_430))
+													r0_0_1_108_257_328_430, r1_0_1_108_257_328_430 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_257_328_430), v_1_108_257_328_430
 												}
 												c_108_257_328_430, _ := r0_0_1_108_257_328_430, r1_0_1_108_257_328_430
 												r0_0_108_257_328_430 = c_108_257_328_430
@@ -22780,7 +22932,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_257_328_432)).Mul(y2_1_92_257_328_432)
 																p1_1_92_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_257_328_432)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_257_328_432)).Mul(y2_1_92_257_328_432)).Mul(y4_1_92_257_328_432)
 																p2_1_92_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_257_328_432.Mul(y4_1_92_257_328_432))
-																r0_0_1_92_257_328_432, r1_0_1_92_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_257_328_432).Add(b_1_92_257_328_432).Add(p1_1_92_257_328_432).Add(p2_1_92_257_328_432), a_1_92_257_328_432.Add(b_1_92_257_328_432).Add(p1_1_92_257_328_432).Add(p2_1_92_257_328_432)
+																v_1_92_257_328_432 := a_1_92_257_328_432.Add(b_1_92_257_328_432.Add(p1_1_92_257_328_432).Add(p2_1_92_257_328_432))
+																r0_0_1_92_257_328_432, r1_0_1_92_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_257_328_432), v_1_92_257_328_432
 															}
 															c_92_257_328_432, _ := r0_0_1_92_257_328_432, r1_0_1_92_257_328_432
 															r0_0_92_257_328_432 = c_92_257_328_432
@@ -22873,7 +23026,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_257_328_432)).Mul(y2_1_100_257_328_432)
 																p1_1_100_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_257_328_432)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_257_328_432)).Mul(y2_1_100_257_328_432)).Mul(y4_1_100_257_328_432)
 																p2_1_100_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_257_328_432.Mul(y4_1_100_257_328_432))
-																r0_0_1_100_257_328_432, r1_0_1_100_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_257_328_432).Add(b_1_100_257_328_432).Add(p1_1_100_257_328_432).Add(p2_1_100_257_328_432), a_1_100_257_328_432.Add(b_1_100_257_328_432).Add(p1_1_100_257_328_432).Add(p2_1_100_257_328_432)
+																v_1_100_257_328_432 := a_1_100_257_328_432.Add(b_1_100_257_328_432.Add(p1_1_100_257_328_432).Add(p2_1_100_257_328_432))
+																r0_0_1_100_257_328_432, r1_0_1_100_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_257_328_432), v_1_100_257_328_432
 															}
 															c_100_257_328_432, _ := r0_0_1_100_257_328_432, r1_0_1_100_257_328_432
 															r0_0_100_257_328_432 = c_100_257_328_432
@@ -22966,7 +23120,8 @@ func (k *kernel) pixelsAxesInterpLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_257_328_432)).Mul(y2_1_108_257_328_432)
 																p1_1_108_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_257_328_432)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_257_328_432)).Mul(y2_1_108_257_328_432)).Mul(y4_1_108_257_328_432)
 																p2_1_108_257_328_432 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_257_328_432.Mul(y4_1_108_257_328_432))
-																r0_0_1_108_257_328_432, r1_0_1_108_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_257_328_432).Add(b_1_108_257_328_432).Add(p1_1_108_257_328_432).Add(p2_1_108_257_328_432), a_1_108_257_328_432.Add(b_1_108_257_328_432).Add(p1_1_108_257_328_432).Add(p2_1_108_257_328_432)
+																v_1_108_257_328_432 := a_1_108_257_328_432.Add(b_1_108_257_328_432.Add(p1_1_108_257_328_432).Add(p2_1_108_257_328_432))
+																r0_0_1_108_257_328_432, r1_0_1_108_257_328_432 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_257_328_432), v_1_108_257_328_432
 															}
 															c_108_257_328_432, _ := r0_0_1_108_257_328_432, r1_0_1_108_257_328_432
 															r0_0_108_257_328_432 = c_108_257_328_432
@@ -23381,7 +23536,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_5_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_264_443)).Mul(y2_1_5_264_443)
 										p1_1_5_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_264_443)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_264_443)).Mul(y2_1_5_264_443)).Mul(y4_1_5_264_443)
 										p2_1_5_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_264_443.Mul(y4_1_5_264_443))
-										r0_0_1_5_264_443, r1_0_1_5_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_264_443).Add(b_1_5_264_443).Add(p1_1_5_264_443).Add(p2_1_5_264_443), a_1_5_264_443.Add(b_1_5_264_443).Add(p1_1_5_264_443).Add(p2_1_5_264_443)
+										v_1_5_264_443 := a_1_5_264_443.Add(b_1_5_264_443.Add(p1_1_5_264_443).Add(p2_1_5_264_443))
+										r0_0_1_5_264_443, r1_0_1_5_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_264_443), v_1_5_264_443
 									}
 									c_5_264_443, _ := r0_0_1_5_264_443, r1_0_1_5_264_443
 									r0_0_5_264_443 = c_5_264_443
@@ -23408,7 +23564,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_7_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_264_443)).Mul(y2_1_7_264_443)
 										p1_1_7_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_264_443)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_264_443)).Mul(y2_1_7_264_443)).Mul(y4_1_7_264_443)
 										p2_1_7_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_264_443.Mul(y4_1_7_264_443))
-										r0_0_1_7_264_443, r1_0_1_7_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_264_443).Add(b_1_7_264_443).Add(p1_1_7_264_443).Add(p2_1_7_264_443), a_1_7_264_443.Add(b_1_7_264_443).Add(p1_1_7_264_443).Add(p2_1_7_264_443)
+										v_1_7_264_443 := a_1_7_264_443.Add(b_1_7_264_443.Add(p1_1_7_264_443).Add(p2_1_7_264_443))
+										r0_0_1_7_264_443, r1_0_1_7_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_264_443), v_1_7_264_443
 									}
 									c_7_264_443, _ := r0_0_1_7_264_443, r1_0_1_7_264_443
 									r0_0_7_264_443 = c_7_264_443
@@ -23435,7 +23592,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_9_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_264_443)).Mul(y2_1_9_264_443)
 										p1_1_9_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_264_443)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_264_443)).Mul(y2_1_9_264_443)).Mul(y4_1_9_264_443)
 										p2_1_9_264_443 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_264_443.Mul(y4_1_9_264_443))
-										r0_0_1_9_264_443, r1_0_1_9_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_264_443).Add(b_1_9_264_443).Add(p1_1_9_264_443).Add(p2_1_9_264_443), a_1_9_264_443.Add(b_1_9_264_443).Add(p1_1_9_264_443).Add(p2_1_9_264_443)
+										v_1_9_264_443 := a_1_9_264_443.Add(b_1_9_264_443.Add(p1_1_9_264_443).Add(p2_1_9_264_443))
+										r0_0_1_9_264_443, r1_0_1_9_264_443 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_264_443), v_1_9_264_443
 									}
 									c_9_264_443, _ := r0_0_1_9_264_443, r1_0_1_9_264_443
 									r0_0_9_264_443 = c_9_264_443
@@ -23711,7 +23869,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_5_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_264_337_445)).Mul(y2_1_5_264_337_445)
 										p1_1_5_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_264_337_445)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_264_337_445)).Mul(y2_1_5_264_337_445)).Mul(y4_1_5_264_337_445)
 										p2_1_5_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_264_337_445.Mul(y4_1_5_264_337_445))
-										r0_0_1_5_264_337_445, r1_0_1_5_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_264_337_445).Add(b_1_5_264_337_445).Add(p1_1_5_264_337_445).Add(p2_1_5_264_337_445), a_1_5_264_337_445.Add(b_1_5_264_337_445).Add(p1_1_5_264_337_445).Add(p2_1_5_264_337_445)
+										v_1_5_264_337_445 := a_1_5_264_337_445.Add(b_1_5_264_337_445.Add(p1_1_5_264_337_445).Add(p2_1_5_264_337_445))
+										r0_0_1_5_264_337_445, r1_0_1_5_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_264_337_445), v_1_5_264_337_445
 									}
 									c_5_264_337_445, _ := r0_0_1_5_264_337_445, r1_0_1_5_264_337_445
 									r0_0_5_264_337_445 = c_5_264_337_445
@@ -23738,7 +23897,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_7_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_264_337_445)).Mul(y2_1_7_264_337_445)
 										p1_1_7_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_264_337_445)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_264_337_445)).Mul(y2_1_7_264_337_445)).Mul(y4_1_7_264_337_445)
 										p2_1_7_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_264_337_445.Mul(y4_1_7_264_337_445))
-										r0_0_1_7_264_337_445, r1_0_1_7_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_264_337_445).Add(b_1_7_264_337_445).Add(p1_1_7_264_337_445).Add(p2_1_7_264_337_445), a_1_7_264_337_445.Add(b_1_7_264_337_445).Add(p1_1_7_264_337_445).Add(p2_1_7_264_337_445)
+										v_1_7_264_337_445 := a_1_7_264_337_445.Add(b_1_7_264_337_445.Add(p1_1_7_264_337_445).Add(p2_1_7_264_337_445))
+										r0_0_1_7_264_337_445, r1_0_1_7_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_264_337_445), v_1_7_264_337_445
 									}
 									c_7_264_337_445, _ := r0_0_1_7_264_337_445, r1_0_1_7_264_337_445
 									r0_0_7_264_337_445 = c_7_264_337_445
@@ -23765,7 +23925,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 										b_1_9_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_264_337_445)).Mul(y2_1_9_264_337_445)
 										p1_1_9_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_264_337_445)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_264_337_445)).Mul(y2_1_9_264_337_445)).Mul(y4_1_9_264_337_445)
 										p2_1_9_264_337_445 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_264_337_445.Mul(y4_1_9_264_337_445))
-										r0_0_1_9_264_337_445, r1_0_1_9_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_264_337_445).Add(b_1_9_264_337_445).Add(p1_1_9_264_337_445).Add(p2_1_9_264_337_445), a_1_9_264_337_445.Add(b_1_9_264_337_445).Add(p1_1_9_264_337_445).Add(p2_1_9_264_337_445)
+										v_1_9_264_337_445 := a_1_9_264_337_445.Add(b_1_9_264_337_445.Add(p1_1_9_264_337_445).Add(p2_1_9_264_337_445))
+										r0_0_1_9_264_337_445, r1_0_1_9_264_337_445 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_264_337_445), v_1_9_264_337_445
 									}
 									c_9_264_337_445, _ := r0_0_1_9_264_337_445, r1_0_1_9_264_337_445
 									r0_0_9_264_337_445 = c_9_264_337_445
@@ -24032,7 +24193,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_5_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_5_264_337_447)).Mul(y2_1_5_264_337_447)
 													p1_1_5_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_5_264_337_447)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_5_264_337_447)).Mul(y2_1_5_264_337_447)).Mul(y4_1_5_264_337_447)
 													p2_1_5_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_5_264_337_447.Mul(y4_1_5_264_337_447))
-													r0_0_1_5_264_337_447, r1_0_1_5_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_5_264_337_447).Add(b_1_5_264_337_447).Add(p1_1_5_264_337_447).Add(p2_1_5_264_337_447), a_1_5_264_337_447.Add(b_1_5_264_337_447).Add(p1_1_5_264_337_447).Add(p2_1_5_264_337_447)
+													v_1_5_264_337_447 := a_1_5_264_337_447.Add(b_1_5_264_337_447.Add(p1_1_5_264_337_447).Add(p2_1_5_264_337_447))
+													r0_0_1_5_264_337_447, r1_0_1_5_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_5_264_337_447), v_1_5_264_337_447
 												}
 												c_5_264_337_447, _ := r0_0_1_5_264_337_447, r1_0_1_5_264_337_447
 												r0_0_5_264_337_447 = c_5_264_337_447
@@ -24059,7 +24221,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_7_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_7_264_337_447)).Mul(y2_1_7_264_337_447)
 													p1_1_7_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_7_264_337_447)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_7_264_337_447)).Mul(y2_1_7_264_337_447)).Mul(y4_1_7_264_337_447)
 													p2_1_7_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_7_264_337_447.Mul(y4_1_7_264_337_447))
-													r0_0_1_7_264_337_447, r1_0_1_7_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_7_264_337_447).Add(b_1_7_264_337_447).Add(p1_1_7_264_337_447).Add(p2_1_7_264_337_447), a_1_7_264_337_447.Add(b_1_7_264_337_447).Add(p1_1_7_264_337_447).Add(p2_1_7_264_337_447)
+													v_1_7_264_337_447 := a_1_7_264_337_447.Add(b_1_7_264_337_447.Add(p1_1_7_264_337_447).Add(p2_1_7_264_337_447))
+													r0_0_1_7_264_337_447, r1_0_1_7_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_7_264_337_447), v_1_7_264_337_447
 												}
 												c_7_264_337_447, _ := r0_0_1_7_264_337_447, r1_0_1_7_264_337_447
 												r0_0_7_264_337_447 = c_7_264_337_447
@@ -24086,7 +24249,8 @@ func (k *kernel) pixelsManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_9_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_9_264_337_447)).Mul(y2_1_9_264_337_447)
 													p1_1_9_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_9_264_337_447)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_9_264_337_447)).Mul(y2_1_9_264_337_447)).Mul(y4_1_9_264_337_447)
 													p2_1_9_264_337_447 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_9_264_337_447.Mul(y4_1_9_264_337_447))
-													r0_0_1_9_264_337_447, r1_0_1_9_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_9_264_337_447).Add(b_1_9_264_337_447).Add(p1_1_9_264_337_447).Add(p2_1_9_264_337_447), a_1_9_264_337_447.Add(b_1_9_264_337_447).Add(p1_1_9_264_337_447).Add(p2_1_9_264_337_447)
+													v_1_9_264_337_447 := a_1_9_264_337_447.Add(b_1_9_264_337_447.Add(p1_1_9_264_337_447).Add(p2_1_9_264_337_447))
+													r0_0_1_9_264_337_447, r1_0_1_9_264_337_447 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_9_264_337_447), v_1_9_264_337_447
 												}
 												c_9_264_337_447, _ := r0_0_1_9_264_337_447, r1_0_1_9_264_337_447
 												r0_0_9_264_337_447 = c_9_264_337_447
@@ -24387,7 +24551,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_271_458)).Mul(y2_1_92_271_458)
 													p1_1_92_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_271_458)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_271_458)).Mul(y2_1_92_271_458)).Mul(y4_1_92_271_458)
 													p2_1_92_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_271_458.Mul(y4_1_92_271_458))
-													r0_0_1_92_271_458, r1_0_1_92_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_271_458).Add(b_1_92_271_458).Add(p1_1_92_271_458).Add(p2_1_92_271_458), a_1_92_271_458.Add(b_1_92_271_458).Add(p1_1_92_271_458).Add(p2_1_92_271_458)
+													v_1_92_271_458 := a_1_92_271_458.Add(b_1_92_271_458.Add(p1_1_92_271_458).Add(p2_1_92_271_458))
+													r0_0_1_92_271_458, r1_0_1_92_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_271_458), v_1_92_271_458
 												}
 												c_92_271_458, _ := r0_0_1_92_271_458, r1_0_1_92_271_458
 												r0_0_92_271_458 = c_92_271_458
@@ -24480,7 +24645,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_271_458)).Mul(y2_1_100_271_458)
 													p1_1_100_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_271_458)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_271_458)).Mul(y2_1_100_271_458)).Mul(y4_1_100_271_458)
 													p2_1_100_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_271_458.Mul(y4_1_100_271_458))
-													r0_0_1_100_271_458, r1_0_1_100_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_271_458).Add(b_1_100_271_458).Add(p1_1_100_271_458).Add(p2_1_100_271_458), a_1_100_271_458.Add(b_1_100_271_458).Add(p1_1_100_271_458).Add(p2_1_100_271_458)
+													v_1_100_271_458 := a_1_100_271_458.Add(b_1_100_271_458.Add(p1_1_100_271_458).Add(p2_1_100_271_458))
+													r0_0_1_100_271_458, r1_0_1_100_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_271_458), v_1_100_271_458
 												}
 												c_100_271_458, _ := r0_0_1_100_271_458, r1_0_1_100_271_458
 												r0_0_100_271_458 = c_100_271_458
@@ -24573,7 +24739,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_271_458)).Mul(y2_1_108_271_458)
 													p1_1_108_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_271_458)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_271_458)).Mul(y2_1_108_271_458)).Mul(y4_1_108_271_458)
 													p2_1_108_271_458 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_271_458.Mul(y4_1_108_271_458))
-													r0_0_1_108_271_458, r1_0_1_108_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_271_458).Add(b_1_108_271_458).Add(p1_1_108_271_458).Add(p2_1_108_271_458), a_1_108_271_458.Add(b_1_108_271_458).Add(p1_1_108_271_458).Add(p2_1_108_271_458)
+													v_1_108_271_458 := a_1_108_271_458.Add(b_1_108_271_458.Add(p1_1_108_271_458).Add(p2_1_108_271_458))
+													r0_0_1_108_271_458, r1_0_1_108_271_458 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_271_458), v_1_108_271_458
 												}
 												c_108_271_458, _ := r0_0_1_108_271_458, r1_0_1_108_271_458
 												r0_0_108_271_458 = c_108_271_458
@@ -24899,7 +25066,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_92_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_271_346_460)).Mul(y2_1_92_271_346_460)
 													p1_1_92_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_271_346_460)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_271_346_460)).Mul(y2_1_92_271_346_460)).Mul(y4_1_92_271_346_460)
 													p2_1_92_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_271_346_460.Mul(y4_1_92_271_346_460))
-													r0_0_1_92_271_346_460, r1_0_1_92_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_271_346_460).Add(b_1_92_271_346_460).Add(p1_1_92_271_346_460).Add(p2_1_92_271_346_460), a_1_92_271_346_460.Add(b_1_92_271_346_460).Add(p1_1_92_271_346_460).Add(p2_1_92_271_346_460)
+													v_1_92_271_346_460 := a_1_92_271_346_460.Add(b_1_92_271_346_460.Add(p1_1_92_271_346_460).Add(p2_1_92_271_346_460))
+													r0_0_1_92_271_346_460, r1_0_1_92_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_271_346_460), v_1_92_271_346_460
 												}
 												c_92_271_346_460, _ := r0_0_1_92_271_346_460, r1_0_1_92_271_346_460
 												r0_0_92_271_346_460 = c_92_271_346_460
@@ -24992,7 +25160,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_100_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_271_346_460)).Mul(y2_1_100_271_346_460)
 													p1_1_100_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_271_346_460)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_271_346_460)).Mul(y2_1_100_271_346_460)).Mul(y4_1_100_271_346_460)
 													p2_1_100_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_271_346_460.Mul(y4_1_100_271_346_460))
-													r0_0_1_100_271_346_460, r1_0_1_100_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_271_346_460).Add(b_1_100_271_346_460).Add(p1_1_100_271_346_460).Add(p2_1_100_271_346_460), a_1_100_271_346_460.Add(b_1_100_271_346_460).Add(p1_1_100_271_346_460).Add(p2_1_100_271_346_460)
+													v_1_100_271_346_460 := a_1_100_271_346_460.Add(b_1_100_271_346_460.Add(p1_1_100_271_346_460).Add(p2_1_100_271_346_460))
+													r0_0_1_100_271_346_460, r1_0_1_100_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_271_346_460), v_1_100_271_346_460
 												}
 												c_100_271_346_460, _ := r0_0_1_100_271_346_460, r1_0_1_100_271_346_460
 												r0_0_100_271_346_460 = c_100_271_346_460
@@ -25085,7 +25254,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 													b_1_108_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_271_346_460)).Mul(y2_1_108_271_346_460)
 													p1_1_108_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_271_346_460)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_271_346_460)).Mul(y2_1_108_271_346_460)).Mul(y4_1_108_271_346_460)
 													p2_1_108_271_346_460 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_271_346_460.Mul(y4_1_108_271_346_460))
-													r0_0_1_108_271_346_460, r1_0_1_108_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_271_346_460).Add(b_1_108_271_346_460).Add(p1_1_108_271_346_460).Add(p2_1_108_271_346_460), a_1_108_271_346_460.Add(b_1_108_271_346_460).Add(p1_1_108_271_346_460).Add(p2_1_108_271_346_460)
+													v_1_108_271_346_460 := a_1_108_271_346_460.Add(b_1_108_271_346_460.Add(p1_1_108_271_346_460).Add(p2_1_108_271_346_460))
+													r0_0_1_108_271_346_460, r1_0_1_108_271_346_460 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_271_346_460), v_1_108_271_346_460
 												}
 												c_108_271_346_460, _ := r0_0_1_108_271_346_460, r1_0_1_108_271_346_460
 												r0_0_108_271_346_460 = c_108_271_346_460
@@ -25402,7 +25572,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 																b_1_92_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_92_271_346_462)).Mul(y2_1_92_271_346_462)
 																p1_1_92_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_92_271_346_462)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_92_271_346_462)).Mul(y2_1_92_271_346_462)).Mul(y4_1_92_271_346_462)
 																p2_1_92_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_92_271_346_462.Mul(y4_1_92_271_346_462))
-																r0_0_1_92_271_346_462, r1_0_1_92_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_92_271_346_462).Add(b_1_92_271_346_462).Add(p1_1_92_271_346_462).Add(p2_1_92_271_346_462), a_1_92_271_346_462.Add(b_1_92_271_346_462).Add(p1_1_92_271_346_462).Add(p2_1_92_271_346_462)
+																v_1_92_271_346_462 := a_1_92_271_346_462.Add(b_1_92_271_346_462.Add(p1_1_92_271_346_462).Add(p2_1_92_271_346_462))
+																r0_0_1_92_271_346_462, r1_0_1_92_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_92_271_346_462), v_1_92_271_346_462
 															}
 															c_92_271_346_462, _ := r0_0_1_92_271_346_462, r1_0_1_92_271_346_462
 															r0_0_92_271_346_462 = c_92_271_346_462
@@ -25495,7 +25666,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 																b_1_100_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_100_271_346_462)).Mul(y2_1_100_271_346_462)
 																p1_1_100_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_100_271_346_462)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_100_271_346_462)).Mul(y2_1_100_271_346_462)).Mul(y4_1_100_271_346_462)
 																p2_1_100_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_100_271_346_462.Mul(y4_1_100_271_346_462))
-																r0_0_1_100_271_346_462, r1_0_1_100_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_100_271_346_462).Add(b_1_100_271_346_462).Add(p1_1_100_271_346_462).Add(p2_1_100_271_346_462), a_1_100_271_346_462.Add(b_1_100_271_346_462).Add(p1_1_100_271_346_462).Add(p2_1_100_271_346_462)
+																v_1_100_271_346_462 := a_1_100_271_346_462.Add(b_1_100_271_346_462.Add(p1_1_100_271_346_462).Add(p2_1_100_271_346_462))
+																r0_0_1_100_271_346_462, r1_0_1_100_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_100_271_346_462), v_1_100_271_346_462
 															}
 															c_100_271_346_462, _ := r0_0_1_100_271_346_462, r1_0_1_100_271_346_462
 															r0_0_100_271_346_462 = c_100_271_346_462
@@ -25588,7 +25760,8 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 																b_1_108_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_108_271_346_462)).Mul(y2_1_108_271_346_462)
 																p1_1_108_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_108_271_346_462)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_108_271_346_462)).Mul(y2_1_108_271_346_462)).Mul(y4_1_108_271_346_462)
 																p2_1_108_271_346_462 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_108_271_346_462.Mul(y4_1_108_271_346_462))
-																r0_0_1_108_271_346_462, r1_0_1_108_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_108_271_346_462).Add(b_1_108_271_346_462).Add(p1_1_108_271_346_462).Add(p2_1_108_271_346_462), a_1_108_271_346_462.Add(b_1_108_271_346_462).Add(p1_1_108_271_346_462).Add(p2_1_108_271_346_462)
+																v_1_108_271_346_462 := a_1_108_271_346_462.Add(b_1_108_271_346_462.Add(p1_1_108_271_346_462).Add(p2_1_108_271_346_462))
+																r0_0_1_108_271_346_462, r1_0_1_108_271_346_462 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_108_271_346_462), v_1_108_271_346_462
 															}
 															c_108_271_346_462, _ := r0_0_1_108_271_346_462, r1_0_1_108_271_346_462
 															r0_0_108_271_346_462 = c_108_271_346_462
@@ -26516,7 +26689,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 								b_128_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_128_482)).Mul(y2_128_482)
 								p1_128_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_128_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_128_482)).Mul(y2_128_482)).Mul(y4_128_482)
 								p2_128_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_128_482.Mul(y4_128_482))
-								r0_0_128_482, r1_0_128_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_128_482).Add(b_128_482).Add(p1_128_482).Add(p2_128_482), a_128_482.Add(b_128_482).Add(p1_128_482).Add(p2_128_482)
+								v_128_482 := a_128_482.Add(b_128_482.Add(p1_128_482).Add(p2_128_482))
+								r0_0_128_482, r1_0_128_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_128_482), v_128_482
 							}
 							cr_127_482, v_127_482 := r0_0_128_482, r1_0_128_482
 							sign_127_482, one_127_482 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_127_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -26594,7 +26768,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 										b_1_24_130_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_130_482)).Mul(y2_1_24_130_482)
 										p1_1_24_130_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_130_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_130_482)).Mul(y2_1_24_130_482)).Mul(y4_1_24_130_482)
 										p2_1_24_130_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_130_482.Mul(y4_1_24_130_482))
-										r0_0_1_24_130_482, r1_0_1_24_130_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_130_482).Add(b_1_24_130_482).Add(p1_1_24_130_482).Add(p2_1_24_130_482), a_1_24_130_482.Add(b_1_24_130_482).Add(p1_1_24_130_482).Add(p2_1_24_130_482)
+										v_1_24_130_482 := a_1_24_130_482.Add(b_1_24_130_482.Add(p1_1_24_130_482).Add(p2_1_24_130_482))
+										r0_0_1_24_130_482, r1_0_1_24_130_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_130_482), v_1_24_130_482
 									}
 									c_24_130_482, _ := r0_0_1_24_130_482, r1_0_1_24_130_482
 									r0_0_24_130_482 = c_24_130_482
@@ -26635,7 +26810,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 									b_1_132_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_132_482)).Mul(y2_1_132_482)
 									p1_1_132_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_132_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_132_482)).Mul(y2_1_132_482)).Mul(y4_1_132_482)
 									p2_1_132_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_132_482.Mul(y4_1_132_482))
-									r0_0_1_132_482, r1_0_1_132_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_132_482).Add(b_1_132_482).Add(p1_1_132_482).Add(p2_1_132_482), a_1_132_482.Add(b_1_132_482).Add(p1_1_132_482).Add(p2_1_132_482)
+									v_1_132_482 := a_1_132_482.Add(b_1_132_482.Add(p1_1_132_482).Add(p2_1_132_482))
+									r0_0_1_132_482, r1_0_1_132_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_132_482), v_1_132_482
 								}
 								c_132_482, _ := r0_0_1_132_482, r1_0_1_132_482
 								r0_0_132_482 = c_132_482
@@ -26698,7 +26874,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 								b_136_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_136_482)).Mul(y2_136_482)
 								p1_136_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_136_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_136_482)).Mul(y2_136_482)).Mul(y4_136_482)
 								p2_136_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_136_482.Mul(y4_136_482))
-								r0_0_136_482, r1_0_136_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_136_482).Add(b_136_482).Add(p1_136_482).Add(p2_136_482), a_136_482.Add(b_136_482).Add(p1_136_482).Add(p2_136_482)
+								v_136_482 := a_136_482.Add(b_136_482.Add(p1_136_482).Add(p2_136_482))
+								r0_0_136_482, r1_0_136_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_136_482), v_136_482
 							}
 							cr_135_482, v_135_482 := r0_0_136_482, r1_0_136_482
 							sign_135_482, one_135_482 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_135_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -26776,7 +26953,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 										b_1_24_138_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_138_482)).Mul(y2_1_24_138_482)
 										p1_1_24_138_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_138_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_138_482)).Mul(y2_1_24_138_482)).Mul(y4_1_24_138_482)
 										p2_1_24_138_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_138_482.Mul(y4_1_24_138_482))
-										r0_0_1_24_138_482, r1_0_1_24_138_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_138_482).Add(b_1_24_138_482).Add(p1_1_24_138_482).Add(p2_1_24_138_482), a_1_24_138_482.Add(b_1_24_138_482).Add(p1_1_24_138_482).Add(p2_1_24_138_482)
+										v_1_24_138_482 := a_1_24_138_482.Add(b_1_24_138_482.Add(p1_1_24_138_482).Add(p2_1_24_138_482))
+										r0_0_1_24_138_482, r1_0_1_24_138_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_138_482), v_1_24_138_482
 									}
 									c_24_138_482, _ := r0_0_1_24_138_482, r1_0_1_24_138_482
 									r0_0_24_138_482 = c_24_138_482
@@ -26817,7 +26995,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 									b_1_140_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_140_482)).Mul(y2_1_140_482)
 									p1_1_140_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_140_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_140_482)).Mul(y2_1_140_482)).Mul(y4_1_140_482)
 									p2_1_140_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_140_482.Mul(y4_1_140_482))
-									r0_0_1_140_482, r1_0_1_140_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_140_482).Add(b_1_140_482).Add(p1_1_140_482).Add(p2_1_140_482), a_1_140_482.Add(b_1_140_482).Add(p1_1_140_482).Add(p2_1_140_482)
+									v_1_140_482 := a_1_140_482.Add(b_1_140_482.Add(p1_1_140_482).Add(p2_1_140_482))
+									r0_0_1_140_482, r1_0_1_140_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_140_482), v_1_140_482
 								}
 								c_140_482, _ := r0_0_1_140_482, r1_0_1_140_482
 								r0_0_140_482 = c_140_482
@@ -26880,7 +27059,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 								b_144_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_144_482)).Mul(y2_144_482)
 								p1_144_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_144_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_144_482)).Mul(y2_144_482)).Mul(y4_144_482)
 								p2_144_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_144_482.Mul(y4_144_482))
-								r0_0_144_482, r1_0_144_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_144_482).Add(b_144_482).Add(p1_144_482).Add(p2_144_482), a_144_482.Add(b_144_482).Add(p1_144_482).Add(p2_144_482)
+								v_144_482 := a_144_482.Add(b_144_482.Add(p1_144_482).Add(p2_144_482))
+								r0_0_144_482, r1_0_144_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_144_482), v_144_482
 							}
 							cr_143_482, v_143_482 := r0_0_144_482, r1_0_144_482
 							sign_143_482, one_143_482 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_143_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -26958,7 +27138,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 										b_1_24_146_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_146_482)).Mul(y2_1_24_146_482)
 										p1_1_24_146_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_146_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_146_482)).Mul(y2_1_24_146_482)).Mul(y4_1_24_146_482)
 										p2_1_24_146_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_146_482.Mul(y4_1_24_146_482))
-										r0_0_1_24_146_482, r1_0_1_24_146_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_146_482).Add(b_1_24_146_482).Add(p1_1_24_146_482).Add(p2_1_24_146_482), a_1_24_146_482.Add(b_1_24_146_482).Add(p1_1_24_146_482).Add(p2_1_24_146_482)
+										v_1_24_146_482 := a_1_24_146_482.Add(b_1_24_146_482.Add(p1_1_24_146_482).Add(p2_1_24_146_482))
+										r0_0_1_24_146_482, r1_0_1_24_146_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_146_482), v_1_24_146_482
 									}
 									c_24_146_482, _ := r0_0_1_24_146_482, r1_0_1_24_146_482
 									r0_0_24_146_482 = c_24_146_482
@@ -26999,7 +27180,8 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 									b_1_148_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_148_482)).Mul(y2_1_148_482)
 									p1_1_148_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_148_482)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_148_482)).Mul(y2_1_148_482)).Mul(y4_1_148_482)
 									p2_1_148_482 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_148_482.Mul(y4_1_148_482))
-									r0_0_1_148_482, r1_0_1_148_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_148_482).Add(b_1_148_482).Add(p1_1_148_482).Add(p2_1_148_482), a_1_148_482.Add(b_1_148_482).Add(p1_1_148_482).Add(p2_1_148_482)
+									v_1_148_482 := a_1_148_482.Add(b_1_148_482.Add(p1_1_148_482).Add(p2_1_148_482))
+									r0_0_1_148_482, r1_0_1_148_482 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_148_482), v_1_148_482
 								}
 								c_148_482, _ := r0_0_1_148_482, r1_0_1_148_482
 								r0_0_148_482 = c_148_482
@@ -27280,7 +27462,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 								b_128_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_128_489)).Mul(y2_128_489)
 								p1_128_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_128_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_128_489)).Mul(y2_128_489)).Mul(y4_128_489)
 								p2_128_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_128_489.Mul(y4_128_489))
-								r0_0_128_489, r1_0_128_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_128_489).Add(b_128_489).Add(p1_128_489).Add(p2_128_489), a_128_489.Add(b_128_489).Add(p1_128_489).Add(p2_128_489)
+								v_128_489 := a_128_489.Add(b_128_489.Add(p1_128_489).Add(p2_128_489))
+								r0_0_128_489, r1_0_128_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_128_489), v_128_489
 							}
 							cr_127_489, v_127_489 := r0_0_128_489, r1_0_128_489
 							sign_127_489, one_127_489 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_127_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -27358,7 +27541,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 										b_1_24_130_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_130_489)).Mul(y2_1_24_130_489)
 										p1_1_24_130_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_130_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_130_489)).Mul(y2_1_24_130_489)).Mul(y4_1_24_130_489)
 										p2_1_24_130_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_130_489.Mul(y4_1_24_130_489))
-										r0_0_1_24_130_489, r1_0_1_24_130_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_130_489).Add(b_1_24_130_489).Add(p1_1_24_130_489).Add(p2_1_24_130_489), a_1_24_130_489.Add(b_1_24_130_489).Add(p1_1_24_130_489).Add(p2_1_24_130_489)
+										v_1_24_130_489 := a_1_24_130_489.Add(b_1_24_130_489.Add(p1_1_24_130_489).Add(p2_1_24_130_489))
+										r0_0_1_24_130_489, r1_0_1_24_130_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_130_489), v_1_24_130_489
 									}
 									c_24_130_489, _ := r0_0_1_24_130_489, r1_0_1_24_130_489
 									r0_0_24_130_489 = c_24_130_489
@@ -27399,7 +27583,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 									b_1_132_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_132_489)).Mul(y2_1_132_489)
 									p1_1_132_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_132_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_132_489)).Mul(y2_1_132_489)).Mul(y4_1_132_489)
 									p2_1_132_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_132_489.Mul(y4_1_132_489))
-									r0_0_1_132_489, r1_0_1_132_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_132_489).Add(b_1_132_489).Add(p1_1_132_489).Add(p2_1_132_489), a_1_132_489.Add(b_1_132_489).Add(p1_1_132_489).Add(p2_1_132_489)
+									v_1_132_489 := a_1_132_489.Add(b_1_132_489.Add(p1_1_132_489).Add(p2_1_132_489))
+									r0_0_1_132_489, r1_0_1_132_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_132_489), v_1_132_489
 								}
 								c_132_489, _ := r0_0_1_132_489, r1_0_1_132_489
 								r0_0_132_489 = c_132_489
@@ -27462,7 +27647,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 								b_136_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_136_489)).Mul(y2_136_489)
 								p1_136_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_136_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_136_489)).Mul(y2_136_489)).Mul(y4_136_489)
 								p2_136_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_136_489.Mul(y4_136_489))
-								r0_0_136_489, r1_0_136_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_136_489).Add(b_136_489).Add(p1_136_489).Add(p2_136_489), a_136_489.Add(b_136_489).Add(p1_136_489).Add(p2_136_489)
+								v_136_489 := a_136_489.Add(b_136_489.Add(p1_136_489).Add(p2_136_489))
+								r0_0_136_489, r1_0_136_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_136_489), v_136_489
 							}
 							cr_135_489, v_135_489 := r0_0_136_489, r1_0_136_489
 							sign_135_489, one_135_489 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_135_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -27540,7 +27726,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 										b_1_24_138_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_138_489)).Mul(y2_1_24_138_489)
 										p1_1_24_138_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_138_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_138_489)).Mul(y2_1_24_138_489)).Mul(y4_1_24_138_489)
 										p2_1_24_138_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_138_489.Mul(y4_1_24_138_489))
-										r0_0_1_24_138_489, r1_0_1_24_138_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_138_489).Add(b_1_24_138_489).Add(p1_1_24_138_489).Add(p2_1_24_138_489), a_1_24_138_489.Add(b_1_24_138_489).Add(p1_1_24_138_489).Add(p2_1_24_138_489)
+										v_1_24_138_489 := a_1_24_138_489.Add(b_1_24_138_489.Add(p1_1_24_138_489).Add(p2_1_24_138_489))
+										r0_0_1_24_138_489, r1_0_1_24_138_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_138_489), v_1_24_138_489
 									}
 									c_24_138_489, _ := r0_0_1_24_138_489, r1_0_1_24_138_489
 									r0_0_24_138_489 = c_24_138_489
@@ -27581,7 +27768,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 									b_1_140_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_140_489)).Mul(y2_1_140_489)
 									p1_1_140_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_140_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_140_489)).Mul(y2_1_140_489)).Mul(y4_1_140_489)
 									p2_1_140_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_140_489.Mul(y4_1_140_489))
-									r0_0_1_140_489, r1_0_1_140_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_140_489).Add(b_1_140_489).Add(p1_1_140_489).Add(p2_1_140_489), a_1_140_489.Add(b_1_140_489).Add(p1_1_140_489).Add(p2_1_140_489)
+									v_1_140_489 := a_1_140_489.Add(b_1_140_489.Add(p1_1_140_489).Add(p2_1_140_489))
+									r0_0_1_140_489, r1_0_1_140_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_140_489), v_1_140_489
 								}
 								c_140_489, _ := r0_0_1_140_489, r1_0_1_140_489
 								r0_0_140_489 = c_140_489
@@ -27644,7 +27832,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 								b_144_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_144_489)).Mul(y2_144_489)
 								p1_144_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_144_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_144_489)).Mul(y2_144_489)).Mul(y4_144_489)
 								p2_144_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_144_489.Mul(y4_144_489))
-								r0_0_144_489, r1_0_144_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_144_489).Add(b_144_489).Add(p1_144_489).Add(p2_144_489), a_144_489.Add(b_144_489).Add(p1_144_489).Add(p2_144_489)
+								v_144_489 := a_144_489.Add(b_144_489.Add(p1_144_489).Add(p2_144_489))
+								r0_0_144_489, r1_0_144_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_144_489), v_144_489
 							}
 							cr_143_489, v_143_489 := r0_0_144_489, r1_0_144_489
 							sign_143_489, one_143_489 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_143_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -27722,7 +27911,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 										b_1_24_146_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_146_489)).Mul(y2_1_24_146_489)
 										p1_1_24_146_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_146_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_146_489)).Mul(y2_1_24_146_489)).Mul(y4_1_24_146_489)
 										p2_1_24_146_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_146_489.Mul(y4_1_24_146_489))
-										r0_0_1_24_146_489, r1_0_1_24_146_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_146_489).Add(b_1_24_146_489).Add(p1_1_24_146_489).Add(p2_1_24_146_489), a_1_24_146_489.Add(b_1_24_146_489).Add(p1_1_24_146_489).Add(p2_1_24_146_489)
+										v_1_24_146_489 := a_1_24_146_489.Add(b_1_24_146_489.Add(p1_1_24_146_489).Add(p2_1_24_146_489))
+										r0_0_1_24_146_489, r1_0_1_24_146_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_146_489), v_1_24_146_489
 									}
 									c_24_146_489, _ := r0_0_1_24_146_489, r1_0_1_24_146_489
 									r0_0_24_146_489 = c_24_146_489
@@ -27763,7 +27953,8 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 									b_1_148_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_148_489)).Mul(y2_1_148_489)
 									p1_1_148_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_148_489)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_148_489)).Mul(y2_1_148_489)).Mul(y4_1_148_489)
 									p2_1_148_489 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_148_489.Mul(y4_1_148_489))
-									r0_0_1_148_489, r1_0_1_148_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_148_489).Add(b_1_148_489).Add(p1_1_148_489).Add(p2_1_148_489), a_1_148_489.Add(b_1_148_489).Add(p1_1_148_489).Add(p2_1_148_489)
+									v_1_148_489 := a_1_148_489.Add(b_1_148_489.Add(p1_1_148_489).Add(p2_1_148_489))
+									r0_0_1_148_489, r1_0_1_148_489 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_148_489), v_1_148_489
 								}
 								c_148_489, _ := r0_0_1_148_489, r1_0_1_148_489
 								r0_0_148_489 = c_148_489
@@ -28046,7 +28237,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 								b_128_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_128_496)).Mul(y2_128_496)
 								p1_128_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_128_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_128_496)).Mul(y2_128_496)).Mul(y4_128_496)
 								p2_128_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_128_496.Mul(y4_128_496))
-								r0_0_128_496, r1_0_128_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_128_496).Add(b_128_496).Add(p1_128_496).Add(p2_128_496), a_128_496.Add(b_128_496).Add(p1_128_496).Add(p2_128_496)
+								v_128_496 := a_128_496.Add(b_128_496.Add(p1_128_496).Add(p2_128_496))
+								r0_0_128_496, r1_0_128_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_128_496), v_128_496
 							}
 							cr_127_496, v_127_496 := r0_0_128_496, r1_0_128_496
 							sign_127_496, one_127_496 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_127_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -28124,7 +28316,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 										b_1_24_130_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_130_496)).Mul(y2_1_24_130_496)
 										p1_1_24_130_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_130_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_130_496)).Mul(y2_1_24_130_496)).Mul(y4_1_24_130_496)
 										p2_1_24_130_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_130_496.Mul(y4_1_24_130_496))
-										r0_0_1_24_130_496, r1_0_1_24_130_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_130_496).Add(b_1_24_130_496).Add(p1_1_24_130_496).Add(p2_1_24_130_496), a_1_24_130_496.Add(b_1_24_130_496).Add(p1_1_24_130_496).Add(p2_1_24_130_496)
+										v_1_24_130_496 := a_1_24_130_496.Add(b_1_24_130_496.Add(p1_1_24_130_496).Add(p2_1_24_130_496))
+										r0_0_1_24_130_496, r1_0_1_24_130_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_130_496), v_1_24_130_496
 									}
 									c_24_130_496, _ := r0_0_1_24_130_496, r1_0_1_24_130_496
 									r0_0_24_130_496 = c_24_130_496
@@ -28165,7 +28358,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 									b_1_132_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_132_496)).Mul(y2_1_132_496)
 									p1_1_132_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_132_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_132_496)).Mul(y2_1_132_496)).Mul(y4_1_132_496)
 									p2_1_132_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_132_496.Mul(y4_1_132_496))
-									r0_0_1_132_496, r1_0_1_132_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_132_496).Add(b_1_132_496).Add(p1_1_132_496).Add(p2_1_132_496), a_1_132_496.Add(b_1_132_496).Add(p1_1_132_496).Add(p2_1_132_496)
+									v_1_132_496 := a_1_132_496.Add(b_1_132_496.Add(p1_1_132_496).Add(p2_1_132_496))
+									r0_0_1_132_496, r1_0_1_132_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_132_496), v_1_132_496
 								}
 								c_132_496, _ := r0_0_1_132_496, r1_0_1_132_496
 								r0_0_132_496 = c_132_496
@@ -28228,7 +28422,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 								b_136_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_136_496)).Mul(y2_136_496)
 								p1_136_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_136_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_136_496)).Mul(y2_136_496)).Mul(y4_136_496)
 								p2_136_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_136_496.Mul(y4_136_496))
-								r0_0_136_496, r1_0_136_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_136_496).Add(b_136_496).Add(p1_136_496).Add(p2_136_496), a_136_496.Add(b_136_496).Add(p1_136_496).Add(p2_136_496)
+								v_136_496 := a_136_496.Add(b_136_496.Add(p1_136_496).Add(p2_136_496))
+								r0_0_136_496, r1_0_136_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_136_496), v_136_496
 							}
 							cr_135_496, v_135_496 := r0_0_136_496, r1_0_136_496
 							sign_135_496, one_135_496 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_135_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -28306,7 +28501,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 										b_1_24_138_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_138_496)).Mul(y2_1_24_138_496)
 										p1_1_24_138_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_138_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_138_496)).Mul(y2_1_24_138_496)).Mul(y4_1_24_138_496)
 										p2_1_24_138_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_138_496.Mul(y4_1_24_138_496))
-										r0_0_1_24_138_496, r1_0_1_24_138_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_138_496).Add(b_1_24_138_496).Add(p1_1_24_138_496).Add(p2_1_24_138_496), a_1_24_138_496.Add(b_1_24_138_496).Add(p1_1_24_138_496).Add(p2_1_24_138_496)
+										v_1_24_138_496 := a_1_24_138_496.Add(b_1_24_138_496.Add(p1_1_24_138_496).Add(p2_1_24_138_496))
+										r0_0_1_24_138_496, r1_0_1_24_138_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_138_496), v_1_24_138_496
 									}
 									c_24_138_496, _ := r0_0_1_24_138_496, r1_0_1_24_138_496
 									r0_0_24_138_496 = c_24_138_496
@@ -28347,7 +28543,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 									b_1_140_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_140_496)).Mul(y2_1_140_496)
 									p1_1_140_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_140_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_140_496)).Mul(y2_1_140_496)).Mul(y4_1_140_496)
 									p2_1_140_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_140_496.Mul(y4_1_140_496))
-									r0_0_1_140_496, r1_0_1_140_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_140_496).Add(b_1_140_496).Add(p1_1_140_496).Add(p2_1_140_496), a_1_140_496.Add(b_1_140_496).Add(p1_1_140_496).Add(p2_1_140_496)
+									v_1_140_496 := a_1_140_496.Add(b_1_140_496.Add(p1_1_140_496).Add(p2_1_140_496))
+									r0_0_1_140_496, r1_0_1_140_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_140_496), v_1_140_496
 								}
 								c_140_496, _ := r0_0_1_140_496, r1_0_1_140_496
 								r0_0_140_496 = c_140_496
@@ -28410,7 +28607,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 								b_144_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_144_496)).Mul(y2_144_496)
 								p1_144_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_144_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_144_496)).Mul(y2_144_496)).Mul(y4_144_496)
 								p2_144_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_144_496.Mul(y4_144_496))
-								r0_0_144_496, r1_0_144_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_144_496).Add(b_144_496).Add(p1_144_496).Add(p2_144_496), a_144_496.Add(b_144_496).Add(p1_144_496).Add(p2_144_496)
+								v_144_496 := a_144_496.Add(b_144_496.Add(p1_144_496).Add(p2_144_496))
+								r0_0_144_496, r1_0_144_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_144_496), v_144_496
 							}
 							cr_143_496, v_143_496 := r0_0_144_496, r1_0_144_496
 							sign_143_496, one_143_496 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_143_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -28488,7 +28686,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 										b_1_24_146_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_146_496)).Mul(y2_1_24_146_496)
 										p1_1_24_146_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_146_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_146_496)).Mul(y2_1_24_146_496)).Mul(y4_1_24_146_496)
 										p2_1_24_146_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_146_496.Mul(y4_1_24_146_496))
-										r0_0_1_24_146_496, r1_0_1_24_146_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_146_496).Add(b_1_24_146_496).Add(p1_1_24_146_496).Add(p2_1_24_146_496), a_1_24_146_496.Add(b_1_24_146_496).Add(p1_1_24_146_496).Add(p2_1_24_146_496)
+										v_1_24_146_496 := a_1_24_146_496.Add(b_1_24_146_496.Add(p1_1_24_146_496).Add(p2_1_24_146_496))
+										r0_0_1_24_146_496, r1_0_1_24_146_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_146_496), v_1_24_146_496
 									}
 									c_24_146_496, _ := r0_0_1_24_146_496, r1_0_1_24_146_496
 									r0_0_24_146_496 = c_24_146_496
@@ -28529,7 +28728,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 									b_1_148_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_148_496)).Mul(y2_1_148_496)
 									p1_1_148_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_148_496)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_148_496)).Mul(y2_1_148_496)).Mul(y4_1_148_496)
 									p2_1_148_496 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_148_496.Mul(y4_1_148_496))
-									r0_0_1_148_496, r1_0_1_148_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_148_496).Add(b_1_148_496).Add(p1_1_148_496).Add(p2_1_148_496), a_1_148_496.Add(b_1_148_496).Add(p1_1_148_496).Add(p2_1_148_496)
+									v_1_148_496 := a_1_148_496.Add(b_1_148_496.Add(p1_1_148_496).Add(p2_1_148_496))
+									r0_0_1_148_496, r1_0_1_148_496 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_148_496), v_1_148_496
 								}
 								c_148_496, _ := r0_0_1_148_496, r1_0_1_148_496
 								r0_0_148_496 = c_148_496
@@ -28974,7 +29174,8 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 						b_162_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_162_503)).Mul(y2_162_503)
 						p1_162_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_162_503)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_162_503)).Mul(y2_162_503)).Mul(y4_162_503)
 						p2_162_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_162_503.Mul(y4_162_503))
-						r0_0_162_503, r1_0_162_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_162_503).Add(b_162_503).Add(p1_162_503).Add(p2_162_503), a_162_503.Add(b_162_503).Add(p1_162_503).Add(p2_162_503)
+						v_162_503 := a_162_503.Add(b_162_503.Add(p1_162_503).Add(p2_162_503))
+						r0_0_162_503, r1_0_162_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_162_503), v_162_503
 					}
 					cr_161_503, v_161_503 := r0_0_162_503, r1_0_162_503
 					sign_161_503, one_161_503 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_161_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29024,7 +29225,8 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 						b_164_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_164_503)).Mul(y2_164_503)
 						p1_164_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_164_503)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_164_503)).Mul(y2_164_503)).Mul(y4_164_503)
 						p2_164_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_164_503.Mul(y4_164_503))
-						r0_0_164_503, r1_0_164_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_164_503).Add(b_164_503).Add(p1_164_503).Add(p2_164_503), a_164_503.Add(b_164_503).Add(p1_164_503).Add(p2_164_503)
+						v_164_503 := a_164_503.Add(b_164_503.Add(p1_164_503).Add(p2_164_503))
+						r0_0_164_503, r1_0_164_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_164_503), v_164_503
 					}
 					cr_163_503, v_163_503 := r0_0_164_503, r1_0_164_503
 					sign_163_503, one_163_503 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_163_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29074,7 +29276,8 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 						b_166_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_166_503)).Mul(y2_166_503)
 						p1_166_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_166_503)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_166_503)).Mul(y2_166_503)).Mul(y4_166_503)
 						p2_166_503 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_166_503.Mul(y4_166_503))
-						r0_0_166_503, r1_0_166_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_166_503).Add(b_166_503).Add(p1_166_503).Add(p2_166_503), a_166_503.Add(b_166_503).Add(p1_166_503).Add(p2_166_503)
+						v_166_503 := a_166_503.Add(b_166_503.Add(p1_166_503).Add(p2_166_503))
+						r0_0_166_503, r1_0_166_503 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_166_503), v_166_503
 					}
 					cr_165_503, v_165_503 := r0_0_166_503, r1_0_166_503
 					sign_165_503, one_165_503 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_165_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29367,7 +29570,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 								b_128_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_128_510)).Mul(y2_128_510)
 								p1_128_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_128_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_128_510)).Mul(y2_128_510)).Mul(y4_128_510)
 								p2_128_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_128_510.Mul(y4_128_510))
-								r0_0_128_510, r1_0_128_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_128_510).Add(b_128_510).Add(p1_128_510).Add(p2_128_510), a_128_510.Add(b_128_510).Add(p1_128_510).Add(p2_128_510)
+								v_128_510 := a_128_510.Add(b_128_510.Add(p1_128_510).Add(p2_128_510))
+								r0_0_128_510, r1_0_128_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_128_510), v_128_510
 							}
 							cr_127_510, v_127_510 := r0_0_128_510, r1_0_128_510
 							sign_127_510, one_127_510 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_127_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29445,7 +29649,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 										b_1_24_130_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_130_510)).Mul(y2_1_24_130_510)
 										p1_1_24_130_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_130_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_130_510)).Mul(y2_1_24_130_510)).Mul(y4_1_24_130_510)
 										p2_1_24_130_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_130_510.Mul(y4_1_24_130_510))
-										r0_0_1_24_130_510, r1_0_1_24_130_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_130_510).Add(b_1_24_130_510).Add(p1_1_24_130_510).Add(p2_1_24_130_510), a_1_24_130_510.Add(b_1_24_130_510).Add(p1_1_24_130_510).Add(p2_1_24_130_510)
+										v_1_24_130_510 := a_1_24_130_510.Add(b_1_24_130_510.Add(p1_1_24_130_510).Add(p2_1_24_130_510))
+										r0_0_1_24_130_510, r1_0_1_24_130_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_130_510), v_1_24_130_510
 									}
 									c_24_130_510, _ := r0_0_1_24_130_510, r1_0_1_24_130_510
 									r0_0_24_130_510 = c_24_130_510
@@ -29486,7 +29691,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 									b_1_132_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_132_510)).Mul(y2_1_132_510)
 									p1_1_132_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_132_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_132_510)).Mul(y2_1_132_510)).Mul(y4_1_132_510)
 									p2_1_132_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_132_510.Mul(y4_1_132_510))
-									r0_0_1_132_510, r1_0_1_132_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_132_510).Add(b_1_132_510).Add(p1_1_132_510).Add(p2_1_132_510), a_1_132_510.Add(b_1_132_510).Add(p1_1_132_510).Add(p2_1_132_510)
+									v_1_132_510 := a_1_132_510.Add(b_1_132_510.Add(p1_1_132_510).Add(p2_1_132_510))
+									r0_0_1_132_510, r1_0_1_132_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_132_510), v_1_132_510
 								}
 								c_132_510, _ := r0_0_1_132_510, r1_0_1_132_510
 								r0_0_132_510 = c_132_510
@@ -29549,7 +29755,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 								b_136_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_136_510)).Mul(y2_136_510)
 								p1_136_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_136_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_136_510)).Mul(y2_136_510)).Mul(y4_136_510)
 								p2_136_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_136_510.Mul(y4_136_510))
-								r0_0_136_510, r1_0_136_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_136_510).Add(b_136_510).Add(p1_136_510).Add(p2_136_510), a_136_510.Add(b_136_510).Add(p1_136_510).Add(p2_136_510)
+								v_136_510 := a_136_510.Add(b_136_510.Add(p1_136_510).Add(p2_136_510))
+								r0_0_136_510, r1_0_136_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_136_510), v_136_510
 							}
 							cr_135_510, v_135_510 := r0_0_136_510, r1_0_136_510
 							sign_135_510, one_135_510 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_135_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29627,7 +29834,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 										b_1_24_138_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_138_510)).Mul(y2_1_24_138_510)
 										p1_1_24_138_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_138_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_138_510)).Mul(y2_1_24_138_510)).Mul(y4_1_24_138_510)
 										p2_1_24_138_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_138_510.Mul(y4_1_24_138_510))
-										r0_0_1_24_138_510, r1_0_1_24_138_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_138_510).Add(b_1_24_138_510).Add(p1_1_24_138_510).Add(p2_1_24_138_510), a_1_24_138_510.Add(b_1_24_138_510).Add(p1_1_24_138_510).Add(p2_1_24_138_510)
+										v_1_24_138_510 := a_1_24_138_510.Add(b_1_24_138_510.Add(p1_1_24_138_510).Add(p2_1_24_138_510))
+										r0_0_1_24_138_510, r1_0_1_24_138_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_138_510), v_1_24_138_510
 									}
 									c_24_138_510, _ := r0_0_1_24_138_510, r1_0_1_24_138_510
 									r0_0_24_138_510 = c_24_138_510
@@ -29668,7 +29876,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 									b_1_140_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_140_510)).Mul(y2_1_140_510)
 									p1_1_140_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_140_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_140_510)).Mul(y2_1_140_510)).Mul(y4_1_140_510)
 									p2_1_140_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_140_510.Mul(y4_1_140_510))
-									r0_0_1_140_510, r1_0_1_140_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_140_510).Add(b_1_140_510).Add(p1_1_140_510).Add(p2_1_140_510), a_1_140_510.Add(b_1_140_510).Add(p1_1_140_510).Add(p2_1_140_510)
+									v_1_140_510 := a_1_140_510.Add(b_1_140_510.Add(p1_1_140_510).Add(p2_1_140_510))
+									r0_0_1_140_510, r1_0_1_140_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_140_510), v_1_140_510
 								}
 								c_140_510, _ := r0_0_1_140_510, r1_0_1_140_510
 								r0_0_140_510 = c_140_510
@@ -29731,7 +29940,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 								b_144_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_144_510)).Mul(y2_144_510)
 								p1_144_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_144_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_144_510)).Mul(y2_144_510)).Mul(y4_144_510)
 								p2_144_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_144_510.Mul(y4_144_510))
-								r0_0_144_510, r1_0_144_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_144_510).Add(b_144_510).Add(p1_144_510).Add(p2_144_510), a_144_510.Add(b_144_510).Add(p1_144_510).Add(p2_144_510)
+								v_144_510 := a_144_510.Add(b_144_510.Add(p1_144_510).Add(p2_144_510))
+								r0_0_144_510, r1_0_144_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_144_510), v_144_510
 							}
 							cr_143_510, v_143_510 := r0_0_144_510, r1_0_144_510
 							sign_143_510, one_143_510 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_143_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4Array((&vkTableAVX2[27]))
@@ -29809,7 +30019,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 										b_1_24_146_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_24_146_510)).Mul(y2_1_24_146_510)
 										p1_1_24_146_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_24_146_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_24_146_510)).Mul(y2_1_24_146_510)).Mul(y4_1_24_146_510)
 										p2_1_24_146_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_24_146_510.Mul(y4_1_24_146_510))
-										r0_0_1_24_146_510, r1_0_1_24_146_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_24_146_510).Add(b_1_24_146_510).Add(p1_1_24_146_510).Add(p2_1_24_146_510), a_1_24_146_510.Add(b_1_24_146_510).Add(p1_1_24_146_510).Add(p2_1_24_146_510)
+										v_1_24_146_510 := a_1_24_146_510.Add(b_1_24_146_510.Add(p1_1_24_146_510).Add(p2_1_24_146_510))
+										r0_0_1_24_146_510, r1_0_1_24_146_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_24_146_510), v_1_24_146_510
 									}
 									c_24_146_510, _ := r0_0_1_24_146_510, r1_0_1_24_146_510
 									r0_0_24_146_510 = c_24_146_510
@@ -29850,7 +30061,8 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 									b_1_148_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[2])).Mul(y_1_148_510)).Mul(y2_1_148_510)
 									p1_1_148_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[4])).Mul(y_1_148_510)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[6])).Mul(y_1_148_510)).Mul(y2_1_148_510)).Mul(y4_1_148_510)
 									p2_1_148_510 := archsimd.LoadFloat64x4Array((&vkTableAVX2[7])).Mul(y4_1_148_510.Mul(y4_1_148_510))
-									r0_0_1_148_510, r1_0_1_148_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(a_1_148_510).Add(b_1_148_510).Add(p1_1_148_510).Add(p2_1_148_510), a_1_148_510.Add(b_1_148_510).Add(p1_1_148_510).Add(p2_1_148_510)
+									v_1_148_510 := a_1_148_510.Add(b_1_148_510.Add(p1_1_148_510).Add(p2_1_148_510))
+									r0_0_1_148_510, r1_0_1_148_510 = archsimd.LoadFloat64x4Array((&vkTableAVX2[8])).Add(v_1_148_510), v_1_148_510
 								}
 								c_148_510, _ := r0_0_1_148_510, r1_0_1_148_510
 								r0_0_148_510 = c_148_510

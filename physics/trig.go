@@ -36,7 +36,7 @@ const (
 // rounded to float64 in turn, from cp2 up, and the later ones fitted again
 // around it. In exact arithmetic these float64 coefficients are within
 // 5.2e-18 of cos πd; evaluated in float64 as cosPiLanes does, within
-// 2.3e-16 (24 001 points against 40-digit values; the degree-20 Taylor
+// 2.1e-16 (24 001 points against 40-digit values; the degree-20 Taylor
 // series it replaces: 2.7e-16). Nine coefficients instead of the Taylor
 // series' eleven: 5 % fewer instructions in a cubic 1024² forward image
 // (vector build; 2–4 % of its time), 8 % of the time with 10 mosaic
