@@ -870,6 +870,39 @@
 //     and divisions alone; without event counters here (perf has only
 //     cpu-clock on this virtual machine) what binds them is not known.
 //
+//   - Eighteenth session (the same AMD EPYC, its clock measured at
+//     3.57 GHz by a chain of dependent additions; turns, Go 1.27 build,
+//     mosaic case, 12–30 rounds, quartiles ±3 %): cos πd is 1 + v with v
+//     summed from its smallest pieces (cosPiVLanes; within 2.09e-16 of
+//     cos πd instead of 2.26e-16, rms 4.84e-17 instead of 6.06e-17):
+//     the gradient's sine takes v without three additions of its own
+//     (gradient 0.99×, forward 0.98×: no measurable change in time).
+//     The terms kernel (83 % of the mosaic gradient's samples) takes
+//     ~229 cycles per orientation and vector of eight pixels: 627
+//     instructions as Go 1.27 compiles it, 198 of them floating-point
+//     arithmetic, 90 vector moves (constants and spills), ~170 scalar
+//     (addresses, bounds checks, the gather's loads). llvm-mca (LLVM 15,
+//     which has no Zen 4 model; its icelake-server one) puts its
+//     resource bound at 125 cycles and simulates 242, the back end held
+//     up as much by dependency chains as by ports. Measured and left
+//     out: ∂/∂N as (πd·T_n/s²)·s, the division starting from s² beside
+//     the square root instead of after it (1.03×); as timing checks with
+//     wrong results, the three divisions made multiplications (0.98×)
+//     and the three square roots (0.96–0.98×): the divider is not what
+//     binds the loop; the recurrence written out for N = 5 without its
+//     loop (gradient 1.09×, forward 0.98×); the six sums loaded and
+//     stored per orientation instead of held across the orientation
+//     loop (1.01×). A change to what both kernels share makes the
+//     gradient/forward ratio larger, not smaller. Counted in the
+//     disassembly of one turn of each kernel's orientation loop (Go
+//     1.27, AVX-512): the gradient's terms 283 vector operations besides
+//     moves in 627 instructions, the forward's 164 in 290: 1.73×, near
+//     their measured time ratio (~1.7×). The gradient's own ~119 (σ,
+//     ∂/∂N, sincg's derivatives, the missing cells' gather, the stores)
+//     are what it needs; each further saving found is a few of them
+//     (∂/∂N's π and the default F's 2 taken out of the sums, 1–2 %
+//     each), and the loss rows' front and backward pass add ~15 % on top.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
