@@ -98,10 +98,12 @@ type benchRow struct {
 	name           string
 	pixels         int
 	seconds        float64 // median whole-process time
+	user, sys      float64 // median user and system CPU time of the process
 	rssMB          float64 // peak resident memory of the process
 	mallocs        uint64  // heap objects allocated by one in-process run
 	allocMB        float64 // bytes allocated by one in-process run
 	refSeconds     float64 // measured reference time (0: not run)
+	refUser        float64 // the reference's median user CPU time
 	refRSSMB       float64
 	issueRefSecond float64
 }
@@ -111,9 +113,12 @@ type benchRow struct {
 // GOMAXPROCS=--threads; with --ref the reference binary runs the same
 // command lines interleaved with ours (OMP_NUM_THREADS=--threads), the
 // two taking turns as the first of each pair of runs. It
-// prints one table: case, pixels, median time, pixels/s, allocations of
-// one in-process run, peak RSS, and the reference's numbers and our
-// ratio when measured.
+// prints one table: case, pixels, median time, median user and system
+// CPU time, pixels/s, allocations of one in-process run, peak RSS, and
+// the reference's numbers and our ratios when measured. The CPU times
+// tell the program's own work (user) from the kernel's (system: page
+// faults, and writing the file, which on a slow disk or a busy page
+// cache can outweigh the computation).
 func Bench(argv []string, out io.Writer) error {
 	return runCommand(context.Background(), BenchCommand(out), argv, out, out)
 }
@@ -199,7 +204,7 @@ func runBench(c *cli.Context, rest []string, out io.Writer) error {
 		row := benchRow{name: bc.Name, issueRefSecond: bc.RefSeconds}
 		env := []string{"GOMAXPROCS=" + strconv.Itoa(threads), "OMP_NUM_THREADS=" + strconv.Itoa(threads)}
 		fileArgs := append(slices.Clone(argvs[i]), "-floatfile", "bench.bin")
-		var ours, theirs []float64
+		var ours, theirs []procTime
 		runRef := func() error {
 			t, rss, err := timeProcess(dirs[i], env, ref, fileArgs...)
 			if err != nil {
@@ -232,9 +237,9 @@ func runBench(c *cli.Context, rest []string, out io.Writer) error {
 				}
 			}
 		}
-		row.seconds = median(ours)
+		row.seconds, row.user, row.sys = medianTimes(ours)
 		if ref != "" {
-			row.refSeconds = median(theirs)
+			row.refSeconds, row.refUser, _ = medianTimes(theirs)
 		}
 		rows = append(rows, row)
 	}
@@ -274,9 +279,22 @@ func inProcess(args []string, dir string) (pixels int, mallocs uint64, mb float6
 	return len(r.Image), after.Mallocs - before.Mallocs, float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20), err
 }
 
-// timeProcess runs prog with args in dir and returns its wall time in
-// seconds and peak resident memory in MB.
-func timeProcess(dir string, env []string, prog string, args ...string) (seconds, rssMB float64, err error) {
+// procTime is a child process's wall time and its user and system CPU
+// time, in seconds.
+type procTime struct{ wall, user, sys float64 }
+
+// medianTimes is the median of each of the runs' times.
+func medianTimes(t []procTime) (wall, user, sys float64) {
+	var w, u, s []float64
+	for _, x := range t {
+		w, u, s = append(w, x.wall), append(u, x.user), append(s, x.sys)
+	}
+	return median(w), median(u), median(s)
+}
+
+// timeProcess runs prog with args in dir and returns its wall and CPU
+// times and its peak resident memory in MB.
+func timeProcess(dir string, env []string, prog string, args ...string) (t procTime, rssMB float64, err error) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -284,10 +302,11 @@ func timeProcess(dir string, env []string, prog string, args ...string) (seconds
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, firstLine(stderr.String()))
+		return procTime{}, 0, fmt.Errorf("%v: %s", err, firstLine(stderr.String()))
 	}
-	seconds = time.Since(start).Seconds()
-	return seconds, peakRSSMB(cmd.ProcessState), nil
+	t.wall = time.Since(start).Seconds()
+	t.user, t.sys = cmd.ProcessState.UserTime().Seconds(), cmd.ProcessState.SystemTime().Seconds()
+	return t, peakRSSMB(cmd.ProcessState), nil
 }
 
 // firstLine sums up a failed process's stderr in one line: its first
@@ -312,16 +331,16 @@ func firstLine(stderr string) string {
 func writeBenchTable(out io.Writer, rows []benchRow, runs, threads int, withRef bool) error {
 	fmt.Fprintf(out, "whole `gobragg simulate` processes, median of %d, GOMAXPROCS=%d, %s lanes; allocations of one in-process run\n", runs, threads, physics.VectorLanes())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "case\tpixels\ttime s\tpixels/s\tallocs\talloc MB\tpeak RSS MB\t"
+	head := "case\tpixels\ttime s\tuser s\tsys s\tpixels/s\tallocs\talloc MB\tpeak RSS MB\t"
 	if withRef {
-		head += "ref s\tref RSS MB\ttime/ref\t"
+		head += "ref s\tref user s\tref RSS MB\ttime/ref\tuser/ref\t"
 	}
 	fmt.Fprintln(tw, head+"issue ref s\t")
 	for _, r := range rows {
-		line := fmt.Sprintf("%s\t%d\t%.3f\t%.3g\t%d\t%.1f\t%.1f\t", r.name, r.pixels, r.seconds,
+		line := fmt.Sprintf("%s\t%d\t%.3f\t%.3f\t%.3f\t%.3g\t%d\t%.1f\t%.1f\t", r.name, r.pixels, r.seconds, r.user, r.sys,
 			float64(r.pixels)/r.seconds, r.mallocs, r.allocMB, r.rssMB)
 		if withRef {
-			line += fmt.Sprintf("%.3f\t%.1f\t%.2f\t", r.refSeconds, r.refRSSMB, r.seconds/r.refSeconds)
+			line += fmt.Sprintf("%.3f\t%.3f\t%.1f\t%.2f\t%s\t", r.refSeconds, r.refUser, r.refRSSMB, r.seconds/r.refSeconds, ratio(r.user, r.refUser))
 		}
 		issue := "-"
 		if r.issueRefSecond > 0 {
@@ -348,6 +367,15 @@ func selfPeakMB() float64 {
 		}
 	}
 	return 0
+}
+
+// ratio is a/b to two decimals, or "-" where b is 0 (a CPU time the
+// system did not report).
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", a/b)
 }
 
 func median(x []float64) float64 {

@@ -81,8 +81,8 @@ func TestBenchErrors(t *testing.T) {
 // TestBenchTableFormat: the table has one row per case with its numbers,
 // and the reference columns only when the reference ran.
 func TestBenchTableFormat(t *testing.T) {
-	rows := []benchRow{{name: "cubic1024", pixels: 1 << 20, seconds: 0.6, rssMB: 20, mallocs: 7, allocMB: 4.5,
-		refSeconds: 2, refRSSMB: 9, issueRefSecond: 0.2}}
+	rows := []benchRow{{name: "cubic1024", pixels: 1 << 20, seconds: 0.6, user: 0.25, sys: 0.125, rssMB: 20, mallocs: 7, allocMB: 4.5,
+		refSeconds: 2, refUser: 1.6, refRSSMB: 9, issueRefSecond: 0.2}}
 	var with, without bytes.Buffer
 	if err := writeBenchTable(&with, rows, 3, 1, true); err != nil {
 		t.Fatal(err)
@@ -90,13 +90,14 @@ func TestBenchTableFormat(t *testing.T) {
 	if err := writeBenchTable(&without, rows, 3, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	// 1048576 pixels in 0.6 s: 1.75e+06 pixels/s; 0.6 s against 2 s: 0.30.
-	for _, want := range []string{"time/ref", "cubic1024", "1048576", "0.600", "1.75e+06", "0.30", "2.000", "9.0", "20.0", "4.5"} {
+	// 1048576 pixels in 0.6 s: 1.75e+06 pixels/s; 0.6 s against 2 s: 0.30;
+	// 0.25 s of user time against 1.6 s: 0.16.
+	for _, want := range []string{"time/ref", "user/ref", "cubic1024", "1048576", "0.600", "0.250", "0.125", "1.600", "1.75e+06", "0.30", "0.16", "2.000", "9.0", "20.0", "4.5"} {
 		if !strings.Contains(with.String(), want) {
 			t.Errorf("table with reference lacks %q:\n%s", want, with.String())
 		}
 	}
-	if strings.Contains(without.String(), "time/ref") {
+	if strings.Contains(without.String(), "time/ref") || strings.Contains(without.String(), "user/ref") {
 		t.Errorf("reference columns without a reference:\n%s", without.String())
 	}
 	// A case the issue did not time: "-" in its last column, not 0.00.
@@ -107,5 +108,28 @@ func TestBenchTableFormat(t *testing.T) {
 	last := strings.Fields(strings.Split(strings.TrimSpace(other.String()), "\n")[2])
 	if got := last[len(last)-1]; got != "-" {
 		t.Errorf("issue reference of a case without one: %q, want -:\n%s", got, other.String())
+	}
+}
+
+// TestBenchCPUTimes: a child that spends its time computing reports that
+// time as user CPU time, within its wall time; one that sleeps reports
+// next to none. (The shell's loop and sleep are the independent source.)
+func TestBenchCPUTimes(t *testing.T) {
+	busy, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if busy.user < 0.05 || busy.user+busy.sys > 1.1*busy.wall+0.02 {
+		t.Errorf("busy child: wall %.3f s, user %.3f s, sys %.3f s", busy.wall, busy.user, busy.sys)
+	}
+	idle, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "sleep 0.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idle.wall < 0.3 || idle.user+idle.sys > 0.1 {
+		t.Errorf("sleeping child: wall %.3f s, user %.3f s, sys %.3f s", idle.wall, idle.user, idle.sys)
+	}
+	if a, b := ratio(1, 0), ratio(1, 4); a != "-" || b != "0.25" {
+		t.Errorf("ratio(1, 0) = %q, ratio(1, 4) = %q", a, b)
 	}
 }
