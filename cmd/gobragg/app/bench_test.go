@@ -90,12 +90,20 @@ func TestBenchTableFormat(t *testing.T) {
 	if err := writeBenchTable(&without, rows, 3, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	// 1048576 pixels in 0.6 s: 1.75e+06 pixels/s; 0.6 s against 2 s: 0.30;
-	// 0.25 s of user time against 1.6 s: 0.16.
-	for _, want := range []string{"time/ref", "user/ref", "cubic1024", "1048576", "0.600", "0.250", "0.125", "1.600", "1.75e+06", "0.30", "0.16", "2.000", "9.0", "20.0", "4.5"} {
-		if !strings.Contains(with.String(), want) {
-			t.Errorf("table with reference lacks %q:\n%s", want, with.String())
-		}
+	// Every value in its column, in the header's order: 1048576 pixels in
+	// 0.6 s are 1.75e+06 pixels/s, 0.6 s against 2 s 0.30, 0.25 s of user
+	// time against 1.6 s 0.16.
+	lines := strings.Split(strings.TrimSpace(with.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("table with reference: %d lines, want 3:\n%s", len(lines), with.String())
+	}
+	wantHead := "case pixels time s user s sys s pixels/s allocs alloc MB peak RSS MB ref s ref user s ref RSS MB time/ref user/ref issue ref s"
+	if got := strings.Join(strings.Fields(lines[1]), " "); got != wantHead {
+		t.Errorf("header %q, want %q", got, wantHead)
+	}
+	wantRow := "cubic1024 1048576 0.600 0.250 0.125 1.75e+06 7 4.5 20.0 2.000 1.600 9.0 0.30 0.16 0.20"
+	if got := strings.Join(strings.Fields(lines[2]), " "); got != wantRow {
+		t.Errorf("row %q, want %q", got, wantRow)
 	}
 	if strings.Contains(without.String(), "time/ref") || strings.Contains(without.String(), "user/ref") {
 		t.Errorf("reference columns without a reference:\n%s", without.String())
@@ -112,15 +120,24 @@ func TestBenchTableFormat(t *testing.T) {
 }
 
 // TestBenchCPUTimes: a child that spends its time computing reports that
-// time as user CPU time, within its wall time; one that sleeps reports
-// next to none. (The shell's loop and sleep are the independent source.)
+// time as user CPU time, within its wall time; one that spends it in
+// system calls (dd copying a byte at a time) as system time; one that
+// sleeps reports next to none. (The shell's loop, dd and sleep are the
+// independent source.)
 func TestBenchCPUTimes(t *testing.T) {
-	busy, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done")
+	busy, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if busy.user < 0.05 || busy.user+busy.sys > 1.1*busy.wall+0.02 {
+	if busy.user < 0.05 || busy.user < busy.sys || busy.user+busy.sys > 1.1*busy.wall+0.02 {
 		t.Errorf("busy child: wall %.3f s, user %.3f s, sys %.3f s", busy.wall, busy.user, busy.sys)
+	}
+	calls, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "dd if=/dev/zero of=/dev/null bs=1 count=300000 2>/dev/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.sys < 0.02 || calls.sys < calls.user || calls.user+calls.sys > 1.1*calls.wall+0.02 {
+		t.Errorf("child in system calls: wall %.3f s, user %.3f s, sys %.3f s", calls.wall, calls.user, calls.sys)
 	}
 	idle, _, err := timeProcess(t.TempDir(), nil, "/bin/sh", "-c", "sleep 0.3")
 	if err != nil {
@@ -131,5 +148,14 @@ func TestBenchCPUTimes(t *testing.T) {
 	}
 	if a, b := ratio(1, 0), ratio(1, 4); a != "-" || b != "0.25" {
 		t.Errorf("ratio(1, 0) = %q, ratio(1, 4) = %q", a, b)
+	}
+}
+
+// TestBenchMedianTimes: each of a case's times is its own median over the
+// runs (the runs' medians need not come from one run).
+func TestBenchMedianTimes(t *testing.T) {
+	wall, user, sys := medianTimes([]procTime{{3, 0.1, 0.9}, {1, 0.3, 0.7}, {2, 0.2, 0.8}})
+	if wall != 2 || user != 0.2 || sys != 0.8 {
+		t.Errorf("medians %g %g %g, want 2 0.2 0.8", wall, user, sys)
 	}
 }
