@@ -892,7 +892,16 @@
 //     binds the loop; the recurrence written out for N = 5 without its
 //     loop (gradient 1.09×, forward 0.98×); the six sums loaded and
 //     stored per orientation instead of held across the orientation
-//     loop (1.01×). A change to what both kernels share makes the
+//     loop (1.01×); σ taken out of the terms and summed in the row sums'
+//     loop instead, from the stored ∂S/∂(h, k, l) and (h, k, l)_d =
+//     λ⁻¹·O·d recomputed per pixel (perf samples over 60 runs: the terms
+//     21 712 → 21 251, the backward pass 3 057 → 7 298; turns 1.12×,
+//     cubic 1024² 1.10×). turns with one binary against a copy of itself
+//     gave 1.04× (quartiles 1.02–1.09): two processes of the same code
+//     differ by several per cent, so a single turns run does not resolve
+//     a change of that size (a σ left out altogether measured 0.86× in
+//     one run and 0.98× in the next; its perf samples, 0.96×).
+//     A change to what both kernels share makes the
 //     gradient/forward ratio larger, not smaller. Counted in the
 //     disassembly of one turn of each kernel's orientation loop (Go
 //     1.27, AVX-512): the gradient's terms 283 vector operations besides
