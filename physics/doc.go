@@ -900,7 +900,13 @@
 //     gave 1.04× (quartiles 1.02–1.09): two processes of the same code
 //     differ by several per cent, so a single turns run does not resolve
 //     a change of that size (a σ left out altogether measured 0.86× in
-//     one run and 0.98× in the next; its perf samples, 0.96×).
+//     one run and 0.98× in the next; its perf samples, 0.96×). Not
+//     frameTune's doing: with every offset forced in turn, the mosaic
+//     gradient (fastest of 8 runs) took 94 and 96 ms at offsets 1 and 5
+//     (the same on Zen 4, which moves 32-byte halves) and 107–109 ms at
+//     the others,
+//     and in six processes the tuner kept 1 or 5 every time; the
+//     forward's calls differ by 1–2 % across offsets.
 //     A change to what both kernels share makes the
 //     gradient/forward ratio larger, not smaller. Counted in the
 //     disassembly of one turn of each kernel's orientation loop (Go
