@@ -25,13 +25,16 @@ package physics
 // The kernels: the forward rows (pixelsLanes), and the loss rows' front
 // (lossFrontLanes: geometry, ω, polarization coefficients), terms
 // (termsGradLanes: S and its derivatives by N, F and h, k, l) and
-// backward pass (lossBackLanes); the sums of simulate's image
-// statistics (imageSumsLanes, imageDevLanes); and the float32 store of a
-// row (rowF32Lanes). Sums across pixels are either left to scalar code
-// that takes the lanes' results in pixel order (the image's
-// solid angle, the loss terms) or, in the backward pass, kept as slots
-// partial sums (four; eight in the Go 1.27 vector build), pixel p in sum
-// p mod slots, in slot vectors (vs: the partial sums on lanes,
+// backward pass (lossBackLanes); the Poisson loss's terms and
+// derivatives (poissonLanes) and the loss value's sums (lossSumsLanes);
+// the sums of simulate's image statistics (imageSumsLanes,
+// imageDevLanes); and the float32 store of a row (rowF32Lanes). Sums
+// across pixels are left to scalar code that takes the lanes' results
+// in pixel order (the image's solid angle), kept as lossSlots
+// compensated sums, pixel p of a chunk in sum p mod lossSlots (the loss
+// value: lossSum, lossSumsLanes), or, in the backward pass, kept as
+// slots partial sums (four; eight in the Go 1.27 vector build), pixel p
+// in sum p mod slots, in slot vectors (vs: the partial sums on lanes,
 // min(lanes, slots) of them) that vslotadd adds a vector of pixels to in
 // pixel order (with four slots on eight lanes the low four, then the
 // high four): the same sums for one lane, four or eight.
