@@ -161,28 +161,33 @@ func TestSuggestions(t *testing.T) {
 	}
 }
 
-// TestHelp: simulate --help (and -h) lists every flag ParseArgs accepts,
-// generated from the flag table; fit, gradcheck and bench --help
-// describe every option.
+// TestHelp: simulate --help (and -h, and help simulate, each a path of
+// urfave/cli's to the help printer, which builds the flag list:
+// lazyHelp) lists every flag ParseArgs accepts, generated from the flag
+// table; fit, gradcheck and bench --help describe every option.
 func TestHelp(t *testing.T) {
-	for _, h := range []string{"--help", "-h"} {
-		out, _, code := runCmd(t, "simulate", h)
+	for _, args := range [][]string{{"simulate", "--help"}, {"simulate", "-h"}, {"help", "simulate"}} {
+		h := strings.Join(args, " ")
+		out, _, code := runCmd(t, args[0], args[1:]...)
+		if strings.Contains(out, "{{") {
+			t.Errorf("%s prints its template:\n%s", h, out)
+		}
 		if code != 0 {
-			t.Fatalf("simulate %s: exit %d", h, code)
+			t.Fatalf("%s: exit %d", h, code)
 		}
 		for _, f := range models.Flags() {
 			for _, n := range f.Names {
 				if !strings.Contains(out, " "+n+" ") && !strings.Contains(out, " "+n+",") && !strings.Contains(out, " "+n+"\n") {
-					t.Errorf("simulate %s does not list %s", h, n)
+					t.Errorf("%s does not list %s", h, n)
 				}
 			}
 			if !strings.Contains(out, strings.Fields(f.Doc)[0]) {
-				t.Errorf("simulate %s lacks the text of %s", h, f.Names[0])
+				t.Errorf("%s lacks the text of %s", h, f.Names[0])
 			}
 		}
 		for _, g := range []string{models.GroupCrystal, models.GroupBeam, models.GroupDetector, models.GroupOutput} {
 			if !strings.Contains(out, "   "+g+":\n") {
-				t.Errorf("simulate %s lacks the group %q", h, g)
+				t.Errorf("%s lacks the group %q", h, g)
 			}
 		}
 	}
