@@ -53,6 +53,10 @@ func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, c
 		k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	case k.c.CrystalOnly:
 		k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case k.c.NoN && k.lr.axes:
+		k.termsGradAxesNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case k.c.NoN:
+		k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	case k.lr.axes:
 		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	default:

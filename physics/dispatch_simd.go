@@ -85,11 +85,29 @@ func supportedTiers() []laneTier {
 
 // termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
 // termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
-// nil; their Crystal copies for the crystal's gradient alone) on vector
-// lanes where the CPU has them and the chunk allows (vector; see lossRow),
-// each vector kernel with its frame where it runs fastest (frameTune).
+// nil; their Crystal copies for the crystal's gradient alone, their NoN
+// copies without the derivatives by N) on vector lanes where the CPU has
+// them and the chunk allows (vector; see lossRow), each vector kernel
+// with its frame where it runs fastest (frameTune).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
+	if k.c.NoN && !k.c.CrystalOnly && cube == nil {
+		switch {
+		case vector && k.tier == tierAVX512 && axes:
+			tuneTermsGradAxesNoN512.run(np, func() { k.termsGradAxesNoNLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX512:
+			tuneTermsGradNoN512.run(np, func() { k.termsGradNoNLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX2 && axes:
+			tuneTermsGradAxesNoN2.run(np, func() { k.termsGradAxesNoNLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX2:
+			tuneTermsGradNoN2.run(np, func() { k.termsGradNoNLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+		case axes:
+			k.termsGradAxesNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		default:
+			k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		}
+		return
+	}
 	if k.c.CrystalOnly && cube == nil {
 		switch {
 		case vector && k.tier == tierAVX512 && axes:

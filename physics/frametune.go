@@ -48,6 +48,8 @@ var (
 	tuneTermsGradCrystal512, tuneTermsGradAxesCrystal512           frameTune
 	tuneTermsGrad2, tuneTermsGradAxes2, tuneTermsGradInterp2       frameTune
 	tuneTermsGradCrystal2, tuneTermsGradAxesCrystal2               frameTune
+	tuneTermsGradNoN512, tuneTermsGradAxesNoN512                   frameTune
+	tuneTermsGradNoN2, tuneTermsGradAxesNoN2                       frameTune
 	tuneTermsGradShape512, tuneTermsGradShape2                     frameTune
 	tuneTermsGradDmin512, tuneTermsGradDmin2                       frameTune
 )

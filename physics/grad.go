@@ -178,6 +178,12 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 			}
 		}
 	}
+	if c.NoN {
+		out[PNa], out[PNb], out[PNc] = 0, 0, 0
+	}
+	if c.NoDefaultF {
+		out[PDefaultF] = 0
+	}
 	return value
 }
 

@@ -47,7 +47,7 @@ type termLanes struct {
 // gradSetup sets what termsGradLanes reads besides the forward kernels'
 // values: k.perDef.
 func (k *kernel) gradSetup() {
-	k.perDef = (k.c.HasHKL || k.ibg != 0) && !k.c.CrystalOnly
+	k.perDef = (k.c.HasHKL || k.ibg != 0) && !k.c.CrystalOnly && !k.c.NoDefaultF
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by

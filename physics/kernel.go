@@ -112,6 +112,12 @@ type Config struct {
 	// derivatives by the direction, N and the default F, the detector's
 	// and the beam's factors). These are the same bits as without it.
 	CrystalOnly bool
+	// NoN and NoDefaultF: the gradients by N (Na, Nb, Nc) and by the
+	// default F are not wanted (a fit that does not refine them): their
+	// entries are 0, and the terms that run on vector lanes leave out
+	// their sums (the derivative by N is a tenth of the mosaic
+	// gradient). The other entries are the same bits as without them.
+	NoN, NoDefaultF bool
 }
 
 // crystalParam reports whether packed parameter i is one of those

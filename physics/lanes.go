@@ -1370,11 +1370,13 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 // hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
 // Its copy gradTermCrystalLanes (Config.CrystalOnly) adds neither σ nor
-// the derivatives by N.
+// the derivatives by N, gradTermNoNLanes (Config.NoN) not the derivatives
+// by N.
 //
 //lanegen:inline
 //lanegen:variant gradTermInterpLanes gradFLanes=gradFInterpLanes fGradKeepLanes=fGradAddLanes
 //lanegen:variant gradTermCrystalLanes gradSigmaLanes=keepSigmaLanes gradNLanes=keepNLanes
+//lanegen:variant gradTermNoNLanes gradNLanes=keepNLanes
 func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
@@ -1520,13 +1522,18 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 // (laneReps.axes): a function of its own, so that this one compiles as
 // it would alone (as a second loop here, the 10-domain gradient was
 // 3–5 % slower). termsGradCrystalLanes and termsGradAxesCrystalLanes
-// (Config.CrystalOnly) leave σ and the derivatives by N at 0.
+// (Config.CrystalOnly) leave σ and the derivatives by N at 0,
+// termsGradNoNLanes and termsGradAxesNoNLanes (Config.NoN) the
+// derivatives by N (without them the compiler leaves out sincg's
+// derivative by N as well).
 //
 //lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
 //lanegen:variant termsGradAxesDminLanes sincgGrad3Lanes=sincgGradAxesLanes noSkipLanes=dminSkipLanes keepLatticeLanes=dminLatticeLanes
 //lanegen:variant termsGradAxesInterpLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermInterpLanes
 //lanegen:variant termsGradCrystalLanes gradTermLanes=gradTermCrystalLanes
 //lanegen:variant termsGradAxesCrystalLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermCrystalLanes
+//lanegen:variant termsGradNoNLanes gradTermLanes=gradTermNoNLanes
+//lanegen:variant termsGradAxesNoNLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermNoNLanes
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
 	n := k.nn[0]

@@ -26355,227 +26355,350 @@ func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 	s1 = r0_0_477
 	return s1, def1, sig1, na1, nb1, nc1
 }
+func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x4, hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
+	two := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+	fl := sa.Mul(sb).Mul(sc)
+	var (
+		r0_0_478 archsimd.Float64x4
+		r1_0_478 archsimd.Float64x4
+		r2_0_478 archsimd.Float64x4
+		r3_0_478 archsimd.Float64x4
+		r4_0_478 archsimd.Float64x4
+		r5_0_478 archsimd.Float64x4
+		r6_0_478 archsimd.Float64x4
+	)
+	{
+		k_478, ia_478, cube_478, two_478, h_478, kk_478, l_478, fl_478, s_478, def_478 := k, ia, cube, two, h, kk, l, fl, s, def
+		r_478 := k_478.lr
+		zero_478 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+		fc_478, fd_478, fh_478, fk_478, fkl_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_478.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_478, zero_478, zero_478
+		if k_478.c.HasHKL {
+			var (
+				r0_0_176_478 archsimd.Float64x4
+				r1_0_176_478 archsimd.Float64x4
+				r2_0_176_478 archsimd.Float64x4
+				r3_0_176_478 archsimd.Float64x4
+				r4_0_176_478 archsimd.Float64x4
+			)
+			{
+				r_176_478, bits_176_478, miss_176_478, ia_176_478, cube_176_478, h_176_478, kk_176_478, l_176_478 := r_478, k_478.fhklBits, k_478.missBits, ia_478, cube_478, h_478, kk_478, l_478
+				_ = cube_176_478
+				var (
+					r0_0_177_478 archsimd.Float64x4
+					r1_0_177_478 archsimd.Float64x4
+				)
+				{
+					r_177_478, bits_177_478, miss_177_478, ia_177_478, h_177_478, kk_177_478, l_177_478 := r_176_478, bits_176_478, miss_176_478, ia_176_478, h_176_478, kk_176_478, l_176_478
+					var r0_0_33_177_478 archsimd.Mask64x4
+					{
+						r_33_177_478, ia_33_177_478, h_33_177_478, kk_33_177_478, l_33_177_478 := r_177_478, ia_177_478, h_177_478, kk_177_478, l_177_478
+						half_33_177_478 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+						hc_33_177_478, kc_33_177_478, lc_33_177_478 := h_33_177_478.Sub(half_33_177_478).Ceil(), kk_33_177_478.Sub(half_33_177_478).Ceil(), l_33_177_478.Sub(half_33_177_478).Ceil()
+						hmin_33_177_478, kmin_33_177_478, lmin_33_177_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.lmin)[:4]))
+						in_33_177_478 := hc_33_177_478.GreaterEqual(hmin_33_177_478).And(hc_33_177_478.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.hmax)[:4])))).And(kc_33_177_478.GreaterEqual(kmin_33_177_478)).And(kc_33_177_478.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.kmax)[:4])))).And(lc_33_177_478.GreaterEqual(lmin_33_177_478)).And(lc_33_177_478.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.lmax)[:4]))))
+						idx_33_177_478 := hc_33_177_478.Sub(hmin_33_177_478).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.hstride)[:4]))).Add(kc_33_177_478.Sub(kmin_33_177_478).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478.kstride)[:4])))).Add(lc_33_177_478.Sub(lmin_33_177_478))
+						idx_33_177_478.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_478).ConvertToInt32().Store(ia_33_177_478)
+						r0_0_33_177_478 = in_33_177_478
+					}
+					in_177_478 := r0_0_33_177_478
+					f_177_478 := vgatherAVX2(bits_177_478, ia_177_478).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_478.defaultF)[:4])), in_177_478)
+					fd_177_478 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if miss_177_478 != nil {
+						fd_177_478 = vgatherAVX2(miss_177_478, ia_177_478).AsFloat64x4()
+					}
+					r0_0_177_478, r1_0_177_478 = f_177_478, fd_177_478.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_478)
+				}
+				f_176_478, fd_176_478 := r0_0_177_478, r1_0_177_478
+				zero_176_478 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+				r0_0_176_478, r1_0_176_478, r2_0_176_478, r3_0_176_478, r4_0_176_478 = f_176_478, fd_176_478, zero_176_478, zero_176_478, zero_176_478
+			}
+			fc_478, fd_478, fh_478, fk_478, fkl_478 = r0_0_176_478, r1_0_176_478, r2_0_176_478, r3_0_176_478, r4_0_176_478
+		}
+		ffl_478 := fc_478.Mul(fc_478).Mul(fl_478)
+		s1_478 := s_478.Add(ffl_478.Mul(fl_478))
+		def1_478 := def_478
+		if k_478.perDef {
+			def1_478 = def_478.Add(two_478.Mul(fc_478).Mul(fl_478).Mul(fl_478).Mul(fd_478))
+		}
+		r0_0_478, r1_0_478, r2_0_478, r3_0_478, r4_0_478, r5_0_478, r6_0_478 = ffl_478, s1_478, def1_478, fc_478, fh_478, fk_478, fkl_478
+	}
+	ffl, s1, def1, fc, fh, fk, fkl := r0_0_478, r1_0_478, r2_0_478, r3_0_478, r4_0_478, r5_0_478, r6_0_478
+	tfl := two.Mul(ffl)
+	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
+	var (
+		r0_0_479 archsimd.Float64x4
+		r1_0_479 archsimd.Float64x4
+		r2_0_479 archsimd.Float64x4
+	)
+	{
+		two_479, fc_479, flatt_479, fh_479, fk_479, fl_479, hbar_479, kbar_479, lbar_479 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		_ = two_479
+		_ = fc_479
+		_ = flatt_479
+		_ = fh_479
+		_ = fk_479
+		_ = fl_479
+		r0_0_479, r1_0_479, r2_0_479 = hbar_479, kbar_479, lbar_479
+	}
+	hbar, kbar, lbar = r0_0_479, r1_0_479, r2_0_479
+	var r0_0_480 archsimd.Float64x4
+	{
+		e_480, h_480, kk_480, l_480, hbar_480, kbar_480, lbar_480, sig_480 := e, h, kk, l, hbar, kbar, lbar, sig
+		r0_0_480 = sig_480.Add(hbar_480.Mul(h_480.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480[0])[:4])))).Add(kbar_480.Mul(kk_480.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480[1])[:4]))))).Add(lbar_480.Mul(l_480.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480[2])[:4]))))))
+	}
+	sig1 := r0_0_480
+	var (
+		r0_0_481 archsimd.Float64x4
+		r1_0_481 archsimd.Float64x4
+		r2_0_481 archsimd.Float64x4
+	)
+	{
+		xa_481, xb_481, xc_481, nda_481, ndb_481, ndc_481, sna_481, snb_481, snc_481 := xa, xb, xc, nda, ndb, ndc, sna, snb, snc
+		_ = xa_481
+		_ = xb_481
+		_ = xc_481
+		_ = nda_481
+		_ = ndb_481
+		_ = ndc_481
+		r0_0_481, r1_0_481, r2_0_481 = sna_481, snb_481, snc_481
+	}
+	na1, nb1, nc1 := r0_0_481, r1_0_481, r2_0_481
+	var r0_0_482 archsimd.Float64x4
+	{
+		k_482, fl_482, hbar_482, kbar_482, lbar_482, s_482, s1_482, hkl_482, at_482, stride_482 := k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride
+		if !k_482.c.Water {
+			s1_482 = s_482.Merge(s1_482, fl_482.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+		}
+		hbar_482.StoreSlice(hkl_482[at_482:])
+		kbar_482.StoreSlice(hkl_482[at_482+stride_482:])
+		lbar_482.StoreSlice(hkl_482[at_482+2*stride_482:])
+		r0_0_482 = s1_482
+	}
+	s1 = r0_0_482
+	return s1, def1, sig1, na1, nb1, nc1
+}
 func gradFInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l, fl, s, def archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
 	r := k.lr
 	zero := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
 	fc, fd, fh, fk, fkl := archsimd.LoadFloat64x4((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero, zero, zero
 	if k.c.HasHKL {
 		var (
-			r0_0_478 archsimd.Float64x4
-			r1_0_478 archsimd.Float64x4
-			r2_0_478 archsimd.Float64x4
-			r3_0_478 archsimd.Float64x4
-			r4_0_478 archsimd.Float64x4
+			r0_0_483 archsimd.Float64x4
+			r1_0_483 archsimd.Float64x4
+			r2_0_483 archsimd.Float64x4
+			r3_0_483 archsimd.Float64x4
+			r4_0_483 archsimd.Float64x4
 		)
 		{
-			r_478, bits_478, miss_478, ia_478, cube_478, h_478, kk_478, l_478 := r, k.fhklBits, k.missBits, ia, cube, h, kk, l
-			mcube_478 := cube_478[64*4:]
-			var r0_0_50_478 archsimd.Mask64x4
+			r_483, bits_483, miss_483, ia_483, cube_483, h_483, kk_483, l_483 := r, k.fhklBits, k.missBits, ia, cube, h, kk, l
+			mcube_483 := cube_483[64*4:]
+			var r0_0_50_483 archsimd.Mask64x4
 			{
-				r_50_478, h_50_478, kk_50_478, l_50_478 := r_478, h_478, kk_478, l_478
-				two_50_478, three_50_478 := archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[66]))
-				hmin_50_478, kmin_50_478, lmin_50_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.lmin)[:4]))
-				r0_0_50_478 = h_50_478.Sub(hmin_50_478).Add(three_50_478).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.span[0])[:4]))).And(h_50_478.Sub(two_50_478).GreaterEqual(hmin_50_478)).And(kk_50_478.Sub(kmin_50_478).Add(three_50_478).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.span[1])[:4])))).And(kk_50_478.Sub(two_50_478).GreaterEqual(kmin_50_478)).And(l_50_478.Sub(lmin_50_478).Add(three_50_478).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_478.span[2])[:4])))).And(l_50_478.Sub(two_50_478).GreaterEqual(lmin_50_478))
+				r_50_483, h_50_483, kk_50_483, l_50_483 := r_483, h_483, kk_483, l_483
+				two_50_483, three_50_483 := archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[66]))
+				hmin_50_483, kmin_50_483, lmin_50_483 := archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.lmin)[:4]))
+				r0_0_50_483 = h_50_483.Sub(hmin_50_483).Add(three_50_483).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.span[0])[:4]))).And(h_50_483.Sub(two_50_483).GreaterEqual(hmin_50_483)).And(kk_50_483.Sub(kmin_50_483).Add(three_50_483).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.span[1])[:4])))).And(kk_50_483.Sub(two_50_483).GreaterEqual(kmin_50_483)).And(l_50_483.Sub(lmin_50_483).Add(three_50_483).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_483.span[2])[:4])))).And(l_50_483.Sub(two_50_483).GreaterEqual(lmin_50_483))
 			}
-			in_478 := r0_0_50_478
-			zero_478 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			f_478, fd_478, dh_478, dk_478, dl_478 := zero_478, zero_478, zero_478, zero_478, zero_478
-			if in_478.ToBits() != 0 {
+			in_483 := r0_0_50_483
+			zero_483 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			f_483, fd_483, dh_483, dk_483, dl_483 := zero_483, zero_483, zero_483, zero_483, zero_483
+			if in_483.ToBits() != 0 {
 				var (
-					r0_0_51_478 archsimd.Float64x4
-					r1_0_51_478 archsimd.Float64x4
-					r2_0_51_478 archsimd.Float64x4
+					r0_0_51_483 archsimd.Float64x4
+					r1_0_51_483 archsimd.Float64x4
+					r2_0_51_483 archsimd.Float64x4
 				)
 				{
-					r_51_478, bits_51_478, ia_51_478, cube_51_478, in_51_478, h_51_478, kk_51_478, l_51_478 := r_478, bits_478, ia_478, cube_478, in_478, h_478, kk_478, l_478
-					one_51_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-					h0_51_478, k0_51_478, l0_51_478 := h_51_478.Floor(), kk_51_478.Floor(), l_51_478.Floor()
-					at_51_478 := h0_51_478.Sub(one_51_478).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_478.hmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_478.hstride)[:4]))).Add(k0_51_478.Sub(one_51_478).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_478.kmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_478.kstride)[:4])))).Add(l0_51_478.Sub(one_51_478).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_478.lmin)[:4]))))
-					at_51_478.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_51_478).ConvertToInt32().Store(ia_51_478)
-					vgatherCubeAVX2(bits_51_478, ia_51_478, r_51_478.hs, r_51_478.ks, cube_51_478)
-					r0_0_51_478, r1_0_51_478, r2_0_51_478 = h0_51_478, k0_51_478, l0_51_478
+					r_51_483, bits_51_483, ia_51_483, cube_51_483, in_51_483, h_51_483, kk_51_483, l_51_483 := r_483, bits_483, ia_483, cube_483, in_483, h_483, kk_483, l_483
+					one_51_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					h0_51_483, k0_51_483, l0_51_483 := h_51_483.Floor(), kk_51_483.Floor(), l_51_483.Floor()
+					at_51_483 := h0_51_483.Sub(one_51_483).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_483.hmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_483.hstride)[:4]))).Add(k0_51_483.Sub(one_51_483).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_483.kmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_483.kstride)[:4])))).Add(l0_51_483.Sub(one_51_483).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_483.lmin)[:4]))))
+					at_51_483.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_51_483).ConvertToInt32().Store(ia_51_483)
+					vgatherCubeAVX2(bits_51_483, ia_51_483, r_51_483.hs, r_51_483.ks, cube_51_483)
+					r0_0_51_483, r1_0_51_483, r2_0_51_483 = h0_51_483, k0_51_483, l0_51_483
 				}
-				h0_478, k0_478, l0_478 := r0_0_51_478, r1_0_51_478, r2_0_51_478
-				var r0_0_52_478 archsimd.Float64x4
+				h0_483, k0_483, l0_483 := r0_0_51_483, r1_0_51_483, r2_0_51_483
+				var r0_0_52_483 archsimd.Float64x4
 				{
-					cube_52_478, h_52_478, kk_52_478, l_52_478, h0_52_478, k0_52_478, l0_52_478 := cube_478, h_478, kk_478, l_478, h0_478, k0_478, l0_478
+					cube_52_483, h_52_483, kk_52_483, l_52_483, h0_52_483, k0_52_483, l0_52_483 := cube_483, h_483, kk_483, l_483, h0_483, k0_483, l0_483
 					var (
-						r0_0_44_52_478 archsimd.Float64x4
-						r1_0_44_52_478 archsimd.Float64x4
-						r2_0_44_52_478 archsimd.Float64x4
-						r3_0_44_52_478 archsimd.Float64x4
+						r0_0_44_52_483 archsimd.Float64x4
+						r1_0_44_52_483 archsimd.Float64x4
+						r2_0_44_52_483 archsimd.Float64x4
+						r3_0_44_52_483 archsimd.Float64x4
 					)
 					{
-						x_44_52_478, x0_44_52_478 := h_52_478, h0_52_478
-						one_44_52_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-						d0_44_52_478, d1_44_52_478, d2_44_52_478, d3_44_52_478 := x_44_52_478.Sub(x0_44_52_478.Sub(one_44_52_478)), x_44_52_478.Sub(x0_44_52_478), x_44_52_478.Sub(x0_44_52_478.Add(one_44_52_478)), x_44_52_478.Sub(x0_44_52_478.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-						r0_0_44_52_478, r1_0_44_52_478, r2_0_44_52_478, r3_0_44_52_478 = d1_44_52_478.Mul(d2_44_52_478).Mul(d3_44_52_478), d0_44_52_478.Mul(d2_44_52_478).Mul(d3_44_52_478), d0_44_52_478.Mul(d1_44_52_478).Mul(d3_44_52_478), d0_44_52_478.Mul(d1_44_52_478).Mul(d2_44_52_478)
+						x_44_52_483, x0_44_52_483 := h_52_483, h0_52_483
+						one_44_52_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+						d0_44_52_483, d1_44_52_483, d2_44_52_483, d3_44_52_483 := x_44_52_483.Sub(x0_44_52_483.Sub(one_44_52_483)), x_44_52_483.Sub(x0_44_52_483), x_44_52_483.Sub(x0_44_52_483.Add(one_44_52_483)), x_44_52_483.Sub(x0_44_52_483.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+						r0_0_44_52_483, r1_0_44_52_483, r2_0_44_52_483, r3_0_44_52_483 = d1_44_52_483.Mul(d2_44_52_483).Mul(d3_44_52_483), d0_44_52_483.Mul(d2_44_52_483).Mul(d3_44_52_483), d0_44_52_483.Mul(d1_44_52_483).Mul(d3_44_52_483), d0_44_52_483.Mul(d1_44_52_483).Mul(d2_44_52_483)
 					}
-					ph0_52_478, ph1_52_478, ph2_52_478, ph3_52_478 := r0_0_44_52_478, r1_0_44_52_478, r2_0_44_52_478, r3_0_44_52_478
+					ph0_52_483, ph1_52_483, ph2_52_483, ph3_52_483 := r0_0_44_52_483, r1_0_44_52_483, r2_0_44_52_483, r3_0_44_52_483
 					var (
-						r0_0_45_52_478 archsimd.Float64x4
-						r1_0_45_52_478 archsimd.Float64x4
-						r2_0_45_52_478 archsimd.Float64x4
-						r3_0_45_52_478 archsimd.Float64x4
+						r0_0_45_52_483 archsimd.Float64x4
+						r1_0_45_52_483 archsimd.Float64x4
+						r2_0_45_52_483 archsimd.Float64x4
+						r3_0_45_52_483 archsimd.Float64x4
 					)
 					{
-						x_45_52_478, x0_45_52_478 := kk_52_478, k0_52_478
-						one_45_52_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-						d0_45_52_478, d1_45_52_478, d2_45_52_478, d3_45_52_478 := x_45_52_478.Sub(x0_45_52_478.Sub(one_45_52_478)), x_45_52_478.Sub(x0_45_52_478), x_45_52_478.Sub(x0_45_52_478.Add(one_45_52_478)), x_45_52_478.Sub(x0_45_52_478.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-						r0_0_45_52_478, r1_0_45_52_478, r2_0_45_52_478, r3_0_45_52_478 = d1_45_52_478.Mul(d2_45_52_478).Mul(d3_45_52_478), d0_45_52_478.Mul(d2_45_52_478).Mul(d3_45_52_478), d0_45_52_478.Mul(d1_45_52_478).Mul(d3_45_52_478), d0_45_52_478.Mul(d1_45_52_478).Mul(d2_45_52_478)
+						x_45_52_483, x0_45_52_483 := kk_52_483, k0_52_483
+						one_45_52_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+						d0_45_52_483, d1_45_52_483, d2_45_52_483, d3_45_52_483 := x_45_52_483.Sub(x0_45_52_483.Sub(one_45_52_483)), x_45_52_483.Sub(x0_45_52_483), x_45_52_483.Sub(x0_45_52_483.Add(one_45_52_483)), x_45_52_483.Sub(x0_45_52_483.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+						r0_0_45_52_483, r1_0_45_52_483, r2_0_45_52_483, r3_0_45_52_483 = d1_45_52_483.Mul(d2_45_52_483).Mul(d3_45_52_483), d0_45_52_483.Mul(d2_45_52_483).Mul(d3_45_52_483), d0_45_52_483.Mul(d1_45_52_483).Mul(d3_45_52_483), d0_45_52_483.Mul(d1_45_52_483).Mul(d2_45_52_483)
 					}
-					pk0_52_478, pk1_52_478, pk2_52_478, pk3_52_478 := r0_0_45_52_478, r1_0_45_52_478, r2_0_45_52_478, r3_0_45_52_478
+					pk0_52_483, pk1_52_483, pk2_52_483, pk3_52_483 := r0_0_45_52_483, r1_0_45_52_483, r2_0_45_52_483, r3_0_45_52_483
 					var (
-						r0_0_46_52_478 archsimd.Float64x4
-						r1_0_46_52_478 archsimd.Float64x4
-						r2_0_46_52_478 archsimd.Float64x4
-						r3_0_46_52_478 archsimd.Float64x4
+						r0_0_46_52_483 archsimd.Float64x4
+						r1_0_46_52_483 archsimd.Float64x4
+						r2_0_46_52_483 archsimd.Float64x4
+						r3_0_46_52_483 archsimd.Float64x4
 					)
 					{
-						x_46_52_478, x0_46_52_478 := l_52_478, l0_52_478
-						one_46_52_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-						d0_46_52_478, d1_46_52_478, d2_46_52_478, d3_46_52_478 := x_46_52_478.Sub(x0_46_52_478.Sub(one_46_52_478)), x_46_52_478.Sub(x0_46_52_478), x_46_52_478.Sub(x0_46_52_478.Add(one_46_52_478)), x_46_52_478.Sub(x0_46_52_478.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-						r0_0_46_52_478, r1_0_46_52_478, r2_0_46_52_478, r3_0_46_52_478 = d1_46_52_478.Mul(d2_46_52_478).Mul(d3_46_52_478), d0_46_52_478.Mul(d2_46_52_478).Mul(d3_46_52_478), d0_46_52_478.Mul(d1_46_52_478).Mul(d3_46_52_478), d0_46_52_478.Mul(d1_46_52_478).Mul(d2_46_52_478)
+						x_46_52_483, x0_46_52_483 := l_52_483, l0_52_483
+						one_46_52_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+						d0_46_52_483, d1_46_52_483, d2_46_52_483, d3_46_52_483 := x_46_52_483.Sub(x0_46_52_483.Sub(one_46_52_483)), x_46_52_483.Sub(x0_46_52_483), x_46_52_483.Sub(x0_46_52_483.Add(one_46_52_483)), x_46_52_483.Sub(x0_46_52_483.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+						r0_0_46_52_483, r1_0_46_52_483, r2_0_46_52_483, r3_0_46_52_483 = d1_46_52_483.Mul(d2_46_52_483).Mul(d3_46_52_483), d0_46_52_483.Mul(d2_46_52_483).Mul(d3_46_52_483), d0_46_52_483.Mul(d1_46_52_483).Mul(d3_46_52_483), d0_46_52_483.Mul(d1_46_52_483).Mul(d2_46_52_483)
 					}
-					pl0_52_478, pl1_52_478, pl2_52_478, pl3_52_478 := r0_0_46_52_478, r1_0_46_52_478, r2_0_46_52_478, r3_0_46_52_478
-					var alongH_52_478 [4]archsimd.Float64x4
-					for i_52_478 := 0; i_52_478 < 4; i_52_478++ {
-						var alongK_52_478 [4]archsimd.Float64x4
-						for j_52_478 := 0; j_52_478 < 4; j_52_478++ {
-							c0_52_478 := cube_52_478[(4*i_52_478+j_52_478)*4*4:]
-							c1_52_478 := c0_52_478[4:]
-							c2_52_478 := c1_52_478[4:]
-							c3_52_478 := c2_52_478[4:]
-							var r0_0_47_52_478 archsimd.Float64x4
+					pl0_52_483, pl1_52_483, pl2_52_483, pl3_52_483 := r0_0_46_52_483, r1_0_46_52_483, r2_0_46_52_483, r3_0_46_52_483
+					var alongH_52_483 [4]archsimd.Float64x4
+					for i_52_483 := 0; i_52_483 < 4; i_52_483++ {
+						var alongK_52_483 [4]archsimd.Float64x4
+						for j_52_483 := 0; j_52_483 < 4; j_52_483++ {
+							c0_52_483 := cube_52_483[(4*i_52_483+j_52_483)*4*4:]
+							c1_52_483 := c0_52_483[4:]
+							c2_52_483 := c1_52_483[4:]
+							c3_52_483 := c2_52_483[4:]
+							var r0_0_47_52_483 archsimd.Float64x4
 							{
-								p0_47_52_478, p1_47_52_478, p2_47_52_478, p3_47_52_478, y0_47_52_478, y1_47_52_478, y2_47_52_478, y3_47_52_478 := pl0_52_478, pl1_52_478, pl2_52_478, pl3_52_478, archsimd.LoadFloat64x4Slice(c0_52_478), archsimd.LoadFloat64x4Slice(c1_52_478), archsimd.LoadFloat64x4Slice(c2_52_478), archsimd.LoadFloat64x4Slice(c3_52_478)
-								r0_0_47_52_478 = p0_47_52_478.Mul(y0_47_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_47_52_478.Mul(y1_47_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_47_52_478.Mul(y2_47_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_47_52_478.Mul(y3_47_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+								p0_47_52_483, p1_47_52_483, p2_47_52_483, p3_47_52_483, y0_47_52_483, y1_47_52_483, y2_47_52_483, y3_47_52_483 := pl0_52_483, pl1_52_483, pl2_52_483, pl3_52_483, archsimd.LoadFloat64x4Slice(c0_52_483), archsimd.LoadFloat64x4Slice(c1_52_483), archsimd.LoadFloat64x4Slice(c2_52_483), archsimd.LoadFloat64x4Slice(c3_52_483)
+								r0_0_47_52_483 = p0_47_52_483.Mul(y0_47_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_47_52_483.Mul(y1_47_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_47_52_483.Mul(y2_47_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_47_52_483.Mul(y3_47_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 							}
-							alongK_52_478[j_52_478] = r0_0_47_52_478
+							alongK_52_483[j_52_483] = r0_0_47_52_483
 						}
-						var r0_0_48_52_478 archsimd.Float64x4
+						var r0_0_48_52_483 archsimd.Float64x4
 						{
-							p0_48_52_478, p1_48_52_478, p2_48_52_478, p3_48_52_478, y0_48_52_478, y1_48_52_478, y2_48_52_478, y3_48_52_478 := pk0_52_478, pk1_52_478, pk2_52_478, pk3_52_478, alongK_52_478[0], alongK_52_478[1], alongK_52_478[2], alongK_52_478[3]
-							r0_0_48_52_478 = p0_48_52_478.Mul(y0_48_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_48_52_478.Mul(y1_48_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_48_52_478.Mul(y2_48_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_48_52_478.Mul(y3_48_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+							p0_48_52_483, p1_48_52_483, p2_48_52_483, p3_48_52_483, y0_48_52_483, y1_48_52_483, y2_48_52_483, y3_48_52_483 := pk0_52_483, pk1_52_483, pk2_52_483, pk3_52_483, alongK_52_483[0], alongK_52_483[1], alongK_52_483[2], alongK_52_483[3]
+							r0_0_48_52_483 = p0_48_52_483.Mul(y0_48_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_48_52_483.Mul(y1_48_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_48_52_483.Mul(y2_48_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_48_52_483.Mul(y3_48_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 						}
-						alongH_52_478[i_52_478] = r0_0_48_52_478
+						alongH_52_483[i_52_483] = r0_0_48_52_483
 					}
-					var r0_0_49_52_478 archsimd.Float64x4
+					var r0_0_49_52_483 archsimd.Float64x4
 					{
-						p0_49_52_478, p1_49_52_478, p2_49_52_478, p3_49_52_478, y0_49_52_478, y1_49_52_478, y2_49_52_478, y3_49_52_478 := ph0_52_478, ph1_52_478, ph2_52_478, ph3_52_478, alongH_52_478[0], alongH_52_478[1], alongH_52_478[2], alongH_52_478[3]
-						r0_0_49_52_478 = p0_49_52_478.Mul(y0_49_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_49_52_478.Mul(y1_49_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_49_52_478.Mul(y2_49_52_478).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_49_52_478.Mul(y3_49_52_478).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+						p0_49_52_483, p1_49_52_483, p2_49_52_483, p3_49_52_483, y0_49_52_483, y1_49_52_483, y2_49_52_483, y3_49_52_483 := ph0_52_483, ph1_52_483, ph2_52_483, ph3_52_483, alongH_52_483[0], alongH_52_483[1], alongH_52_483[2], alongH_52_483[3]
+						r0_0_49_52_483 = p0_49_52_483.Mul(y0_49_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_49_52_483.Mul(y1_49_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_49_52_483.Mul(y2_49_52_483).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_49_52_483.Mul(y3_49_52_483).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 					}
-					r0_0_52_478 = r0_0_49_52_478
+					r0_0_52_483 = r0_0_49_52_483
 				}
-				f_478 = r0_0_52_478
-				if miss_478 != nil {
-					vgatherCubeAVX2(miss_478, ia_478, r_478.hs, r_478.ks, mcube_478)
+				f_483 = r0_0_52_483
+				if miss_483 != nil {
+					vgatherCubeAVX2(miss_483, ia_483, r_483.hs, r_483.ks, mcube_483)
 				}
-				var wh_478, dwh_478, wk_478, dwk_478, wl_478, dwl_478 [4]archsimd.Float64x4
+				var wh_483, dwh_483, wk_483, dwk_483, wl_483, dwl_483 [4]archsimd.Float64x4
 				var (
-					r0_0_53_478 archsimd.Float64x4
-					r1_0_53_478 archsimd.Float64x4
-					r2_0_53_478 archsimd.Float64x4
-					r3_0_53_478 archsimd.Float64x4
-					r4_0_53_478 archsimd.Float64x4
-					r5_0_53_478 archsimd.Float64x4
-					r6_0_53_478 archsimd.Float64x4
-					r7_0_53_478 archsimd.Float64x4
+					r0_0_53_483 archsimd.Float64x4
+					r1_0_53_483 archsimd.Float64x4
+					r2_0_53_483 archsimd.Float64x4
+					r3_0_53_483 archsimd.Float64x4
+					r4_0_53_483 archsimd.Float64x4
+					r5_0_53_483 archsimd.Float64x4
+					r6_0_53_483 archsimd.Float64x4
+					r7_0_53_483 archsimd.Float64x4
 				)
 				{
-					r_53_478, t_53_478 := r_478, h_478.Sub(h0_478)
-					one_53_478, two_53_478, half_53_478, sixth_53_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-					sign_53_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_53_478.negZero)[:4])).AsUint64x4()
-					a_53_478, b_53_478, c_53_478, d_53_478 := t_53_478.Add(one_53_478), t_53_478, t_53_478.Sub(one_53_478), t_53_478.Sub(two_53_478)
-					nb_53_478 := b_53_478.AsUint64x4().Xor(sign_53_478).AsFloat64x4()
-					w0_53_478 := nb_53_478.Mul(c_53_478).Mul(d_53_478).Mul(sixth_53_478)
-					w1_53_478 := a_53_478.Mul(c_53_478).Mul(d_53_478).Mul(half_53_478)
-					w2_53_478 := a_53_478.AsUint64x4().Xor(sign_53_478).AsFloat64x4().Mul(b_53_478).Mul(d_53_478).Mul(half_53_478)
-					w3_53_478 := a_53_478.Mul(b_53_478).Mul(c_53_478).Mul(sixth_53_478)
-					d0_53_478 := c_53_478.Mul(d_53_478).Add(b_53_478.Mul(d_53_478)).Add(b_53_478.Mul(c_53_478)).AsUint64x4().Xor(sign_53_478).AsFloat64x4().Mul(sixth_53_478)
-					d1_53_478 := c_53_478.Mul(d_53_478).Add(a_53_478.Mul(d_53_478)).Add(a_53_478.Mul(c_53_478)).Mul(half_53_478)
-					d2_53_478 := b_53_478.Mul(d_53_478).Add(a_53_478.Mul(d_53_478)).Add(a_53_478.Mul(b_53_478)).AsUint64x4().Xor(sign_53_478).AsFloat64x4().Mul(half_53_478)
-					d3_53_478 := b_53_478.Mul(c_53_478).Add(a_53_478.Mul(c_53_478)).Add(a_53_478.Mul(b_53_478)).Mul(sixth_53_478)
-					r0_0_53_478, r1_0_53_478, r2_0_53_478, r3_0_53_478, r4_0_53_478, r5_0_53_478, r6_0_53_478, r7_0_53_478 = w0_53_478, w1_53_478, w2_53_478, w3_53_478, d0_53_478, d1_53_478, d2_53_478, d3_53_478
+					r_53_483, t_53_483 := r_483, h_483.Sub(h0_483)
+					one_53_483, two_53_483, half_53_483, sixth_53_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+					sign_53_483 := archsimd.LoadFloat64x4((*[4]float64)((&r_53_483.negZero)[:4])).AsUint64x4()
+					a_53_483, b_53_483, c_53_483, d_53_483 := t_53_483.Add(one_53_483), t_53_483, t_53_483.Sub(one_53_483), t_53_483.Sub(two_53_483)
+					nb_53_483 := b_53_483.AsUint64x4().Xor(sign_53_483).AsFloat64x4()
+					w0_53_483 := nb_53_483.Mul(c_53_483).Mul(d_53_483).Mul(sixth_53_483)
+					w1_53_483 := a_53_483.Mul(c_53_483).Mul(d_53_483).Mul(half_53_483)
+					w2_53_483 := a_53_483.AsUint64x4().Xor(sign_53_483).AsFloat64x4().Mul(b_53_483).Mul(d_53_483).Mul(half_53_483)
+					w3_53_483 := a_53_483.Mul(b_53_483).Mul(c_53_483).Mul(sixth_53_483)
+					d0_53_483 := c_53_483.Mul(d_53_483).Add(b_53_483.Mul(d_53_483)).Add(b_53_483.Mul(c_53_483)).AsUint64x4().Xor(sign_53_483).AsFloat64x4().Mul(sixth_53_483)
+					d1_53_483 := c_53_483.Mul(d_53_483).Add(a_53_483.Mul(d_53_483)).Add(a_53_483.Mul(c_53_483)).Mul(half_53_483)
+					d2_53_483 := b_53_483.Mul(d_53_483).Add(a_53_483.Mul(d_53_483)).Add(a_53_483.Mul(b_53_483)).AsUint64x4().Xor(sign_53_483).AsFloat64x4().Mul(half_53_483)
+					d3_53_483 := b_53_483.Mul(c_53_483).Add(a_53_483.Mul(c_53_483)).Add(a_53_483.Mul(b_53_483)).Mul(sixth_53_483)
+					r0_0_53_483, r1_0_53_483, r2_0_53_483, r3_0_53_483, r4_0_53_483, r5_0_53_483, r6_0_53_483, r7_0_53_483 = w0_53_483, w1_53_483, w2_53_483, w3_53_483, d0_53_483, d1_53_483, d2_53_483, d3_53_483
 				}
-				wh_478[0], wh_478[1], wh_478[2], wh_478[3], dwh_478[0], dwh_478[1], dwh_478[2], dwh_478[3] = r0_0_53_478, r1_0_53_478, r2_0_53_478, r3_0_53_478, r4_0_53_478, r5_0_53_478, r6_0_53_478, r7_0_53_478
+				wh_483[0], wh_483[1], wh_483[2], wh_483[3], dwh_483[0], dwh_483[1], dwh_483[2], dwh_483[3] = r0_0_53_483, r1_0_53_483, r2_0_53_483, r3_0_53_483, r4_0_53_483, r5_0_53_483, r6_0_53_483, r7_0_53_483
 				var (
-					r0_0_54_478 archsimd.Float64x4
-					r1_0_54_478 archsimd.Float64x4
-					r2_0_54_478 archsimd.Float64x4
-					r3_0_54_478 archsimd.Float64x4
-					r4_0_54_478 archsimd.Float64x4
-					r5_0_54_478 archsimd.Float64x4
-					r6_0_54_478 archsimd.Float64x4
-					r7_0_54_478 archsimd.Float64x4
+					r0_0_54_483 archsimd.Float64x4
+					r1_0_54_483 archsimd.Float64x4
+					r2_0_54_483 archsimd.Float64x4
+					r3_0_54_483 archsimd.Float64x4
+					r4_0_54_483 archsimd.Float64x4
+					r5_0_54_483 archsimd.Float64x4
+					r6_0_54_483 archsimd.Float64x4
+					r7_0_54_483 archsimd.Float64x4
 				)
 				{
-					r_54_478, t_54_478 := r_478, kk_478.Sub(k0_478)
-					one_54_478, two_54_478, half_54_478, sixth_54_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-					sign_54_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_54_478.negZero)[:4])).AsUint64x4()
-					a_54_478, b_54_478, c_54_478, d_54_478 := t_54_478.Add(one_54_478), t_54_478, t_54_478.Sub(one_54_478), t_54_478.Sub(two_54_478)
-					nb_54_478 := b_54_478.AsUint64x4().Xor(sign_54_478).AsFloat64x4()
-					w0_54_478 := nb_54_478.Mul(c_54_478).Mul(d_54_478).Mul(sixth_54_478)
-					w1_54_478 := a_54_478.Mul(c_54_478).Mul(d_54_478).Mul(half_54_478)
-					w2_54_478 := a_54_478.AsUint64x4().Xor(sign_54_478).AsFloat64x4().Mul(b_54_478).Mul(d_54_478).Mul(half_54_478)
-					w3_54_478 := a_54_478.Mul(b_54_478).Mul(c_54_478).Mul(sixth_54_478)
-					d0_54_478 := c_54_478.Mul(d_54_478).Add(b_54_478.Mul(d_54_478)).Add(b_54_478.Mul(c_54_478)).AsUint64x4().Xor(sign_54_478).AsFloat64x4().Mul(sixth_54_478)
-					d1_54_478 := c_54_478.Mul(d_54_478).Add(a_54_478.Mul(d_54_478)).Add(a_54_478.Mul(c_54_478)).Mul(half_54_478)
-					d2_54_478 := b_54_478.Mul(d_54_478).Add(a_54_478.Mul(d_54_478)).Add(a_54_478.Mul(b_54_478)).AsUint64x4().Xor(sign_54_478).AsFloat64x4().Mul(half_54_478)
-					d3_54_478 := b_54_478.Mul(c_54_478).Add(a_54_478.Mul(c_54_478)).Add(a_54_478.Mul(b_54_478)).Mul(sixth_54_478)
-					r0_0_54_478, r1_0_54_478, r2_0_54_478, r3_0_54_478, r4_0_54_478, r5_0_54_478, r6_0_54_478, r7_0_54_478 = w0_54_478, w1_54_478, w2_54_478, w3_54_478, d0_54_478, d1_54_478, d2_54_478, d3_54_478
+					r_54_483, t_54_483 := r_483, kk_483.Sub(k0_483)
+					one_54_483, two_54_483, half_54_483, sixth_54_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+					sign_54_483 := archsimd.LoadFloat64x4((*[4]float64)((&r_54_483.negZero)[:4])).AsUint64x4()
+					a_54_483, b_54_483, c_54_483, d_54_483 := t_54_483.Add(one_54_483), t_54_483, t_54_483.Sub(one_54_483), t_54_483.Sub(two_54_483)
+					nb_54_483 := b_54_483.AsUint64x4().Xor(sign_54_483).AsFloat64x4()
+					w0_54_483 := nb_54_483.Mul(c_54_483).Mul(d_54_483).Mul(sixth_54_483)
+					w1_54_483 := a_54_483.Mul(c_54_483).Mul(d_54_483).Mul(half_54_483)
+					w2_54_483 := a_54_483.AsUint64x4().Xor(sign_54_483).AsFloat64x4().Mul(b_54_483).Mul(d_54_483).Mul(half_54_483)
+					w3_54_483 := a_54_483.Mul(b_54_483).Mul(c_54_483).Mul(sixth_54_483)
+					d0_54_483 := c_54_483.Mul(d_54_483).Add(b_54_483.Mul(d_54_483)).Add(b_54_483.Mul(c_54_483)).AsUint64x4().Xor(sign_54_483).AsFloat64x4().Mul(sixth_54_483)
+					d1_54_483 := c_54_483.Mul(d_54_483).Add(a_54_483.Mul(d_54_483)).Add(a_54_483.Mul(c_54_483)).Mul(half_54_483)
+					d2_54_483 := b_54_483.Mul(d_54_483).Add(a_54_483.Mul(d_54_483)).Add(a_54_483.Mul(b_54_483)).AsUint64x4().Xor(sign_54_483).AsFloat64x4().Mul(half_54_483)
+					d3_54_483 := b_54_483.Mul(c_54_483).Add(a_54_483.Mul(c_54_483)).Add(a_54_483.Mul(b_54_483)).Mul(sixth_54_483)
+					r0_0_54_483, r1_0_54_483, r2_0_54_483, r3_0_54_483, r4_0_54_483, r5_0_54_483, r6_0_54_483, r7_0_54_483 = w0_54_483, w1_54_483, w2_54_483, w3_54_483, d0_54_483, d1_54_483, d2_54_483, d3_54_483
 				}
-				wk_478[0], wk_478[1], wk_478[2], wk_478[3], dwk_478[0], dwk_478[1], dwk_478[2], dwk_478[3] = r0_0_54_478, r1_0_54_478, r2_0_54_478, r3_0_54_478, r4_0_54_478, r5_0_54_478, r6_0_54_478, r7_0_54_478
+				wk_483[0], wk_483[1], wk_483[2], wk_483[3], dwk_483[0], dwk_483[1], dwk_483[2], dwk_483[3] = r0_0_54_483, r1_0_54_483, r2_0_54_483, r3_0_54_483, r4_0_54_483, r5_0_54_483, r6_0_54_483, r7_0_54_483
 				var (
-					r0_0_55_478 archsimd.Float64x4
-					r1_0_55_478 archsimd.Float64x4
-					r2_0_55_478 archsimd.Float64x4
-					r3_0_55_478 archsimd.Float64x4
-					r4_0_55_478 archsimd.Float64x4
-					r5_0_55_478 archsimd.Float64x4
-					r6_0_55_478 archsimd.Float64x4
-					r7_0_55_478 archsimd.Float64x4
+					r0_0_55_483 archsimd.Float64x4
+					r1_0_55_483 archsimd.Float64x4
+					r2_0_55_483 archsimd.Float64x4
+					r3_0_55_483 archsimd.Float64x4
+					r4_0_55_483 archsimd.Float64x4
+					r5_0_55_483 archsimd.Float64x4
+					r6_0_55_483 archsimd.Float64x4
+					r7_0_55_483 archsimd.Float64x4
 				)
 				{
-					r_55_478, t_55_478 := r_478, l_478.Sub(l0_478)
-					one_55_478, two_55_478, half_55_478, sixth_55_478 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-					sign_55_478 := archsimd.LoadFloat64x4((*[4]float64)((&r_55_478.negZero)[:4])).AsUint64x4()
-					a_55_478, b_55_478, c_55_478, d_55_478 := t_55_478.Add(one_55_478), t_55_478, t_55_478.Sub(one_55_478), t_55_478.Sub(two_55_478)
-					nb_55_478 := b_55_478.AsUint64x4().Xor(sign_55_478).AsFloat64x4()
-					w0_55_478 := nb_55_478.Mul(c_55_478).Mul(d_55_478).Mul(sixth_55_478)
-					w1_55_478 := a_55_478.Mul(c_55_478).Mul(d_55_478).Mul(half_55_478)
-					w2_55_478 := a_55_478.AsUint64x4().Xor(sign_55_478).AsFloat64x4().Mul(b_55_478).Mul(d_55_478).Mul(half_55_478)
-					w3_55_478 := a_55_478.Mul(b_55_478).Mul(c_55_478).Mul(sixth_55_478)
-					d0_55_478 := c_55_478.Mul(d_55_478).Add(b_55_478.Mul(d_55_478)).Add(b_55_478.Mul(c_55_478)).AsUint64x4().Xor(sign_55_478).AsFloat64x4().Mul(sixth_55_478)
-					d1_55_478 := c_55_478.Mul(d_55_478).Add(a_55_478.Mul(d_55_478)).Add(a_55_478.Mul(c_55_478)).Mul(half_55_478)
-					d2_55_478 := b_55_478.Mul(d_55_478).Add(a_55_478.Mul(d_55_478)).Add(a_55_478.Mul(b_55_478)).AsUint64x4().Xor(sign_55_478).AsFloat64x4().Mul(half_55_478)
-					d3_55_478 := b_55_478.Mul(c_55_478).Add(a_55_478.Mul(c_55_478)).Add(a_55_478.Mul(b_55_478)).Mul(sixth_55_478)
-					r0_0_55_478, r1_0_55_478, r2_0_55_478, r3_0_55_478, r4_0_55_478, r5_0_55_478, r6_0_55_478, r7_0_55_478 = w0_55_478, w1_55_478, w2_55_478, w3_55_478, d0_55_478, d1_55_478, d2_55_478, d3_55_478
+					r_55_483, t_55_483 := r_483, l_483.Sub(l0_483)
+					one_55_483, two_55_483, half_55_483, sixth_55_483 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+					sign_55_483 := archsimd.LoadFloat64x4((*[4]float64)((&r_55_483.negZero)[:4])).AsUint64x4()
+					a_55_483, b_55_483, c_55_483, d_55_483 := t_55_483.Add(one_55_483), t_55_483, t_55_483.Sub(one_55_483), t_55_483.Sub(two_55_483)
+					nb_55_483 := b_55_483.AsUint64x4().Xor(sign_55_483).AsFloat64x4()
+					w0_55_483 := nb_55_483.Mul(c_55_483).Mul(d_55_483).Mul(sixth_55_483)
+					w1_55_483 := a_55_483.Mul(c_55_483).Mul(d_55_483).Mul(half_55_483)
+					w2_55_483 := a_55_483.AsUint64x4().Xor(sign_55_483).AsFloat64x4().Mul(b_55_483).Mul(d_55_483).Mul(half_55_483)
+					w3_55_483 := a_55_483.Mul(b_55_483).Mul(c_55_483).Mul(sixth_55_483)
+					d0_55_483 := c_55_483.Mul(d_55_483).Add(b_55_483.Mul(d_55_483)).Add(b_55_483.Mul(c_55_483)).AsUint64x4().Xor(sign_55_483).AsFloat64x4().Mul(sixth_55_483)
+					d1_55_483 := c_55_483.Mul(d_55_483).Add(a_55_483.Mul(d_55_483)).Add(a_55_483.Mul(c_55_483)).Mul(half_55_483)
+					d2_55_483 := b_55_483.Mul(d_55_483).Add(a_55_483.Mul(d_55_483)).Add(a_55_483.Mul(b_55_483)).AsUint64x4().Xor(sign_55_483).AsFloat64x4().Mul(half_55_483)
+					d3_55_483 := b_55_483.Mul(c_55_483).Add(a_55_483.Mul(c_55_483)).Add(a_55_483.Mul(b_55_483)).Mul(sixth_55_483)
+					r0_0_55_483, r1_0_55_483, r2_0_55_483, r3_0_55_483, r4_0_55_483, r5_0_55_483, r6_0_55_483, r7_0_55_483 = w0_55_483, w1_55_483, w2_55_483, w3_55_483, d0_55_483, d1_55_483, d2_55_483, d3_55_483
 				}
-				wl_478[0], wl_478[1], wl_478[2], wl_478[3], dwl_478[0], dwl_478[1], dwl_478[2], dwl_478[3] = r0_0_55_478, r1_0_55_478, r2_0_55_478, r3_0_55_478, r4_0_55_478, r5_0_55_478, r6_0_55_478, r7_0_55_478
-				for i_478 := 0; i_478 < 4; i_478++ {
-					for j_478 := 0; j_478 < 4; j_478++ {
-						at_478 := (4*i_478 + j_478) * 4 * 4
-						sv_478, sl_478, sd_478 := zero_478, zero_478, zero_478
-						for m_478 := 0; m_478 < 4; m_478++ {
-							v_478 := archsimd.LoadFloat64x4Slice((cube_478[at_478+m_478*4:]))
-							sv_478 = sv_478.Add(wl_478[m_478].Mul(v_478))
-							sl_478 = sl_478.Add(dwl_478[m_478].Mul(v_478))
-							if miss_478 != nil {
-								sd_478 = sd_478.Add(wl_478[m_478].Mul(archsimd.LoadFloat64x4Slice((mcube_478[at_478+m_478*4:]))))
+				wl_483[0], wl_483[1], wl_483[2], wl_483[3], dwl_483[0], dwl_483[1], dwl_483[2], dwl_483[3] = r0_0_55_483, r1_0_55_483, r2_0_55_483, r3_0_55_483, r4_0_55_483, r5_0_55_483, r6_0_55_483, r7_0_55_483
+				for i_483 := 0; i_483 < 4; i_483++ {
+					for j_483 := 0; j_483 < 4; j_483++ {
+						at_483 := (4*i_483 + j_483) * 4 * 4
+						sv_483, sl_483, sd_483 := zero_483, zero_483, zero_483
+						for m_483 := 0; m_483 < 4; m_483++ {
+							v_483 := archsimd.LoadFloat64x4Slice((cube_483[at_483+m_483*4:]))
+							sv_483 = sv_483.Add(wl_483[m_483].Mul(v_483))
+							sl_483 = sl_483.Add(dwl_483[m_483].Mul(v_483))
+							if miss_483 != nil {
+								sd_483 = sd_483.Add(wl_483[m_483].Mul(archsimd.LoadFloat64x4Slice((mcube_483[at_483+m_483*4:]))))
 							}
 						}
-						dh_478 = dh_478.Add(dwh_478[i_478].Mul(wk_478[j_478]).Mul(sv_478))
-						dk_478 = dk_478.Add(wh_478[i_478].Mul(dwk_478[j_478]).Mul(sv_478))
-						dl_478 = dl_478.Add(wh_478[i_478].Mul(wk_478[j_478]).Mul(sl_478))
-						fd_478 = fd_478.Add(wh_478[i_478].Mul(wk_478[j_478]).Mul(sd_478))
+						dh_483 = dh_483.Add(dwh_483[i_483].Mul(wk_483[j_483]).Mul(sv_483))
+						dk_483 = dk_483.Add(wh_483[i_483].Mul(dwk_483[j_483]).Mul(sv_483))
+						dl_483 = dl_483.Add(wh_483[i_483].Mul(wk_483[j_483]).Mul(sl_483))
+						fd_483 = fd_483.Add(wh_483[i_483].Mul(wk_483[j_483]).Mul(sd_483))
 					}
 				}
-				f_478, fd_478, dh_478, dk_478, dl_478 = f_478.Merge(zero_478, in_478), fd_478.Merge(zero_478, in_478), dh_478.Merge(zero_478, in_478), dk_478.Merge(zero_478, in_478), dl_478.Merge(zero_478, in_478)
+				f_483, fd_483, dh_483, dk_483, dl_483 = f_483.Merge(zero_483, in_483), fd_483.Merge(zero_483, in_483), dh_483.Merge(zero_483, in_483), dk_483.Merge(zero_483, in_483), dl_483.Merge(zero_483, in_483)
 			}
-			r0_0_478, r1_0_478, r2_0_478, r3_0_478, r4_0_478 = f_478, fd_478, dh_478, dk_478, dl_478
+			r0_0_483, r1_0_483, r2_0_483, r3_0_483, r4_0_483 = f_483, fd_483, dh_483, dk_483, dl_483
 		}
-		fc, fd, fh, fk, fkl = r0_0_478, r1_0_478, r2_0_478, r3_0_478, r4_0_478
+		fc, fd, fh, fk, fkl = r0_0_483, r1_0_483, r2_0_483, r3_0_483, r4_0_483
 	}
 	ffl := fc.Mul(fc).Mul(fl)
 	s1 := s.Add(ffl.Mul(fl))
@@ -26594,769 +26717,769 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_479 archsimd.Float64x4
-			r1_0_479 archsimd.Float64x4
-			r2_0_479 archsimd.Float64x4
-			r3_0_479 archsimd.Float64x4
-			r4_0_479 archsimd.Float64x4
-			r5_0_479 archsimd.Float64x4
-			r6_0_479 archsimd.Float64x4
-			r7_0_479 archsimd.Float64x4
-			r8_0_479 archsimd.Float64x4
+			r0_0_484 archsimd.Float64x4
+			r1_0_484 archsimd.Float64x4
+			r2_0_484 archsimd.Float64x4
+			r3_0_484 archsimd.Float64x4
+			r4_0_484 archsimd.Float64x4
+			r5_0_484 archsimd.Float64x4
+			r6_0_484 archsimd.Float64x4
+			r7_0_484 archsimd.Float64x4
+			r8_0_484 archsimd.Float64x4
 		)
 		{
-			r_479, sr_479, t_479, ds_479, p0_479, fresh_479 := r, &k.ll.src[si], t, ds, p0, fresh
-			il_479 := archsimd.LoadFloat64x4((*[4]float64)((&sr_479.il)[:4]))
-			x_479, y_479, z_479 := archsimd.LoadFloat64x4Slice((t_479.d[0][p0_479:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_479.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_479.d[1][p0_479:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_479.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_479.d[2][p0_479:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_479.inc[2])[:4])))
-			x_479.Mul(x_479).Add(y_479.Mul(y_479)).Add(z_479.Mul(z_479)).StoreSlice(ds_479[p0_479:])
-			zero_479 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			s_479, def_479, sig_479, na_479, nb_479, nc_479 := archsimd.LoadFloat64x4((*[4]float64)((&r_479.ibg)[:4])), zero_479, zero_479, zero_479, zero_479, zero_479
-			if !fresh_479 {
-				s_479, def_479, sig_479 = archsimd.LoadFloat64x4Slice((t_479.s[p0_479:])), archsimd.LoadFloat64x4Slice((t_479.def[p0_479:])), archsimd.LoadFloat64x4Slice((t_479.sig[p0_479:]))
-				na_479, nb_479, nc_479 = archsimd.LoadFloat64x4Slice((t_479.na[p0_479:])), archsimd.LoadFloat64x4Slice((t_479.nb[p0_479:])), archsimd.LoadFloat64x4Slice((t_479.nc[p0_479:]))
+			r_484, sr_484, t_484, ds_484, p0_484, fresh_484 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_484 := archsimd.LoadFloat64x4((*[4]float64)((&sr_484.il)[:4]))
+			x_484, y_484, z_484 := archsimd.LoadFloat64x4Slice((t_484.d[0][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_484.d[1][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_484.d[2][p0_484:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_484.inc[2])[:4])))
+			x_484.Mul(x_484).Add(y_484.Mul(y_484)).Add(z_484.Mul(z_484)).StoreSlice(ds_484[p0_484:])
+			zero_484 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_484, def_484, sig_484, na_484, nb_484, nc_484 := archsimd.LoadFloat64x4((*[4]float64)((&r_484.ibg)[:4])), zero_484, zero_484, zero_484, zero_484, zero_484
+			if !fresh_484 {
+				s_484, def_484, sig_484 = archsimd.LoadFloat64x4Slice((t_484.s[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.def[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.sig[p0_484:]))
+				na_484, nb_484, nc_484 = archsimd.LoadFloat64x4Slice((t_484.na[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nb[p0_484:])), archsimd.LoadFloat64x4Slice((t_484.nc[p0_484:]))
 			}
-			r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479, r7_0_479, r8_0_479 = x_479.Mul(il_479), y_479.Mul(il_479), z_479.Mul(il_479), s_479, def_479, sig_479, na_479, nb_479, nc_479
+			r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484 = x_484.Mul(il_484), y_484.Mul(il_484), z_484.Mul(il_484), s_484, def_484, sig_484, na_484, nb_484, nc_484
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479, r7_0_479, r8_0_479
-		var r0_0_480 archsimd.Mask64x4
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484, r7_0_484, r8_0_484
+		var r0_0_485 archsimd.Mask64x4
 		{
-			r_480, qx_480, qy_480, qz_480 := r, qx, qy, qz
-			_ = r_480
-			_ = qx_480
-			_ = qy_480
-			_ = qz_480
-			r0_0_480 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			r_485, qx_485, qy_485, qz_485 := r, qx, qy, qz
+			_ = r_485
+			_ = qx_485
+			_ = qy_485
+			_ = qz_485
+			r0_0_485 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 		}
-		skip := r0_0_480
+		skip := r0_0_485
 		for oi := range k.ll.orient {
 			var (
-				r0_0_481 archsimd.Float64x4
-				r1_0_481 archsimd.Float64x4
-				r2_0_481 archsimd.Float64x4
+				r0_0_486 archsimd.Float64x4
+				r1_0_486 archsimd.Float64x4
+				r2_0_486 archsimd.Float64x4
 			)
 			{
-				o_481, qx_481, qy_481, qz_481 := &k.ll.orient[oi], qx, qy, qz
-				h_481 := archsimd.LoadFloat64x4((*[4]float64)((&o_481[0])[:4])).Mul(qx_481).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[1])[:4])).Mul(qy_481)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[2])[:4])).Mul(qz_481))
-				kk_481 := archsimd.LoadFloat64x4((*[4]float64)((&o_481[3])[:4])).Mul(qx_481).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[4])[:4])).Mul(qy_481)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[5])[:4])).Mul(qz_481))
-				l_481 := archsimd.LoadFloat64x4((*[4]float64)((&o_481[6])[:4])).Mul(qx_481).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[7])[:4])).Mul(qy_481)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_481[8])[:4])).Mul(qz_481))
-				r0_0_481, r1_0_481, r2_0_481 = h_481, kk_481, l_481
+				o_486, qx_486, qy_486, qz_486 := &k.ll.orient[oi], qx, qy, qz
+				h_486 := archsimd.LoadFloat64x4((*[4]float64)((&o_486[0])[:4])).Mul(qx_486).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[1])[:4])).Mul(qy_486)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[2])[:4])).Mul(qz_486))
+				kk_486 := archsimd.LoadFloat64x4((*[4]float64)((&o_486[3])[:4])).Mul(qx_486).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[4])[:4])).Mul(qy_486)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[5])[:4])).Mul(qz_486))
+				l_486 := archsimd.LoadFloat64x4((*[4]float64)((&o_486[6])[:4])).Mul(qx_486).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[7])[:4])).Mul(qy_486)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_486[8])[:4])).Mul(qz_486))
+				r0_0_486, r1_0_486, r2_0_486 = h_486, kk_486, l_486
 			}
-			h, kk, l := r0_0_481, r1_0_481, r2_0_481
+			h, kk, l := r0_0_486, r1_0_486, r2_0_486
 			var (
-				r0_0_482 archsimd.Float64x4
-				r1_0_482 archsimd.Float64x4
-				r2_0_482 archsimd.Float64x4
-				r3_0_482 archsimd.Float64x4
-				r4_0_482 archsimd.Float64x4
-				r5_0_482 archsimd.Float64x4
-				r6_0_482 archsimd.Float64x4
-				r7_0_482 archsimd.Float64x4
-				r8_0_482 archsimd.Float64x4
+				r0_0_487 archsimd.Float64x4
+				r1_0_487 archsimd.Float64x4
+				r2_0_487 archsimd.Float64x4
+				r3_0_487 archsimd.Float64x4
+				r4_0_487 archsimd.Float64x4
+				r5_0_487 archsimd.Float64x4
+				r6_0_487 archsimd.Float64x4
+				r7_0_487 archsimd.Float64x4
+				r8_0_487 archsimd.Float64x4
 			)
 			{
-				r_482, h_482, kk_482, l_482, n_482 := r, h, kk, l, n
-				_ = n_482
+				r_487, h_487, kk_487, l_487, n_487 := r, h, kk, l, n
+				_ = n_487
 				var (
-					r0_0_126_482 archsimd.Float64x4
-					r1_0_126_482 archsimd.Float64x4
-					r2_0_126_482 archsimd.Float64x4
+					r0_0_126_487 archsimd.Float64x4
+					r1_0_126_487 archsimd.Float64x4
+					r2_0_126_487 archsimd.Float64x4
 				)
 				{
-					r_126_482, i_126_482, x_126_482 := r_482, 0, h_482
-					s_126_482, dx_126_482, dn_126_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_126_482.nmode[i_126_482] == nChebyshev {
+					r_126_487, i_126_487, x_126_487 := r_487, 0, h_487
+					s_126_487, dx_126_487, dn_126_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_126_487.nmode[i_126_487] == nChebyshev {
 						var (
-							r0_0_127_482 archsimd.Float64x4
-							r1_0_127_482 archsimd.Float64x4
-							r2_0_127_482 archsimd.Float64x4
+							r0_0_127_487 archsimd.Float64x4
+							r1_0_127_487 archsimd.Float64x4
+							r2_0_127_487 archsimd.Float64x4
 						)
 						{
-							r_127_482, x_127_482, n_127_482 := r_126_482, x_126_482, r_126_482.nn[i_126_482]
-							magic_127_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_127_482 := x_127_482.Add(magic_127_482)
-							d_127_482 := x_127_482.Sub(t_127_482.Sub(magic_127_482))
-							f_127_482 := t_127_482.AsUint64x4().ShiftAllLeft(63)
+							r_127_487, x_127_487, n_127_487 := r_126_487, x_126_487, r_126_487.nn[i_126_487]
+							magic_127_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_127_487 := x_127_487.Add(magic_127_487)
+							d_127_487 := x_127_487.Sub(t_127_487.Sub(magic_127_487))
+							f_127_487 := t_127_487.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_128_482 archsimd.Float64x4
-								r1_0_128_482 archsimd.Float64x4
+								r0_0_128_487 archsimd.Float64x4
+								r1_0_128_487 archsimd.Float64x4
 							)
 							{
-								d_128_482 := d_127_482
-								y_128_482 := d_128_482.Mul(d_128_482)
-								y2_128_482 := y_128_482.Mul(y_128_482)
-								y4_128_482 := y2_128_482.Mul(y2_128_482)
-								a_128_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_482)
-								b_128_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_482)).Mul(y2_128_482)
-								p1_128_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_482)).Mul(y2_128_482)).Mul(y4_128_482)
-								p2_128_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_482.Mul(y4_128_482))
-								v_128_482 := a_128_482.Add(b_128_482.Add(p1_128_482).Add(p2_128_482))
-								r0_0_128_482, r1_0_128_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_482), v_128_482
+								d_128_487 := d_127_487
+								y_128_487 := d_128_487.Mul(d_128_487)
+								y2_128_487 := y_128_487.Mul(y_128_487)
+								y4_128_487 := y2_128_487.Mul(y2_128_487)
+								a_128_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_487)
+								b_128_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_487)).Mul(y2_128_487)
+								p1_128_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_487)).Mul(y2_128_487)).Mul(y4_128_487)
+								p2_128_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_487.Mul(y4_128_487))
+								v_128_487 := a_128_487.Add(b_128_487.Add(p1_128_487).Add(p2_128_487))
+								r0_0_128_487, r1_0_128_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_487), v_128_487
 							}
-							cr_127_482, v_127_482 := r0_0_128_482, r1_0_128_482
-							sign_127_482, one_127_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_127_482 := v_127_482.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_482)).Sqrt().AsUint64x4().Or(d_127_482.AsUint64x4().Xor(f_127_482).And(sign_127_482)).AsFloat64x4()
-							c_127_482 := cr_127_482.AsUint64x4().Xor(f_127_482).AsFloat64x4()
-							c2_127_482 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_482)
-							u0_127_482, u1_127_482 := one_127_482, c2_127_482
-							j_127_482 := 1
-							if n_127_482&1 == 0 {
-								u0_127_482, u1_127_482, j_127_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_482, 0
+							cr_127_487, v_127_487 := r0_0_128_487, r1_0_128_487
+							sign_127_487, one_127_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_487.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_127_487 := v_127_487.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_487)).Sqrt().AsUint64x4().Or(d_127_487.AsUint64x4().Xor(f_127_487).And(sign_127_487)).AsFloat64x4()
+							c_127_487 := cr_127_487.AsUint64x4().Xor(f_127_487).AsFloat64x4()
+							c2_127_487 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_487)
+							u0_127_487, u1_127_487 := one_127_487, c2_127_487
+							j_127_487 := 1
+							if n_127_487&1 == 0 {
+								u0_127_487, u1_127_487, j_127_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_487, 0
 							}
-							p_127_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_482.uw[j_127_482])[:4])).Mul(u1_127_482)
-							for ; j_127_482+2 < n_127_482-1; j_127_482 += 2 {
-								u0_127_482 = c2_127_482.Mul(u1_127_482).Sub(u0_127_482)
-								u1_127_482 = c2_127_482.Mul(u0_127_482).Sub(u1_127_482)
-								p_127_482 = p_127_482.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_482.uw[j_127_482+2])[:4])).Mul(u1_127_482))
+							p_127_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_487.uw[j_127_487])[:4])).Mul(u1_127_487)
+							for ; j_127_487+2 < n_127_487-1; j_127_487 += 2 {
+								u0_127_487 = c2_127_487.Mul(u1_127_487).Sub(u0_127_487)
+								u1_127_487 = c2_127_487.Mul(u0_127_487).Sub(u1_127_487)
+								p_127_487 = p_127_487.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_487.uw[j_127_487+2])[:4])).Mul(u1_127_487))
 							}
-							u0_127_482, u1_127_482 = u1_127_482, c2_127_482.Mul(u1_127_482).Sub(u0_127_482)
-							tn_127_482 := c_127_482.Mul(u1_127_482).Sub(u0_127_482)
-							dx_127_482 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_482).Mul(p_127_482)
-							peak_127_482 := one_127_482.AsUint64x4().Or(u1_127_482.AsUint64x4().And(sign_127_482)).AsFloat64x4()
-							dn_127_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_482).Mul(tn_127_482).Div(s_127_482).Merge(peak_127_482, s_127_482.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_127_482, r1_0_127_482, r2_0_127_482 = u1_127_482, dx_127_482, dn_127_482
+							u0_127_487, u1_127_487 = u1_127_487, c2_127_487.Mul(u1_127_487).Sub(u0_127_487)
+							tn_127_487 := c_127_487.Mul(u1_127_487).Sub(u0_127_487)
+							dx_127_487 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_487).Mul(p_127_487)
+							peak_127_487 := one_127_487.AsUint64x4().Or(u1_127_487.AsUint64x4().And(sign_127_487)).AsFloat64x4()
+							dn_127_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_487).Mul(tn_127_487).Div(s_127_487).Merge(peak_127_487, s_127_487.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_127_487, r1_0_127_487, r2_0_127_487 = u1_127_487, dx_127_487, dn_127_487
 						}
-						s_126_482, dx_126_482, dn_126_482 = r0_0_127_482, r1_0_127_482, r2_0_127_482
-					} else if r_126_482.nmode[i_126_482] == nRatio {
+						s_126_487, dx_126_487, dn_126_487 = r0_0_127_487, r1_0_127_487, r2_0_127_487
+					} else if r_126_487.nmode[i_126_487] == nRatio {
 						var (
-							r0_0_129_482 archsimd.Float64x4
-							r1_0_129_482 archsimd.Float64x4
-							r2_0_129_482 archsimd.Float64x4
+							r0_0_129_487 archsimd.Float64x4
+							r1_0_129_487 archsimd.Float64x4
+							r2_0_129_487 archsimd.Float64x4
 						)
 						{
-							x_129_482, nv_129_482 := x_126_482, archsimd.LoadFloat64x4((*[4]float64)((&r_126_482.nv[i_126_482])[:4]))
-							magic_129_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_129_482 := x_129_482.Add(magic_129_482)
-							d_129_482 := x_129_482.Sub(t_129_482.Sub(magic_129_482))
+							x_129_487, nv_129_487 := x_126_487, archsimd.LoadFloat64x4((*[4]float64)((&r_126_487.nv[i_126_487])[:4]))
+							magic_129_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_129_487 := x_129_487.Add(magic_129_487)
+							d_129_487 := x_129_487.Sub(t_129_487.Sub(magic_129_487))
 							var (
-								r0_0_130_482 archsimd.Float64x4
-								r1_0_130_482 archsimd.Float64x4
+								r0_0_130_487 archsimd.Float64x4
+								r1_0_130_487 archsimd.Float64x4
 							)
 							{
-								x_130_482 := nv_129_482.Mul(d_129_482)
-								magic_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_130_482 := x_130_482.Add(magic_130_482)
-								d_130_482 := x_130_482.Sub(t_130_482.Sub(magic_130_482))
-								var r0_0_22_130_482 archsimd.Float64x4
+								x_130_487 := nv_129_487.Mul(d_129_487)
+								magic_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_130_487 := x_130_487.Add(magic_130_487)
+								d_130_487 := x_130_487.Sub(t_130_487.Sub(magic_130_487))
+								var r0_0_22_130_487 archsimd.Float64x4
 								{
-									d_22_130_482 := d_130_482
-									y_22_130_482 := d_22_130_482.Mul(d_22_130_482)
-									y2_22_130_482 := y_22_130_482.Mul(y_22_130_482)
-									y4_22_130_482 := y2_22_130_482.Mul(y2_22_130_482)
-									p0_22_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_482)).Mul(y2_22_130_482))
-									p1_22_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_482)).Mul(y2_22_130_482)).Mul(y4_22_130_482)
-									p2_22_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_482)).Mul(y4_22_130_482.Mul(y4_22_130_482))
-									r0_0_22_130_482 = d_22_130_482.Mul(p0_22_130_482.Add(p1_22_130_482).Add(p2_22_130_482))
+									d_22_130_487 := d_130_487
+									y_22_130_487 := d_22_130_487.Mul(d_22_130_487)
+									y2_22_130_487 := y_22_130_487.Mul(y_22_130_487)
+									y4_22_130_487 := y2_22_130_487.Mul(y2_22_130_487)
+									p0_22_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_487)).Mul(y2_22_130_487))
+									p1_22_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_487)).Mul(y2_22_130_487)).Mul(y4_22_130_487)
+									p2_22_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_487)).Mul(y4_22_130_487.Mul(y4_22_130_487))
+									r0_0_22_130_487 = d_22_130_487.Mul(p0_22_130_487.Add(p1_22_130_487).Add(p2_22_130_487))
 								}
-								var r0_0_23_130_482 archsimd.Float64x4
+								var r0_0_23_130_487 archsimd.Float64x4
 								{
-									c_23_130_482, t_23_130_482 := r0_0_22_130_482, t_130_482
-									r0_0_23_130_482 = c_23_130_482.AsUint64x4().Xor(t_23_130_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_130_487, t_23_130_487 := r0_0_22_130_487, t_130_487
+									r0_0_23_130_487 = c_23_130_487.AsUint64x4().Xor(t_23_130_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_130_482 archsimd.Float64x4
+								var r0_0_24_130_487 archsimd.Float64x4
 								{
-									d_24_130_482 := d_130_482
+									d_24_130_487 := d_130_487
 									var (
-										r0_0_1_24_130_482 archsimd.Float64x4
-										r1_0_1_24_130_482 archsimd.Float64x4
+										r0_0_1_24_130_487 archsimd.Float64x4
+										r1_0_1_24_130_487 archsimd.Float64x4
 									)
 									{
-										d_1_24_130_482 := d_24_130_482
-										y_1_24_130_482 := d_1_24_130_482.Mul(d_1_24_130_482)
-										y2_1_24_130_482 := y_1_24_130_482.Mul(y_1_24_130_482)
-										y4_1_24_130_482 := y2_1_24_130_482.Mul(y2_1_24_130_482)
-										a_1_24_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_482)
-										b_1_24_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_482)).Mul(y2_1_24_130_482)
-										p1_1_24_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_482)).Mul(y2_1_24_130_482)).Mul(y4_1_24_130_482)
-										p2_1_24_130_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_482.Mul(y4_1_24_130_482))
-										v_1_24_130_482 := a_1_24_130_482.Add(b_1_24_130_482.Add(p1_1_24_130_482).Add(p2_1_24_130_482))
-										r0_0_1_24_130_482, r1_0_1_24_130_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_482), v_1_24_130_482
+										d_1_24_130_487 := d_24_130_487
+										y_1_24_130_487 := d_1_24_130_487.Mul(d_1_24_130_487)
+										y2_1_24_130_487 := y_1_24_130_487.Mul(y_1_24_130_487)
+										y4_1_24_130_487 := y2_1_24_130_487.Mul(y2_1_24_130_487)
+										a_1_24_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_487)
+										b_1_24_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_487)).Mul(y2_1_24_130_487)
+										p1_1_24_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_487)).Mul(y2_1_24_130_487)).Mul(y4_1_24_130_487)
+										p2_1_24_130_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_487.Mul(y4_1_24_130_487))
+										v_1_24_130_487 := a_1_24_130_487.Add(b_1_24_130_487.Add(p1_1_24_130_487).Add(p2_1_24_130_487))
+										r0_0_1_24_130_487, r1_0_1_24_130_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_487), v_1_24_130_487
 									}
-									c_24_130_482, _ := r0_0_1_24_130_482, r1_0_1_24_130_482
-									r0_0_24_130_482 = c_24_130_482
+									c_24_130_487, _ := r0_0_1_24_130_487, r1_0_1_24_130_487
+									r0_0_24_130_487 = c_24_130_487
 								}
-								var r0_0_25_130_482 archsimd.Float64x4
+								var r0_0_25_130_487 archsimd.Float64x4
 								{
-									c_25_130_482, t_25_130_482 := r0_0_24_130_482, t_130_482
-									r0_0_25_130_482 = c_25_130_482.AsUint64x4().Xor(t_25_130_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_130_487, t_25_130_487 := r0_0_24_130_487, t_130_487
+									r0_0_25_130_487 = c_25_130_487.AsUint64x4().Xor(t_25_130_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_130_482, c_130_482 := r0_0_23_130_482, r0_0_25_130_482
-								r0_0_130_482, r1_0_130_482 = s_130_482, c_130_482
+								s_130_487, c_130_487 := r0_0_23_130_487, r0_0_25_130_487
+								r0_0_130_487, r1_0_130_487 = s_130_487, c_130_487
 							}
-							sn_129_482, cn_129_482 := r0_0_130_482, r1_0_130_482
-							var r0_0_131_482 archsimd.Float64x4
+							sn_129_487, cn_129_487 := r0_0_130_487, r1_0_130_487
+							var r0_0_131_487 archsimd.Float64x4
 							{
-								d_131_482 := d_129_482
-								y_131_482 := d_131_482.Mul(d_131_482)
-								y2_131_482 := y_131_482.Mul(y_131_482)
-								y4_131_482 := y2_131_482.Mul(y2_131_482)
-								p0_131_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_482)).Mul(y2_131_482))
-								p1_131_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_482)).Mul(y2_131_482)).Mul(y4_131_482)
-								p2_131_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_482)).Mul(y4_131_482.Mul(y4_131_482))
-								r0_0_131_482 = d_131_482.Mul(p0_131_482.Add(p1_131_482).Add(p2_131_482))
+								d_131_487 := d_129_487
+								y_131_487 := d_131_487.Mul(d_131_487)
+								y2_131_487 := y_131_487.Mul(y_131_487)
+								y4_131_487 := y2_131_487.Mul(y2_131_487)
+								p0_131_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_487)).Mul(y2_131_487))
+								p1_131_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_487)).Mul(y2_131_487)).Mul(y4_131_487)
+								p2_131_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_487)).Mul(y4_131_487.Mul(y4_131_487))
+								r0_0_131_487 = d_131_487.Mul(p0_131_487.Add(p1_131_487).Add(p2_131_487))
 							}
-							var r0_0_132_482 archsimd.Float64x4
+							var r0_0_132_487 archsimd.Float64x4
 							{
-								d_132_482 := d_129_482
+								d_132_487 := d_129_487
 								var (
-									r0_0_1_132_482 archsimd.Float64x4
-									r1_0_1_132_482 archsimd.Float64x4
+									r0_0_1_132_487 archsimd.Float64x4
+									r1_0_1_132_487 archsimd.Float64x4
 								)
 								{
-									d_1_132_482 := d_132_482
-									y_1_132_482 := d_1_132_482.Mul(d_1_132_482)
-									y2_1_132_482 := y_1_132_482.Mul(y_1_132_482)
-									y4_1_132_482 := y2_1_132_482.Mul(y2_1_132_482)
-									a_1_132_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_482)
-									b_1_132_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_482)).Mul(y2_1_132_482)
-									p1_1_132_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_482)).Mul(y2_1_132_482)).Mul(y4_1_132_482)
-									p2_1_132_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_482.Mul(y4_1_132_482))
-									v_1_132_482 := a_1_132_482.Add(b_1_132_482.Add(p1_1_132_482).Add(p2_1_132_482))
-									r0_0_1_132_482, r1_0_1_132_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_482), v_1_132_482
+									d_1_132_487 := d_132_487
+									y_1_132_487 := d_1_132_487.Mul(d_1_132_487)
+									y2_1_132_487 := y_1_132_487.Mul(y_1_132_487)
+									y4_1_132_487 := y2_1_132_487.Mul(y2_1_132_487)
+									a_1_132_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_487)
+									b_1_132_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_487)).Mul(y2_1_132_487)
+									p1_1_132_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_487)).Mul(y2_1_132_487)).Mul(y4_1_132_487)
+									p2_1_132_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_487.Mul(y4_1_132_487))
+									v_1_132_487 := a_1_132_487.Add(b_1_132_487.Add(p1_1_132_487).Add(p2_1_132_487))
+									r0_0_1_132_487, r1_0_1_132_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_487), v_1_132_487
 								}
-								c_132_482, _ := r0_0_1_132_482, r1_0_1_132_482
-								r0_0_132_482 = c_132_482
+								c_132_487, _ := r0_0_1_132_487, r1_0_1_132_487
+								r0_0_132_487 = c_132_487
 							}
-							s1_129_482, c1_129_482 := r0_0_131_482, r0_0_132_482
-							pi_129_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_129_482 := d_129_482.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_129_482 := nv_129_482.Merge(sn_129_482.Div(s1_129_482), at_129_482)
-							pd_129_482 := pi_129_482.Mul(d_129_482)
-							npd_129_482 := nv_129_482.Mul(pd_129_482)
-							dx_129_482 := pi_129_482.Mul(nv_129_482.Mul(cn_129_482).Mul(s1_129_482).Sub(sn_129_482.Mul(c1_129_482))).Div(s1_129_482.Mul(s1_129_482))
-							var r0_0_133_482 archsimd.Float64x4
+							s1_129_487, c1_129_487 := r0_0_131_487, r0_0_132_487
+							pi_129_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_129_487 := d_129_487.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_129_487 := nv_129_487.Merge(sn_129_487.Div(s1_129_487), at_129_487)
+							pd_129_487 := pi_129_487.Mul(d_129_487)
+							npd_129_487 := nv_129_487.Mul(pd_129_487)
+							dx_129_487 := pi_129_487.Mul(nv_129_487.Mul(cn_129_487).Mul(s1_129_487).Sub(sn_129_487.Mul(c1_129_487))).Div(s1_129_487.Mul(s1_129_487))
+							var r0_0_133_487 archsimd.Float64x4
 							{
-								n_133_482, x_133_482 := nv_129_482, pd_129_482
-								n2_133_482 := n_133_482.Mul(n_133_482)
-								a_133_482 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_482.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_133_482 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_482).Mul(n2_133_482).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_482).Mul(x_133_482).Mul(x_133_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_133_482 = n_133_482.Mul(a_133_482.Add(b_133_482))
+								n_133_487, x_133_487 := nv_129_487, pd_129_487
+								n2_133_487 := n_133_487.Mul(n_133_487)
+								a_133_487 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_487.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_133_487 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_487).Mul(n2_133_487).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_487).Mul(x_133_487).Mul(x_133_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_133_487 = n_133_487.Mul(a_133_487.Add(b_133_487))
 							}
-							dx_129_482 = pi_129_482.Mul(r0_0_133_482).Merge(dx_129_482, npd_129_482.Mul(npd_129_482).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_129_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_482, at_129_482)
-							dn_129_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_482.Mul(cn_129_482).Div(s1_129_482), at_129_482)
-							r0_0_129_482, r1_0_129_482, r2_0_129_482 = s_129_482, dx_129_482, dn_129_482
+							dx_129_487 = pi_129_487.Mul(r0_0_133_487).Merge(dx_129_487, npd_129_487.Mul(npd_129_487).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_129_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_487, at_129_487)
+							dn_129_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_487.Mul(cn_129_487).Div(s1_129_487), at_129_487)
+							r0_0_129_487, r1_0_129_487, r2_0_129_487 = s_129_487, dx_129_487, dn_129_487
 						}
-						s_126_482, dx_126_482, dn_126_482 = r0_0_129_482, r1_0_129_482, r2_0_129_482
+						s_126_487, dx_126_487, dn_126_487 = r0_0_129_487, r1_0_129_487, r2_0_129_487
 					}
-					r0_0_126_482, r1_0_126_482, r2_0_126_482 = s_126_482, dx_126_482, dn_126_482
+					r0_0_126_487, r1_0_126_487, r2_0_126_487 = s_126_487, dx_126_487, dn_126_487
 				}
-				sa_482, ha_482, na_482 := r0_0_126_482, r1_0_126_482, r2_0_126_482
+				sa_487, ha_487, na_487 := r0_0_126_487, r1_0_126_487, r2_0_126_487
 				var (
-					r0_0_134_482 archsimd.Float64x4
-					r1_0_134_482 archsimd.Float64x4
-					r2_0_134_482 archsimd.Float64x4
+					r0_0_134_487 archsimd.Float64x4
+					r1_0_134_487 archsimd.Float64x4
+					r2_0_134_487 archsimd.Float64x4
 				)
 				{
-					r_134_482, i_134_482, x_134_482 := r_482, 1, kk_482
-					s_134_482, dx_134_482, dn_134_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_134_482.nmode[i_134_482] == nChebyshev {
+					r_134_487, i_134_487, x_134_487 := r_487, 1, kk_487
+					s_134_487, dx_134_487, dn_134_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_134_487.nmode[i_134_487] == nChebyshev {
 						var (
-							r0_0_135_482 archsimd.Float64x4
-							r1_0_135_482 archsimd.Float64x4
-							r2_0_135_482 archsimd.Float64x4
+							r0_0_135_487 archsimd.Float64x4
+							r1_0_135_487 archsimd.Float64x4
+							r2_0_135_487 archsimd.Float64x4
 						)
 						{
-							r_135_482, x_135_482, n_135_482 := r_134_482, x_134_482, r_134_482.nn[i_134_482]
-							magic_135_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_135_482 := x_135_482.Add(magic_135_482)
-							d_135_482 := x_135_482.Sub(t_135_482.Sub(magic_135_482))
-							f_135_482 := t_135_482.AsUint64x4().ShiftAllLeft(63)
+							r_135_487, x_135_487, n_135_487 := r_134_487, x_134_487, r_134_487.nn[i_134_487]
+							magic_135_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_135_487 := x_135_487.Add(magic_135_487)
+							d_135_487 := x_135_487.Sub(t_135_487.Sub(magic_135_487))
+							f_135_487 := t_135_487.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_136_482 archsimd.Float64x4
-								r1_0_136_482 archsimd.Float64x4
+								r0_0_136_487 archsimd.Float64x4
+								r1_0_136_487 archsimd.Float64x4
 							)
 							{
-								d_136_482 := d_135_482
-								y_136_482 := d_136_482.Mul(d_136_482)
-								y2_136_482 := y_136_482.Mul(y_136_482)
-								y4_136_482 := y2_136_482.Mul(y2_136_482)
-								a_136_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_482)
-								b_136_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_482)).Mul(y2_136_482)
-								p1_136_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_482)).Mul(y2_136_482)).Mul(y4_136_482)
-								p2_136_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_482.Mul(y4_136_482))
-								v_136_482 := a_136_482.Add(b_136_482.Add(p1_136_482).Add(p2_136_482))
-								r0_0_136_482, r1_0_136_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_482), v_136_482
+								d_136_487 := d_135_487
+								y_136_487 := d_136_487.Mul(d_136_487)
+								y2_136_487 := y_136_487.Mul(y_136_487)
+								y4_136_487 := y2_136_487.Mul(y2_136_487)
+								a_136_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_487)
+								b_136_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_487)).Mul(y2_136_487)
+								p1_136_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_487)).Mul(y2_136_487)).Mul(y4_136_487)
+								p2_136_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_487.Mul(y4_136_487))
+								v_136_487 := a_136_487.Add(b_136_487.Add(p1_136_487).Add(p2_136_487))
+								r0_0_136_487, r1_0_136_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_487), v_136_487
 							}
-							cr_135_482, v_135_482 := r0_0_136_482, r1_0_136_482
-							sign_135_482, one_135_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_135_482 := v_135_482.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_482)).Sqrt().AsUint64x4().Or(d_135_482.AsUint64x4().Xor(f_135_482).And(sign_135_482)).AsFloat64x4()
-							c_135_482 := cr_135_482.AsUint64x4().Xor(f_135_482).AsFloat64x4()
-							c2_135_482 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_482)
-							u0_135_482, u1_135_482 := one_135_482, c2_135_482
-							j_135_482 := 1
-							if n_135_482&1 == 0 {
-								u0_135_482, u1_135_482, j_135_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_482, 0
+							cr_135_487, v_135_487 := r0_0_136_487, r1_0_136_487
+							sign_135_487, one_135_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_487.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_135_487 := v_135_487.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_487)).Sqrt().AsUint64x4().Or(d_135_487.AsUint64x4().Xor(f_135_487).And(sign_135_487)).AsFloat64x4()
+							c_135_487 := cr_135_487.AsUint64x4().Xor(f_135_487).AsFloat64x4()
+							c2_135_487 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_487)
+							u0_135_487, u1_135_487 := one_135_487, c2_135_487
+							j_135_487 := 1
+							if n_135_487&1 == 0 {
+								u0_135_487, u1_135_487, j_135_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_487, 0
 							}
-							p_135_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_482.uw[j_135_482])[:4])).Mul(u1_135_482)
-							for ; j_135_482+2 < n_135_482-1; j_135_482 += 2 {
-								u0_135_482 = c2_135_482.Mul(u1_135_482).Sub(u0_135_482)
-								u1_135_482 = c2_135_482.Mul(u0_135_482).Sub(u1_135_482)
-								p_135_482 = p_135_482.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_482.uw[j_135_482+2])[:4])).Mul(u1_135_482))
+							p_135_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_487.uw[j_135_487])[:4])).Mul(u1_135_487)
+							for ; j_135_487+2 < n_135_487-1; j_135_487 += 2 {
+								u0_135_487 = c2_135_487.Mul(u1_135_487).Sub(u0_135_487)
+								u1_135_487 = c2_135_487.Mul(u0_135_487).Sub(u1_135_487)
+								p_135_487 = p_135_487.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_487.uw[j_135_487+2])[:4])).Mul(u1_135_487))
 							}
-							u0_135_482, u1_135_482 = u1_135_482, c2_135_482.Mul(u1_135_482).Sub(u0_135_482)
-							tn_135_482 := c_135_482.Mul(u1_135_482).Sub(u0_135_482)
-							dx_135_482 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_482).Mul(p_135_482)
-							peak_135_482 := one_135_482.AsUint64x4().Or(u1_135_482.AsUint64x4().And(sign_135_482)).AsFloat64x4()
-							dn_135_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_482).Mul(tn_135_482).Div(s_135_482).Merge(peak_135_482, s_135_482.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_135_482, r1_0_135_482, r2_0_135_482 = u1_135_482, dx_135_482, dn_135_482
+							u0_135_487, u1_135_487 = u1_135_487, c2_135_487.Mul(u1_135_487).Sub(u0_135_487)
+							tn_135_487 := c_135_487.Mul(u1_135_487).Sub(u0_135_487)
+							dx_135_487 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_487).Mul(p_135_487)
+							peak_135_487 := one_135_487.AsUint64x4().Or(u1_135_487.AsUint64x4().And(sign_135_487)).AsFloat64x4()
+							dn_135_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_487).Mul(tn_135_487).Div(s_135_487).Merge(peak_135_487, s_135_487.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_135_487, r1_0_135_487, r2_0_135_487 = u1_135_487, dx_135_487, dn_135_487
 						}
-						s_134_482, dx_134_482, dn_134_482 = r0_0_135_482, r1_0_135_482, r2_0_135_482
-					} else if r_134_482.nmode[i_134_482] == nRatio {
+						s_134_487, dx_134_487, dn_134_487 = r0_0_135_487, r1_0_135_487, r2_0_135_487
+					} else if r_134_487.nmode[i_134_487] == nRatio {
 						var (
-							r0_0_137_482 archsimd.Float64x4
-							r1_0_137_482 archsimd.Float64x4
-							r2_0_137_482 archsimd.Float64x4
+							r0_0_137_487 archsimd.Float64x4
+							r1_0_137_487 archsimd.Float64x4
+							r2_0_137_487 archsimd.Float64x4
 						)
 						{
-							x_137_482, nv_137_482 := x_134_482, archsimd.LoadFloat64x4((*[4]float64)((&r_134_482.nv[i_134_482])[:4]))
-							magic_137_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_137_482 := x_137_482.Add(magic_137_482)
-							d_137_482 := x_137_482.Sub(t_137_482.Sub(magic_137_482))
+							x_137_487, nv_137_487 := x_134_487, archsimd.LoadFloat64x4((*[4]float64)((&r_134_487.nv[i_134_487])[:4]))
+							magic_137_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_137_487 := x_137_487.Add(magic_137_487)
+							d_137_487 := x_137_487.Sub(t_137_487.Sub(magic_137_487))
 							var (
-								r0_0_138_482 archsimd.Float64x4
-								r1_0_138_482 archsimd.Float64x4
+								r0_0_138_487 archsimd.Float64x4
+								r1_0_138_487 archsimd.Float64x4
 							)
 							{
-								x_138_482 := nv_137_482.Mul(d_137_482)
-								magic_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_138_482 := x_138_482.Add(magic_138_482)
-								d_138_482 := x_138_482.Sub(t_138_482.Sub(magic_138_482))
-								var r0_0_22_138_482 archsimd.Float64x4
+								x_138_487 := nv_137_487.Mul(d_137_487)
+								magic_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_138_487 := x_138_487.Add(magic_138_487)
+								d_138_487 := x_138_487.Sub(t_138_487.Sub(magic_138_487))
+								var r0_0_22_138_487 archsimd.Float64x4
 								{
-									d_22_138_482 := d_138_482
-									y_22_138_482 := d_22_138_482.Mul(d_22_138_482)
-									y2_22_138_482 := y_22_138_482.Mul(y_22_138_482)
-									y4_22_138_482 := y2_22_138_482.Mul(y2_22_138_482)
-									p0_22_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_482)).Mul(y2_22_138_482))
-									p1_22_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_482)).Mul(y2_22_138_482)).Mul(y4_22_138_482)
-									p2_22_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_482)).Mul(y4_22_138_482.Mul(y4_22_138_482))
-									r0_0_22_138_482 = d_22_138_482.Mul(p0_22_138_482.Add(p1_22_138_482).Add(p2_22_138_482))
+									d_22_138_487 := d_138_487
+									y_22_138_487 := d_22_138_487.Mul(d_22_138_487)
+									y2_22_138_487 := y_22_138_487.Mul(y_22_138_487)
+									y4_22_138_487 := y2_22_138_487.Mul(y2_22_138_487)
+									p0_22_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_487)).Mul(y2_22_138_487))
+									p1_22_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_487)).Mul(y2_22_138_487)).Mul(y4_22_138_487)
+									p2_22_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_487)).Mul(y4_22_138_487.Mul(y4_22_138_487))
+									r0_0_22_138_487 = d_22_138_487.Mul(p0_22_138_487.Add(p1_22_138_487).Add(p2_22_138_487))
 								}
-								var r0_0_23_138_482 archsimd.Float64x4
+								var r0_0_23_138_487 archsimd.Float64x4
 								{
-									c_23_138_482, t_23_138_482 := r0_0_22_138_482, t_138_482
-									r0_0_23_138_482 = c_23_138_482.AsUint64x4().Xor(t_23_138_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_138_487, t_23_138_487 := r0_0_22_138_487, t_138_487
+									r0_0_23_138_487 = c_23_138_487.AsUint64x4().Xor(t_23_138_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_138_482 archsimd.Float64x4
+								var r0_0_24_138_487 archsimd.Float64x4
 								{
-									d_24_138_482 := d_138_482
+									d_24_138_487 := d_138_487
 									var (
-										r0_0_1_24_138_482 archsimd.Float64x4
-										r1_0_1_24_138_482 archsimd.Float64x4
+										r0_0_1_24_138_487 archsimd.Float64x4
+										r1_0_1_24_138_487 archsimd.Float64x4
 									)
 									{
-										d_1_24_138_482 := d_24_138_482
-										y_1_24_138_482 := d_1_24_138_482.Mul(d_1_24_138_482)
-										y2_1_24_138_482 := y_1_24_138_482.Mul(y_1_24_138_482)
-										y4_1_24_138_482 := y2_1_24_138_482.Mul(y2_1_24_138_482)
-										a_1_24_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_482)
-										b_1_24_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_482)).Mul(y2_1_24_138_482)
-										p1_1_24_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_482)).Mul(y2_1_24_138_482)).Mul(y4_1_24_138_482)
-										p2_1_24_138_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_482.Mul(y4_1_24_138_482))
-										v_1_24_138_482 := a_1_24_138_482.Add(b_1_24_138_482.Add(p1_1_24_138_482).Add(p2_1_24_138_482))
-										r0_0_1_24_138_482, r1_0_1_24_138_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_482), v_1_24_138_482
+										d_1_24_138_487 := d_24_138_487
+										y_1_24_138_487 := d_1_24_138_487.Mul(d_1_24_138_487)
+										y2_1_24_138_487 := y_1_24_138_487.Mul(y_1_24_138_487)
+										y4_1_24_138_487 := y2_1_24_138_487.Mul(y2_1_24_138_487)
+										a_1_24_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_487)
+										b_1_24_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_487)).Mul(y2_1_24_138_487)
+										p1_1_24_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_487)).Mul(y2_1_24_138_487)).Mul(y4_1_24_138_487)
+										p2_1_24_138_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_487.Mul(y4_1_24_138_487))
+										v_1_24_138_487 := a_1_24_138_487.Add(b_1_24_138_487.Add(p1_1_24_138_487).Add(p2_1_24_138_487))
+										r0_0_1_24_138_487, r1_0_1_24_138_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_487), v_1_24_138_487
 									}
-									c_24_138_482, _ := r0_0_1_24_138_482, r1_0_1_24_138_482
-									r0_0_24_138_482 = c_24_138_482
+									c_24_138_487, _ := r0_0_1_24_138_487, r1_0_1_24_138_487
+									r0_0_24_138_487 = c_24_138_487
 								}
-								var r0_0_25_138_482 archsimd.Float64x4
+								var r0_0_25_138_487 archsimd.Float64x4
 								{
-									c_25_138_482, t_25_138_482 := r0_0_24_138_482, t_138_482
-									r0_0_25_138_482 = c_25_138_482.AsUint64x4().Xor(t_25_138_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_138_487, t_25_138_487 := r0_0_24_138_487, t_138_487
+									r0_0_25_138_487 = c_25_138_487.AsUint64x4().Xor(t_25_138_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_138_482, c_138_482 := r0_0_23_138_482, r0_0_25_138_482
-								r0_0_138_482, r1_0_138_482 = s_138_482, c_138_482
+								s_138_487, c_138_487 := r0_0_23_138_487, r0_0_25_138_487
+								r0_0_138_487, r1_0_138_487 = s_138_487, c_138_487
 							}
-							sn_137_482, cn_137_482 := r0_0_138_482, r1_0_138_482
-							var r0_0_139_482 archsimd.Float64x4
+							sn_137_487, cn_137_487 := r0_0_138_487, r1_0_138_487
+							var r0_0_139_487 archsimd.Float64x4
 							{
-								d_139_482 := d_137_482
-								y_139_482 := d_139_482.Mul(d_139_482)
-								y2_139_482 := y_139_482.Mul(y_139_482)
-								y4_139_482 := y2_139_482.Mul(y2_139_482)
-								p0_139_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_482)).Mul(y2_139_482))
-								p1_139_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_482)).Mul(y2_139_482)).Mul(y4_139_482)
-								p2_139_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_482)).Mul(y4_139_482.Mul(y4_139_482))
-								r0_0_139_482 = d_139_482.Mul(p0_139_482.Add(p1_139_482).Add(p2_139_482))
+								d_139_487 := d_137_487
+								y_139_487 := d_139_487.Mul(d_139_487)
+								y2_139_487 := y_139_487.Mul(y_139_487)
+								y4_139_487 := y2_139_487.Mul(y2_139_487)
+								p0_139_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_487)).Mul(y2_139_487))
+								p1_139_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_487)).Mul(y2_139_487)).Mul(y4_139_487)
+								p2_139_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_487)).Mul(y4_139_487.Mul(y4_139_487))
+								r0_0_139_487 = d_139_487.Mul(p0_139_487.Add(p1_139_487).Add(p2_139_487))
 							}
-							var r0_0_140_482 archsimd.Float64x4
+							var r0_0_140_487 archsimd.Float64x4
 							{
-								d_140_482 := d_137_482
+								d_140_487 := d_137_487
 								var (
-									r0_0_1_140_482 archsimd.Float64x4
-									r1_0_1_140_482 archsimd.Float64x4
+									r0_0_1_140_487 archsimd.Float64x4
+									r1_0_1_140_487 archsimd.Float64x4
 								)
 								{
-									d_1_140_482 := d_140_482
-									y_1_140_482 := d_1_140_482.Mul(d_1_140_482)
-									y2_1_140_482 := y_1_140_482.Mul(y_1_140_482)
-									y4_1_140_482 := y2_1_140_482.Mul(y2_1_140_482)
-									a_1_140_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_482)
-									b_1_140_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_482)).Mul(y2_1_140_482)
-									p1_1_140_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_482)).Mul(y2_1_140_482)).Mul(y4_1_140_482)
-									p2_1_140_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_482.Mul(y4_1_140_482))
-									v_1_140_482 := a_1_140_482.Add(b_1_140_482.Add(p1_1_140_482).Add(p2_1_140_482))
-									r0_0_1_140_482, r1_0_1_140_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_482), v_1_140_482
+									d_1_140_487 := d_140_487
+									y_1_140_487 := d_1_140_487.Mul(d_1_140_487)
+									y2_1_140_487 := y_1_140_487.Mul(y_1_140_487)
+									y4_1_140_487 := y2_1_140_487.Mul(y2_1_140_487)
+									a_1_140_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_487)
+									b_1_140_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_487)).Mul(y2_1_140_487)
+									p1_1_140_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_487)).Mul(y2_1_140_487)).Mul(y4_1_140_487)
+									p2_1_140_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_487.Mul(y4_1_140_487))
+									v_1_140_487 := a_1_140_487.Add(b_1_140_487.Add(p1_1_140_487).Add(p2_1_140_487))
+									r0_0_1_140_487, r1_0_1_140_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_487), v_1_140_487
 								}
-								c_140_482, _ := r0_0_1_140_482, r1_0_1_140_482
-								r0_0_140_482 = c_140_482
+								c_140_487, _ := r0_0_1_140_487, r1_0_1_140_487
+								r0_0_140_487 = c_140_487
 							}
-							s1_137_482, c1_137_482 := r0_0_139_482, r0_0_140_482
-							pi_137_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_137_482 := d_137_482.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_137_482 := nv_137_482.Merge(sn_137_482.Div(s1_137_482), at_137_482)
-							pd_137_482 := pi_137_482.Mul(d_137_482)
-							npd_137_482 := nv_137_482.Mul(pd_137_482)
-							dx_137_482 := pi_137_482.Mul(nv_137_482.Mul(cn_137_482).Mul(s1_137_482).Sub(sn_137_482.Mul(c1_137_482))).Div(s1_137_482.Mul(s1_137_482))
-							var r0_0_141_482 archsimd.Float64x4
+							s1_137_487, c1_137_487 := r0_0_139_487, r0_0_140_487
+							pi_137_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_137_487 := d_137_487.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_137_487 := nv_137_487.Merge(sn_137_487.Div(s1_137_487), at_137_487)
+							pd_137_487 := pi_137_487.Mul(d_137_487)
+							npd_137_487 := nv_137_487.Mul(pd_137_487)
+							dx_137_487 := pi_137_487.Mul(nv_137_487.Mul(cn_137_487).Mul(s1_137_487).Sub(sn_137_487.Mul(c1_137_487))).Div(s1_137_487.Mul(s1_137_487))
+							var r0_0_141_487 archsimd.Float64x4
 							{
-								n_141_482, x_141_482 := nv_137_482, pd_137_482
-								n2_141_482 := n_141_482.Mul(n_141_482)
-								a_141_482 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_482.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_141_482 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_482).Mul(n2_141_482).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_482).Mul(x_141_482).Mul(x_141_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_141_482 = n_141_482.Mul(a_141_482.Add(b_141_482))
+								n_141_487, x_141_487 := nv_137_487, pd_137_487
+								n2_141_487 := n_141_487.Mul(n_141_487)
+								a_141_487 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_487.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_141_487 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_487).Mul(n2_141_487).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_487).Mul(x_141_487).Mul(x_141_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_141_487 = n_141_487.Mul(a_141_487.Add(b_141_487))
 							}
-							dx_137_482 = pi_137_482.Mul(r0_0_141_482).Merge(dx_137_482, npd_137_482.Mul(npd_137_482).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_137_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_482, at_137_482)
-							dn_137_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_482.Mul(cn_137_482).Div(s1_137_482), at_137_482)
-							r0_0_137_482, r1_0_137_482, r2_0_137_482 = s_137_482, dx_137_482, dn_137_482
+							dx_137_487 = pi_137_487.Mul(r0_0_141_487).Merge(dx_137_487, npd_137_487.Mul(npd_137_487).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_137_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_487, at_137_487)
+							dn_137_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_487.Mul(cn_137_487).Div(s1_137_487), at_137_487)
+							r0_0_137_487, r1_0_137_487, r2_0_137_487 = s_137_487, dx_137_487, dn_137_487
 						}
-						s_134_482, dx_134_482, dn_134_482 = r0_0_137_482, r1_0_137_482, r2_0_137_482
+						s_134_487, dx_134_487, dn_134_487 = r0_0_137_487, r1_0_137_487, r2_0_137_487
 					}
-					r0_0_134_482, r1_0_134_482, r2_0_134_482 = s_134_482, dx_134_482, dn_134_482
+					r0_0_134_487, r1_0_134_487, r2_0_134_487 = s_134_487, dx_134_487, dn_134_487
 				}
-				sb_482, hb_482, nb_482 := r0_0_134_482, r1_0_134_482, r2_0_134_482
+				sb_487, hb_487, nb_487 := r0_0_134_487, r1_0_134_487, r2_0_134_487
 				var (
-					r0_0_142_482 archsimd.Float64x4
-					r1_0_142_482 archsimd.Float64x4
-					r2_0_142_482 archsimd.Float64x4
+					r0_0_142_487 archsimd.Float64x4
+					r1_0_142_487 archsimd.Float64x4
+					r2_0_142_487 archsimd.Float64x4
 				)
 				{
-					r_142_482, i_142_482, x_142_482 := r_482, 2, l_482
-					s_142_482, dx_142_482, dn_142_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_142_482.nmode[i_142_482] == nChebyshev {
+					r_142_487, i_142_487, x_142_487 := r_487, 2, l_487
+					s_142_487, dx_142_487, dn_142_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_142_487.nmode[i_142_487] == nChebyshev {
 						var (
-							r0_0_143_482 archsimd.Float64x4
-							r1_0_143_482 archsimd.Float64x4
-							r2_0_143_482 archsimd.Float64x4
+							r0_0_143_487 archsimd.Float64x4
+							r1_0_143_487 archsimd.Float64x4
+							r2_0_143_487 archsimd.Float64x4
 						)
 						{
-							r_143_482, x_143_482, n_143_482 := r_142_482, x_142_482, r_142_482.nn[i_142_482]
-							magic_143_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_143_482 := x_143_482.Add(magic_143_482)
-							d_143_482 := x_143_482.Sub(t_143_482.Sub(magic_143_482))
-							f_143_482 := t_143_482.AsUint64x4().ShiftAllLeft(63)
+							r_143_487, x_143_487, n_143_487 := r_142_487, x_142_487, r_142_487.nn[i_142_487]
+							magic_143_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_143_487 := x_143_487.Add(magic_143_487)
+							d_143_487 := x_143_487.Sub(t_143_487.Sub(magic_143_487))
+							f_143_487 := t_143_487.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_144_482 archsimd.Float64x4
-								r1_0_144_482 archsimd.Float64x4
+								r0_0_144_487 archsimd.Float64x4
+								r1_0_144_487 archsimd.Float64x4
 							)
 							{
-								d_144_482 := d_143_482
-								y_144_482 := d_144_482.Mul(d_144_482)
-								y2_144_482 := y_144_482.Mul(y_144_482)
-								y4_144_482 := y2_144_482.Mul(y2_144_482)
-								a_144_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_482)
-								b_144_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_482)).Mul(y2_144_482)
-								p1_144_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_482)).Mul(y2_144_482)).Mul(y4_144_482)
-								p2_144_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_482.Mul(y4_144_482))
-								v_144_482 := a_144_482.Add(b_144_482.Add(p1_144_482).Add(p2_144_482))
-								r0_0_144_482, r1_0_144_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_482), v_144_482
+								d_144_487 := d_143_487
+								y_144_487 := d_144_487.Mul(d_144_487)
+								y2_144_487 := y_144_487.Mul(y_144_487)
+								y4_144_487 := y2_144_487.Mul(y2_144_487)
+								a_144_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_487)
+								b_144_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_487)).Mul(y2_144_487)
+								p1_144_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_487)).Mul(y2_144_487)).Mul(y4_144_487)
+								p2_144_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_487.Mul(y4_144_487))
+								v_144_487 := a_144_487.Add(b_144_487.Add(p1_144_487).Add(p2_144_487))
+								r0_0_144_487, r1_0_144_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_487), v_144_487
 							}
-							cr_143_482, v_143_482 := r0_0_144_482, r1_0_144_482
-							sign_143_482, one_143_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_482.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_143_482 := v_143_482.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_482)).Sqrt().AsUint64x4().Or(d_143_482.AsUint64x4().Xor(f_143_482).And(sign_143_482)).AsFloat64x4()
-							c_143_482 := cr_143_482.AsUint64x4().Xor(f_143_482).AsFloat64x4()
-							c2_143_482 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_482)
-							u0_143_482, u1_143_482 := one_143_482, c2_143_482
-							j_143_482 := 1
-							if n_143_482&1 == 0 {
-								u0_143_482, u1_143_482, j_143_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_482, 0
+							cr_143_487, v_143_487 := r0_0_144_487, r1_0_144_487
+							sign_143_487, one_143_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_487.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_143_487 := v_143_487.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_487)).Sqrt().AsUint64x4().Or(d_143_487.AsUint64x4().Xor(f_143_487).And(sign_143_487)).AsFloat64x4()
+							c_143_487 := cr_143_487.AsUint64x4().Xor(f_143_487).AsFloat64x4()
+							c2_143_487 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_487)
+							u0_143_487, u1_143_487 := one_143_487, c2_143_487
+							j_143_487 := 1
+							if n_143_487&1 == 0 {
+								u0_143_487, u1_143_487, j_143_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_487, 0
 							}
-							p_143_482 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_482.uw[j_143_482])[:4])).Mul(u1_143_482)
-							for ; j_143_482+2 < n_143_482-1; j_143_482 += 2 {
-								u0_143_482 = c2_143_482.Mul(u1_143_482).Sub(u0_143_482)
-								u1_143_482 = c2_143_482.Mul(u0_143_482).Sub(u1_143_482)
-								p_143_482 = p_143_482.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_482.uw[j_143_482+2])[:4])).Mul(u1_143_482))
+							p_143_487 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_487.uw[j_143_487])[:4])).Mul(u1_143_487)
+							for ; j_143_487+2 < n_143_487-1; j_143_487 += 2 {
+								u0_143_487 = c2_143_487.Mul(u1_143_487).Sub(u0_143_487)
+								u1_143_487 = c2_143_487.Mul(u0_143_487).Sub(u1_143_487)
+								p_143_487 = p_143_487.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_487.uw[j_143_487+2])[:4])).Mul(u1_143_487))
 							}
-							u0_143_482, u1_143_482 = u1_143_482, c2_143_482.Mul(u1_143_482).Sub(u0_143_482)
-							tn_143_482 := c_143_482.Mul(u1_143_482).Sub(u0_143_482)
-							dx_143_482 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_482).Mul(p_143_482)
-							peak_143_482 := one_143_482.AsUint64x4().Or(u1_143_482.AsUint64x4().And(sign_143_482)).AsFloat64x4()
-							dn_143_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_482).Mul(tn_143_482).Div(s_143_482).Merge(peak_143_482, s_143_482.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_143_482, r1_0_143_482, r2_0_143_482 = u1_143_482, dx_143_482, dn_143_482
+							u0_143_487, u1_143_487 = u1_143_487, c2_143_487.Mul(u1_143_487).Sub(u0_143_487)
+							tn_143_487 := c_143_487.Mul(u1_143_487).Sub(u0_143_487)
+							dx_143_487 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_487).Mul(p_143_487)
+							peak_143_487 := one_143_487.AsUint64x4().Or(u1_143_487.AsUint64x4().And(sign_143_487)).AsFloat64x4()
+							dn_143_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_487).Mul(tn_143_487).Div(s_143_487).Merge(peak_143_487, s_143_487.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_143_487, r1_0_143_487, r2_0_143_487 = u1_143_487, dx_143_487, dn_143_487
 						}
-						s_142_482, dx_142_482, dn_142_482 = r0_0_143_482, r1_0_143_482, r2_0_143_482
-					} else if r_142_482.nmode[i_142_482] == nRatio {
+						s_142_487, dx_142_487, dn_142_487 = r0_0_143_487, r1_0_143_487, r2_0_143_487
+					} else if r_142_487.nmode[i_142_487] == nRatio {
 						var (
-							r0_0_145_482 archsimd.Float64x4
-							r1_0_145_482 archsimd.Float64x4
-							r2_0_145_482 archsimd.Float64x4
+							r0_0_145_487 archsimd.Float64x4
+							r1_0_145_487 archsimd.Float64x4
+							r2_0_145_487 archsimd.Float64x4
 						)
 						{
-							x_145_482, nv_145_482 := x_142_482, archsimd.LoadFloat64x4((*[4]float64)((&r_142_482.nv[i_142_482])[:4]))
-							magic_145_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_145_482 := x_145_482.Add(magic_145_482)
-							d_145_482 := x_145_482.Sub(t_145_482.Sub(magic_145_482))
+							x_145_487, nv_145_487 := x_142_487, archsimd.LoadFloat64x4((*[4]float64)((&r_142_487.nv[i_142_487])[:4]))
+							magic_145_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_145_487 := x_145_487.Add(magic_145_487)
+							d_145_487 := x_145_487.Sub(t_145_487.Sub(magic_145_487))
 							var (
-								r0_0_146_482 archsimd.Float64x4
-								r1_0_146_482 archsimd.Float64x4
+								r0_0_146_487 archsimd.Float64x4
+								r1_0_146_487 archsimd.Float64x4
 							)
 							{
-								x_146_482 := nv_145_482.Mul(d_145_482)
-								magic_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_146_482 := x_146_482.Add(magic_146_482)
-								d_146_482 := x_146_482.Sub(t_146_482.Sub(magic_146_482))
-								var r0_0_22_146_482 archsimd.Float64x4
+								x_146_487 := nv_145_487.Mul(d_145_487)
+								magic_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_146_487 := x_146_487.Add(magic_146_487)
+								d_146_487 := x_146_487.Sub(t_146_487.Sub(magic_146_487))
+								var r0_0_22_146_487 archsimd.Float64x4
 								{
-									d_22_146_482 := d_146_482
-									y_22_146_482 := d_22_146_482.Mul(d_22_146_482)
-									y2_22_146_482 := y_22_146_482.Mul(y_22_146_482)
-									y4_22_146_482 := y2_22_146_482.Mul(y2_22_146_482)
-									p0_22_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_482)).Mul(y2_22_146_482))
-									p1_22_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_482)).Mul(y2_22_146_482)).Mul(y4_22_146_482)
-									p2_22_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_482)).Mul(y4_22_146_482.Mul(y4_22_146_482))
-									r0_0_22_146_482 = d_22_146_482.Mul(p0_22_146_482.Add(p1_22_146_482).Add(p2_22_146_482))
+									d_22_146_487 := d_146_487
+									y_22_146_487 := d_22_146_487.Mul(d_22_146_487)
+									y2_22_146_487 := y_22_146_487.Mul(y_22_146_487)
+									y4_22_146_487 := y2_22_146_487.Mul(y2_22_146_487)
+									p0_22_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_487)).Mul(y2_22_146_487))
+									p1_22_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_487)).Mul(y2_22_146_487)).Mul(y4_22_146_487)
+									p2_22_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_487)).Mul(y4_22_146_487.Mul(y4_22_146_487))
+									r0_0_22_146_487 = d_22_146_487.Mul(p0_22_146_487.Add(p1_22_146_487).Add(p2_22_146_487))
 								}
-								var r0_0_23_146_482 archsimd.Float64x4
+								var r0_0_23_146_487 archsimd.Float64x4
 								{
-									c_23_146_482, t_23_146_482 := r0_0_22_146_482, t_146_482
-									r0_0_23_146_482 = c_23_146_482.AsUint64x4().Xor(t_23_146_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_146_487, t_23_146_487 := r0_0_22_146_487, t_146_487
+									r0_0_23_146_487 = c_23_146_487.AsUint64x4().Xor(t_23_146_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_146_482 archsimd.Float64x4
+								var r0_0_24_146_487 archsimd.Float64x4
 								{
-									d_24_146_482 := d_146_482
+									d_24_146_487 := d_146_487
 									var (
-										r0_0_1_24_146_482 archsimd.Float64x4
-										r1_0_1_24_146_482 archsimd.Float64x4
+										r0_0_1_24_146_487 archsimd.Float64x4
+										r1_0_1_24_146_487 archsimd.Float64x4
 									)
 									{
-										d_1_24_146_482 := d_24_146_482
-										y_1_24_146_482 := d_1_24_146_482.Mul(d_1_24_146_482)
-										y2_1_24_146_482 := y_1_24_146_482.Mul(y_1_24_146_482)
-										y4_1_24_146_482 := y2_1_24_146_482.Mul(y2_1_24_146_482)
-										a_1_24_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_482)
-										b_1_24_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_482)).Mul(y2_1_24_146_482)
-										p1_1_24_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_482)).Mul(y2_1_24_146_482)).Mul(y4_1_24_146_482)
-										p2_1_24_146_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_482.Mul(y4_1_24_146_482))
-										v_1_24_146_482 := a_1_24_146_482.Add(b_1_24_146_482.Add(p1_1_24_146_482).Add(p2_1_24_146_482))
-										r0_0_1_24_146_482, r1_0_1_24_146_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_482), v_1_24_146_482
+										d_1_24_146_487 := d_24_146_487
+										y_1_24_146_487 := d_1_24_146_487.Mul(d_1_24_146_487)
+										y2_1_24_146_487 := y_1_24_146_487.Mul(y_1_24_146_487)
+										y4_1_24_146_487 := y2_1_24_146_487.Mul(y2_1_24_146_487)
+										a_1_24_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_487)
+										b_1_24_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_487)).Mul(y2_1_24_146_487)
+										p1_1_24_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_487)).Mul(y2_1_24_146_487)).Mul(y4_1_24_146_487)
+										p2_1_24_146_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_487.Mul(y4_1_24_146_487))
+										v_1_24_146_487 := a_1_24_146_487.Add(b_1_24_146_487.Add(p1_1_24_146_487).Add(p2_1_24_146_487))
+										r0_0_1_24_146_487, r1_0_1_24_146_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_487), v_1_24_146_487
 									}
-									c_24_146_482, _ := r0_0_1_24_146_482, r1_0_1_24_146_482
-									r0_0_24_146_482 = c_24_146_482
+									c_24_146_487, _ := r0_0_1_24_146_487, r1_0_1_24_146_487
+									r0_0_24_146_487 = c_24_146_487
 								}
-								var r0_0_25_146_482 archsimd.Float64x4
+								var r0_0_25_146_487 archsimd.Float64x4
 								{
-									c_25_146_482, t_25_146_482 := r0_0_24_146_482, t_146_482
-									r0_0_25_146_482 = c_25_146_482.AsUint64x4().Xor(t_25_146_482.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_146_487, t_25_146_487 := r0_0_24_146_487, t_146_487
+									r0_0_25_146_487 = c_25_146_487.AsUint64x4().Xor(t_25_146_487.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_146_482, c_146_482 := r0_0_23_146_482, r0_0_25_146_482
-								r0_0_146_482, r1_0_146_482 = s_146_482, c_146_482
+								s_146_487, c_146_487 := r0_0_23_146_487, r0_0_25_146_487
+								r0_0_146_487, r1_0_146_487 = s_146_487, c_146_487
 							}
-							sn_145_482, cn_145_482 := r0_0_146_482, r1_0_146_482
-							var r0_0_147_482 archsimd.Float64x4
+							sn_145_487, cn_145_487 := r0_0_146_487, r1_0_146_487
+							var r0_0_147_487 archsimd.Float64x4
 							{
-								d_147_482 := d_145_482
-								y_147_482 := d_147_482.Mul(d_147_482)
-								y2_147_482 := y_147_482.Mul(y_147_482)
-								y4_147_482 := y2_147_482.Mul(y2_147_482)
-								p0_147_482 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_482)).Mul(y2_147_482))
-								p1_147_482 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_482)).Mul(y2_147_482)).Mul(y4_147_482)
-								p2_147_482 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_482)).Mul(y4_147_482.Mul(y4_147_482))
-								r0_0_147_482 = d_147_482.Mul(p0_147_482.Add(p1_147_482).Add(p2_147_482))
+								d_147_487 := d_145_487
+								y_147_487 := d_147_487.Mul(d_147_487)
+								y2_147_487 := y_147_487.Mul(y_147_487)
+								y4_147_487 := y2_147_487.Mul(y2_147_487)
+								p0_147_487 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_487)).Mul(y2_147_487))
+								p1_147_487 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_487)).Mul(y2_147_487)).Mul(y4_147_487)
+								p2_147_487 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_487)).Mul(y4_147_487.Mul(y4_147_487))
+								r0_0_147_487 = d_147_487.Mul(p0_147_487.Add(p1_147_487).Add(p2_147_487))
 							}
-							var r0_0_148_482 archsimd.Float64x4
+							var r0_0_148_487 archsimd.Float64x4
 							{
-								d_148_482 := d_145_482
+								d_148_487 := d_145_487
 								var (
-									r0_0_1_148_482 archsimd.Float64x4
-									r1_0_1_148_482 archsimd.Float64x4
+									r0_0_1_148_487 archsimd.Float64x4
+									r1_0_1_148_487 archsimd.Float64x4
 								)
 								{
-									d_1_148_482 := d_148_482
-									y_1_148_482 := d_1_148_482.Mul(d_1_148_482)
-									y2_1_148_482 := y_1_148_482.Mul(y_1_148_482)
-									y4_1_148_482 := y2_1_148_482.Mul(y2_1_148_482)
-									a_1_148_482 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_482)
-									b_1_148_482 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_482)).Mul(y2_1_148_482)
-									p1_1_148_482 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_482)).Mul(y2_1_148_482)).Mul(y4_1_148_482)
-									p2_1_148_482 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_482.Mul(y4_1_148_482))
-									v_1_148_482 := a_1_148_482.Add(b_1_148_482.Add(p1_1_148_482).Add(p2_1_148_482))
-									r0_0_1_148_482, r1_0_1_148_482 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_482), v_1_148_482
+									d_1_148_487 := d_148_487
+									y_1_148_487 := d_1_148_487.Mul(d_1_148_487)
+									y2_1_148_487 := y_1_148_487.Mul(y_1_148_487)
+									y4_1_148_487 := y2_1_148_487.Mul(y2_1_148_487)
+									a_1_148_487 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_487)
+									b_1_148_487 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_487)).Mul(y2_1_148_487)
+									p1_1_148_487 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_487)).Mul(y2_1_148_487)).Mul(y4_1_148_487)
+									p2_1_148_487 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_487.Mul(y4_1_148_487))
+									v_1_148_487 := a_1_148_487.Add(b_1_148_487.Add(p1_1_148_487).Add(p2_1_148_487))
+									r0_0_1_148_487, r1_0_1_148_487 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_487), v_1_148_487
 								}
-								c_148_482, _ := r0_0_1_148_482, r1_0_1_148_482
-								r0_0_148_482 = c_148_482
+								c_148_487, _ := r0_0_1_148_487, r1_0_1_148_487
+								r0_0_148_487 = c_148_487
 							}
-							s1_145_482, c1_145_482 := r0_0_147_482, r0_0_148_482
-							pi_145_482 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_145_482 := d_145_482.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_145_482 := nv_145_482.Merge(sn_145_482.Div(s1_145_482), at_145_482)
-							pd_145_482 := pi_145_482.Mul(d_145_482)
-							npd_145_482 := nv_145_482.Mul(pd_145_482)
-							dx_145_482 := pi_145_482.Mul(nv_145_482.Mul(cn_145_482).Mul(s1_145_482).Sub(sn_145_482.Mul(c1_145_482))).Div(s1_145_482.Mul(s1_145_482))
-							var r0_0_149_482 archsimd.Float64x4
+							s1_145_487, c1_145_487 := r0_0_147_487, r0_0_148_487
+							pi_145_487 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_145_487 := d_145_487.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_145_487 := nv_145_487.Merge(sn_145_487.Div(s1_145_487), at_145_487)
+							pd_145_487 := pi_145_487.Mul(d_145_487)
+							npd_145_487 := nv_145_487.Mul(pd_145_487)
+							dx_145_487 := pi_145_487.Mul(nv_145_487.Mul(cn_145_487).Mul(s1_145_487).Sub(sn_145_487.Mul(c1_145_487))).Div(s1_145_487.Mul(s1_145_487))
+							var r0_0_149_487 archsimd.Float64x4
 							{
-								n_149_482, x_149_482 := nv_145_482, pd_145_482
-								n2_149_482 := n_149_482.Mul(n_149_482)
-								a_149_482 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_482.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_149_482 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_482).Mul(n2_149_482).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_482)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_482).Mul(x_149_482).Mul(x_149_482).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_149_482 = n_149_482.Mul(a_149_482.Add(b_149_482))
+								n_149_487, x_149_487 := nv_145_487, pd_145_487
+								n2_149_487 := n_149_487.Mul(n_149_487)
+								a_149_487 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_487.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_149_487 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_487).Mul(n2_149_487).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_487)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_487).Mul(x_149_487).Mul(x_149_487).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_149_487 = n_149_487.Mul(a_149_487.Add(b_149_487))
 							}
-							dx_145_482 = pi_145_482.Mul(r0_0_149_482).Merge(dx_145_482, npd_145_482.Mul(npd_145_482).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_145_482 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_482, at_145_482)
-							dn_145_482 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_482.Mul(cn_145_482).Div(s1_145_482), at_145_482)
-							r0_0_145_482, r1_0_145_482, r2_0_145_482 = s_145_482, dx_145_482, dn_145_482
+							dx_145_487 = pi_145_487.Mul(r0_0_149_487).Merge(dx_145_487, npd_145_487.Mul(npd_145_487).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_145_487 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_487, at_145_487)
+							dn_145_487 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_487.Mul(cn_145_487).Div(s1_145_487), at_145_487)
+							r0_0_145_487, r1_0_145_487, r2_0_145_487 = s_145_487, dx_145_487, dn_145_487
 						}
-						s_142_482, dx_142_482, dn_142_482 = r0_0_145_482, r1_0_145_482, r2_0_145_482
+						s_142_487, dx_142_487, dn_142_487 = r0_0_145_487, r1_0_145_487, r2_0_145_487
 					}
-					r0_0_142_482, r1_0_142_482, r2_0_142_482 = s_142_482, dx_142_482, dn_142_482
+					r0_0_142_487, r1_0_142_487, r2_0_142_487 = s_142_487, dx_142_487, dn_142_487
 				}
-				sc_482, hc_482, nc_482 := r0_0_142_482, r1_0_142_482, r2_0_142_482
-				r0_0_482, r1_0_482, r2_0_482, r3_0_482, r4_0_482, r5_0_482, r6_0_482, r7_0_482, r8_0_482 = sa_482, sb_482, sc_482, ha_482, hb_482, hc_482, na_482, nb_482, nc_482
+				sc_487, hc_487, nc_487 := r0_0_142_487, r1_0_142_487, r2_0_142_487
+				r0_0_487, r1_0_487, r2_0_487, r3_0_487, r4_0_487, r5_0_487, r6_0_487, r7_0_487, r8_0_487 = sa_487, sb_487, sc_487, ha_487, hb_487, hc_487, na_487, nb_487, nc_487
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_482, r1_0_482, r2_0_482, r3_0_482, r4_0_482, r5_0_482, r6_0_482, r7_0_482, r8_0_482
-			var r0_0_483 archsimd.Float64x4
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_487, r1_0_487, r2_0_487, r3_0_487, r4_0_487, r5_0_487, r6_0_487, r7_0_487, r8_0_487
+			var r0_0_488 archsimd.Float64x4
 			{
-				skip_483, sa_483 := skip, sa
-				_ = skip_483
-				r0_0_483 = sa_483
+				skip_488, sa_488 := skip, sa
+				_ = skip_488
+				r0_0_488 = sa_488
 			}
-			sa = r0_0_483
+			sa = r0_0_488
 			var (
-				r0_0_484 archsimd.Float64x4
-				r1_0_484 archsimd.Float64x4
-				r2_0_484 archsimd.Float64x4
-				r3_0_484 archsimd.Float64x4
-				r4_0_484 archsimd.Float64x4
-				r5_0_484 archsimd.Float64x4
+				r0_0_489 archsimd.Float64x4
+				r1_0_489 archsimd.Float64x4
+				r2_0_489 archsimd.Float64x4
+				r3_0_489 archsimd.Float64x4
+				r4_0_489 archsimd.Float64x4
+				r5_0_489 archsimd.Float64x4
 			)
 			{
-				k_484, ia_484, cube_484, e_484, h_484, kk_484, l_484, sa_484, sb_484, sc_484, ha_484, hb_484, hc_484, nda_484, ndb_484, ndc_484, s_484, def_484, sig_484, sna_484, snb_484, snc_484, hkl_484, at_484, stride_484 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_484 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
-				fl_484 := sa_484.Mul(sb_484).Mul(sc_484)
+				k_489, ia_489, cube_489, e_489, h_489, kk_489, l_489, sa_489, sb_489, sc_489, ha_489, hb_489, hc_489, nda_489, ndb_489, ndc_489, s_489, def_489, sig_489, sna_489, snb_489, snc_489, hkl_489, at_489, stride_489 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_489 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_489 := sa_489.Mul(sb_489).Mul(sc_489)
 				var (
-					r0_0_169_484 archsimd.Float64x4
-					r1_0_169_484 archsimd.Float64x4
-					r2_0_169_484 archsimd.Float64x4
-					r3_0_169_484 archsimd.Float64x4
-					r4_0_169_484 archsimd.Float64x4
-					r5_0_169_484 archsimd.Float64x4
-					r6_0_169_484 archsimd.Float64x4
+					r0_0_169_489 archsimd.Float64x4
+					r1_0_169_489 archsimd.Float64x4
+					r2_0_169_489 archsimd.Float64x4
+					r3_0_169_489 archsimd.Float64x4
+					r4_0_169_489 archsimd.Float64x4
+					r5_0_169_489 archsimd.Float64x4
+					r6_0_169_489 archsimd.Float64x4
 				)
 				{
-					k_169_484, ia_169_484, cube_169_484, two_169_484, h_169_484, kk_169_484, l_169_484, fl_169_484, s_169_484, def_169_484 := k_484, ia_484, cube_484, two_484, h_484, kk_484, l_484, fl_484, s_484, def_484
-					r_169_484 := k_169_484.lr
-					zero_169_484 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					fc_169_484, fd_169_484, fh_169_484, fk_169_484, fkl_169_484 := archsimd.LoadFloat64x4((*[4]float64)((&r_169_484.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_169_484, zero_169_484, zero_169_484
-					if k_169_484.c.HasHKL {
+					k_169_489, ia_169_489, cube_169_489, two_169_489, h_169_489, kk_169_489, l_169_489, fl_169_489, s_169_489, def_169_489 := k_489, ia_489, cube_489, two_489, h_489, kk_489, l_489, fl_489, s_489, def_489
+					r_169_489 := k_169_489.lr
+					zero_169_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_169_489, fd_169_489, fh_169_489, fk_169_489, fkl_169_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_169_489.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_169_489, zero_169_489, zero_169_489
+					if k_169_489.c.HasHKL {
 						var (
-							r0_0_170_484 archsimd.Float64x4
-							r1_0_170_484 archsimd.Float64x4
-							r2_0_170_484 archsimd.Float64x4
-							r3_0_170_484 archsimd.Float64x4
-							r4_0_170_484 archsimd.Float64x4
+							r0_0_170_489 archsimd.Float64x4
+							r1_0_170_489 archsimd.Float64x4
+							r2_0_170_489 archsimd.Float64x4
+							r3_0_170_489 archsimd.Float64x4
+							r4_0_170_489 archsimd.Float64x4
 						)
 						{
-							r_170_484, bits_170_484, miss_170_484, ia_170_484, cube_170_484, h_170_484, kk_170_484, l_170_484 := r_169_484, k_169_484.fhklBits, k_169_484.missBits, ia_169_484, cube_169_484, h_169_484, kk_169_484, l_169_484
-							_ = cube_170_484
+							r_170_489, bits_170_489, miss_170_489, ia_170_489, cube_170_489, h_170_489, kk_170_489, l_170_489 := r_169_489, k_169_489.fhklBits, k_169_489.missBits, ia_169_489, cube_169_489, h_169_489, kk_169_489, l_169_489
+							_ = cube_170_489
 							var (
-								r0_0_171_484 archsimd.Float64x4
-								r1_0_171_484 archsimd.Float64x4
+								r0_0_171_489 archsimd.Float64x4
+								r1_0_171_489 archsimd.Float64x4
 							)
 							{
-								r_171_484, bits_171_484, miss_171_484, ia_171_484, h_171_484, kk_171_484, l_171_484 := r_170_484, bits_170_484, miss_170_484, ia_170_484, h_170_484, kk_170_484, l_170_484
-								var r0_0_33_171_484 archsimd.Mask64x4
+								r_171_489, bits_171_489, miss_171_489, ia_171_489, h_171_489, kk_171_489, l_171_489 := r_170_489, bits_170_489, miss_170_489, ia_170_489, h_170_489, kk_170_489, l_170_489
+								var r0_0_33_171_489 archsimd.Mask64x4
 								{
-									r_33_171_484, ia_33_171_484, h_33_171_484, kk_33_171_484, l_33_171_484 := r_171_484, ia_171_484, h_171_484, kk_171_484, l_171_484
-									half_33_171_484 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									hc_33_171_484, kc_33_171_484, lc_33_171_484 := h_33_171_484.Sub(half_33_171_484).Ceil(), kk_33_171_484.Sub(half_33_171_484).Ceil(), l_33_171_484.Sub(half_33_171_484).Ceil()
-									hmin_33_171_484, kmin_33_171_484, lmin_33_171_484 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.lmin)[:4]))
-									in_33_171_484 := hc_33_171_484.GreaterEqual(hmin_33_171_484).And(hc_33_171_484.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.hmax)[:4])))).And(kc_33_171_484.GreaterEqual(kmin_33_171_484)).And(kc_33_171_484.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.kmax)[:4])))).And(lc_33_171_484.GreaterEqual(lmin_33_171_484)).And(lc_33_171_484.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.lmax)[:4]))))
-									idx_33_171_484 := hc_33_171_484.Sub(hmin_33_171_484).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.hstride)[:4]))).Add(kc_33_171_484.Sub(kmin_33_171_484).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_484.kstride)[:4])))).Add(lc_33_171_484.Sub(lmin_33_171_484))
-									idx_33_171_484.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_171_484).ConvertToInt32().Store(ia_33_171_484)
-									r0_0_33_171_484 = in_33_171_484
+									r_33_171_489, ia_33_171_489, h_33_171_489, kk_33_171_489, l_33_171_489 := r_171_489, ia_171_489, h_171_489, kk_171_489, l_171_489
+									half_33_171_489 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_171_489, kc_33_171_489, lc_33_171_489 := h_33_171_489.Sub(half_33_171_489).Ceil(), kk_33_171_489.Sub(half_33_171_489).Ceil(), l_33_171_489.Sub(half_33_171_489).Ceil()
+									hmin_33_171_489, kmin_33_171_489, lmin_33_171_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.lmin)[:4]))
+									in_33_171_489 := hc_33_171_489.GreaterEqual(hmin_33_171_489).And(hc_33_171_489.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.hmax)[:4])))).And(kc_33_171_489.GreaterEqual(kmin_33_171_489)).And(kc_33_171_489.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.kmax)[:4])))).And(lc_33_171_489.GreaterEqual(lmin_33_171_489)).And(lc_33_171_489.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.lmax)[:4]))))
+									idx_33_171_489 := hc_33_171_489.Sub(hmin_33_171_489).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.hstride)[:4]))).Add(kc_33_171_489.Sub(kmin_33_171_489).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_489.kstride)[:4])))).Add(lc_33_171_489.Sub(lmin_33_171_489))
+									idx_33_171_489.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_171_489).ConvertToInt32().Store(ia_33_171_489)
+									r0_0_33_171_489 = in_33_171_489
 								}
-								in_171_484 := r0_0_33_171_484
-								f_171_484 := vgatherAVX2(bits_171_484, ia_171_484).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_171_484.defaultF)[:4])), in_171_484)
-								fd_171_484 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-								if miss_171_484 != nil {
-									fd_171_484 = vgatherAVX2(miss_171_484, ia_171_484).AsFloat64x4()
+								in_171_489 := r0_0_33_171_489
+								f_171_489 := vgatherAVX2(bits_171_489, ia_171_489).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_171_489.defaultF)[:4])), in_171_489)
+								fd_171_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_171_489 != nil {
+									fd_171_489 = vgatherAVX2(miss_171_489, ia_171_489).AsFloat64x4()
 								}
-								r0_0_171_484, r1_0_171_484 = f_171_484, fd_171_484.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_171_484)
+								r0_0_171_489, r1_0_171_489 = f_171_489, fd_171_489.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_171_489)
 							}
-							f_170_484, fd_170_484 := r0_0_171_484, r1_0_171_484
-							zero_170_484 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-							r0_0_170_484, r1_0_170_484, r2_0_170_484, r3_0_170_484, r4_0_170_484 = f_170_484, fd_170_484, zero_170_484, zero_170_484, zero_170_484
+							f_170_489, fd_170_489 := r0_0_171_489, r1_0_171_489
+							zero_170_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_170_489, r1_0_170_489, r2_0_170_489, r3_0_170_489, r4_0_170_489 = f_170_489, fd_170_489, zero_170_489, zero_170_489, zero_170_489
 						}
-						fc_169_484, fd_169_484, fh_169_484, fk_169_484, fkl_169_484 = r0_0_170_484, r1_0_170_484, r2_0_170_484, r3_0_170_484, r4_0_170_484
+						fc_169_489, fd_169_489, fh_169_489, fk_169_489, fkl_169_489 = r0_0_170_489, r1_0_170_489, r2_0_170_489, r3_0_170_489, r4_0_170_489
 					}
-					ffl_169_484 := fc_169_484.Mul(fc_169_484).Mul(fl_169_484)
-					s1_169_484 := s_169_484.Add(ffl_169_484.Mul(fl_169_484))
-					def1_169_484 := def_169_484
-					if k_169_484.perDef {
-						def1_169_484 = def_169_484.Add(two_169_484.Mul(fc_169_484).Mul(fl_169_484).Mul(fl_169_484).Mul(fd_169_484))
+					ffl_169_489 := fc_169_489.Mul(fc_169_489).Mul(fl_169_489)
+					s1_169_489 := s_169_489.Add(ffl_169_489.Mul(fl_169_489))
+					def1_169_489 := def_169_489
+					if k_169_489.perDef {
+						def1_169_489 = def_169_489.Add(two_169_489.Mul(fc_169_489).Mul(fl_169_489).Mul(fl_169_489).Mul(fd_169_489))
 					}
-					r0_0_169_484, r1_0_169_484, r2_0_169_484, r3_0_169_484, r4_0_169_484, r5_0_169_484, r6_0_169_484 = ffl_169_484, s1_169_484, def1_169_484, fc_169_484, fh_169_484, fk_169_484, fkl_169_484
+					r0_0_169_489, r1_0_169_489, r2_0_169_489, r3_0_169_489, r4_0_169_489, r5_0_169_489, r6_0_169_489 = ffl_169_489, s1_169_489, def1_169_489, fc_169_489, fh_169_489, fk_169_489, fkl_169_489
 				}
-				ffl_484, s1_484, def1_484, fc_484, fh_484, fk_484, fkl_484 := r0_0_169_484, r1_0_169_484, r2_0_169_484, r3_0_169_484, r4_0_169_484, r5_0_169_484, r6_0_169_484
-				tfl_484 := two_484.Mul(ffl_484)
-				xa_484, xb_484, xc_484 := tfl_484.Mul(sb_484.Mul(sc_484)), tfl_484.Mul(sa_484.Mul(sc_484)), tfl_484.Mul(sa_484.Mul(sb_484))
-				hbar_484, kbar_484, lbar_484 := xa_484.Mul(ha_484), xb_484.Mul(hb_484), xc_484.Mul(hc_484)
+				ffl_489, s1_489, def1_489, fc_489, fh_489, fk_489, fkl_489 := r0_0_169_489, r1_0_169_489, r2_0_169_489, r3_0_169_489, r4_0_169_489, r5_0_169_489, r6_0_169_489
+				tfl_489 := two_489.Mul(ffl_489)
+				xa_489, xb_489, xc_489 := tfl_489.Mul(sb_489.Mul(sc_489)), tfl_489.Mul(sa_489.Mul(sc_489)), tfl_489.Mul(sa_489.Mul(sb_489))
+				hbar_489, kbar_489, lbar_489 := xa_489.Mul(ha_489), xb_489.Mul(hb_489), xc_489.Mul(hc_489)
 				var (
-					r0_0_172_484 archsimd.Float64x4
-					r1_0_172_484 archsimd.Float64x4
-					r2_0_172_484 archsimd.Float64x4
+					r0_0_172_489 archsimd.Float64x4
+					r1_0_172_489 archsimd.Float64x4
+					r2_0_172_489 archsimd.Float64x4
 				)
 				{
-					two_172_484, fc_172_484, flatt_172_484, fh_172_484, fk_172_484, fl_172_484, hbar_172_484, kbar_172_484, lbar_172_484 := two_484, fc_484, fl_484, fh_484, fk_484, fkl_484, hbar_484, kbar_484, lbar_484
-					_ = two_172_484
-					_ = fc_172_484
-					_ = flatt_172_484
-					_ = fh_172_484
-					_ = fk_172_484
-					_ = fl_172_484
-					r0_0_172_484, r1_0_172_484, r2_0_172_484 = hbar_172_484, kbar_172_484, lbar_172_484
+					two_172_489, fc_172_489, flatt_172_489, fh_172_489, fk_172_489, fl_172_489, hbar_172_489, kbar_172_489, lbar_172_489 := two_489, fc_489, fl_489, fh_489, fk_489, fkl_489, hbar_489, kbar_489, lbar_489
+					_ = two_172_489
+					_ = fc_172_489
+					_ = flatt_172_489
+					_ = fh_172_489
+					_ = fk_172_489
+					_ = fl_172_489
+					r0_0_172_489, r1_0_172_489, r2_0_172_489 = hbar_172_489, kbar_172_489, lbar_172_489
 				}
-				hbar_484, kbar_484, lbar_484 = r0_0_172_484, r1_0_172_484, r2_0_172_484
-				var r0_0_173_484 archsimd.Float64x4
+				hbar_489, kbar_489, lbar_489 = r0_0_172_489, r1_0_172_489, r2_0_172_489
+				var r0_0_173_489 archsimd.Float64x4
 				{
-					e_173_484, h_173_484, kk_173_484, l_173_484, hbar_173_484, kbar_173_484, lbar_173_484, sig_173_484 := e_484, h_484, kk_484, l_484, hbar_484, kbar_484, lbar_484, sig_484
-					r0_0_173_484 = sig_173_484.Add(hbar_173_484.Mul(h_173_484.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_484[0])[:4])))).Add(kbar_173_484.Mul(kk_173_484.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_484[1])[:4]))))).Add(lbar_173_484.Mul(l_173_484.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_484[2])[:4]))))))
+					e_173_489, h_173_489, kk_173_489, l_173_489, hbar_173_489, kbar_173_489, lbar_173_489, sig_173_489 := e_489, h_489, kk_489, l_489, hbar_489, kbar_489, lbar_489, sig_489
+					r0_0_173_489 = sig_173_489.Add(hbar_173_489.Mul(h_173_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_489[0])[:4])))).Add(kbar_173_489.Mul(kk_173_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_489[1])[:4]))))).Add(lbar_173_489.Mul(l_173_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_489[2])[:4]))))))
 				}
-				sig1_484 := r0_0_173_484
+				sig1_489 := r0_0_173_489
 				var (
-					r0_0_174_484 archsimd.Float64x4
-					r1_0_174_484 archsimd.Float64x4
-					r2_0_174_484 archsimd.Float64x4
+					r0_0_174_489 archsimd.Float64x4
+					r1_0_174_489 archsimd.Float64x4
+					r2_0_174_489 archsimd.Float64x4
 				)
 				{
-					xa_174_484, xb_174_484, xc_174_484, nda_174_484, ndb_174_484, ndc_174_484, sna_174_484, snb_174_484, snc_174_484 := xa_484, xb_484, xc_484, nda_484, ndb_484, ndc_484, sna_484, snb_484, snc_484
-					r0_0_174_484, r1_0_174_484, r2_0_174_484 = sna_174_484.Add(xa_174_484.Mul(nda_174_484)), snb_174_484.Add(xb_174_484.Mul(ndb_174_484)), snc_174_484.Add(xc_174_484.Mul(ndc_174_484))
+					xa_174_489, xb_174_489, xc_174_489, nda_174_489, ndb_174_489, ndc_174_489, sna_174_489, snb_174_489, snc_174_489 := xa_489, xb_489, xc_489, nda_489, ndb_489, ndc_489, sna_489, snb_489, snc_489
+					r0_0_174_489, r1_0_174_489, r2_0_174_489 = sna_174_489.Add(xa_174_489.Mul(nda_174_489)), snb_174_489.Add(xb_174_489.Mul(ndb_174_489)), snc_174_489.Add(xc_174_489.Mul(ndc_174_489))
 				}
-				na1_484, nb1_484, nc1_484 := r0_0_174_484, r1_0_174_484, r2_0_174_484
-				var r0_0_175_484 archsimd.Float64x4
+				na1_489, nb1_489, nc1_489 := r0_0_174_489, r1_0_174_489, r2_0_174_489
+				var r0_0_175_489 archsimd.Float64x4
 				{
-					k_175_484, fl_175_484, hbar_175_484, kbar_175_484, lbar_175_484, s_175_484, s1_175_484, hkl_175_484, at_175_484, stride_175_484 := k_484, fl_484, hbar_484, kbar_484, lbar_484, s_484, s1_484, hkl_484, at_484, stride_484
-					if !k_175_484.c.Water {
-						s1_175_484 = s_175_484.Merge(s1_175_484, fl_175_484.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					k_175_489, fl_175_489, hbar_175_489, kbar_175_489, lbar_175_489, s_175_489, s1_175_489, hkl_175_489, at_175_489, stride_175_489 := k_489, fl_489, hbar_489, kbar_489, lbar_489, s_489, s1_489, hkl_489, at_489, stride_489
+					if !k_175_489.c.Water {
+						s1_175_489 = s_175_489.Merge(s1_175_489, fl_175_489.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
 					}
-					hbar_175_484.StoreSlice(hkl_175_484[at_175_484:])
-					kbar_175_484.StoreSlice(hkl_175_484[at_175_484+stride_175_484:])
-					lbar_175_484.StoreSlice(hkl_175_484[at_175_484+2*stride_175_484:])
-					r0_0_175_484 = s1_175_484
+					hbar_175_489.StoreSlice(hkl_175_489[at_175_489:])
+					kbar_175_489.StoreSlice(hkl_175_489[at_175_489+stride_175_489:])
+					lbar_175_489.StoreSlice(hkl_175_489[at_175_489+2*stride_175_489:])
+					r0_0_175_489 = s1_175_489
 				}
-				s1_484 = r0_0_175_484
-				r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484 = s1_484, def1_484, sig1_484, na1_484, nb1_484, nc1_484
+				s1_489 = r0_0_175_489
+				r0_0_489, r1_0_489, r2_0_489, r3_0_489, r4_0_489, r5_0_489 = s1_489, def1_489, sig1_489, na1_489, nb1_489, nc1_489
 			}
-			s, def, sig, sna, snb, snc = r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484
+			s, def, sig, sna, snb, snc = r0_0_489, r1_0_489, r2_0_489, r3_0_489, r4_0_489, r5_0_489
 		}
 		{
-			t_485, p0_485, s_485, def_485, sig_485, sna_485, snb_485, snc_485 := t, p0, s, def, sig, sna, snb, snc
-			s_485.StoreSlice(t_485.s[p0_485:])
-			def_485.StoreSlice(t_485.def[p0_485:])
-			sig_485.StoreSlice(t_485.sig[p0_485:])
-			sna_485.StoreSlice(t_485.na[p0_485:])
-			snb_485.StoreSlice(t_485.nb[p0_485:])
-			snc_485.StoreSlice(t_485.nc[p0_485:])
+			t_490, p0_490, s_490, def_490, sig_490, sna_490, snb_490, snc_490 := t, p0, s, def, sig, sna, snb, snc
+			s_490.StoreSlice(t_490.s[p0_490:])
+			def_490.StoreSlice(t_490.def[p0_490:])
+			sig_490.StoreSlice(t_490.sig[p0_490:])
+			sna_490.StoreSlice(t_490.na[p0_490:])
+			snb_490.StoreSlice(t_490.nb[p0_490:])
+			snc_490.StoreSlice(t_490.nc[p0_490:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -27370,765 +27493,765 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_486 archsimd.Float64x4
-			r1_0_486 archsimd.Float64x4
-			r2_0_486 archsimd.Float64x4
-			r3_0_486 archsimd.Float64x4
-			r4_0_486 archsimd.Float64x4
-			r5_0_486 archsimd.Float64x4
-			r6_0_486 archsimd.Float64x4
-			r7_0_486 archsimd.Float64x4
-			r8_0_486 archsimd.Float64x4
+			r0_0_491 archsimd.Float64x4
+			r1_0_491 archsimd.Float64x4
+			r2_0_491 archsimd.Float64x4
+			r3_0_491 archsimd.Float64x4
+			r4_0_491 archsimd.Float64x4
+			r5_0_491 archsimd.Float64x4
+			r6_0_491 archsimd.Float64x4
+			r7_0_491 archsimd.Float64x4
+			r8_0_491 archsimd.Float64x4
 		)
 		{
-			r_486, sr_486, t_486, ds_486, p0_486, fresh_486 := r, &k.ll.src[si], t, ds, p0, fresh
-			il_486 := archsimd.LoadFloat64x4((*[4]float64)((&sr_486.il)[:4]))
-			x_486, y_486, z_486 := archsimd.LoadFloat64x4Slice((t_486.d[0][p0_486:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_486.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_486.d[1][p0_486:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_486.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_486.d[2][p0_486:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_486.inc[2])[:4])))
-			x_486.Mul(x_486).Add(y_486.Mul(y_486)).Add(z_486.Mul(z_486)).StoreSlice(ds_486[p0_486:])
-			zero_486 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			s_486, def_486, sig_486, na_486, nb_486, nc_486 := archsimd.LoadFloat64x4((*[4]float64)((&r_486.ibg)[:4])), zero_486, zero_486, zero_486, zero_486, zero_486
-			if !fresh_486 {
-				s_486, def_486, sig_486 = archsimd.LoadFloat64x4Slice((t_486.s[p0_486:])), archsimd.LoadFloat64x4Slice((t_486.def[p0_486:])), archsimd.LoadFloat64x4Slice((t_486.sig[p0_486:]))
-				na_486, nb_486, nc_486 = archsimd.LoadFloat64x4Slice((t_486.na[p0_486:])), archsimd.LoadFloat64x4Slice((t_486.nb[p0_486:])), archsimd.LoadFloat64x4Slice((t_486.nc[p0_486:]))
+			r_491, sr_491, t_491, ds_491, p0_491, fresh_491 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_491 := archsimd.LoadFloat64x4((*[4]float64)((&sr_491.il)[:4]))
+			x_491, y_491, z_491 := archsimd.LoadFloat64x4Slice((t_491.d[0][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_491.d[1][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_491.d[2][p0_491:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_491.inc[2])[:4])))
+			x_491.Mul(x_491).Add(y_491.Mul(y_491)).Add(z_491.Mul(z_491)).StoreSlice(ds_491[p0_491:])
+			zero_491 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_491, def_491, sig_491, na_491, nb_491, nc_491 := archsimd.LoadFloat64x4((*[4]float64)((&r_491.ibg)[:4])), zero_491, zero_491, zero_491, zero_491, zero_491
+			if !fresh_491 {
+				s_491, def_491, sig_491 = archsimd.LoadFloat64x4Slice((t_491.s[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.def[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.sig[p0_491:]))
+				na_491, nb_491, nc_491 = archsimd.LoadFloat64x4Slice((t_491.na[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nb[p0_491:])), archsimd.LoadFloat64x4Slice((t_491.nc[p0_491:]))
 			}
-			r0_0_486, r1_0_486, r2_0_486, r3_0_486, r4_0_486, r5_0_486, r6_0_486, r7_0_486, r8_0_486 = x_486.Mul(il_486), y_486.Mul(il_486), z_486.Mul(il_486), s_486, def_486, sig_486, na_486, nb_486, nc_486
+			r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491 = x_491.Mul(il_491), y_491.Mul(il_491), z_491.Mul(il_491), s_491, def_491, sig_491, na_491, nb_491, nc_491
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_486, r1_0_486, r2_0_486, r3_0_486, r4_0_486, r5_0_486, r6_0_486, r7_0_486, r8_0_486
-		var r0_0_487 archsimd.Mask64x4
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491, r6_0_491, r7_0_491, r8_0_491
+		var r0_0_492 archsimd.Mask64x4
 		{
-			r_487, qx_487, qy_487, qz_487 := r, qx, qy, qz
-			stol_487 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(qx_487.Mul(qx_487).Add(qy_487.Mul(qy_487)).Add(qz_487.Mul(qz_487)).Sqrt())
-			r0_0_487 = stol_487.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[26]))).And(archsimd.LoadFloat64x4((*[4]float64)((&r_487.dmin)[:4])).Greater(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Div(stol_487)))
+			r_492, qx_492, qy_492, qz_492 := r, qx, qy, qz
+			stol_492 := archsimd.LoadFloat64x4((&vkTableAVX2[21])).Mul(qx_492.Mul(qx_492).Add(qy_492.Mul(qy_492)).Add(qz_492.Mul(qz_492)).Sqrt())
+			r0_0_492 = stol_492.Greater(archsimd.LoadFloat64x4((&vkTableAVX2[26]))).And(archsimd.LoadFloat64x4((*[4]float64)((&r_492.dmin)[:4])).Greater(archsimd.LoadFloat64x4((&vkTableAVX2[21])).Div(stol_492)))
 		}
-		skip := r0_0_487
+		skip := r0_0_492
 		for oi := range k.ll.orient {
 			var (
-				r0_0_488 archsimd.Float64x4
-				r1_0_488 archsimd.Float64x4
-				r2_0_488 archsimd.Float64x4
+				r0_0_493 archsimd.Float64x4
+				r1_0_493 archsimd.Float64x4
+				r2_0_493 archsimd.Float64x4
 			)
 			{
-				o_488, qx_488, qy_488, qz_488 := &k.ll.orient[oi], qx, qy, qz
-				h_488 := archsimd.LoadFloat64x4((*[4]float64)((&o_488[0])[:4])).Mul(qx_488).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[1])[:4])).Mul(qy_488)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[2])[:4])).Mul(qz_488))
-				kk_488 := archsimd.LoadFloat64x4((*[4]float64)((&o_488[3])[:4])).Mul(qx_488).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[4])[:4])).Mul(qy_488)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[5])[:4])).Mul(qz_488))
-				l_488 := archsimd.LoadFloat64x4((*[4]float64)((&o_488[6])[:4])).Mul(qx_488).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[7])[:4])).Mul(qy_488)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_488[8])[:4])).Mul(qz_488))
-				r0_0_488, r1_0_488, r2_0_488 = h_488, kk_488, l_488
+				o_493, qx_493, qy_493, qz_493 := &k.ll.orient[oi], qx, qy, qz
+				h_493 := archsimd.LoadFloat64x4((*[4]float64)((&o_493[0])[:4])).Mul(qx_493).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[1])[:4])).Mul(qy_493)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[2])[:4])).Mul(qz_493))
+				kk_493 := archsimd.LoadFloat64x4((*[4]float64)((&o_493[3])[:4])).Mul(qx_493).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[4])[:4])).Mul(qy_493)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[5])[:4])).Mul(qz_493))
+				l_493 := archsimd.LoadFloat64x4((*[4]float64)((&o_493[6])[:4])).Mul(qx_493).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[7])[:4])).Mul(qy_493)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_493[8])[:4])).Mul(qz_493))
+				r0_0_493, r1_0_493, r2_0_493 = h_493, kk_493, l_493
 			}
-			h, kk, l := r0_0_488, r1_0_488, r2_0_488
+			h, kk, l := r0_0_493, r1_0_493, r2_0_493
 			var (
-				r0_0_489 archsimd.Float64x4
-				r1_0_489 archsimd.Float64x4
-				r2_0_489 archsimd.Float64x4
-				r3_0_489 archsimd.Float64x4
-				r4_0_489 archsimd.Float64x4
-				r5_0_489 archsimd.Float64x4
-				r6_0_489 archsimd.Float64x4
-				r7_0_489 archsimd.Float64x4
-				r8_0_489 archsimd.Float64x4
+				r0_0_494 archsimd.Float64x4
+				r1_0_494 archsimd.Float64x4
+				r2_0_494 archsimd.Float64x4
+				r3_0_494 archsimd.Float64x4
+				r4_0_494 archsimd.Float64x4
+				r5_0_494 archsimd.Float64x4
+				r6_0_494 archsimd.Float64x4
+				r7_0_494 archsimd.Float64x4
+				r8_0_494 archsimd.Float64x4
 			)
 			{
-				r_489, h_489, kk_489, l_489, n_489 := r, h, kk, l, n
-				_ = n_489
+				r_494, h_494, kk_494, l_494, n_494 := r, h, kk, l, n
+				_ = n_494
 				var (
-					r0_0_126_489 archsimd.Float64x4
-					r1_0_126_489 archsimd.Float64x4
-					r2_0_126_489 archsimd.Float64x4
+					r0_0_126_494 archsimd.Float64x4
+					r1_0_126_494 archsimd.Float64x4
+					r2_0_126_494 archsimd.Float64x4
 				)
 				{
-					r_126_489, i_126_489, x_126_489 := r_489, 0, h_489
-					s_126_489, dx_126_489, dn_126_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_126_489.nmode[i_126_489] == nChebyshev {
+					r_126_494, i_126_494, x_126_494 := r_494, 0, h_494
+					s_126_494, dx_126_494, dn_126_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_126_494.nmode[i_126_494] == nChebyshev {
 						var (
-							r0_0_127_489 archsimd.Float64x4
-							r1_0_127_489 archsimd.Float64x4
-							r2_0_127_489 archsimd.Float64x4
+							r0_0_127_494 archsimd.Float64x4
+							r1_0_127_494 archsimd.Float64x4
+							r2_0_127_494 archsimd.Float64x4
 						)
 						{
-							r_127_489, x_127_489, n_127_489 := r_126_489, x_126_489, r_126_489.nn[i_126_489]
-							magic_127_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_127_489 := x_127_489.Add(magic_127_489)
-							d_127_489 := x_127_489.Sub(t_127_489.Sub(magic_127_489))
-							f_127_489 := t_127_489.AsUint64x4().ShiftAllLeft(63)
+							r_127_494, x_127_494, n_127_494 := r_126_494, x_126_494, r_126_494.nn[i_126_494]
+							magic_127_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_127_494 := x_127_494.Add(magic_127_494)
+							d_127_494 := x_127_494.Sub(t_127_494.Sub(magic_127_494))
+							f_127_494 := t_127_494.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_128_489 archsimd.Float64x4
-								r1_0_128_489 archsimd.Float64x4
+								r0_0_128_494 archsimd.Float64x4
+								r1_0_128_494 archsimd.Float64x4
 							)
 							{
-								d_128_489 := d_127_489
-								y_128_489 := d_128_489.Mul(d_128_489)
-								y2_128_489 := y_128_489.Mul(y_128_489)
-								y4_128_489 := y2_128_489.Mul(y2_128_489)
-								a_128_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_489)
-								b_128_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_489)).Mul(y2_128_489)
-								p1_128_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_489)).Mul(y2_128_489)).Mul(y4_128_489)
-								p2_128_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_489.Mul(y4_128_489))
-								v_128_489 := a_128_489.Add(b_128_489.Add(p1_128_489).Add(p2_128_489))
-								r0_0_128_489, r1_0_128_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_489), v_128_489
+								d_128_494 := d_127_494
+								y_128_494 := d_128_494.Mul(d_128_494)
+								y2_128_494 := y_128_494.Mul(y_128_494)
+								y4_128_494 := y2_128_494.Mul(y2_128_494)
+								a_128_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_494)
+								b_128_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_494)).Mul(y2_128_494)
+								p1_128_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_494)).Mul(y2_128_494)).Mul(y4_128_494)
+								p2_128_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_494.Mul(y4_128_494))
+								v_128_494 := a_128_494.Add(b_128_494.Add(p1_128_494).Add(p2_128_494))
+								r0_0_128_494, r1_0_128_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_494), v_128_494
 							}
-							cr_127_489, v_127_489 := r0_0_128_489, r1_0_128_489
-							sign_127_489, one_127_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_127_489 := v_127_489.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_489)).Sqrt().AsUint64x4().Or(d_127_489.AsUint64x4().Xor(f_127_489).And(sign_127_489)).AsFloat64x4()
-							c_127_489 := cr_127_489.AsUint64x4().Xor(f_127_489).AsFloat64x4()
-							c2_127_489 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_489)
-							u0_127_489, u1_127_489 := one_127_489, c2_127_489
-							j_127_489 := 1
-							if n_127_489&1 == 0 {
-								u0_127_489, u1_127_489, j_127_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_489, 0
+							cr_127_494, v_127_494 := r0_0_128_494, r1_0_128_494
+							sign_127_494, one_127_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_494.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_127_494 := v_127_494.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_494)).Sqrt().AsUint64x4().Or(d_127_494.AsUint64x4().Xor(f_127_494).And(sign_127_494)).AsFloat64x4()
+							c_127_494 := cr_127_494.AsUint64x4().Xor(f_127_494).AsFloat64x4()
+							c2_127_494 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_494)
+							u0_127_494, u1_127_494 := one_127_494, c2_127_494
+							j_127_494 := 1
+							if n_127_494&1 == 0 {
+								u0_127_494, u1_127_494, j_127_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_494, 0
 							}
-							p_127_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_489.uw[j_127_489])[:4])).Mul(u1_127_489)
-							for ; j_127_489+2 < n_127_489-1; j_127_489 += 2 {
-								u0_127_489 = c2_127_489.Mul(u1_127_489).Sub(u0_127_489)
-								u1_127_489 = c2_127_489.Mul(u0_127_489).Sub(u1_127_489)
-								p_127_489 = p_127_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_489.uw[j_127_489+2])[:4])).Mul(u1_127_489))
+							p_127_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_494.uw[j_127_494])[:4])).Mul(u1_127_494)
+							for ; j_127_494+2 < n_127_494-1; j_127_494 += 2 {
+								u0_127_494 = c2_127_494.Mul(u1_127_494).Sub(u0_127_494)
+								u1_127_494 = c2_127_494.Mul(u0_127_494).Sub(u1_127_494)
+								p_127_494 = p_127_494.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_494.uw[j_127_494+2])[:4])).Mul(u1_127_494))
 							}
-							u0_127_489, u1_127_489 = u1_127_489, c2_127_489.Mul(u1_127_489).Sub(u0_127_489)
-							tn_127_489 := c_127_489.Mul(u1_127_489).Sub(u0_127_489)
-							dx_127_489 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_489).Mul(p_127_489)
-							peak_127_489 := one_127_489.AsUint64x4().Or(u1_127_489.AsUint64x4().And(sign_127_489)).AsFloat64x4()
-							dn_127_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_489).Mul(tn_127_489).Div(s_127_489).Merge(peak_127_489, s_127_489.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_127_489, r1_0_127_489, r2_0_127_489 = u1_127_489, dx_127_489, dn_127_489
+							u0_127_494, u1_127_494 = u1_127_494, c2_127_494.Mul(u1_127_494).Sub(u0_127_494)
+							tn_127_494 := c_127_494.Mul(u1_127_494).Sub(u0_127_494)
+							dx_127_494 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_494).Mul(p_127_494)
+							peak_127_494 := one_127_494.AsUint64x4().Or(u1_127_494.AsUint64x4().And(sign_127_494)).AsFloat64x4()
+							dn_127_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_494).Mul(tn_127_494).Div(s_127_494).Merge(peak_127_494, s_127_494.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_127_494, r1_0_127_494, r2_0_127_494 = u1_127_494, dx_127_494, dn_127_494
 						}
-						s_126_489, dx_126_489, dn_126_489 = r0_0_127_489, r1_0_127_489, r2_0_127_489
-					} else if r_126_489.nmode[i_126_489] == nRatio {
+						s_126_494, dx_126_494, dn_126_494 = r0_0_127_494, r1_0_127_494, r2_0_127_494
+					} else if r_126_494.nmode[i_126_494] == nRatio {
 						var (
-							r0_0_129_489 archsimd.Float64x4
-							r1_0_129_489 archsimd.Float64x4
-							r2_0_129_489 archsimd.Float64x4
+							r0_0_129_494 archsimd.Float64x4
+							r1_0_129_494 archsimd.Float64x4
+							r2_0_129_494 archsimd.Float64x4
 						)
 						{
-							x_129_489, nv_129_489 := x_126_489, archsimd.LoadFloat64x4((*[4]float64)((&r_126_489.nv[i_126_489])[:4]))
-							magic_129_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_129_489 := x_129_489.Add(magic_129_489)
-							d_129_489 := x_129_489.Sub(t_129_489.Sub(magic_129_489))
+							x_129_494, nv_129_494 := x_126_494, archsimd.LoadFloat64x4((*[4]float64)((&r_126_494.nv[i_126_494])[:4]))
+							magic_129_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_129_494 := x_129_494.Add(magic_129_494)
+							d_129_494 := x_129_494.Sub(t_129_494.Sub(magic_129_494))
 							var (
-								r0_0_130_489 archsimd.Float64x4
-								r1_0_130_489 archsimd.Float64x4
+								r0_0_130_494 archsimd.Float64x4
+								r1_0_130_494 archsimd.Float64x4
 							)
 							{
-								x_130_489 := nv_129_489.Mul(d_129_489)
-								magic_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_130_489 := x_130_489.Add(magic_130_489)
-								d_130_489 := x_130_489.Sub(t_130_489.Sub(magic_130_489))
-								var r0_0_22_130_489 archsimd.Float64x4
+								x_130_494 := nv_129_494.Mul(d_129_494)
+								magic_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_130_494 := x_130_494.Add(magic_130_494)
+								d_130_494 := x_130_494.Sub(t_130_494.Sub(magic_130_494))
+								var r0_0_22_130_494 archsimd.Float64x4
 								{
-									d_22_130_489 := d_130_489
-									y_22_130_489 := d_22_130_489.Mul(d_22_130_489)
-									y2_22_130_489 := y_22_130_489.Mul(y_22_130_489)
-									y4_22_130_489 := y2_22_130_489.Mul(y2_22_130_489)
-									p0_22_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_489)).Mul(y2_22_130_489))
-									p1_22_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_489)).Mul(y2_22_130_489)).Mul(y4_22_130_489)
-									p2_22_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_489)).Mul(y4_22_130_489.Mul(y4_22_130_489))
-									r0_0_22_130_489 = d_22_130_489.Mul(p0_22_130_489.Add(p1_22_130_489).Add(p2_22_130_489))
+									d_22_130_494 := d_130_494
+									y_22_130_494 := d_22_130_494.Mul(d_22_130_494)
+									y2_22_130_494 := y_22_130_494.Mul(y_22_130_494)
+									y4_22_130_494 := y2_22_130_494.Mul(y2_22_130_494)
+									p0_22_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_494)).Mul(y2_22_130_494))
+									p1_22_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_494)).Mul(y2_22_130_494)).Mul(y4_22_130_494)
+									p2_22_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_494)).Mul(y4_22_130_494.Mul(y4_22_130_494))
+									r0_0_22_130_494 = d_22_130_494.Mul(p0_22_130_494.Add(p1_22_130_494).Add(p2_22_130_494))
 								}
-								var r0_0_23_130_489 archsimd.Float64x4
+								var r0_0_23_130_494 archsimd.Float64x4
 								{
-									c_23_130_489, t_23_130_489 := r0_0_22_130_489, t_130_489
-									r0_0_23_130_489 = c_23_130_489.AsUint64x4().Xor(t_23_130_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_130_494, t_23_130_494 := r0_0_22_130_494, t_130_494
+									r0_0_23_130_494 = c_23_130_494.AsUint64x4().Xor(t_23_130_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_130_489 archsimd.Float64x4
+								var r0_0_24_130_494 archsimd.Float64x4
 								{
-									d_24_130_489 := d_130_489
+									d_24_130_494 := d_130_494
 									var (
-										r0_0_1_24_130_489 archsimd.Float64x4
-										r1_0_1_24_130_489 archsimd.Float64x4
+										r0_0_1_24_130_494 archsimd.Float64x4
+										r1_0_1_24_130_494 archsimd.Float64x4
 									)
 									{
-										d_1_24_130_489 := d_24_130_489
-										y_1_24_130_489 := d_1_24_130_489.Mul(d_1_24_130_489)
-										y2_1_24_130_489 := y_1_24_130_489.Mul(y_1_24_130_489)
-										y4_1_24_130_489 := y2_1_24_130_489.Mul(y2_1_24_130_489)
-										a_1_24_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_489)
-										b_1_24_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_489)).Mul(y2_1_24_130_489)
-										p1_1_24_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_489)).Mul(y2_1_24_130_489)).Mul(y4_1_24_130_489)
-										p2_1_24_130_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_489.Mul(y4_1_24_130_489))
-										v_1_24_130_489 := a_1_24_130_489.Add(b_1_24_130_489.Add(p1_1_24_130_489).Add(p2_1_24_130_489))
-										r0_0_1_24_130_489, r1_0_1_24_130_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_489), v_1_24_130_489
+										d_1_24_130_494 := d_24_130_494
+										y_1_24_130_494 := d_1_24_130_494.Mul(d_1_24_130_494)
+										y2_1_24_130_494 := y_1_24_130_494.Mul(y_1_24_130_494)
+										y4_1_24_130_494 := y2_1_24_130_494.Mul(y2_1_24_130_494)
+										a_1_24_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_494)
+										b_1_24_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_494)).Mul(y2_1_24_130_494)
+										p1_1_24_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_494)).Mul(y2_1_24_130_494)).Mul(y4_1_24_130_494)
+										p2_1_24_130_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_494.Mul(y4_1_24_130_494))
+										v_1_24_130_494 := a_1_24_130_494.Add(b_1_24_130_494.Add(p1_1_24_130_494).Add(p2_1_24_130_494))
+										r0_0_1_24_130_494, r1_0_1_24_130_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_494), v_1_24_130_494
 									}
-									c_24_130_489, _ := r0_0_1_24_130_489, r1_0_1_24_130_489
-									r0_0_24_130_489 = c_24_130_489
+									c_24_130_494, _ := r0_0_1_24_130_494, r1_0_1_24_130_494
+									r0_0_24_130_494 = c_24_130_494
 								}
-								var r0_0_25_130_489 archsimd.Float64x4
+								var r0_0_25_130_494 archsimd.Float64x4
 								{
-									c_25_130_489, t_25_130_489 := r0_0_24_130_489, t_130_489
-									r0_0_25_130_489 = c_25_130_489.AsUint64x4().Xor(t_25_130_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_130_494, t_25_130_494 := r0_0_24_130_494, t_130_494
+									r0_0_25_130_494 = c_25_130_494.AsUint64x4().Xor(t_25_130_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_130_489, c_130_489 := r0_0_23_130_489, r0_0_25_130_489
-								r0_0_130_489, r1_0_130_489 = s_130_489, c_130_489
+								s_130_494, c_130_494 := r0_0_23_130_494, r0_0_25_130_494
+								r0_0_130_494, r1_0_130_494 = s_130_494, c_130_494
 							}
-							sn_129_489, cn_129_489 := r0_0_130_489, r1_0_130_489
-							var r0_0_131_489 archsimd.Float64x4
+							sn_129_494, cn_129_494 := r0_0_130_494, r1_0_130_494
+							var r0_0_131_494 archsimd.Float64x4
 							{
-								d_131_489 := d_129_489
-								y_131_489 := d_131_489.Mul(d_131_489)
-								y2_131_489 := y_131_489.Mul(y_131_489)
-								y4_131_489 := y2_131_489.Mul(y2_131_489)
-								p0_131_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_489)).Mul(y2_131_489))
-								p1_131_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_489)).Mul(y2_131_489)).Mul(y4_131_489)
-								p2_131_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_489)).Mul(y4_131_489.Mul(y4_131_489))
-								r0_0_131_489 = d_131_489.Mul(p0_131_489.Add(p1_131_489).Add(p2_131_489))
+								d_131_494 := d_129_494
+								y_131_494 := d_131_494.Mul(d_131_494)
+								y2_131_494 := y_131_494.Mul(y_131_494)
+								y4_131_494 := y2_131_494.Mul(y2_131_494)
+								p0_131_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_494)).Mul(y2_131_494))
+								p1_131_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_494)).Mul(y2_131_494)).Mul(y4_131_494)
+								p2_131_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_494)).Mul(y4_131_494.Mul(y4_131_494))
+								r0_0_131_494 = d_131_494.Mul(p0_131_494.Add(p1_131_494).Add(p2_131_494))
 							}
-							var r0_0_132_489 archsimd.Float64x4
+							var r0_0_132_494 archsimd.Float64x4
 							{
-								d_132_489 := d_129_489
+								d_132_494 := d_129_494
 								var (
-									r0_0_1_132_489 archsimd.Float64x4
-									r1_0_1_132_489 archsimd.Float64x4
+									r0_0_1_132_494 archsimd.Float64x4
+									r1_0_1_132_494 archsimd.Float64x4
 								)
 								{
-									d_1_132_489 := d_132_489
-									y_1_132_489 := d_1_132_489.Mul(d_1_132_489)
-									y2_1_132_489 := y_1_132_489.Mul(y_1_132_489)
-									y4_1_132_489 := y2_1_132_489.Mul(y2_1_132_489)
-									a_1_132_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_489)
-									b_1_132_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_489)).Mul(y2_1_132_489)
-									p1_1_132_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_489)).Mul(y2_1_132_489)).Mul(y4_1_132_489)
-									p2_1_132_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_489.Mul(y4_1_132_489))
-									v_1_132_489 := a_1_132_489.Add(b_1_132_489.Add(p1_1_132_489).Add(p2_1_132_489))
-									r0_0_1_132_489, r1_0_1_132_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_489), v_1_132_489
+									d_1_132_494 := d_132_494
+									y_1_132_494 := d_1_132_494.Mul(d_1_132_494)
+									y2_1_132_494 := y_1_132_494.Mul(y_1_132_494)
+									y4_1_132_494 := y2_1_132_494.Mul(y2_1_132_494)
+									a_1_132_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_494)
+									b_1_132_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_494)).Mul(y2_1_132_494)
+									p1_1_132_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_494)).Mul(y2_1_132_494)).Mul(y4_1_132_494)
+									p2_1_132_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_494.Mul(y4_1_132_494))
+									v_1_132_494 := a_1_132_494.Add(b_1_132_494.Add(p1_1_132_494).Add(p2_1_132_494))
+									r0_0_1_132_494, r1_0_1_132_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_494), v_1_132_494
 								}
-								c_132_489, _ := r0_0_1_132_489, r1_0_1_132_489
-								r0_0_132_489 = c_132_489
+								c_132_494, _ := r0_0_1_132_494, r1_0_1_132_494
+								r0_0_132_494 = c_132_494
 							}
-							s1_129_489, c1_129_489 := r0_0_131_489, r0_0_132_489
-							pi_129_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_129_489 := d_129_489.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_129_489 := nv_129_489.Merge(sn_129_489.Div(s1_129_489), at_129_489)
-							pd_129_489 := pi_129_489.Mul(d_129_489)
-							npd_129_489 := nv_129_489.Mul(pd_129_489)
-							dx_129_489 := pi_129_489.Mul(nv_129_489.Mul(cn_129_489).Mul(s1_129_489).Sub(sn_129_489.Mul(c1_129_489))).Div(s1_129_489.Mul(s1_129_489))
-							var r0_0_133_489 archsimd.Float64x4
+							s1_129_494, c1_129_494 := r0_0_131_494, r0_0_132_494
+							pi_129_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_129_494 := d_129_494.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_129_494 := nv_129_494.Merge(sn_129_494.Div(s1_129_494), at_129_494)
+							pd_129_494 := pi_129_494.Mul(d_129_494)
+							npd_129_494 := nv_129_494.Mul(pd_129_494)
+							dx_129_494 := pi_129_494.Mul(nv_129_494.Mul(cn_129_494).Mul(s1_129_494).Sub(sn_129_494.Mul(c1_129_494))).Div(s1_129_494.Mul(s1_129_494))
+							var r0_0_133_494 archsimd.Float64x4
 							{
-								n_133_489, x_133_489 := nv_129_489, pd_129_489
-								n2_133_489 := n_133_489.Mul(n_133_489)
-								a_133_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_489.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_133_489 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_489).Mul(n2_133_489).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_489).Mul(x_133_489).Mul(x_133_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_133_489 = n_133_489.Mul(a_133_489.Add(b_133_489))
+								n_133_494, x_133_494 := nv_129_494, pd_129_494
+								n2_133_494 := n_133_494.Mul(n_133_494)
+								a_133_494 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_494.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_133_494 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_494).Mul(n2_133_494).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_494).Mul(x_133_494).Mul(x_133_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_133_494 = n_133_494.Mul(a_133_494.Add(b_133_494))
 							}
-							dx_129_489 = pi_129_489.Mul(r0_0_133_489).Merge(dx_129_489, npd_129_489.Mul(npd_129_489).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_129_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_489, at_129_489)
-							dn_129_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_489.Mul(cn_129_489).Div(s1_129_489), at_129_489)
-							r0_0_129_489, r1_0_129_489, r2_0_129_489 = s_129_489, dx_129_489, dn_129_489
+							dx_129_494 = pi_129_494.Mul(r0_0_133_494).Merge(dx_129_494, npd_129_494.Mul(npd_129_494).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_129_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_494, at_129_494)
+							dn_129_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_494.Mul(cn_129_494).Div(s1_129_494), at_129_494)
+							r0_0_129_494, r1_0_129_494, r2_0_129_494 = s_129_494, dx_129_494, dn_129_494
 						}
-						s_126_489, dx_126_489, dn_126_489 = r0_0_129_489, r1_0_129_489, r2_0_129_489
+						s_126_494, dx_126_494, dn_126_494 = r0_0_129_494, r1_0_129_494, r2_0_129_494
 					}
-					r0_0_126_489, r1_0_126_489, r2_0_126_489 = s_126_489, dx_126_489, dn_126_489
+					r0_0_126_494, r1_0_126_494, r2_0_126_494 = s_126_494, dx_126_494, dn_126_494
 				}
-				sa_489, ha_489, na_489 := r0_0_126_489, r1_0_126_489, r2_0_126_489
+				sa_494, ha_494, na_494 := r0_0_126_494, r1_0_126_494, r2_0_126_494
 				var (
-					r0_0_134_489 archsimd.Float64x4
-					r1_0_134_489 archsimd.Float64x4
-					r2_0_134_489 archsimd.Float64x4
+					r0_0_134_494 archsimd.Float64x4
+					r1_0_134_494 archsimd.Float64x4
+					r2_0_134_494 archsimd.Float64x4
 				)
 				{
-					r_134_489, i_134_489, x_134_489 := r_489, 1, kk_489
-					s_134_489, dx_134_489, dn_134_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_134_489.nmode[i_134_489] == nChebyshev {
+					r_134_494, i_134_494, x_134_494 := r_494, 1, kk_494
+					s_134_494, dx_134_494, dn_134_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_134_494.nmode[i_134_494] == nChebyshev {
 						var (
-							r0_0_135_489 archsimd.Float64x4
-							r1_0_135_489 archsimd.Float64x4
-							r2_0_135_489 archsimd.Float64x4
+							r0_0_135_494 archsimd.Float64x4
+							r1_0_135_494 archsimd.Float64x4
+							r2_0_135_494 archsimd.Float64x4
 						)
 						{
-							r_135_489, x_135_489, n_135_489 := r_134_489, x_134_489, r_134_489.nn[i_134_489]
-							magic_135_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_135_489 := x_135_489.Add(magic_135_489)
-							d_135_489 := x_135_489.Sub(t_135_489.Sub(magic_135_489))
-							f_135_489 := t_135_489.AsUint64x4().ShiftAllLeft(63)
+							r_135_494, x_135_494, n_135_494 := r_134_494, x_134_494, r_134_494.nn[i_134_494]
+							magic_135_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_135_494 := x_135_494.Add(magic_135_494)
+							d_135_494 := x_135_494.Sub(t_135_494.Sub(magic_135_494))
+							f_135_494 := t_135_494.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_136_489 archsimd.Float64x4
-								r1_0_136_489 archsimd.Float64x4
+								r0_0_136_494 archsimd.Float64x4
+								r1_0_136_494 archsimd.Float64x4
 							)
 							{
-								d_136_489 := d_135_489
-								y_136_489 := d_136_489.Mul(d_136_489)
-								y2_136_489 := y_136_489.Mul(y_136_489)
-								y4_136_489 := y2_136_489.Mul(y2_136_489)
-								a_136_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_489)
-								b_136_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_489)).Mul(y2_136_489)
-								p1_136_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_489)).Mul(y2_136_489)).Mul(y4_136_489)
-								p2_136_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_489.Mul(y4_136_489))
-								v_136_489 := a_136_489.Add(b_136_489.Add(p1_136_489).Add(p2_136_489))
-								r0_0_136_489, r1_0_136_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_489), v_136_489
+								d_136_494 := d_135_494
+								y_136_494 := d_136_494.Mul(d_136_494)
+								y2_136_494 := y_136_494.Mul(y_136_494)
+								y4_136_494 := y2_136_494.Mul(y2_136_494)
+								a_136_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_494)
+								b_136_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_494)).Mul(y2_136_494)
+								p1_136_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_494)).Mul(y2_136_494)).Mul(y4_136_494)
+								p2_136_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_494.Mul(y4_136_494))
+								v_136_494 := a_136_494.Add(b_136_494.Add(p1_136_494).Add(p2_136_494))
+								r0_0_136_494, r1_0_136_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_494), v_136_494
 							}
-							cr_135_489, v_135_489 := r0_0_136_489, r1_0_136_489
-							sign_135_489, one_135_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_135_489 := v_135_489.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_489)).Sqrt().AsUint64x4().Or(d_135_489.AsUint64x4().Xor(f_135_489).And(sign_135_489)).AsFloat64x4()
-							c_135_489 := cr_135_489.AsUint64x4().Xor(f_135_489).AsFloat64x4()
-							c2_135_489 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_489)
-							u0_135_489, u1_135_489 := one_135_489, c2_135_489
-							j_135_489 := 1
-							if n_135_489&1 == 0 {
-								u0_135_489, u1_135_489, j_135_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_489, 0
+							cr_135_494, v_135_494 := r0_0_136_494, r1_0_136_494
+							sign_135_494, one_135_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_494.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_135_494 := v_135_494.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_494)).Sqrt().AsUint64x4().Or(d_135_494.AsUint64x4().Xor(f_135_494).And(sign_135_494)).AsFloat64x4()
+							c_135_494 := cr_135_494.AsUint64x4().Xor(f_135_494).AsFloat64x4()
+							c2_135_494 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_494)
+							u0_135_494, u1_135_494 := one_135_494, c2_135_494
+							j_135_494 := 1
+							if n_135_494&1 == 0 {
+								u0_135_494, u1_135_494, j_135_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_494, 0
 							}
-							p_135_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_489.uw[j_135_489])[:4])).Mul(u1_135_489)
-							for ; j_135_489+2 < n_135_489-1; j_135_489 += 2 {
-								u0_135_489 = c2_135_489.Mul(u1_135_489).Sub(u0_135_489)
-								u1_135_489 = c2_135_489.Mul(u0_135_489).Sub(u1_135_489)
-								p_135_489 = p_135_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_489.uw[j_135_489+2])[:4])).Mul(u1_135_489))
+							p_135_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_494.uw[j_135_494])[:4])).Mul(u1_135_494)
+							for ; j_135_494+2 < n_135_494-1; j_135_494 += 2 {
+								u0_135_494 = c2_135_494.Mul(u1_135_494).Sub(u0_135_494)
+								u1_135_494 = c2_135_494.Mul(u0_135_494).Sub(u1_135_494)
+								p_135_494 = p_135_494.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_494.uw[j_135_494+2])[:4])).Mul(u1_135_494))
 							}
-							u0_135_489, u1_135_489 = u1_135_489, c2_135_489.Mul(u1_135_489).Sub(u0_135_489)
-							tn_135_489 := c_135_489.Mul(u1_135_489).Sub(u0_135_489)
-							dx_135_489 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_489).Mul(p_135_489)
-							peak_135_489 := one_135_489.AsUint64x4().Or(u1_135_489.AsUint64x4().And(sign_135_489)).AsFloat64x4()
-							dn_135_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_489).Mul(tn_135_489).Div(s_135_489).Merge(peak_135_489, s_135_489.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_135_489, r1_0_135_489, r2_0_135_489 = u1_135_489, dx_135_489, dn_135_489
+							u0_135_494, u1_135_494 = u1_135_494, c2_135_494.Mul(u1_135_494).Sub(u0_135_494)
+							tn_135_494 := c_135_494.Mul(u1_135_494).Sub(u0_135_494)
+							dx_135_494 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_494).Mul(p_135_494)
+							peak_135_494 := one_135_494.AsUint64x4().Or(u1_135_494.AsUint64x4().And(sign_135_494)).AsFloat64x4()
+							dn_135_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_494).Mul(tn_135_494).Div(s_135_494).Merge(peak_135_494, s_135_494.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_135_494, r1_0_135_494, r2_0_135_494 = u1_135_494, dx_135_494, dn_135_494
 						}
-						s_134_489, dx_134_489, dn_134_489 = r0_0_135_489, r1_0_135_489, r2_0_135_489
-					} else if r_134_489.nmode[i_134_489] == nRatio {
+						s_134_494, dx_134_494, dn_134_494 = r0_0_135_494, r1_0_135_494, r2_0_135_494
+					} else if r_134_494.nmode[i_134_494] == nRatio {
 						var (
-							r0_0_137_489 archsimd.Float64x4
-							r1_0_137_489 archsimd.Float64x4
-							r2_0_137_489 archsimd.Float64x4
+							r0_0_137_494 archsimd.Float64x4
+							r1_0_137_494 archsimd.Float64x4
+							r2_0_137_494 archsimd.Float64x4
 						)
 						{
-							x_137_489, nv_137_489 := x_134_489, archsimd.LoadFloat64x4((*[4]float64)((&r_134_489.nv[i_134_489])[:4]))
-							magic_137_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_137_489 := x_137_489.Add(magic_137_489)
-							d_137_489 := x_137_489.Sub(t_137_489.Sub(magic_137_489))
+							x_137_494, nv_137_494 := x_134_494, archsimd.LoadFloat64x4((*[4]float64)((&r_134_494.nv[i_134_494])[:4]))
+							magic_137_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_137_494 := x_137_494.Add(magic_137_494)
+							d_137_494 := x_137_494.Sub(t_137_494.Sub(magic_137_494))
 							var (
-								r0_0_138_489 archsimd.Float64x4
-								r1_0_138_489 archsimd.Float64x4
+								r0_0_138_494 archsimd.Float64x4
+								r1_0_138_494 archsimd.Float64x4
 							)
 							{
-								x_138_489 := nv_137_489.Mul(d_137_489)
-								magic_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_138_489 := x_138_489.Add(magic_138_489)
-								d_138_489 := x_138_489.Sub(t_138_489.Sub(magic_138_489))
-								var r0_0_22_138_489 archsimd.Float64x4
+								x_138_494 := nv_137_494.Mul(d_137_494)
+								magic_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_138_494 := x_138_494.Add(magic_138_494)
+								d_138_494 := x_138_494.Sub(t_138_494.Sub(magic_138_494))
+								var r0_0_22_138_494 archsimd.Float64x4
 								{
-									d_22_138_489 := d_138_489
-									y_22_138_489 := d_22_138_489.Mul(d_22_138_489)
-									y2_22_138_489 := y_22_138_489.Mul(y_22_138_489)
-									y4_22_138_489 := y2_22_138_489.Mul(y2_22_138_489)
-									p0_22_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_489)).Mul(y2_22_138_489))
-									p1_22_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_489)).Mul(y2_22_138_489)).Mul(y4_22_138_489)
-									p2_22_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_489)).Mul(y4_22_138_489.Mul(y4_22_138_489))
-									r0_0_22_138_489 = d_22_138_489.Mul(p0_22_138_489.Add(p1_22_138_489).Add(p2_22_138_489))
+									d_22_138_494 := d_138_494
+									y_22_138_494 := d_22_138_494.Mul(d_22_138_494)
+									y2_22_138_494 := y_22_138_494.Mul(y_22_138_494)
+									y4_22_138_494 := y2_22_138_494.Mul(y2_22_138_494)
+									p0_22_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_494)).Mul(y2_22_138_494))
+									p1_22_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_494)).Mul(y2_22_138_494)).Mul(y4_22_138_494)
+									p2_22_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_494)).Mul(y4_22_138_494.Mul(y4_22_138_494))
+									r0_0_22_138_494 = d_22_138_494.Mul(p0_22_138_494.Add(p1_22_138_494).Add(p2_22_138_494))
 								}
-								var r0_0_23_138_489 archsimd.Float64x4
+								var r0_0_23_138_494 archsimd.Float64x4
 								{
-									c_23_138_489, t_23_138_489 := r0_0_22_138_489, t_138_489
-									r0_0_23_138_489 = c_23_138_489.AsUint64x4().Xor(t_23_138_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_138_494, t_23_138_494 := r0_0_22_138_494, t_138_494
+									r0_0_23_138_494 = c_23_138_494.AsUint64x4().Xor(t_23_138_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_138_489 archsimd.Float64x4
+								var r0_0_24_138_494 archsimd.Float64x4
 								{
-									d_24_138_489 := d_138_489
+									d_24_138_494 := d_138_494
 									var (
-										r0_0_1_24_138_489 archsimd.Float64x4
-										r1_0_1_24_138_489 archsimd.Float64x4
+										r0_0_1_24_138_494 archsimd.Float64x4
+										r1_0_1_24_138_494 archsimd.Float64x4
 									)
 									{
-										d_1_24_138_489 := d_24_138_489
-										y_1_24_138_489 := d_1_24_138_489.Mul(d_1_24_138_489)
-										y2_1_24_138_489 := y_1_24_138_489.Mul(y_1_24_138_489)
-										y4_1_24_138_489 := y2_1_24_138_489.Mul(y2_1_24_138_489)
-										a_1_24_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_489)
-										b_1_24_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_489)).Mul(y2_1_24_138_489)
-										p1_1_24_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_489)).Mul(y2_1_24_138_489)).Mul(y4_1_24_138_489)
-										p2_1_24_138_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_489.Mul(y4_1_24_138_489))
-										v_1_24_138_489 := a_1_24_138_489.Add(b_1_24_138_489.Add(p1_1_24_138_489).Add(p2_1_24_138_489))
-										r0_0_1_24_138_489, r1_0_1_24_138_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_489), v_1_24_138_489
+										d_1_24_138_494 := d_24_138_494
+										y_1_24_138_494 := d_1_24_138_494.Mul(d_1_24_138_494)
+										y2_1_24_138_494 := y_1_24_138_494.Mul(y_1_24_138_494)
+										y4_1_24_138_494 := y2_1_24_138_494.Mul(y2_1_24_138_494)
+										a_1_24_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_494)
+										b_1_24_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_494)).Mul(y2_1_24_138_494)
+										p1_1_24_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_494)).Mul(y2_1_24_138_494)).Mul(y4_1_24_138_494)
+										p2_1_24_138_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_494.Mul(y4_1_24_138_494))
+										v_1_24_138_494 := a_1_24_138_494.Add(b_1_24_138_494.Add(p1_1_24_138_494).Add(p2_1_24_138_494))
+										r0_0_1_24_138_494, r1_0_1_24_138_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_494), v_1_24_138_494
 									}
-									c_24_138_489, _ := r0_0_1_24_138_489, r1_0_1_24_138_489
-									r0_0_24_138_489 = c_24_138_489
+									c_24_138_494, _ := r0_0_1_24_138_494, r1_0_1_24_138_494
+									r0_0_24_138_494 = c_24_138_494
 								}
-								var r0_0_25_138_489 archsimd.Float64x4
+								var r0_0_25_138_494 archsimd.Float64x4
 								{
-									c_25_138_489, t_25_138_489 := r0_0_24_138_489, t_138_489
-									r0_0_25_138_489 = c_25_138_489.AsUint64x4().Xor(t_25_138_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_138_494, t_25_138_494 := r0_0_24_138_494, t_138_494
+									r0_0_25_138_494 = c_25_138_494.AsUint64x4().Xor(t_25_138_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_138_489, c_138_489 := r0_0_23_138_489, r0_0_25_138_489
-								r0_0_138_489, r1_0_138_489 = s_138_489, c_138_489
+								s_138_494, c_138_494 := r0_0_23_138_494, r0_0_25_138_494
+								r0_0_138_494, r1_0_138_494 = s_138_494, c_138_494
 							}
-							sn_137_489, cn_137_489 := r0_0_138_489, r1_0_138_489
-							var r0_0_139_489 archsimd.Float64x4
+							sn_137_494, cn_137_494 := r0_0_138_494, r1_0_138_494
+							var r0_0_139_494 archsimd.Float64x4
 							{
-								d_139_489 := d_137_489
-								y_139_489 := d_139_489.Mul(d_139_489)
-								y2_139_489 := y_139_489.Mul(y_139_489)
-								y4_139_489 := y2_139_489.Mul(y2_139_489)
-								p0_139_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_489)).Mul(y2_139_489))
-								p1_139_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_489)).Mul(y2_139_489)).Mul(y4_139_489)
-								p2_139_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_489)).Mul(y4_139_489.Mul(y4_139_489))
-								r0_0_139_489 = d_139_489.Mul(p0_139_489.Add(p1_139_489).Add(p2_139_489))
+								d_139_494 := d_137_494
+								y_139_494 := d_139_494.Mul(d_139_494)
+								y2_139_494 := y_139_494.Mul(y_139_494)
+								y4_139_494 := y2_139_494.Mul(y2_139_494)
+								p0_139_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_494)).Mul(y2_139_494))
+								p1_139_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_494)).Mul(y2_139_494)).Mul(y4_139_494)
+								p2_139_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_494)).Mul(y4_139_494.Mul(y4_139_494))
+								r0_0_139_494 = d_139_494.Mul(p0_139_494.Add(p1_139_494).Add(p2_139_494))
 							}
-							var r0_0_140_489 archsimd.Float64x4
+							var r0_0_140_494 archsimd.Float64x4
 							{
-								d_140_489 := d_137_489
+								d_140_494 := d_137_494
 								var (
-									r0_0_1_140_489 archsimd.Float64x4
-									r1_0_1_140_489 archsimd.Float64x4
+									r0_0_1_140_494 archsimd.Float64x4
+									r1_0_1_140_494 archsimd.Float64x4
 								)
 								{
-									d_1_140_489 := d_140_489
-									y_1_140_489 := d_1_140_489.Mul(d_1_140_489)
-									y2_1_140_489 := y_1_140_489.Mul(y_1_140_489)
-									y4_1_140_489 := y2_1_140_489.Mul(y2_1_140_489)
-									a_1_140_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_489)
-									b_1_140_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_489)).Mul(y2_1_140_489)
-									p1_1_140_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_489)).Mul(y2_1_140_489)).Mul(y4_1_140_489)
-									p2_1_140_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_489.Mul(y4_1_140_489))
-									v_1_140_489 := a_1_140_489.Add(b_1_140_489.Add(p1_1_140_489).Add(p2_1_140_489))
-									r0_0_1_140_489, r1_0_1_140_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_489), v_1_140_489
+									d_1_140_494 := d_140_494
+									y_1_140_494 := d_1_140_494.Mul(d_1_140_494)
+									y2_1_140_494 := y_1_140_494.Mul(y_1_140_494)
+									y4_1_140_494 := y2_1_140_494.Mul(y2_1_140_494)
+									a_1_140_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_494)
+									b_1_140_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_494)).Mul(y2_1_140_494)
+									p1_1_140_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_494)).Mul(y2_1_140_494)).Mul(y4_1_140_494)
+									p2_1_140_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_494.Mul(y4_1_140_494))
+									v_1_140_494 := a_1_140_494.Add(b_1_140_494.Add(p1_1_140_494).Add(p2_1_140_494))
+									r0_0_1_140_494, r1_0_1_140_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_494), v_1_140_494
 								}
-								c_140_489, _ := r0_0_1_140_489, r1_0_1_140_489
-								r0_0_140_489 = c_140_489
+								c_140_494, _ := r0_0_1_140_494, r1_0_1_140_494
+								r0_0_140_494 = c_140_494
 							}
-							s1_137_489, c1_137_489 := r0_0_139_489, r0_0_140_489
-							pi_137_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_137_489 := d_137_489.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_137_489 := nv_137_489.Merge(sn_137_489.Div(s1_137_489), at_137_489)
-							pd_137_489 := pi_137_489.Mul(d_137_489)
-							npd_137_489 := nv_137_489.Mul(pd_137_489)
-							dx_137_489 := pi_137_489.Mul(nv_137_489.Mul(cn_137_489).Mul(s1_137_489).Sub(sn_137_489.Mul(c1_137_489))).Div(s1_137_489.Mul(s1_137_489))
-							var r0_0_141_489 archsimd.Float64x4
+							s1_137_494, c1_137_494 := r0_0_139_494, r0_0_140_494
+							pi_137_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_137_494 := d_137_494.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_137_494 := nv_137_494.Merge(sn_137_494.Div(s1_137_494), at_137_494)
+							pd_137_494 := pi_137_494.Mul(d_137_494)
+							npd_137_494 := nv_137_494.Mul(pd_137_494)
+							dx_137_494 := pi_137_494.Mul(nv_137_494.Mul(cn_137_494).Mul(s1_137_494).Sub(sn_137_494.Mul(c1_137_494))).Div(s1_137_494.Mul(s1_137_494))
+							var r0_0_141_494 archsimd.Float64x4
 							{
-								n_141_489, x_141_489 := nv_137_489, pd_137_489
-								n2_141_489 := n_141_489.Mul(n_141_489)
-								a_141_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_489.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_141_489 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_489).Mul(n2_141_489).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_489).Mul(x_141_489).Mul(x_141_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_141_489 = n_141_489.Mul(a_141_489.Add(b_141_489))
+								n_141_494, x_141_494 := nv_137_494, pd_137_494
+								n2_141_494 := n_141_494.Mul(n_141_494)
+								a_141_494 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_494.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_141_494 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_494).Mul(n2_141_494).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_494).Mul(x_141_494).Mul(x_141_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_141_494 = n_141_494.Mul(a_141_494.Add(b_141_494))
 							}
-							dx_137_489 = pi_137_489.Mul(r0_0_141_489).Merge(dx_137_489, npd_137_489.Mul(npd_137_489).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_137_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_489, at_137_489)
-							dn_137_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_489.Mul(cn_137_489).Div(s1_137_489), at_137_489)
-							r0_0_137_489, r1_0_137_489, r2_0_137_489 = s_137_489, dx_137_489, dn_137_489
+							dx_137_494 = pi_137_494.Mul(r0_0_141_494).Merge(dx_137_494, npd_137_494.Mul(npd_137_494).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_137_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_494, at_137_494)
+							dn_137_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_494.Mul(cn_137_494).Div(s1_137_494), at_137_494)
+							r0_0_137_494, r1_0_137_494, r2_0_137_494 = s_137_494, dx_137_494, dn_137_494
 						}
-						s_134_489, dx_134_489, dn_134_489 = r0_0_137_489, r1_0_137_489, r2_0_137_489
+						s_134_494, dx_134_494, dn_134_494 = r0_0_137_494, r1_0_137_494, r2_0_137_494
 					}
-					r0_0_134_489, r1_0_134_489, r2_0_134_489 = s_134_489, dx_134_489, dn_134_489
+					r0_0_134_494, r1_0_134_494, r2_0_134_494 = s_134_494, dx_134_494, dn_134_494
 				}
-				sb_489, hb_489, nb_489 := r0_0_134_489, r1_0_134_489, r2_0_134_489
+				sb_494, hb_494, nb_494 := r0_0_134_494, r1_0_134_494, r2_0_134_494
 				var (
-					r0_0_142_489 archsimd.Float64x4
-					r1_0_142_489 archsimd.Float64x4
-					r2_0_142_489 archsimd.Float64x4
+					r0_0_142_494 archsimd.Float64x4
+					r1_0_142_494 archsimd.Float64x4
+					r2_0_142_494 archsimd.Float64x4
 				)
 				{
-					r_142_489, i_142_489, x_142_489 := r_489, 2, l_489
-					s_142_489, dx_142_489, dn_142_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_142_489.nmode[i_142_489] == nChebyshev {
+					r_142_494, i_142_494, x_142_494 := r_494, 2, l_494
+					s_142_494, dx_142_494, dn_142_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_142_494.nmode[i_142_494] == nChebyshev {
 						var (
-							r0_0_143_489 archsimd.Float64x4
-							r1_0_143_489 archsimd.Float64x4
-							r2_0_143_489 archsimd.Float64x4
+							r0_0_143_494 archsimd.Float64x4
+							r1_0_143_494 archsimd.Float64x4
+							r2_0_143_494 archsimd.Float64x4
 						)
 						{
-							r_143_489, x_143_489, n_143_489 := r_142_489, x_142_489, r_142_489.nn[i_142_489]
-							magic_143_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_143_489 := x_143_489.Add(magic_143_489)
-							d_143_489 := x_143_489.Sub(t_143_489.Sub(magic_143_489))
-							f_143_489 := t_143_489.AsUint64x4().ShiftAllLeft(63)
+							r_143_494, x_143_494, n_143_494 := r_142_494, x_142_494, r_142_494.nn[i_142_494]
+							magic_143_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_143_494 := x_143_494.Add(magic_143_494)
+							d_143_494 := x_143_494.Sub(t_143_494.Sub(magic_143_494))
+							f_143_494 := t_143_494.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_144_489 archsimd.Float64x4
-								r1_0_144_489 archsimd.Float64x4
+								r0_0_144_494 archsimd.Float64x4
+								r1_0_144_494 archsimd.Float64x4
 							)
 							{
-								d_144_489 := d_143_489
-								y_144_489 := d_144_489.Mul(d_144_489)
-								y2_144_489 := y_144_489.Mul(y_144_489)
-								y4_144_489 := y2_144_489.Mul(y2_144_489)
-								a_144_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_489)
-								b_144_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_489)).Mul(y2_144_489)
-								p1_144_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_489)).Mul(y2_144_489)).Mul(y4_144_489)
-								p2_144_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_489.Mul(y4_144_489))
-								v_144_489 := a_144_489.Add(b_144_489.Add(p1_144_489).Add(p2_144_489))
-								r0_0_144_489, r1_0_144_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_489), v_144_489
+								d_144_494 := d_143_494
+								y_144_494 := d_144_494.Mul(d_144_494)
+								y2_144_494 := y_144_494.Mul(y_144_494)
+								y4_144_494 := y2_144_494.Mul(y2_144_494)
+								a_144_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_494)
+								b_144_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_494)).Mul(y2_144_494)
+								p1_144_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_494)).Mul(y2_144_494)).Mul(y4_144_494)
+								p2_144_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_494.Mul(y4_144_494))
+								v_144_494 := a_144_494.Add(b_144_494.Add(p1_144_494).Add(p2_144_494))
+								r0_0_144_494, r1_0_144_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_494), v_144_494
 							}
-							cr_143_489, v_143_489 := r0_0_144_489, r1_0_144_489
-							sign_143_489, one_143_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_489.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_143_489 := v_143_489.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_489)).Sqrt().AsUint64x4().Or(d_143_489.AsUint64x4().Xor(f_143_489).And(sign_143_489)).AsFloat64x4()
-							c_143_489 := cr_143_489.AsUint64x4().Xor(f_143_489).AsFloat64x4()
-							c2_143_489 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_489)
-							u0_143_489, u1_143_489 := one_143_489, c2_143_489
-							j_143_489 := 1
-							if n_143_489&1 == 0 {
-								u0_143_489, u1_143_489, j_143_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_489, 0
+							cr_143_494, v_143_494 := r0_0_144_494, r1_0_144_494
+							sign_143_494, one_143_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_494.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_143_494 := v_143_494.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_494)).Sqrt().AsUint64x4().Or(d_143_494.AsUint64x4().Xor(f_143_494).And(sign_143_494)).AsFloat64x4()
+							c_143_494 := cr_143_494.AsUint64x4().Xor(f_143_494).AsFloat64x4()
+							c2_143_494 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_494)
+							u0_143_494, u1_143_494 := one_143_494, c2_143_494
+							j_143_494 := 1
+							if n_143_494&1 == 0 {
+								u0_143_494, u1_143_494, j_143_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_494, 0
 							}
-							p_143_489 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_489.uw[j_143_489])[:4])).Mul(u1_143_489)
-							for ; j_143_489+2 < n_143_489-1; j_143_489 += 2 {
-								u0_143_489 = c2_143_489.Mul(u1_143_489).Sub(u0_143_489)
-								u1_143_489 = c2_143_489.Mul(u0_143_489).Sub(u1_143_489)
-								p_143_489 = p_143_489.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_489.uw[j_143_489+2])[:4])).Mul(u1_143_489))
+							p_143_494 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_494.uw[j_143_494])[:4])).Mul(u1_143_494)
+							for ; j_143_494+2 < n_143_494-1; j_143_494 += 2 {
+								u0_143_494 = c2_143_494.Mul(u1_143_494).Sub(u0_143_494)
+								u1_143_494 = c2_143_494.Mul(u0_143_494).Sub(u1_143_494)
+								p_143_494 = p_143_494.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_494.uw[j_143_494+2])[:4])).Mul(u1_143_494))
 							}
-							u0_143_489, u1_143_489 = u1_143_489, c2_143_489.Mul(u1_143_489).Sub(u0_143_489)
-							tn_143_489 := c_143_489.Mul(u1_143_489).Sub(u0_143_489)
-							dx_143_489 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_489).Mul(p_143_489)
-							peak_143_489 := one_143_489.AsUint64x4().Or(u1_143_489.AsUint64x4().And(sign_143_489)).AsFloat64x4()
-							dn_143_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_489).Mul(tn_143_489).Div(s_143_489).Merge(peak_143_489, s_143_489.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_143_489, r1_0_143_489, r2_0_143_489 = u1_143_489, dx_143_489, dn_143_489
+							u0_143_494, u1_143_494 = u1_143_494, c2_143_494.Mul(u1_143_494).Sub(u0_143_494)
+							tn_143_494 := c_143_494.Mul(u1_143_494).Sub(u0_143_494)
+							dx_143_494 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_494).Mul(p_143_494)
+							peak_143_494 := one_143_494.AsUint64x4().Or(u1_143_494.AsUint64x4().And(sign_143_494)).AsFloat64x4()
+							dn_143_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_494).Mul(tn_143_494).Div(s_143_494).Merge(peak_143_494, s_143_494.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_143_494, r1_0_143_494, r2_0_143_494 = u1_143_494, dx_143_494, dn_143_494
 						}
-						s_142_489, dx_142_489, dn_142_489 = r0_0_143_489, r1_0_143_489, r2_0_143_489
-					} else if r_142_489.nmode[i_142_489] == nRatio {
+						s_142_494, dx_142_494, dn_142_494 = r0_0_143_494, r1_0_143_494, r2_0_143_494
+					} else if r_142_494.nmode[i_142_494] == nRatio {
 						var (
-							r0_0_145_489 archsimd.Float64x4
-							r1_0_145_489 archsimd.Float64x4
-							r2_0_145_489 archsimd.Float64x4
+							r0_0_145_494 archsimd.Float64x4
+							r1_0_145_494 archsimd.Float64x4
+							r2_0_145_494 archsimd.Float64x4
 						)
 						{
-							x_145_489, nv_145_489 := x_142_489, archsimd.LoadFloat64x4((*[4]float64)((&r_142_489.nv[i_142_489])[:4]))
-							magic_145_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_145_489 := x_145_489.Add(magic_145_489)
-							d_145_489 := x_145_489.Sub(t_145_489.Sub(magic_145_489))
+							x_145_494, nv_145_494 := x_142_494, archsimd.LoadFloat64x4((*[4]float64)((&r_142_494.nv[i_142_494])[:4]))
+							magic_145_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_145_494 := x_145_494.Add(magic_145_494)
+							d_145_494 := x_145_494.Sub(t_145_494.Sub(magic_145_494))
 							var (
-								r0_0_146_489 archsimd.Float64x4
-								r1_0_146_489 archsimd.Float64x4
+								r0_0_146_494 archsimd.Float64x4
+								r1_0_146_494 archsimd.Float64x4
 							)
 							{
-								x_146_489 := nv_145_489.Mul(d_145_489)
-								magic_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_146_489 := x_146_489.Add(magic_146_489)
-								d_146_489 := x_146_489.Sub(t_146_489.Sub(magic_146_489))
-								var r0_0_22_146_489 archsimd.Float64x4
+								x_146_494 := nv_145_494.Mul(d_145_494)
+								magic_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_146_494 := x_146_494.Add(magic_146_494)
+								d_146_494 := x_146_494.Sub(t_146_494.Sub(magic_146_494))
+								var r0_0_22_146_494 archsimd.Float64x4
 								{
-									d_22_146_489 := d_146_489
-									y_22_146_489 := d_22_146_489.Mul(d_22_146_489)
-									y2_22_146_489 := y_22_146_489.Mul(y_22_146_489)
-									y4_22_146_489 := y2_22_146_489.Mul(y2_22_146_489)
-									p0_22_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_489)).Mul(y2_22_146_489))
-									p1_22_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_489)).Mul(y2_22_146_489)).Mul(y4_22_146_489)
-									p2_22_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_489)).Mul(y4_22_146_489.Mul(y4_22_146_489))
-									r0_0_22_146_489 = d_22_146_489.Mul(p0_22_146_489.Add(p1_22_146_489).Add(p2_22_146_489))
+									d_22_146_494 := d_146_494
+									y_22_146_494 := d_22_146_494.Mul(d_22_146_494)
+									y2_22_146_494 := y_22_146_494.Mul(y_22_146_494)
+									y4_22_146_494 := y2_22_146_494.Mul(y2_22_146_494)
+									p0_22_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_494)).Mul(y2_22_146_494))
+									p1_22_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_494)).Mul(y2_22_146_494)).Mul(y4_22_146_494)
+									p2_22_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_494)).Mul(y4_22_146_494.Mul(y4_22_146_494))
+									r0_0_22_146_494 = d_22_146_494.Mul(p0_22_146_494.Add(p1_22_146_494).Add(p2_22_146_494))
 								}
-								var r0_0_23_146_489 archsimd.Float64x4
+								var r0_0_23_146_494 archsimd.Float64x4
 								{
-									c_23_146_489, t_23_146_489 := r0_0_22_146_489, t_146_489
-									r0_0_23_146_489 = c_23_146_489.AsUint64x4().Xor(t_23_146_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_146_494, t_23_146_494 := r0_0_22_146_494, t_146_494
+									r0_0_23_146_494 = c_23_146_494.AsUint64x4().Xor(t_23_146_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_146_489 archsimd.Float64x4
+								var r0_0_24_146_494 archsimd.Float64x4
 								{
-									d_24_146_489 := d_146_489
+									d_24_146_494 := d_146_494
 									var (
-										r0_0_1_24_146_489 archsimd.Float64x4
-										r1_0_1_24_146_489 archsimd.Float64x4
+										r0_0_1_24_146_494 archsimd.Float64x4
+										r1_0_1_24_146_494 archsimd.Float64x4
 									)
 									{
-										d_1_24_146_489 := d_24_146_489
-										y_1_24_146_489 := d_1_24_146_489.Mul(d_1_24_146_489)
-										y2_1_24_146_489 := y_1_24_146_489.Mul(y_1_24_146_489)
-										y4_1_24_146_489 := y2_1_24_146_489.Mul(y2_1_24_146_489)
-										a_1_24_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_489)
-										b_1_24_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_489)).Mul(y2_1_24_146_489)
-										p1_1_24_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_489)).Mul(y2_1_24_146_489)).Mul(y4_1_24_146_489)
-										p2_1_24_146_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_489.Mul(y4_1_24_146_489))
-										v_1_24_146_489 := a_1_24_146_489.Add(b_1_24_146_489.Add(p1_1_24_146_489).Add(p2_1_24_146_489))
-										r0_0_1_24_146_489, r1_0_1_24_146_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_489), v_1_24_146_489
+										d_1_24_146_494 := d_24_146_494
+										y_1_24_146_494 := d_1_24_146_494.Mul(d_1_24_146_494)
+										y2_1_24_146_494 := y_1_24_146_494.Mul(y_1_24_146_494)
+										y4_1_24_146_494 := y2_1_24_146_494.Mul(y2_1_24_146_494)
+										a_1_24_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_494)
+										b_1_24_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_494)).Mul(y2_1_24_146_494)
+										p1_1_24_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_494)).Mul(y2_1_24_146_494)).Mul(y4_1_24_146_494)
+										p2_1_24_146_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_494.Mul(y4_1_24_146_494))
+										v_1_24_146_494 := a_1_24_146_494.Add(b_1_24_146_494.Add(p1_1_24_146_494).Add(p2_1_24_146_494))
+										r0_0_1_24_146_494, r1_0_1_24_146_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_494), v_1_24_146_494
 									}
-									c_24_146_489, _ := r0_0_1_24_146_489, r1_0_1_24_146_489
-									r0_0_24_146_489 = c_24_146_489
+									c_24_146_494, _ := r0_0_1_24_146_494, r1_0_1_24_146_494
+									r0_0_24_146_494 = c_24_146_494
 								}
-								var r0_0_25_146_489 archsimd.Float64x4
+								var r0_0_25_146_494 archsimd.Float64x4
 								{
-									c_25_146_489, t_25_146_489 := r0_0_24_146_489, t_146_489
-									r0_0_25_146_489 = c_25_146_489.AsUint64x4().Xor(t_25_146_489.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_146_494, t_25_146_494 := r0_0_24_146_494, t_146_494
+									r0_0_25_146_494 = c_25_146_494.AsUint64x4().Xor(t_25_146_494.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_146_489, c_146_489 := r0_0_23_146_489, r0_0_25_146_489
-								r0_0_146_489, r1_0_146_489 = s_146_489, c_146_489
+								s_146_494, c_146_494 := r0_0_23_146_494, r0_0_25_146_494
+								r0_0_146_494, r1_0_146_494 = s_146_494, c_146_494
 							}
-							sn_145_489, cn_145_489 := r0_0_146_489, r1_0_146_489
-							var r0_0_147_489 archsimd.Float64x4
+							sn_145_494, cn_145_494 := r0_0_146_494, r1_0_146_494
+							var r0_0_147_494 archsimd.Float64x4
 							{
-								d_147_489 := d_145_489
-								y_147_489 := d_147_489.Mul(d_147_489)
-								y2_147_489 := y_147_489.Mul(y_147_489)
-								y4_147_489 := y2_147_489.Mul(y2_147_489)
-								p0_147_489 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_489)).Mul(y2_147_489))
-								p1_147_489 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_489)).Mul(y2_147_489)).Mul(y4_147_489)
-								p2_147_489 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_489)).Mul(y4_147_489.Mul(y4_147_489))
-								r0_0_147_489 = d_147_489.Mul(p0_147_489.Add(p1_147_489).Add(p2_147_489))
+								d_147_494 := d_145_494
+								y_147_494 := d_147_494.Mul(d_147_494)
+								y2_147_494 := y_147_494.Mul(y_147_494)
+								y4_147_494 := y2_147_494.Mul(y2_147_494)
+								p0_147_494 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_494)).Mul(y2_147_494))
+								p1_147_494 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_494)).Mul(y2_147_494)).Mul(y4_147_494)
+								p2_147_494 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_494)).Mul(y4_147_494.Mul(y4_147_494))
+								r0_0_147_494 = d_147_494.Mul(p0_147_494.Add(p1_147_494).Add(p2_147_494))
 							}
-							var r0_0_148_489 archsimd.Float64x4
+							var r0_0_148_494 archsimd.Float64x4
 							{
-								d_148_489 := d_145_489
+								d_148_494 := d_145_494
 								var (
-									r0_0_1_148_489 archsimd.Float64x4
-									r1_0_1_148_489 archsimd.Float64x4
+									r0_0_1_148_494 archsimd.Float64x4
+									r1_0_1_148_494 archsimd.Float64x4
 								)
 								{
-									d_1_148_489 := d_148_489
-									y_1_148_489 := d_1_148_489.Mul(d_1_148_489)
-									y2_1_148_489 := y_1_148_489.Mul(y_1_148_489)
-									y4_1_148_489 := y2_1_148_489.Mul(y2_1_148_489)
-									a_1_148_489 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_489)
-									b_1_148_489 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_489)).Mul(y2_1_148_489)
-									p1_1_148_489 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_489)).Mul(y2_1_148_489)).Mul(y4_1_148_489)
-									p2_1_148_489 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_489.Mul(y4_1_148_489))
-									v_1_148_489 := a_1_148_489.Add(b_1_148_489.Add(p1_1_148_489).Add(p2_1_148_489))
-									r0_0_1_148_489, r1_0_1_148_489 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_489), v_1_148_489
+									d_1_148_494 := d_148_494
+									y_1_148_494 := d_1_148_494.Mul(d_1_148_494)
+									y2_1_148_494 := y_1_148_494.Mul(y_1_148_494)
+									y4_1_148_494 := y2_1_148_494.Mul(y2_1_148_494)
+									a_1_148_494 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_494)
+									b_1_148_494 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_494)).Mul(y2_1_148_494)
+									p1_1_148_494 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_494)).Mul(y2_1_148_494)).Mul(y4_1_148_494)
+									p2_1_148_494 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_494.Mul(y4_1_148_494))
+									v_1_148_494 := a_1_148_494.Add(b_1_148_494.Add(p1_1_148_494).Add(p2_1_148_494))
+									r0_0_1_148_494, r1_0_1_148_494 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_494), v_1_148_494
 								}
-								c_148_489, _ := r0_0_1_148_489, r1_0_1_148_489
-								r0_0_148_489 = c_148_489
+								c_148_494, _ := r0_0_1_148_494, r1_0_1_148_494
+								r0_0_148_494 = c_148_494
 							}
-							s1_145_489, c1_145_489 := r0_0_147_489, r0_0_148_489
-							pi_145_489 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_145_489 := d_145_489.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_145_489 := nv_145_489.Merge(sn_145_489.Div(s1_145_489), at_145_489)
-							pd_145_489 := pi_145_489.Mul(d_145_489)
-							npd_145_489 := nv_145_489.Mul(pd_145_489)
-							dx_145_489 := pi_145_489.Mul(nv_145_489.Mul(cn_145_489).Mul(s1_145_489).Sub(sn_145_489.Mul(c1_145_489))).Div(s1_145_489.Mul(s1_145_489))
-							var r0_0_149_489 archsimd.Float64x4
+							s1_145_494, c1_145_494 := r0_0_147_494, r0_0_148_494
+							pi_145_494 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_145_494 := d_145_494.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_145_494 := nv_145_494.Merge(sn_145_494.Div(s1_145_494), at_145_494)
+							pd_145_494 := pi_145_494.Mul(d_145_494)
+							npd_145_494 := nv_145_494.Mul(pd_145_494)
+							dx_145_494 := pi_145_494.Mul(nv_145_494.Mul(cn_145_494).Mul(s1_145_494).Sub(sn_145_494.Mul(c1_145_494))).Div(s1_145_494.Mul(s1_145_494))
+							var r0_0_149_494 archsimd.Float64x4
 							{
-								n_149_489, x_149_489 := nv_145_489, pd_145_489
-								n2_149_489 := n_149_489.Mul(n_149_489)
-								a_149_489 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_489.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_149_489 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_489).Mul(n2_149_489).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_489)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_489).Mul(x_149_489).Mul(x_149_489).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_149_489 = n_149_489.Mul(a_149_489.Add(b_149_489))
+								n_149_494, x_149_494 := nv_145_494, pd_145_494
+								n2_149_494 := n_149_494.Mul(n_149_494)
+								a_149_494 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_494.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_149_494 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_494).Mul(n2_149_494).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_494)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_494).Mul(x_149_494).Mul(x_149_494).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_149_494 = n_149_494.Mul(a_149_494.Add(b_149_494))
 							}
-							dx_145_489 = pi_145_489.Mul(r0_0_149_489).Merge(dx_145_489, npd_145_489.Mul(npd_145_489).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_145_489 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_489, at_145_489)
-							dn_145_489 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_489.Mul(cn_145_489).Div(s1_145_489), at_145_489)
-							r0_0_145_489, r1_0_145_489, r2_0_145_489 = s_145_489, dx_145_489, dn_145_489
+							dx_145_494 = pi_145_494.Mul(r0_0_149_494).Merge(dx_145_494, npd_145_494.Mul(npd_145_494).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_145_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_494, at_145_494)
+							dn_145_494 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_494.Mul(cn_145_494).Div(s1_145_494), at_145_494)
+							r0_0_145_494, r1_0_145_494, r2_0_145_494 = s_145_494, dx_145_494, dn_145_494
 						}
-						s_142_489, dx_142_489, dn_142_489 = r0_0_145_489, r1_0_145_489, r2_0_145_489
+						s_142_494, dx_142_494, dn_142_494 = r0_0_145_494, r1_0_145_494, r2_0_145_494
 					}
-					r0_0_142_489, r1_0_142_489, r2_0_142_489 = s_142_489, dx_142_489, dn_142_489
+					r0_0_142_494, r1_0_142_494, r2_0_142_494 = s_142_494, dx_142_494, dn_142_494
 				}
-				sc_489, hc_489, nc_489 := r0_0_142_489, r1_0_142_489, r2_0_142_489
-				r0_0_489, r1_0_489, r2_0_489, r3_0_489, r4_0_489, r5_0_489, r6_0_489, r7_0_489, r8_0_489 = sa_489, sb_489, sc_489, ha_489, hb_489, hc_489, na_489, nb_489, nc_489
+				sc_494, hc_494, nc_494 := r0_0_142_494, r1_0_142_494, r2_0_142_494
+				r0_0_494, r1_0_494, r2_0_494, r3_0_494, r4_0_494, r5_0_494, r6_0_494, r7_0_494, r8_0_494 = sa_494, sb_494, sc_494, ha_494, hb_494, hc_494, na_494, nb_494, nc_494
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_489, r1_0_489, r2_0_489, r3_0_489, r4_0_489, r5_0_489, r6_0_489, r7_0_489, r8_0_489
-			var r0_0_490 archsimd.Float64x4
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_494, r1_0_494, r2_0_494, r3_0_494, r4_0_494, r5_0_494, r6_0_494, r7_0_494, r8_0_494
+			var r0_0_495 archsimd.Float64x4
 			{
-				skip_490, sa_490 := skip, sa
-				r0_0_490 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(sa_490, skip_490)
+				skip_495, sa_495 := skip, sa
+				r0_0_495 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(sa_495, skip_495)
 			}
-			sa = r0_0_490
+			sa = r0_0_495
 			var (
-				r0_0_491 archsimd.Float64x4
-				r1_0_491 archsimd.Float64x4
-				r2_0_491 archsimd.Float64x4
-				r3_0_491 archsimd.Float64x4
-				r4_0_491 archsimd.Float64x4
-				r5_0_491 archsimd.Float64x4
+				r0_0_496 archsimd.Float64x4
+				r1_0_496 archsimd.Float64x4
+				r2_0_496 archsimd.Float64x4
+				r3_0_496 archsimd.Float64x4
+				r4_0_496 archsimd.Float64x4
+				r5_0_496 archsimd.Float64x4
 			)
 			{
-				k_491, ia_491, cube_491, e_491, h_491, kk_491, l_491, sa_491, sb_491, sc_491, ha_491, hb_491, hc_491, nda_491, ndb_491, ndc_491, s_491, def_491, sig_491, sna_491, snb_491, snc_491, hkl_491, at_491, stride_491 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_491 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
-				fl_491 := sa_491.Mul(sb_491).Mul(sc_491)
+				k_496, ia_496, cube_496, e_496, h_496, kk_496, l_496, sa_496, sb_496, sc_496, ha_496, hb_496, hc_496, nda_496, ndb_496, ndc_496, s_496, def_496, sig_496, sna_496, snb_496, snc_496, hkl_496, at_496, stride_496 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_496 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_496 := sa_496.Mul(sb_496).Mul(sc_496)
 				var (
-					r0_0_169_491 archsimd.Float64x4
-					r1_0_169_491 archsimd.Float64x4
-					r2_0_169_491 archsimd.Float64x4
-					r3_0_169_491 archsimd.Float64x4
-					r4_0_169_491 archsimd.Float64x4
-					r5_0_169_491 archsimd.Float64x4
-					r6_0_169_491 archsimd.Float64x4
+					r0_0_169_496 archsimd.Float64x4
+					r1_0_169_496 archsimd.Float64x4
+					r2_0_169_496 archsimd.Float64x4
+					r3_0_169_496 archsimd.Float64x4
+					r4_0_169_496 archsimd.Float64x4
+					r5_0_169_496 archsimd.Float64x4
+					r6_0_169_496 archsimd.Float64x4
 				)
 				{
-					k_169_491, ia_169_491, cube_169_491, two_169_491, h_169_491, kk_169_491, l_169_491, fl_169_491, s_169_491, def_169_491 := k_491, ia_491, cube_491, two_491, h_491, kk_491, l_491, fl_491, s_491, def_491
-					r_169_491 := k_169_491.lr
-					zero_169_491 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					fc_169_491, fd_169_491, fh_169_491, fk_169_491, fkl_169_491 := archsimd.LoadFloat64x4((*[4]float64)((&r_169_491.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_169_491, zero_169_491, zero_169_491
-					if k_169_491.c.HasHKL {
+					k_169_496, ia_169_496, cube_169_496, two_169_496, h_169_496, kk_169_496, l_169_496, fl_169_496, s_169_496, def_169_496 := k_496, ia_496, cube_496, two_496, h_496, kk_496, l_496, fl_496, s_496, def_496
+					r_169_496 := k_169_496.lr
+					zero_169_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_169_496, fd_169_496, fh_169_496, fk_169_496, fkl_169_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_169_496.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_169_496, zero_169_496, zero_169_496
+					if k_169_496.c.HasHKL {
 						var (
-							r0_0_170_491 archsimd.Float64x4
-							r1_0_170_491 archsimd.Float64x4
-							r2_0_170_491 archsimd.Float64x4
-							r3_0_170_491 archsimd.Float64x4
-							r4_0_170_491 archsimd.Float64x4
+							r0_0_170_496 archsimd.Float64x4
+							r1_0_170_496 archsimd.Float64x4
+							r2_0_170_496 archsimd.Float64x4
+							r3_0_170_496 archsimd.Float64x4
+							r4_0_170_496 archsimd.Float64x4
 						)
 						{
-							r_170_491, bits_170_491, miss_170_491, ia_170_491, cube_170_491, h_170_491, kk_170_491, l_170_491 := r_169_491, k_169_491.fhklBits, k_169_491.missBits, ia_169_491, cube_169_491, h_169_491, kk_169_491, l_169_491
-							_ = cube_170_491
+							r_170_496, bits_170_496, miss_170_496, ia_170_496, cube_170_496, h_170_496, kk_170_496, l_170_496 := r_169_496, k_169_496.fhklBits, k_169_496.missBits, ia_169_496, cube_169_496, h_169_496, kk_169_496, l_169_496
+							_ = cube_170_496
 							var (
-								r0_0_171_491 archsimd.Float64x4
-								r1_0_171_491 archsimd.Float64x4
+								r0_0_171_496 archsimd.Float64x4
+								r1_0_171_496 archsimd.Float64x4
 							)
 							{
-								r_171_491, bits_171_491, miss_171_491, ia_171_491, h_171_491, kk_171_491, l_171_491 := r_170_491, bits_170_491, miss_170_491, ia_170_491, h_170_491, kk_170_491, l_170_491
-								var r0_0_33_171_491 archsimd.Mask64x4
+								r_171_496, bits_171_496, miss_171_496, ia_171_496, h_171_496, kk_171_496, l_171_496 := r_170_496, bits_170_496, miss_170_496, ia_170_496, h_170_496, kk_170_496, l_170_496
+								var r0_0_33_171_496 archsimd.Mask64x4
 								{
-									r_33_171_491, ia_33_171_491, h_33_171_491, kk_33_171_491, l_33_171_491 := r_171_491, ia_171_491, h_171_491, kk_171_491, l_171_491
-									half_33_171_491 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									hc_33_171_491, kc_33_171_491, lc_33_171_491 := h_33_171_491.Sub(half_33_171_491).Ceil(), kk_33_171_491.Sub(half_33_171_491).Ceil(), l_33_171_491.Sub(half_33_171_491).Ceil()
-									hmin_33_171_491, kmin_33_171_491, lmin_33_171_491 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.lmin)[:4]))
-									in_33_171_491 := hc_33_171_491.GreaterEqual(hmin_33_171_491).And(hc_33_171_491.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.hmax)[:4])))).And(kc_33_171_491.GreaterEqual(kmin_33_171_491)).And(kc_33_171_491.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.kmax)[:4])))).And(lc_33_171_491.GreaterEqual(lmin_33_171_491)).And(lc_33_171_491.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.lmax)[:4]))))
-									idx_33_171_491 := hc_33_171_491.Sub(hmin_33_171_491).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.hstride)[:4]))).Add(kc_33_171_491.Sub(kmin_33_171_491).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_491.kstride)[:4])))).Add(lc_33_171_491.Sub(lmin_33_171_491))
-									idx_33_171_491.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_171_491).ConvertToInt32().Store(ia_33_171_491)
-									r0_0_33_171_491 = in_33_171_491
+									r_33_171_496, ia_33_171_496, h_33_171_496, kk_33_171_496, l_33_171_496 := r_171_496, ia_171_496, h_171_496, kk_171_496, l_171_496
+									half_33_171_496 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_171_496, kc_33_171_496, lc_33_171_496 := h_33_171_496.Sub(half_33_171_496).Ceil(), kk_33_171_496.Sub(half_33_171_496).Ceil(), l_33_171_496.Sub(half_33_171_496).Ceil()
+									hmin_33_171_496, kmin_33_171_496, lmin_33_171_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.lmin)[:4]))
+									in_33_171_496 := hc_33_171_496.GreaterEqual(hmin_33_171_496).And(hc_33_171_496.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.hmax)[:4])))).And(kc_33_171_496.GreaterEqual(kmin_33_171_496)).And(kc_33_171_496.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.kmax)[:4])))).And(lc_33_171_496.GreaterEqual(lmin_33_171_496)).And(lc_33_171_496.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.lmax)[:4]))))
+									idx_33_171_496 := hc_33_171_496.Sub(hmin_33_171_496).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.hstride)[:4]))).Add(kc_33_171_496.Sub(kmin_33_171_496).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_171_496.kstride)[:4])))).Add(lc_33_171_496.Sub(lmin_33_171_496))
+									idx_33_171_496.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_171_496).ConvertToInt32().Store(ia_33_171_496)
+									r0_0_33_171_496 = in_33_171_496
 								}
-								in_171_491 := r0_0_33_171_491
-								f_171_491 := vgatherAVX2(bits_171_491, ia_171_491).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_171_491.defaultF)[:4])), in_171_491)
-								fd_171_491 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-								if miss_171_491 != nil {
-									fd_171_491 = vgatherAVX2(miss_171_491, ia_171_491).AsFloat64x4()
+								in_171_496 := r0_0_33_171_496
+								f_171_496 := vgatherAVX2(bits_171_496, ia_171_496).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_171_496.defaultF)[:4])), in_171_496)
+								fd_171_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_171_496 != nil {
+									fd_171_496 = vgatherAVX2(miss_171_496, ia_171_496).AsFloat64x4()
 								}
-								r0_0_171_491, r1_0_171_491 = f_171_491, fd_171_491.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_171_491)
+								r0_0_171_496, r1_0_171_496 = f_171_496, fd_171_496.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_171_496)
 							}
-							f_170_491, fd_170_491 := r0_0_171_491, r1_0_171_491
-							zero_170_491 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-							r0_0_170_491, r1_0_170_491, r2_0_170_491, r3_0_170_491, r4_0_170_491 = f_170_491, fd_170_491, zero_170_491, zero_170_491, zero_170_491
+							f_170_496, fd_170_496 := r0_0_171_496, r1_0_171_496
+							zero_170_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_170_496, r1_0_170_496, r2_0_170_496, r3_0_170_496, r4_0_170_496 = f_170_496, fd_170_496, zero_170_496, zero_170_496, zero_170_496
 						}
-						fc_169_491, fd_169_491, fh_169_491, fk_169_491, fkl_169_491 = r0_0_170_491, r1_0_170_491, r2_0_170_491, r3_0_170_491, r4_0_170_491
+						fc_169_496, fd_169_496, fh_169_496, fk_169_496, fkl_169_496 = r0_0_170_496, r1_0_170_496, r2_0_170_496, r3_0_170_496, r4_0_170_496
 					}
-					ffl_169_491 := fc_169_491.Mul(fc_169_491).Mul(fl_169_491)
-					s1_169_491 := s_169_491.Add(ffl_169_491.Mul(fl_169_491))
-					def1_169_491 := def_169_491
-					if k_169_491.perDef {
-						def1_169_491 = def_169_491.Add(two_169_491.Mul(fc_169_491).Mul(fl_169_491).Mul(fl_169_491).Mul(fd_169_491))
+					ffl_169_496 := fc_169_496.Mul(fc_169_496).Mul(fl_169_496)
+					s1_169_496 := s_169_496.Add(ffl_169_496.Mul(fl_169_496))
+					def1_169_496 := def_169_496
+					if k_169_496.perDef {
+						def1_169_496 = def_169_496.Add(two_169_496.Mul(fc_169_496).Mul(fl_169_496).Mul(fl_169_496).Mul(fd_169_496))
 					}
-					r0_0_169_491, r1_0_169_491, r2_0_169_491, r3_0_169_491, r4_0_169_491, r5_0_169_491, r6_0_169_491 = ffl_169_491, s1_169_491, def1_169_491, fc_169_491, fh_169_491, fk_169_491, fkl_169_491
+					r0_0_169_496, r1_0_169_496, r2_0_169_496, r3_0_169_496, r4_0_169_496, r5_0_169_496, r6_0_169_496 = ffl_169_496, s1_169_496, def1_169_496, fc_169_496, fh_169_496, fk_169_496, fkl_169_496
 				}
-				ffl_491, s1_491, def1_491, fc_491, fh_491, fk_491, fkl_491 := r0_0_169_491, r1_0_169_491, r2_0_169_491, r3_0_169_491, r4_0_169_491, r5_0_169_491, r6_0_169_491
-				tfl_491 := two_491.Mul(ffl_491)
-				xa_491, xb_491, xc_491 := tfl_491.Mul(sb_491.Mul(sc_491)), tfl_491.Mul(sa_491.Mul(sc_491)), tfl_491.Mul(sa_491.Mul(sb_491))
-				hbar_491, kbar_491, lbar_491 := xa_491.Mul(ha_491), xb_491.Mul(hb_491), xc_491.Mul(hc_491)
+				ffl_496, s1_496, def1_496, fc_496, fh_496, fk_496, fkl_496 := r0_0_169_496, r1_0_169_496, r2_0_169_496, r3_0_169_496, r4_0_169_496, r5_0_169_496, r6_0_169_496
+				tfl_496 := two_496.Mul(ffl_496)
+				xa_496, xb_496, xc_496 := tfl_496.Mul(sb_496.Mul(sc_496)), tfl_496.Mul(sa_496.Mul(sc_496)), tfl_496.Mul(sa_496.Mul(sb_496))
+				hbar_496, kbar_496, lbar_496 := xa_496.Mul(ha_496), xb_496.Mul(hb_496), xc_496.Mul(hc_496)
 				var (
-					r0_0_172_491 archsimd.Float64x4
-					r1_0_172_491 archsimd.Float64x4
-					r2_0_172_491 archsimd.Float64x4
+					r0_0_172_496 archsimd.Float64x4
+					r1_0_172_496 archsimd.Float64x4
+					r2_0_172_496 archsimd.Float64x4
 				)
 				{
-					two_172_491, fc_172_491, flatt_172_491, fh_172_491, fk_172_491, fl_172_491, hbar_172_491, kbar_172_491, lbar_172_491 := two_491, fc_491, fl_491, fh_491, fk_491, fkl_491, hbar_491, kbar_491, lbar_491
-					_ = two_172_491
-					_ = fc_172_491
-					_ = flatt_172_491
-					_ = fh_172_491
-					_ = fk_172_491
-					_ = fl_172_491
-					r0_0_172_491, r1_0_172_491, r2_0_172_491 = hbar_172_491, kbar_172_491, lbar_172_491
+					two_172_496, fc_172_496, flatt_172_496, fh_172_496, fk_172_496, fl_172_496, hbar_172_496, kbar_172_496, lbar_172_496 := two_496, fc_496, fl_496, fh_496, fk_496, fkl_496, hbar_496, kbar_496, lbar_496
+					_ = two_172_496
+					_ = fc_172_496
+					_ = flatt_172_496
+					_ = fh_172_496
+					_ = fk_172_496
+					_ = fl_172_496
+					r0_0_172_496, r1_0_172_496, r2_0_172_496 = hbar_172_496, kbar_172_496, lbar_172_496
 				}
-				hbar_491, kbar_491, lbar_491 = r0_0_172_491, r1_0_172_491, r2_0_172_491
-				var r0_0_173_491 archsimd.Float64x4
+				hbar_496, kbar_496, lbar_496 = r0_0_172_496, r1_0_172_496, r2_0_172_496
+				var r0_0_173_496 archsimd.Float64x4
 				{
-					e_173_491, h_173_491, kk_173_491, l_173_491, hbar_173_491, kbar_173_491, lbar_173_491, sig_173_491 := e_491, h_491, kk_491, l_491, hbar_491, kbar_491, lbar_491, sig_491
-					r0_0_173_491 = sig_173_491.Add(hbar_173_491.Mul(h_173_491.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_491[0])[:4])))).Add(kbar_173_491.Mul(kk_173_491.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_491[1])[:4]))))).Add(lbar_173_491.Mul(l_173_491.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_491[2])[:4]))))))
+					e_173_496, h_173_496, kk_173_496, l_173_496, hbar_173_496, kbar_173_496, lbar_173_496, sig_173_496 := e_496, h_496, kk_496, l_496, hbar_496, kbar_496, lbar_496, sig_496
+					r0_0_173_496 = sig_173_496.Add(hbar_173_496.Mul(h_173_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_496[0])[:4])))).Add(kbar_173_496.Mul(kk_173_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_496[1])[:4]))))).Add(lbar_173_496.Mul(l_173_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_173_496[2])[:4]))))))
 				}
-				sig1_491 := r0_0_173_491
+				sig1_496 := r0_0_173_496
 				var (
-					r0_0_174_491 archsimd.Float64x4
-					r1_0_174_491 archsimd.Float64x4
-					r2_0_174_491 archsimd.Float64x4
+					r0_0_174_496 archsimd.Float64x4
+					r1_0_174_496 archsimd.Float64x4
+					r2_0_174_496 archsimd.Float64x4
 				)
 				{
-					xa_174_491, xb_174_491, xc_174_491, nda_174_491, ndb_174_491, ndc_174_491, sna_174_491, snb_174_491, snc_174_491 := xa_491, xb_491, xc_491, nda_491, ndb_491, ndc_491, sna_491, snb_491, snc_491
-					r0_0_174_491, r1_0_174_491, r2_0_174_491 = sna_174_491.Add(xa_174_491.Mul(nda_174_491)), snb_174_491.Add(xb_174_491.Mul(ndb_174_491)), snc_174_491.Add(xc_174_491.Mul(ndc_174_491))
+					xa_174_496, xb_174_496, xc_174_496, nda_174_496, ndb_174_496, ndc_174_496, sna_174_496, snb_174_496, snc_174_496 := xa_496, xb_496, xc_496, nda_496, ndb_496, ndc_496, sna_496, snb_496, snc_496
+					r0_0_174_496, r1_0_174_496, r2_0_174_496 = sna_174_496.Add(xa_174_496.Mul(nda_174_496)), snb_174_496.Add(xb_174_496.Mul(ndb_174_496)), snc_174_496.Add(xc_174_496.Mul(ndc_174_496))
 				}
-				na1_491, nb1_491, nc1_491 := r0_0_174_491, r1_0_174_491, r2_0_174_491
-				var r0_0_175_491 archsimd.Float64x4
+				na1_496, nb1_496, nc1_496 := r0_0_174_496, r1_0_174_496, r2_0_174_496
+				var r0_0_175_496 archsimd.Float64x4
 				{
-					k_175_491, fl_175_491, hbar_175_491, kbar_175_491, lbar_175_491, s_175_491, s1_175_491, hkl_175_491, at_175_491, stride_175_491 := k_491, fl_491, hbar_491, kbar_491, lbar_491, s_491, s1_491, hkl_491, at_491, stride_491
-					if !k_175_491.c.Water {
-						s1_175_491 = s_175_491.Merge(s1_175_491, fl_175_491.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					k_175_496, fl_175_496, hbar_175_496, kbar_175_496, lbar_175_496, s_175_496, s1_175_496, hkl_175_496, at_175_496, stride_175_496 := k_496, fl_496, hbar_496, kbar_496, lbar_496, s_496, s1_496, hkl_496, at_496, stride_496
+					if !k_175_496.c.Water {
+						s1_175_496 = s_175_496.Merge(s1_175_496, fl_175_496.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
 					}
-					hbar_175_491.StoreSlice(hkl_175_491[at_175_491:])
-					kbar_175_491.StoreSlice(hkl_175_491[at_175_491+stride_175_491:])
-					lbar_175_491.StoreSlice(hkl_175_491[at_175_491+2*stride_175_491:])
-					r0_0_175_491 = s1_175_491
+					hbar_175_496.StoreSlice(hkl_175_496[at_175_496:])
+					kbar_175_496.StoreSlice(hkl_175_496[at_175_496+stride_175_496:])
+					lbar_175_496.StoreSlice(hkl_175_496[at_175_496+2*stride_175_496:])
+					r0_0_175_496 = s1_175_496
 				}
-				s1_491 = r0_0_175_491
-				r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491 = s1_491, def1_491, sig1_491, na1_491, nb1_491, nc1_491
+				s1_496 = r0_0_175_496
+				r0_0_496, r1_0_496, r2_0_496, r3_0_496, r4_0_496, r5_0_496 = s1_496, def1_496, sig1_496, na1_496, nb1_496, nc1_496
 			}
-			s, def, sig, sna, snb, snc = r0_0_491, r1_0_491, r2_0_491, r3_0_491, r4_0_491, r5_0_491
+			s, def, sig, sna, snb, snc = r0_0_496, r1_0_496, r2_0_496, r3_0_496, r4_0_496, r5_0_496
 		}
 		{
-			t_492, p0_492, s_492, def_492, sig_492, sna_492, snb_492, snc_492 := t, p0, s, def, sig, sna, snb, snc
-			s_492.StoreSlice(t_492.s[p0_492:])
-			def_492.StoreSlice(t_492.def[p0_492:])
-			sig_492.StoreSlice(t_492.sig[p0_492:])
-			sna_492.StoreSlice(t_492.na[p0_492:])
-			snb_492.StoreSlice(t_492.nb[p0_492:])
-			snc_492.StoreSlice(t_492.nc[p0_492:])
+			t_497, p0_497, s_497, def_497, sig_497, sna_497, snb_497, snc_497 := t, p0, s, def, sig, sna, snb, snc
+			s_497.StoreSlice(t_497.s[p0_497:])
+			def_497.StoreSlice(t_497.def[p0_497:])
+			sig_497.StoreSlice(t_497.sig[p0_497:])
+			sna_497.StoreSlice(t_497.na[p0_497:])
+			snb_497.StoreSlice(t_497.nb[p0_497:])
+			snc_497.StoreSlice(t_497.nc[p0_497:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -28142,940 +28265,940 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_493 archsimd.Float64x4
-			r1_0_493 archsimd.Float64x4
-			r2_0_493 archsimd.Float64x4
-			r3_0_493 archsimd.Float64x4
-			r4_0_493 archsimd.Float64x4
-			r5_0_493 archsimd.Float64x4
-			r6_0_493 archsimd.Float64x4
-			r7_0_493 archsimd.Float64x4
-			r8_0_493 archsimd.Float64x4
+			r0_0_498 archsimd.Float64x4
+			r1_0_498 archsimd.Float64x4
+			r2_0_498 archsimd.Float64x4
+			r3_0_498 archsimd.Float64x4
+			r4_0_498 archsimd.Float64x4
+			r5_0_498 archsimd.Float64x4
+			r6_0_498 archsimd.Float64x4
+			r7_0_498 archsimd.Float64x4
+			r8_0_498 archsimd.Float64x4
 		)
 		{
-			r_493, sr_493, t_493, ds_493, p0_493, fresh_493 := r, &k.ll.src[si], t, ds, p0, fresh
-			il_493 := archsimd.LoadFloat64x4((*[4]float64)((&sr_493.il)[:4]))
-			x_493, y_493, z_493 := archsimd.LoadFloat64x4Slice((t_493.d[0][p0_493:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_493.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_493.d[1][p0_493:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_493.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_493.d[2][p0_493:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_493.inc[2])[:4])))
-			x_493.Mul(x_493).Add(y_493.Mul(y_493)).Add(z_493.Mul(z_493)).StoreSlice(ds_493[p0_493:])
-			zero_493 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			s_493, def_493, sig_493, na_493, nb_493, nc_493 := archsimd.LoadFloat64x4((*[4]float64)((&r_493.ibg)[:4])), zero_493, zero_493, zero_493, zero_493, zero_493
-			if !fresh_493 {
-				s_493, def_493, sig_493 = archsimd.LoadFloat64x4Slice((t_493.s[p0_493:])), archsimd.LoadFloat64x4Slice((t_493.def[p0_493:])), archsimd.LoadFloat64x4Slice((t_493.sig[p0_493:]))
-				na_493, nb_493, nc_493 = archsimd.LoadFloat64x4Slice((t_493.na[p0_493:])), archsimd.LoadFloat64x4Slice((t_493.nb[p0_493:])), archsimd.LoadFloat64x4Slice((t_493.nc[p0_493:]))
+			r_498, sr_498, t_498, ds_498, p0_498, fresh_498 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_498 := archsimd.LoadFloat64x4((*[4]float64)((&sr_498.il)[:4]))
+			x_498, y_498, z_498 := archsimd.LoadFloat64x4Slice((t_498.d[0][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_498.d[1][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_498.d[2][p0_498:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_498.inc[2])[:4])))
+			x_498.Mul(x_498).Add(y_498.Mul(y_498)).Add(z_498.Mul(z_498)).StoreSlice(ds_498[p0_498:])
+			zero_498 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_498, def_498, sig_498, na_498, nb_498, nc_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_498.ibg)[:4])), zero_498, zero_498, zero_498, zero_498, zero_498
+			if !fresh_498 {
+				s_498, def_498, sig_498 = archsimd.LoadFloat64x4Slice((t_498.s[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.def[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.sig[p0_498:]))
+				na_498, nb_498, nc_498 = archsimd.LoadFloat64x4Slice((t_498.na[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nb[p0_498:])), archsimd.LoadFloat64x4Slice((t_498.nc[p0_498:]))
 			}
-			r0_0_493, r1_0_493, r2_0_493, r3_0_493, r4_0_493, r5_0_493, r6_0_493, r7_0_493, r8_0_493 = x_493.Mul(il_493), y_493.Mul(il_493), z_493.Mul(il_493), s_493, def_493, sig_493, na_493, nb_493, nc_493
+			r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498 = x_498.Mul(il_498), y_498.Mul(il_498), z_498.Mul(il_498), s_498, def_498, sig_498, na_498, nb_498, nc_498
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_493, r1_0_493, r2_0_493, r3_0_493, r4_0_493, r5_0_493, r6_0_493, r7_0_493, r8_0_493
-		var r0_0_494 archsimd.Mask64x4
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498, r6_0_498, r7_0_498, r8_0_498
+		var r0_0_499 archsimd.Mask64x4
 		{
-			r_494, qx_494, qy_494, qz_494 := r, qx, qy, qz
-			_ = r_494
-			_ = qx_494
-			_ = qy_494
-			_ = qz_494
-			r0_0_494 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			r_499, qx_499, qy_499, qz_499 := r, qx, qy, qz
+			_ = r_499
+			_ = qx_499
+			_ = qy_499
+			_ = qz_499
+			r0_0_499 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 		}
-		skip := r0_0_494
+		skip := r0_0_499
 		for oi := range k.ll.orient {
 			var (
-				r0_0_495 archsimd.Float64x4
-				r1_0_495 archsimd.Float64x4
-				r2_0_495 archsimd.Float64x4
+				r0_0_500 archsimd.Float64x4
+				r1_0_500 archsimd.Float64x4
+				r2_0_500 archsimd.Float64x4
 			)
 			{
-				o_495, qx_495, qy_495, qz_495 := &k.ll.orient[oi], qx, qy, qz
-				h_495 := archsimd.LoadFloat64x4((*[4]float64)((&o_495[0])[:4])).Mul(qx_495).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[1])[:4])).Mul(qy_495)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[2])[:4])).Mul(qz_495))
-				kk_495 := archsimd.LoadFloat64x4((*[4]float64)((&o_495[3])[:4])).Mul(qx_495).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[4])[:4])).Mul(qy_495)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[5])[:4])).Mul(qz_495))
-				l_495 := archsimd.LoadFloat64x4((*[4]float64)((&o_495[6])[:4])).Mul(qx_495).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[7])[:4])).Mul(qy_495)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_495[8])[:4])).Mul(qz_495))
-				r0_0_495, r1_0_495, r2_0_495 = h_495, kk_495, l_495
+				o_500, qx_500, qy_500, qz_500 := &k.ll.orient[oi], qx, qy, qz
+				h_500 := archsimd.LoadFloat64x4((*[4]float64)((&o_500[0])[:4])).Mul(qx_500).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[1])[:4])).Mul(qy_500)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[2])[:4])).Mul(qz_500))
+				kk_500 := archsimd.LoadFloat64x4((*[4]float64)((&o_500[3])[:4])).Mul(qx_500).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[4])[:4])).Mul(qy_500)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[5])[:4])).Mul(qz_500))
+				l_500 := archsimd.LoadFloat64x4((*[4]float64)((&o_500[6])[:4])).Mul(qx_500).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[7])[:4])).Mul(qy_500)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_500[8])[:4])).Mul(qz_500))
+				r0_0_500, r1_0_500, r2_0_500 = h_500, kk_500, l_500
 			}
-			h, kk, l := r0_0_495, r1_0_495, r2_0_495
+			h, kk, l := r0_0_500, r1_0_500, r2_0_500
 			var (
-				r0_0_496 archsimd.Float64x4
-				r1_0_496 archsimd.Float64x4
-				r2_0_496 archsimd.Float64x4
-				r3_0_496 archsimd.Float64x4
-				r4_0_496 archsimd.Float64x4
-				r5_0_496 archsimd.Float64x4
-				r6_0_496 archsimd.Float64x4
-				r7_0_496 archsimd.Float64x4
-				r8_0_496 archsimd.Float64x4
+				r0_0_501 archsimd.Float64x4
+				r1_0_501 archsimd.Float64x4
+				r2_0_501 archsimd.Float64x4
+				r3_0_501 archsimd.Float64x4
+				r4_0_501 archsimd.Float64x4
+				r5_0_501 archsimd.Float64x4
+				r6_0_501 archsimd.Float64x4
+				r7_0_501 archsimd.Float64x4
+				r8_0_501 archsimd.Float64x4
 			)
 			{
-				r_496, h_496, kk_496, l_496, n_496 := r, h, kk, l, n
-				_ = n_496
+				r_501, h_501, kk_501, l_501, n_501 := r, h, kk, l, n
+				_ = n_501
 				var (
-					r0_0_126_496 archsimd.Float64x4
-					r1_0_126_496 archsimd.Float64x4
-					r2_0_126_496 archsimd.Float64x4
+					r0_0_126_501 archsimd.Float64x4
+					r1_0_126_501 archsimd.Float64x4
+					r2_0_126_501 archsimd.Float64x4
 				)
 				{
-					r_126_496, i_126_496, x_126_496 := r_496, 0, h_496
-					s_126_496, dx_126_496, dn_126_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_126_496.nmode[i_126_496] == nChebyshev {
+					r_126_501, i_126_501, x_126_501 := r_501, 0, h_501
+					s_126_501, dx_126_501, dn_126_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_126_501.nmode[i_126_501] == nChebyshev {
 						var (
-							r0_0_127_496 archsimd.Float64x4
-							r1_0_127_496 archsimd.Float64x4
-							r2_0_127_496 archsimd.Float64x4
+							r0_0_127_501 archsimd.Float64x4
+							r1_0_127_501 archsimd.Float64x4
+							r2_0_127_501 archsimd.Float64x4
 						)
 						{
-							r_127_496, x_127_496, n_127_496 := r_126_496, x_126_496, r_126_496.nn[i_126_496]
-							magic_127_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_127_496 := x_127_496.Add(magic_127_496)
-							d_127_496 := x_127_496.Sub(t_127_496.Sub(magic_127_496))
-							f_127_496 := t_127_496.AsUint64x4().ShiftAllLeft(63)
+							r_127_501, x_127_501, n_127_501 := r_126_501, x_126_501, r_126_501.nn[i_126_501]
+							magic_127_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_127_501 := x_127_501.Add(magic_127_501)
+							d_127_501 := x_127_501.Sub(t_127_501.Sub(magic_127_501))
+							f_127_501 := t_127_501.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_128_496 archsimd.Float64x4
-								r1_0_128_496 archsimd.Float64x4
+								r0_0_128_501 archsimd.Float64x4
+								r1_0_128_501 archsimd.Float64x4
 							)
 							{
-								d_128_496 := d_127_496
-								y_128_496 := d_128_496.Mul(d_128_496)
-								y2_128_496 := y_128_496.Mul(y_128_496)
-								y4_128_496 := y2_128_496.Mul(y2_128_496)
-								a_128_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_496)
-								b_128_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_496)).Mul(y2_128_496)
-								p1_128_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_496)).Mul(y2_128_496)).Mul(y4_128_496)
-								p2_128_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_496.Mul(y4_128_496))
-								v_128_496 := a_128_496.Add(b_128_496.Add(p1_128_496).Add(p2_128_496))
-								r0_0_128_496, r1_0_128_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_496), v_128_496
+								d_128_501 := d_127_501
+								y_128_501 := d_128_501.Mul(d_128_501)
+								y2_128_501 := y_128_501.Mul(y_128_501)
+								y4_128_501 := y2_128_501.Mul(y2_128_501)
+								a_128_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_501)
+								b_128_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_501)).Mul(y2_128_501)
+								p1_128_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_501)).Mul(y2_128_501)).Mul(y4_128_501)
+								p2_128_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_501.Mul(y4_128_501))
+								v_128_501 := a_128_501.Add(b_128_501.Add(p1_128_501).Add(p2_128_501))
+								r0_0_128_501, r1_0_128_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_501), v_128_501
 							}
-							cr_127_496, v_127_496 := r0_0_128_496, r1_0_128_496
-							sign_127_496, one_127_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_127_496 := v_127_496.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_496)).Sqrt().AsUint64x4().Or(d_127_496.AsUint64x4().Xor(f_127_496).And(sign_127_496)).AsFloat64x4()
-							c_127_496 := cr_127_496.AsUint64x4().Xor(f_127_496).AsFloat64x4()
-							c2_127_496 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_496)
-							u0_127_496, u1_127_496 := one_127_496, c2_127_496
-							j_127_496 := 1
-							if n_127_496&1 == 0 {
-								u0_127_496, u1_127_496, j_127_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_496, 0
+							cr_127_501, v_127_501 := r0_0_128_501, r1_0_128_501
+							sign_127_501, one_127_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_501.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_127_501 := v_127_501.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_501)).Sqrt().AsUint64x4().Or(d_127_501.AsUint64x4().Xor(f_127_501).And(sign_127_501)).AsFloat64x4()
+							c_127_501 := cr_127_501.AsUint64x4().Xor(f_127_501).AsFloat64x4()
+							c2_127_501 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_501)
+							u0_127_501, u1_127_501 := one_127_501, c2_127_501
+							j_127_501 := 1
+							if n_127_501&1 == 0 {
+								u0_127_501, u1_127_501, j_127_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_501, 0
 							}
-							p_127_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_496.uw[j_127_496])[:4])).Mul(u1_127_496)
-							for ; j_127_496+2 < n_127_496-1; j_127_496 += 2 {
-								u0_127_496 = c2_127_496.Mul(u1_127_496).Sub(u0_127_496)
-								u1_127_496 = c2_127_496.Mul(u0_127_496).Sub(u1_127_496)
-								p_127_496 = p_127_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_496.uw[j_127_496+2])[:4])).Mul(u1_127_496))
+							p_127_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_501.uw[j_127_501])[:4])).Mul(u1_127_501)
+							for ; j_127_501+2 < n_127_501-1; j_127_501 += 2 {
+								u0_127_501 = c2_127_501.Mul(u1_127_501).Sub(u0_127_501)
+								u1_127_501 = c2_127_501.Mul(u0_127_501).Sub(u1_127_501)
+								p_127_501 = p_127_501.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_501.uw[j_127_501+2])[:4])).Mul(u1_127_501))
 							}
-							u0_127_496, u1_127_496 = u1_127_496, c2_127_496.Mul(u1_127_496).Sub(u0_127_496)
-							tn_127_496 := c_127_496.Mul(u1_127_496).Sub(u0_127_496)
-							dx_127_496 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_496).Mul(p_127_496)
-							peak_127_496 := one_127_496.AsUint64x4().Or(u1_127_496.AsUint64x4().And(sign_127_496)).AsFloat64x4()
-							dn_127_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_496).Mul(tn_127_496).Div(s_127_496).Merge(peak_127_496, s_127_496.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_127_496, r1_0_127_496, r2_0_127_496 = u1_127_496, dx_127_496, dn_127_496
+							u0_127_501, u1_127_501 = u1_127_501, c2_127_501.Mul(u1_127_501).Sub(u0_127_501)
+							tn_127_501 := c_127_501.Mul(u1_127_501).Sub(u0_127_501)
+							dx_127_501 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_501).Mul(p_127_501)
+							peak_127_501 := one_127_501.AsUint64x4().Or(u1_127_501.AsUint64x4().And(sign_127_501)).AsFloat64x4()
+							dn_127_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_501).Mul(tn_127_501).Div(s_127_501).Merge(peak_127_501, s_127_501.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_127_501, r1_0_127_501, r2_0_127_501 = u1_127_501, dx_127_501, dn_127_501
 						}
-						s_126_496, dx_126_496, dn_126_496 = r0_0_127_496, r1_0_127_496, r2_0_127_496
-					} else if r_126_496.nmode[i_126_496] == nRatio {
+						s_126_501, dx_126_501, dn_126_501 = r0_0_127_501, r1_0_127_501, r2_0_127_501
+					} else if r_126_501.nmode[i_126_501] == nRatio {
 						var (
-							r0_0_129_496 archsimd.Float64x4
-							r1_0_129_496 archsimd.Float64x4
-							r2_0_129_496 archsimd.Float64x4
+							r0_0_129_501 archsimd.Float64x4
+							r1_0_129_501 archsimd.Float64x4
+							r2_0_129_501 archsimd.Float64x4
 						)
 						{
-							x_129_496, nv_129_496 := x_126_496, archsimd.LoadFloat64x4((*[4]float64)((&r_126_496.nv[i_126_496])[:4]))
-							magic_129_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_129_496 := x_129_496.Add(magic_129_496)
-							d_129_496 := x_129_496.Sub(t_129_496.Sub(magic_129_496))
+							x_129_501, nv_129_501 := x_126_501, archsimd.LoadFloat64x4((*[4]float64)((&r_126_501.nv[i_126_501])[:4]))
+							magic_129_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_129_501 := x_129_501.Add(magic_129_501)
+							d_129_501 := x_129_501.Sub(t_129_501.Sub(magic_129_501))
 							var (
-								r0_0_130_496 archsimd.Float64x4
-								r1_0_130_496 archsimd.Float64x4
+								r0_0_130_501 archsimd.Float64x4
+								r1_0_130_501 archsimd.Float64x4
 							)
 							{
-								x_130_496 := nv_129_496.Mul(d_129_496)
-								magic_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_130_496 := x_130_496.Add(magic_130_496)
-								d_130_496 := x_130_496.Sub(t_130_496.Sub(magic_130_496))
-								var r0_0_22_130_496 archsimd.Float64x4
+								x_130_501 := nv_129_501.Mul(d_129_501)
+								magic_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_130_501 := x_130_501.Add(magic_130_501)
+								d_130_501 := x_130_501.Sub(t_130_501.Sub(magic_130_501))
+								var r0_0_22_130_501 archsimd.Float64x4
 								{
-									d_22_130_496 := d_130_496
-									y_22_130_496 := d_22_130_496.Mul(d_22_130_496)
-									y2_22_130_496 := y_22_130_496.Mul(y_22_130_496)
-									y4_22_130_496 := y2_22_130_496.Mul(y2_22_130_496)
-									p0_22_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_496)).Mul(y2_22_130_496))
-									p1_22_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_496)).Mul(y2_22_130_496)).Mul(y4_22_130_496)
-									p2_22_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_496)).Mul(y4_22_130_496.Mul(y4_22_130_496))
-									r0_0_22_130_496 = d_22_130_496.Mul(p0_22_130_496.Add(p1_22_130_496).Add(p2_22_130_496))
+									d_22_130_501 := d_130_501
+									y_22_130_501 := d_22_130_501.Mul(d_22_130_501)
+									y2_22_130_501 := y_22_130_501.Mul(y_22_130_501)
+									y4_22_130_501 := y2_22_130_501.Mul(y2_22_130_501)
+									p0_22_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_501)).Mul(y2_22_130_501))
+									p1_22_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_501)).Mul(y2_22_130_501)).Mul(y4_22_130_501)
+									p2_22_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_501)).Mul(y4_22_130_501.Mul(y4_22_130_501))
+									r0_0_22_130_501 = d_22_130_501.Mul(p0_22_130_501.Add(p1_22_130_501).Add(p2_22_130_501))
 								}
-								var r0_0_23_130_496 archsimd.Float64x4
+								var r0_0_23_130_501 archsimd.Float64x4
 								{
-									c_23_130_496, t_23_130_496 := r0_0_22_130_496, t_130_496
-									r0_0_23_130_496 = c_23_130_496.AsUint64x4().Xor(t_23_130_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_130_501, t_23_130_501 := r0_0_22_130_501, t_130_501
+									r0_0_23_130_501 = c_23_130_501.AsUint64x4().Xor(t_23_130_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_130_496 archsimd.Float64x4
+								var r0_0_24_130_501 archsimd.Float64x4
 								{
-									d_24_130_496 := d_130_496
+									d_24_130_501 := d_130_501
 									var (
-										r0_0_1_24_130_496 archsimd.Float64x4
-										r1_0_1_24_130_496 archsimd.Float64x4
+										r0_0_1_24_130_501 archsimd.Float64x4
+										r1_0_1_24_130_501 archsimd.Float64x4
 									)
 									{
-										d_1_24_130_496 := d_24_130_496
-										y_1_24_130_496 := d_1_24_130_496.Mul(d_1_24_130_496)
-										y2_1_24_130_496 := y_1_24_130_496.Mul(y_1_24_130_496)
-										y4_1_24_130_496 := y2_1_24_130_496.Mul(y2_1_24_130_496)
-										a_1_24_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_496)
-										b_1_24_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_496)).Mul(y2_1_24_130_496)
-										p1_1_24_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_496)).Mul(y2_1_24_130_496)).Mul(y4_1_24_130_496)
-										p2_1_24_130_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_496.Mul(y4_1_24_130_496))
-										v_1_24_130_496 := a_1_24_130_496.Add(b_1_24_130_496.Add(p1_1_24_130_496).Add(p2_1_24_130_496))
-										r0_0_1_24_130_496, r1_0_1_24_130_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_496), v_1_24_130_496
+										d_1_24_130_501 := d_24_130_501
+										y_1_24_130_501 := d_1_24_130_501.Mul(d_1_24_130_501)
+										y2_1_24_130_501 := y_1_24_130_501.Mul(y_1_24_130_501)
+										y4_1_24_130_501 := y2_1_24_130_501.Mul(y2_1_24_130_501)
+										a_1_24_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_501)
+										b_1_24_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_501)).Mul(y2_1_24_130_501)
+										p1_1_24_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_501)).Mul(y2_1_24_130_501)).Mul(y4_1_24_130_501)
+										p2_1_24_130_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_501.Mul(y4_1_24_130_501))
+										v_1_24_130_501 := a_1_24_130_501.Add(b_1_24_130_501.Add(p1_1_24_130_501).Add(p2_1_24_130_501))
+										r0_0_1_24_130_501, r1_0_1_24_130_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_501), v_1_24_130_501
 									}
-									c_24_130_496, _ := r0_0_1_24_130_496, r1_0_1_24_130_496
-									r0_0_24_130_496 = c_24_130_496
+									c_24_130_501, _ := r0_0_1_24_130_501, r1_0_1_24_130_501
+									r0_0_24_130_501 = c_24_130_501
 								}
-								var r0_0_25_130_496 archsimd.Float64x4
+								var r0_0_25_130_501 archsimd.Float64x4
 								{
-									c_25_130_496, t_25_130_496 := r0_0_24_130_496, t_130_496
-									r0_0_25_130_496 = c_25_130_496.AsUint64x4().Xor(t_25_130_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_130_501, t_25_130_501 := r0_0_24_130_501, t_130_501
+									r0_0_25_130_501 = c_25_130_501.AsUint64x4().Xor(t_25_130_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_130_496, c_130_496 := r0_0_23_130_496, r0_0_25_130_496
-								r0_0_130_496, r1_0_130_496 = s_130_496, c_130_496
+								s_130_501, c_130_501 := r0_0_23_130_501, r0_0_25_130_501
+								r0_0_130_501, r1_0_130_501 = s_130_501, c_130_501
 							}
-							sn_129_496, cn_129_496 := r0_0_130_496, r1_0_130_496
-							var r0_0_131_496 archsimd.Float64x4
+							sn_129_501, cn_129_501 := r0_0_130_501, r1_0_130_501
+							var r0_0_131_501 archsimd.Float64x4
 							{
-								d_131_496 := d_129_496
-								y_131_496 := d_131_496.Mul(d_131_496)
-								y2_131_496 := y_131_496.Mul(y_131_496)
-								y4_131_496 := y2_131_496.Mul(y2_131_496)
-								p0_131_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_496)).Mul(y2_131_496))
-								p1_131_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_496)).Mul(y2_131_496)).Mul(y4_131_496)
-								p2_131_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_496)).Mul(y4_131_496.Mul(y4_131_496))
-								r0_0_131_496 = d_131_496.Mul(p0_131_496.Add(p1_131_496).Add(p2_131_496))
+								d_131_501 := d_129_501
+								y_131_501 := d_131_501.Mul(d_131_501)
+								y2_131_501 := y_131_501.Mul(y_131_501)
+								y4_131_501 := y2_131_501.Mul(y2_131_501)
+								p0_131_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_501)).Mul(y2_131_501))
+								p1_131_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_501)).Mul(y2_131_501)).Mul(y4_131_501)
+								p2_131_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_501)).Mul(y4_131_501.Mul(y4_131_501))
+								r0_0_131_501 = d_131_501.Mul(p0_131_501.Add(p1_131_501).Add(p2_131_501))
 							}
-							var r0_0_132_496 archsimd.Float64x4
+							var r0_0_132_501 archsimd.Float64x4
 							{
-								d_132_496 := d_129_496
+								d_132_501 := d_129_501
 								var (
-									r0_0_1_132_496 archsimd.Float64x4
-									r1_0_1_132_496 archsimd.Float64x4
+									r0_0_1_132_501 archsimd.Float64x4
+									r1_0_1_132_501 archsimd.Float64x4
 								)
 								{
-									d_1_132_496 := d_132_496
-									y_1_132_496 := d_1_132_496.Mul(d_1_132_496)
-									y2_1_132_496 := y_1_132_496.Mul(y_1_132_496)
-									y4_1_132_496 := y2_1_132_496.Mul(y2_1_132_496)
-									a_1_132_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_496)
-									b_1_132_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_496)).Mul(y2_1_132_496)
-									p1_1_132_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_496)).Mul(y2_1_132_496)).Mul(y4_1_132_496)
-									p2_1_132_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_496.Mul(y4_1_132_496))
-									v_1_132_496 := a_1_132_496.Add(b_1_132_496.Add(p1_1_132_496).Add(p2_1_132_496))
-									r0_0_1_132_496, r1_0_1_132_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_496), v_1_132_496
+									d_1_132_501 := d_132_501
+									y_1_132_501 := d_1_132_501.Mul(d_1_132_501)
+									y2_1_132_501 := y_1_132_501.Mul(y_1_132_501)
+									y4_1_132_501 := y2_1_132_501.Mul(y2_1_132_501)
+									a_1_132_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_501)
+									b_1_132_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_501)).Mul(y2_1_132_501)
+									p1_1_132_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_501)).Mul(y2_1_132_501)).Mul(y4_1_132_501)
+									p2_1_132_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_501.Mul(y4_1_132_501))
+									v_1_132_501 := a_1_132_501.Add(b_1_132_501.Add(p1_1_132_501).Add(p2_1_132_501))
+									r0_0_1_132_501, r1_0_1_132_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_501), v_1_132_501
 								}
-								c_132_496, _ := r0_0_1_132_496, r1_0_1_132_496
-								r0_0_132_496 = c_132_496
+								c_132_501, _ := r0_0_1_132_501, r1_0_1_132_501
+								r0_0_132_501 = c_132_501
 							}
-							s1_129_496, c1_129_496 := r0_0_131_496, r0_0_132_496
-							pi_129_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_129_496 := d_129_496.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_129_496 := nv_129_496.Merge(sn_129_496.Div(s1_129_496), at_129_496)
-							pd_129_496 := pi_129_496.Mul(d_129_496)
-							npd_129_496 := nv_129_496.Mul(pd_129_496)
-							dx_129_496 := pi_129_496.Mul(nv_129_496.Mul(cn_129_496).Mul(s1_129_496).Sub(sn_129_496.Mul(c1_129_496))).Div(s1_129_496.Mul(s1_129_496))
-							var r0_0_133_496 archsimd.Float64x4
+							s1_129_501, c1_129_501 := r0_0_131_501, r0_0_132_501
+							pi_129_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_129_501 := d_129_501.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_129_501 := nv_129_501.Merge(sn_129_501.Div(s1_129_501), at_129_501)
+							pd_129_501 := pi_129_501.Mul(d_129_501)
+							npd_129_501 := nv_129_501.Mul(pd_129_501)
+							dx_129_501 := pi_129_501.Mul(nv_129_501.Mul(cn_129_501).Mul(s1_129_501).Sub(sn_129_501.Mul(c1_129_501))).Div(s1_129_501.Mul(s1_129_501))
+							var r0_0_133_501 archsimd.Float64x4
 							{
-								n_133_496, x_133_496 := nv_129_496, pd_129_496
-								n2_133_496 := n_133_496.Mul(n_133_496)
-								a_133_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_496.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_133_496 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_496).Mul(n2_133_496).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_496).Mul(x_133_496).Mul(x_133_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_133_496 = n_133_496.Mul(a_133_496.Add(b_133_496))
+								n_133_501, x_133_501 := nv_129_501, pd_129_501
+								n2_133_501 := n_133_501.Mul(n_133_501)
+								a_133_501 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_501.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_133_501 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_501).Mul(n2_133_501).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_501).Mul(x_133_501).Mul(x_133_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_133_501 = n_133_501.Mul(a_133_501.Add(b_133_501))
 							}
-							dx_129_496 = pi_129_496.Mul(r0_0_133_496).Merge(dx_129_496, npd_129_496.Mul(npd_129_496).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_129_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_496, at_129_496)
-							dn_129_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_496.Mul(cn_129_496).Div(s1_129_496), at_129_496)
-							r0_0_129_496, r1_0_129_496, r2_0_129_496 = s_129_496, dx_129_496, dn_129_496
+							dx_129_501 = pi_129_501.Mul(r0_0_133_501).Merge(dx_129_501, npd_129_501.Mul(npd_129_501).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_129_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_501, at_129_501)
+							dn_129_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_501.Mul(cn_129_501).Div(s1_129_501), at_129_501)
+							r0_0_129_501, r1_0_129_501, r2_0_129_501 = s_129_501, dx_129_501, dn_129_501
 						}
-						s_126_496, dx_126_496, dn_126_496 = r0_0_129_496, r1_0_129_496, r2_0_129_496
+						s_126_501, dx_126_501, dn_126_501 = r0_0_129_501, r1_0_129_501, r2_0_129_501
 					}
-					r0_0_126_496, r1_0_126_496, r2_0_126_496 = s_126_496, dx_126_496, dn_126_496
+					r0_0_126_501, r1_0_126_501, r2_0_126_501 = s_126_501, dx_126_501, dn_126_501
 				}
-				sa_496, ha_496, na_496 := r0_0_126_496, r1_0_126_496, r2_0_126_496
+				sa_501, ha_501, na_501 := r0_0_126_501, r1_0_126_501, r2_0_126_501
 				var (
-					r0_0_134_496 archsimd.Float64x4
-					r1_0_134_496 archsimd.Float64x4
-					r2_0_134_496 archsimd.Float64x4
+					r0_0_134_501 archsimd.Float64x4
+					r1_0_134_501 archsimd.Float64x4
+					r2_0_134_501 archsimd.Float64x4
 				)
 				{
-					r_134_496, i_134_496, x_134_496 := r_496, 1, kk_496
-					s_134_496, dx_134_496, dn_134_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_134_496.nmode[i_134_496] == nChebyshev {
+					r_134_501, i_134_501, x_134_501 := r_501, 1, kk_501
+					s_134_501, dx_134_501, dn_134_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_134_501.nmode[i_134_501] == nChebyshev {
 						var (
-							r0_0_135_496 archsimd.Float64x4
-							r1_0_135_496 archsimd.Float64x4
-							r2_0_135_496 archsimd.Float64x4
+							r0_0_135_501 archsimd.Float64x4
+							r1_0_135_501 archsimd.Float64x4
+							r2_0_135_501 archsimd.Float64x4
 						)
 						{
-							r_135_496, x_135_496, n_135_496 := r_134_496, x_134_496, r_134_496.nn[i_134_496]
-							magic_135_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_135_496 := x_135_496.Add(magic_135_496)
-							d_135_496 := x_135_496.Sub(t_135_496.Sub(magic_135_496))
-							f_135_496 := t_135_496.AsUint64x4().ShiftAllLeft(63)
+							r_135_501, x_135_501, n_135_501 := r_134_501, x_134_501, r_134_501.nn[i_134_501]
+							magic_135_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_135_501 := x_135_501.Add(magic_135_501)
+							d_135_501 := x_135_501.Sub(t_135_501.Sub(magic_135_501))
+							f_135_501 := t_135_501.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_136_496 archsimd.Float64x4
-								r1_0_136_496 archsimd.Float64x4
+								r0_0_136_501 archsimd.Float64x4
+								r1_0_136_501 archsimd.Float64x4
 							)
 							{
-								d_136_496 := d_135_496
-								y_136_496 := d_136_496.Mul(d_136_496)
-								y2_136_496 := y_136_496.Mul(y_136_496)
-								y4_136_496 := y2_136_496.Mul(y2_136_496)
-								a_136_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_496)
-								b_136_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_496)).Mul(y2_136_496)
-								p1_136_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_496)).Mul(y2_136_496)).Mul(y4_136_496)
-								p2_136_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_496.Mul(y4_136_496))
-								v_136_496 := a_136_496.Add(b_136_496.Add(p1_136_496).Add(p2_136_496))
-								r0_0_136_496, r1_0_136_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_496), v_136_496
+								d_136_501 := d_135_501
+								y_136_501 := d_136_501.Mul(d_136_501)
+								y2_136_501 := y_136_501.Mul(y_136_501)
+								y4_136_501 := y2_136_501.Mul(y2_136_501)
+								a_136_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_501)
+								b_136_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_501)).Mul(y2_136_501)
+								p1_136_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_501)).Mul(y2_136_501)).Mul(y4_136_501)
+								p2_136_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_501.Mul(y4_136_501))
+								v_136_501 := a_136_501.Add(b_136_501.Add(p1_136_501).Add(p2_136_501))
+								r0_0_136_501, r1_0_136_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_501), v_136_501
 							}
-							cr_135_496, v_135_496 := r0_0_136_496, r1_0_136_496
-							sign_135_496, one_135_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_135_496 := v_135_496.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_496)).Sqrt().AsUint64x4().Or(d_135_496.AsUint64x4().Xor(f_135_496).And(sign_135_496)).AsFloat64x4()
-							c_135_496 := cr_135_496.AsUint64x4().Xor(f_135_496).AsFloat64x4()
-							c2_135_496 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_496)
-							u0_135_496, u1_135_496 := one_135_496, c2_135_496
-							j_135_496 := 1
-							if n_135_496&1 == 0 {
-								u0_135_496, u1_135_496, j_135_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_496, 0
+							cr_135_501, v_135_501 := r0_0_136_501, r1_0_136_501
+							sign_135_501, one_135_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_501.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_135_501 := v_135_501.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_501)).Sqrt().AsUint64x4().Or(d_135_501.AsUint64x4().Xor(f_135_501).And(sign_135_501)).AsFloat64x4()
+							c_135_501 := cr_135_501.AsUint64x4().Xor(f_135_501).AsFloat64x4()
+							c2_135_501 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_501)
+							u0_135_501, u1_135_501 := one_135_501, c2_135_501
+							j_135_501 := 1
+							if n_135_501&1 == 0 {
+								u0_135_501, u1_135_501, j_135_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_501, 0
 							}
-							p_135_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_496.uw[j_135_496])[:4])).Mul(u1_135_496)
-							for ; j_135_496+2 < n_135_496-1; j_135_496 += 2 {
-								u0_135_496 = c2_135_496.Mul(u1_135_496).Sub(u0_135_496)
-								u1_135_496 = c2_135_496.Mul(u0_135_496).Sub(u1_135_496)
-								p_135_496 = p_135_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_496.uw[j_135_496+2])[:4])).Mul(u1_135_496))
+							p_135_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_501.uw[j_135_501])[:4])).Mul(u1_135_501)
+							for ; j_135_501+2 < n_135_501-1; j_135_501 += 2 {
+								u0_135_501 = c2_135_501.Mul(u1_135_501).Sub(u0_135_501)
+								u1_135_501 = c2_135_501.Mul(u0_135_501).Sub(u1_135_501)
+								p_135_501 = p_135_501.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_501.uw[j_135_501+2])[:4])).Mul(u1_135_501))
 							}
-							u0_135_496, u1_135_496 = u1_135_496, c2_135_496.Mul(u1_135_496).Sub(u0_135_496)
-							tn_135_496 := c_135_496.Mul(u1_135_496).Sub(u0_135_496)
-							dx_135_496 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_496).Mul(p_135_496)
-							peak_135_496 := one_135_496.AsUint64x4().Or(u1_135_496.AsUint64x4().And(sign_135_496)).AsFloat64x4()
-							dn_135_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_496).Mul(tn_135_496).Div(s_135_496).Merge(peak_135_496, s_135_496.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_135_496, r1_0_135_496, r2_0_135_496 = u1_135_496, dx_135_496, dn_135_496
+							u0_135_501, u1_135_501 = u1_135_501, c2_135_501.Mul(u1_135_501).Sub(u0_135_501)
+							tn_135_501 := c_135_501.Mul(u1_135_501).Sub(u0_135_501)
+							dx_135_501 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_501).Mul(p_135_501)
+							peak_135_501 := one_135_501.AsUint64x4().Or(u1_135_501.AsUint64x4().And(sign_135_501)).AsFloat64x4()
+							dn_135_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_501).Mul(tn_135_501).Div(s_135_501).Merge(peak_135_501, s_135_501.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_135_501, r1_0_135_501, r2_0_135_501 = u1_135_501, dx_135_501, dn_135_501
 						}
-						s_134_496, dx_134_496, dn_134_496 = r0_0_135_496, r1_0_135_496, r2_0_135_496
-					} else if r_134_496.nmode[i_134_496] == nRatio {
+						s_134_501, dx_134_501, dn_134_501 = r0_0_135_501, r1_0_135_501, r2_0_135_501
+					} else if r_134_501.nmode[i_134_501] == nRatio {
 						var (
-							r0_0_137_496 archsimd.Float64x4
-							r1_0_137_496 archsimd.Float64x4
-							r2_0_137_496 archsimd.Float64x4
+							r0_0_137_501 archsimd.Float64x4
+							r1_0_137_501 archsimd.Float64x4
+							r2_0_137_501 archsimd.Float64x4
 						)
 						{
-							x_137_496, nv_137_496 := x_134_496, archsimd.LoadFloat64x4((*[4]float64)((&r_134_496.nv[i_134_496])[:4]))
-							magic_137_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_137_496 := x_137_496.Add(magic_137_496)
-							d_137_496 := x_137_496.Sub(t_137_496.Sub(magic_137_496))
+							x_137_501, nv_137_501 := x_134_501, archsimd.LoadFloat64x4((*[4]float64)((&r_134_501.nv[i_134_501])[:4]))
+							magic_137_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_137_501 := x_137_501.Add(magic_137_501)
+							d_137_501 := x_137_501.Sub(t_137_501.Sub(magic_137_501))
 							var (
-								r0_0_138_496 archsimd.Float64x4
-								r1_0_138_496 archsimd.Float64x4
+								r0_0_138_501 archsimd.Float64x4
+								r1_0_138_501 archsimd.Float64x4
 							)
 							{
-								x_138_496 := nv_137_496.Mul(d_137_496)
-								magic_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_138_496 := x_138_496.Add(magic_138_496)
-								d_138_496 := x_138_496.Sub(t_138_496.Sub(magic_138_496))
-								var r0_0_22_138_496 archsimd.Float64x4
+								x_138_501 := nv_137_501.Mul(d_137_501)
+								magic_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_138_501 := x_138_501.Add(magic_138_501)
+								d_138_501 := x_138_501.Sub(t_138_501.Sub(magic_138_501))
+								var r0_0_22_138_501 archsimd.Float64x4
 								{
-									d_22_138_496 := d_138_496
-									y_22_138_496 := d_22_138_496.Mul(d_22_138_496)
-									y2_22_138_496 := y_22_138_496.Mul(y_22_138_496)
-									y4_22_138_496 := y2_22_138_496.Mul(y2_22_138_496)
-									p0_22_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_496)).Mul(y2_22_138_496))
-									p1_22_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_496)).Mul(y2_22_138_496)).Mul(y4_22_138_496)
-									p2_22_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_496)).Mul(y4_22_138_496.Mul(y4_22_138_496))
-									r0_0_22_138_496 = d_22_138_496.Mul(p0_22_138_496.Add(p1_22_138_496).Add(p2_22_138_496))
+									d_22_138_501 := d_138_501
+									y_22_138_501 := d_22_138_501.Mul(d_22_138_501)
+									y2_22_138_501 := y_22_138_501.Mul(y_22_138_501)
+									y4_22_138_501 := y2_22_138_501.Mul(y2_22_138_501)
+									p0_22_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_501)).Mul(y2_22_138_501))
+									p1_22_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_501)).Mul(y2_22_138_501)).Mul(y4_22_138_501)
+									p2_22_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_501)).Mul(y4_22_138_501.Mul(y4_22_138_501))
+									r0_0_22_138_501 = d_22_138_501.Mul(p0_22_138_501.Add(p1_22_138_501).Add(p2_22_138_501))
 								}
-								var r0_0_23_138_496 archsimd.Float64x4
+								var r0_0_23_138_501 archsimd.Float64x4
 								{
-									c_23_138_496, t_23_138_496 := r0_0_22_138_496, t_138_496
-									r0_0_23_138_496 = c_23_138_496.AsUint64x4().Xor(t_23_138_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_138_501, t_23_138_501 := r0_0_22_138_501, t_138_501
+									r0_0_23_138_501 = c_23_138_501.AsUint64x4().Xor(t_23_138_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_138_496 archsimd.Float64x4
+								var r0_0_24_138_501 archsimd.Float64x4
 								{
-									d_24_138_496 := d_138_496
+									d_24_138_501 := d_138_501
 									var (
-										r0_0_1_24_138_496 archsimd.Float64x4
-										r1_0_1_24_138_496 archsimd.Float64x4
+										r0_0_1_24_138_501 archsimd.Float64x4
+										r1_0_1_24_138_501 archsimd.Float64x4
 									)
 									{
-										d_1_24_138_496 := d_24_138_496
-										y_1_24_138_496 := d_1_24_138_496.Mul(d_1_24_138_496)
-										y2_1_24_138_496 := y_1_24_138_496.Mul(y_1_24_138_496)
-										y4_1_24_138_496 := y2_1_24_138_496.Mul(y2_1_24_138_496)
-										a_1_24_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_496)
-										b_1_24_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_496)).Mul(y2_1_24_138_496)
-										p1_1_24_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_496)).Mul(y2_1_24_138_496)).Mul(y4_1_24_138_496)
-										p2_1_24_138_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_496.Mul(y4_1_24_138_496))
-										v_1_24_138_496 := a_1_24_138_496.Add(b_1_24_138_496.Add(p1_1_24_138_496).Add(p2_1_24_138_496))
-										r0_0_1_24_138_496, r1_0_1_24_138_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_496), v_1_24_138_496
+										d_1_24_138_501 := d_24_138_501
+										y_1_24_138_501 := d_1_24_138_501.Mul(d_1_24_138_501)
+										y2_1_24_138_501 := y_1_24_138_501.Mul(y_1_24_138_501)
+										y4_1_24_138_501 := y2_1_24_138_501.Mul(y2_1_24_138_501)
+										a_1_24_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_501)
+										b_1_24_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_501)).Mul(y2_1_24_138_501)
+										p1_1_24_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_501)).Mul(y2_1_24_138_501)).Mul(y4_1_24_138_501)
+										p2_1_24_138_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_501.Mul(y4_1_24_138_501))
+										v_1_24_138_501 := a_1_24_138_501.Add(b_1_24_138_501.Add(p1_1_24_138_501).Add(p2_1_24_138_501))
+										r0_0_1_24_138_501, r1_0_1_24_138_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_501), v_1_24_138_501
 									}
-									c_24_138_496, _ := r0_0_1_24_138_496, r1_0_1_24_138_496
-									r0_0_24_138_496 = c_24_138_496
+									c_24_138_501, _ := r0_0_1_24_138_501, r1_0_1_24_138_501
+									r0_0_24_138_501 = c_24_138_501
 								}
-								var r0_0_25_138_496 archsimd.Float64x4
+								var r0_0_25_138_501 archsimd.Float64x4
 								{
-									c_25_138_496, t_25_138_496 := r0_0_24_138_496, t_138_496
-									r0_0_25_138_496 = c_25_138_496.AsUint64x4().Xor(t_25_138_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_138_501, t_25_138_501 := r0_0_24_138_501, t_138_501
+									r0_0_25_138_501 = c_25_138_501.AsUint64x4().Xor(t_25_138_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_138_496, c_138_496 := r0_0_23_138_496, r0_0_25_138_496
-								r0_0_138_496, r1_0_138_496 = s_138_496, c_138_496
+								s_138_501, c_138_501 := r0_0_23_138_501, r0_0_25_138_501
+								r0_0_138_501, r1_0_138_501 = s_138_501, c_138_501
 							}
-							sn_137_496, cn_137_496 := r0_0_138_496, r1_0_138_496
-							var r0_0_139_496 archsimd.Float64x4
+							sn_137_501, cn_137_501 := r0_0_138_501, r1_0_138_501
+							var r0_0_139_501 archsimd.Float64x4
 							{
-								d_139_496 := d_137_496
-								y_139_496 := d_139_496.Mul(d_139_496)
-								y2_139_496 := y_139_496.Mul(y_139_496)
-								y4_139_496 := y2_139_496.Mul(y2_139_496)
-								p0_139_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_496)).Mul(y2_139_496))
-								p1_139_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_496)).Mul(y2_139_496)).Mul(y4_139_496)
-								p2_139_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_496)).Mul(y4_139_496.Mul(y4_139_496))
-								r0_0_139_496 = d_139_496.Mul(p0_139_496.Add(p1_139_496).Add(p2_139_496))
+								d_139_501 := d_137_501
+								y_139_501 := d_139_501.Mul(d_139_501)
+								y2_139_501 := y_139_501.Mul(y_139_501)
+								y4_139_501 := y2_139_501.Mul(y2_139_501)
+								p0_139_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_501)).Mul(y2_139_501))
+								p1_139_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_501)).Mul(y2_139_501)).Mul(y4_139_501)
+								p2_139_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_501)).Mul(y4_139_501.Mul(y4_139_501))
+								r0_0_139_501 = d_139_501.Mul(p0_139_501.Add(p1_139_501).Add(p2_139_501))
 							}
-							var r0_0_140_496 archsimd.Float64x4
+							var r0_0_140_501 archsimd.Float64x4
 							{
-								d_140_496 := d_137_496
+								d_140_501 := d_137_501
 								var (
-									r0_0_1_140_496 archsimd.Float64x4
-									r1_0_1_140_496 archsimd.Float64x4
+									r0_0_1_140_501 archsimd.Float64x4
+									r1_0_1_140_501 archsimd.Float64x4
 								)
 								{
-									d_1_140_496 := d_140_496
-									y_1_140_496 := d_1_140_496.Mul(d_1_140_496)
-									y2_1_140_496 := y_1_140_496.Mul(y_1_140_496)
-									y4_1_140_496 := y2_1_140_496.Mul(y2_1_140_496)
-									a_1_140_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_496)
-									b_1_140_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_496)).Mul(y2_1_140_496)
-									p1_1_140_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_496)).Mul(y2_1_140_496)).Mul(y4_1_140_496)
-									p2_1_140_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_496.Mul(y4_1_140_496))
-									v_1_140_496 := a_1_140_496.Add(b_1_140_496.Add(p1_1_140_496).Add(p2_1_140_496))
-									r0_0_1_140_496, r1_0_1_140_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_496), v_1_140_496
+									d_1_140_501 := d_140_501
+									y_1_140_501 := d_1_140_501.Mul(d_1_140_501)
+									y2_1_140_501 := y_1_140_501.Mul(y_1_140_501)
+									y4_1_140_501 := y2_1_140_501.Mul(y2_1_140_501)
+									a_1_140_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_501)
+									b_1_140_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_501)).Mul(y2_1_140_501)
+									p1_1_140_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_501)).Mul(y2_1_140_501)).Mul(y4_1_140_501)
+									p2_1_140_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_501.Mul(y4_1_140_501))
+									v_1_140_501 := a_1_140_501.Add(b_1_140_501.Add(p1_1_140_501).Add(p2_1_140_501))
+									r0_0_1_140_501, r1_0_1_140_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_501), v_1_140_501
 								}
-								c_140_496, _ := r0_0_1_140_496, r1_0_1_140_496
-								r0_0_140_496 = c_140_496
+								c_140_501, _ := r0_0_1_140_501, r1_0_1_140_501
+								r0_0_140_501 = c_140_501
 							}
-							s1_137_496, c1_137_496 := r0_0_139_496, r0_0_140_496
-							pi_137_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_137_496 := d_137_496.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_137_496 := nv_137_496.Merge(sn_137_496.Div(s1_137_496), at_137_496)
-							pd_137_496 := pi_137_496.Mul(d_137_496)
-							npd_137_496 := nv_137_496.Mul(pd_137_496)
-							dx_137_496 := pi_137_496.Mul(nv_137_496.Mul(cn_137_496).Mul(s1_137_496).Sub(sn_137_496.Mul(c1_137_496))).Div(s1_137_496.Mul(s1_137_496))
-							var r0_0_141_496 archsimd.Float64x4
+							s1_137_501, c1_137_501 := r0_0_139_501, r0_0_140_501
+							pi_137_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_137_501 := d_137_501.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_137_501 := nv_137_501.Merge(sn_137_501.Div(s1_137_501), at_137_501)
+							pd_137_501 := pi_137_501.Mul(d_137_501)
+							npd_137_501 := nv_137_501.Mul(pd_137_501)
+							dx_137_501 := pi_137_501.Mul(nv_137_501.Mul(cn_137_501).Mul(s1_137_501).Sub(sn_137_501.Mul(c1_137_501))).Div(s1_137_501.Mul(s1_137_501))
+							var r0_0_141_501 archsimd.Float64x4
 							{
-								n_141_496, x_141_496 := nv_137_496, pd_137_496
-								n2_141_496 := n_141_496.Mul(n_141_496)
-								a_141_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_496.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_141_496 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_496).Mul(n2_141_496).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_496).Mul(x_141_496).Mul(x_141_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_141_496 = n_141_496.Mul(a_141_496.Add(b_141_496))
+								n_141_501, x_141_501 := nv_137_501, pd_137_501
+								n2_141_501 := n_141_501.Mul(n_141_501)
+								a_141_501 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_501.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_141_501 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_501).Mul(n2_141_501).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_501).Mul(x_141_501).Mul(x_141_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_141_501 = n_141_501.Mul(a_141_501.Add(b_141_501))
 							}
-							dx_137_496 = pi_137_496.Mul(r0_0_141_496).Merge(dx_137_496, npd_137_496.Mul(npd_137_496).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_137_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_496, at_137_496)
-							dn_137_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_496.Mul(cn_137_496).Div(s1_137_496), at_137_496)
-							r0_0_137_496, r1_0_137_496, r2_0_137_496 = s_137_496, dx_137_496, dn_137_496
+							dx_137_501 = pi_137_501.Mul(r0_0_141_501).Merge(dx_137_501, npd_137_501.Mul(npd_137_501).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_137_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_501, at_137_501)
+							dn_137_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_501.Mul(cn_137_501).Div(s1_137_501), at_137_501)
+							r0_0_137_501, r1_0_137_501, r2_0_137_501 = s_137_501, dx_137_501, dn_137_501
 						}
-						s_134_496, dx_134_496, dn_134_496 = r0_0_137_496, r1_0_137_496, r2_0_137_496
+						s_134_501, dx_134_501, dn_134_501 = r0_0_137_501, r1_0_137_501, r2_0_137_501
 					}
-					r0_0_134_496, r1_0_134_496, r2_0_134_496 = s_134_496, dx_134_496, dn_134_496
+					r0_0_134_501, r1_0_134_501, r2_0_134_501 = s_134_501, dx_134_501, dn_134_501
 				}
-				sb_496, hb_496, nb_496 := r0_0_134_496, r1_0_134_496, r2_0_134_496
+				sb_501, hb_501, nb_501 := r0_0_134_501, r1_0_134_501, r2_0_134_501
 				var (
-					r0_0_142_496 archsimd.Float64x4
-					r1_0_142_496 archsimd.Float64x4
-					r2_0_142_496 archsimd.Float64x4
+					r0_0_142_501 archsimd.Float64x4
+					r1_0_142_501 archsimd.Float64x4
+					r2_0_142_501 archsimd.Float64x4
 				)
 				{
-					r_142_496, i_142_496, x_142_496 := r_496, 2, l_496
-					s_142_496, dx_142_496, dn_142_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_142_496.nmode[i_142_496] == nChebyshev {
+					r_142_501, i_142_501, x_142_501 := r_501, 2, l_501
+					s_142_501, dx_142_501, dn_142_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_142_501.nmode[i_142_501] == nChebyshev {
 						var (
-							r0_0_143_496 archsimd.Float64x4
-							r1_0_143_496 archsimd.Float64x4
-							r2_0_143_496 archsimd.Float64x4
+							r0_0_143_501 archsimd.Float64x4
+							r1_0_143_501 archsimd.Float64x4
+							r2_0_143_501 archsimd.Float64x4
 						)
 						{
-							r_143_496, x_143_496, n_143_496 := r_142_496, x_142_496, r_142_496.nn[i_142_496]
-							magic_143_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_143_496 := x_143_496.Add(magic_143_496)
-							d_143_496 := x_143_496.Sub(t_143_496.Sub(magic_143_496))
-							f_143_496 := t_143_496.AsUint64x4().ShiftAllLeft(63)
+							r_143_501, x_143_501, n_143_501 := r_142_501, x_142_501, r_142_501.nn[i_142_501]
+							magic_143_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_143_501 := x_143_501.Add(magic_143_501)
+							d_143_501 := x_143_501.Sub(t_143_501.Sub(magic_143_501))
+							f_143_501 := t_143_501.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_144_496 archsimd.Float64x4
-								r1_0_144_496 archsimd.Float64x4
+								r0_0_144_501 archsimd.Float64x4
+								r1_0_144_501 archsimd.Float64x4
 							)
 							{
-								d_144_496 := d_143_496
-								y_144_496 := d_144_496.Mul(d_144_496)
-								y2_144_496 := y_144_496.Mul(y_144_496)
-								y4_144_496 := y2_144_496.Mul(y2_144_496)
-								a_144_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_496)
-								b_144_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_496)).Mul(y2_144_496)
-								p1_144_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_496)).Mul(y2_144_496)).Mul(y4_144_496)
-								p2_144_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_496.Mul(y4_144_496))
-								v_144_496 := a_144_496.Add(b_144_496.Add(p1_144_496).Add(p2_144_496))
-								r0_0_144_496, r1_0_144_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_496), v_144_496
+								d_144_501 := d_143_501
+								y_144_501 := d_144_501.Mul(d_144_501)
+								y2_144_501 := y_144_501.Mul(y_144_501)
+								y4_144_501 := y2_144_501.Mul(y2_144_501)
+								a_144_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_501)
+								b_144_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_501)).Mul(y2_144_501)
+								p1_144_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_501)).Mul(y2_144_501)).Mul(y4_144_501)
+								p2_144_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_501.Mul(y4_144_501))
+								v_144_501 := a_144_501.Add(b_144_501.Add(p1_144_501).Add(p2_144_501))
+								r0_0_144_501, r1_0_144_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_501), v_144_501
 							}
-							cr_143_496, v_143_496 := r0_0_144_496, r1_0_144_496
-							sign_143_496, one_143_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_496.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_143_496 := v_143_496.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_496)).Sqrt().AsUint64x4().Or(d_143_496.AsUint64x4().Xor(f_143_496).And(sign_143_496)).AsFloat64x4()
-							c_143_496 := cr_143_496.AsUint64x4().Xor(f_143_496).AsFloat64x4()
-							c2_143_496 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_496)
-							u0_143_496, u1_143_496 := one_143_496, c2_143_496
-							j_143_496 := 1
-							if n_143_496&1 == 0 {
-								u0_143_496, u1_143_496, j_143_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_496, 0
+							cr_143_501, v_143_501 := r0_0_144_501, r1_0_144_501
+							sign_143_501, one_143_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_501.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_143_501 := v_143_501.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_501)).Sqrt().AsUint64x4().Or(d_143_501.AsUint64x4().Xor(f_143_501).And(sign_143_501)).AsFloat64x4()
+							c_143_501 := cr_143_501.AsUint64x4().Xor(f_143_501).AsFloat64x4()
+							c2_143_501 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_501)
+							u0_143_501, u1_143_501 := one_143_501, c2_143_501
+							j_143_501 := 1
+							if n_143_501&1 == 0 {
+								u0_143_501, u1_143_501, j_143_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_501, 0
 							}
-							p_143_496 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_496.uw[j_143_496])[:4])).Mul(u1_143_496)
-							for ; j_143_496+2 < n_143_496-1; j_143_496 += 2 {
-								u0_143_496 = c2_143_496.Mul(u1_143_496).Sub(u0_143_496)
-								u1_143_496 = c2_143_496.Mul(u0_143_496).Sub(u1_143_496)
-								p_143_496 = p_143_496.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_496.uw[j_143_496+2])[:4])).Mul(u1_143_496))
+							p_143_501 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_501.uw[j_143_501])[:4])).Mul(u1_143_501)
+							for ; j_143_501+2 < n_143_501-1; j_143_501 += 2 {
+								u0_143_501 = c2_143_501.Mul(u1_143_501).Sub(u0_143_501)
+								u1_143_501 = c2_143_501.Mul(u0_143_501).Sub(u1_143_501)
+								p_143_501 = p_143_501.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_501.uw[j_143_501+2])[:4])).Mul(u1_143_501))
 							}
-							u0_143_496, u1_143_496 = u1_143_496, c2_143_496.Mul(u1_143_496).Sub(u0_143_496)
-							tn_143_496 := c_143_496.Mul(u1_143_496).Sub(u0_143_496)
-							dx_143_496 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_496).Mul(p_143_496)
-							peak_143_496 := one_143_496.AsUint64x4().Or(u1_143_496.AsUint64x4().And(sign_143_496)).AsFloat64x4()
-							dn_143_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_496).Mul(tn_143_496).Div(s_143_496).Merge(peak_143_496, s_143_496.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_143_496, r1_0_143_496, r2_0_143_496 = u1_143_496, dx_143_496, dn_143_496
+							u0_143_501, u1_143_501 = u1_143_501, c2_143_501.Mul(u1_143_501).Sub(u0_143_501)
+							tn_143_501 := c_143_501.Mul(u1_143_501).Sub(u0_143_501)
+							dx_143_501 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_501).Mul(p_143_501)
+							peak_143_501 := one_143_501.AsUint64x4().Or(u1_143_501.AsUint64x4().And(sign_143_501)).AsFloat64x4()
+							dn_143_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_501).Mul(tn_143_501).Div(s_143_501).Merge(peak_143_501, s_143_501.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_143_501, r1_0_143_501, r2_0_143_501 = u1_143_501, dx_143_501, dn_143_501
 						}
-						s_142_496, dx_142_496, dn_142_496 = r0_0_143_496, r1_0_143_496, r2_0_143_496
-					} else if r_142_496.nmode[i_142_496] == nRatio {
+						s_142_501, dx_142_501, dn_142_501 = r0_0_143_501, r1_0_143_501, r2_0_143_501
+					} else if r_142_501.nmode[i_142_501] == nRatio {
 						var (
-							r0_0_145_496 archsimd.Float64x4
-							r1_0_145_496 archsimd.Float64x4
-							r2_0_145_496 archsimd.Float64x4
+							r0_0_145_501 archsimd.Float64x4
+							r1_0_145_501 archsimd.Float64x4
+							r2_0_145_501 archsimd.Float64x4
 						)
 						{
-							x_145_496, nv_145_496 := x_142_496, archsimd.LoadFloat64x4((*[4]float64)((&r_142_496.nv[i_142_496])[:4]))
-							magic_145_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_145_496 := x_145_496.Add(magic_145_496)
-							d_145_496 := x_145_496.Sub(t_145_496.Sub(magic_145_496))
+							x_145_501, nv_145_501 := x_142_501, archsimd.LoadFloat64x4((*[4]float64)((&r_142_501.nv[i_142_501])[:4]))
+							magic_145_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_145_501 := x_145_501.Add(magic_145_501)
+							d_145_501 := x_145_501.Sub(t_145_501.Sub(magic_145_501))
 							var (
-								r0_0_146_496 archsimd.Float64x4
-								r1_0_146_496 archsimd.Float64x4
+								r0_0_146_501 archsimd.Float64x4
+								r1_0_146_501 archsimd.Float64x4
 							)
 							{
-								x_146_496 := nv_145_496.Mul(d_145_496)
-								magic_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_146_496 := x_146_496.Add(magic_146_496)
-								d_146_496 := x_146_496.Sub(t_146_496.Sub(magic_146_496))
-								var r0_0_22_146_496 archsimd.Float64x4
+								x_146_501 := nv_145_501.Mul(d_145_501)
+								magic_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_146_501 := x_146_501.Add(magic_146_501)
+								d_146_501 := x_146_501.Sub(t_146_501.Sub(magic_146_501))
+								var r0_0_22_146_501 archsimd.Float64x4
 								{
-									d_22_146_496 := d_146_496
-									y_22_146_496 := d_22_146_496.Mul(d_22_146_496)
-									y2_22_146_496 := y_22_146_496.Mul(y_22_146_496)
-									y4_22_146_496 := y2_22_146_496.Mul(y2_22_146_496)
-									p0_22_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_496)).Mul(y2_22_146_496))
-									p1_22_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_496)).Mul(y2_22_146_496)).Mul(y4_22_146_496)
-									p2_22_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_496)).Mul(y4_22_146_496.Mul(y4_22_146_496))
-									r0_0_22_146_496 = d_22_146_496.Mul(p0_22_146_496.Add(p1_22_146_496).Add(p2_22_146_496))
+									d_22_146_501 := d_146_501
+									y_22_146_501 := d_22_146_501.Mul(d_22_146_501)
+									y2_22_146_501 := y_22_146_501.Mul(y_22_146_501)
+									y4_22_146_501 := y2_22_146_501.Mul(y2_22_146_501)
+									p0_22_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_501)).Mul(y2_22_146_501))
+									p1_22_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_501)).Mul(y2_22_146_501)).Mul(y4_22_146_501)
+									p2_22_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_501)).Mul(y4_22_146_501.Mul(y4_22_146_501))
+									r0_0_22_146_501 = d_22_146_501.Mul(p0_22_146_501.Add(p1_22_146_501).Add(p2_22_146_501))
 								}
-								var r0_0_23_146_496 archsimd.Float64x4
+								var r0_0_23_146_501 archsimd.Float64x4
 								{
-									c_23_146_496, t_23_146_496 := r0_0_22_146_496, t_146_496
-									r0_0_23_146_496 = c_23_146_496.AsUint64x4().Xor(t_23_146_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_146_501, t_23_146_501 := r0_0_22_146_501, t_146_501
+									r0_0_23_146_501 = c_23_146_501.AsUint64x4().Xor(t_23_146_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_146_496 archsimd.Float64x4
+								var r0_0_24_146_501 archsimd.Float64x4
 								{
-									d_24_146_496 := d_146_496
+									d_24_146_501 := d_146_501
 									var (
-										r0_0_1_24_146_496 archsimd.Float64x4
-										r1_0_1_24_146_496 archsimd.Float64x4
+										r0_0_1_24_146_501 archsimd.Float64x4
+										r1_0_1_24_146_501 archsimd.Float64x4
 									)
 									{
-										d_1_24_146_496 := d_24_146_496
-										y_1_24_146_496 := d_1_24_146_496.Mul(d_1_24_146_496)
-										y2_1_24_146_496 := y_1_24_146_496.Mul(y_1_24_146_496)
-										y4_1_24_146_496 := y2_1_24_146_496.Mul(y2_1_24_146_496)
-										a_1_24_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_496)
-										b_1_24_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_496)).Mul(y2_1_24_146_496)
-										p1_1_24_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_496)).Mul(y2_1_24_146_496)).Mul(y4_1_24_146_496)
-										p2_1_24_146_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_496.Mul(y4_1_24_146_496))
-										v_1_24_146_496 := a_1_24_146_496.Add(b_1_24_146_496.Add(p1_1_24_146_496).Add(p2_1_24_146_496))
-										r0_0_1_24_146_496, r1_0_1_24_146_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_496), v_1_24_146_496
+										d_1_24_146_501 := d_24_146_501
+										y_1_24_146_501 := d_1_24_146_501.Mul(d_1_24_146_501)
+										y2_1_24_146_501 := y_1_24_146_501.Mul(y_1_24_146_501)
+										y4_1_24_146_501 := y2_1_24_146_501.Mul(y2_1_24_146_501)
+										a_1_24_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_501)
+										b_1_24_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_501)).Mul(y2_1_24_146_501)
+										p1_1_24_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_501)).Mul(y2_1_24_146_501)).Mul(y4_1_24_146_501)
+										p2_1_24_146_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_501.Mul(y4_1_24_146_501))
+										v_1_24_146_501 := a_1_24_146_501.Add(b_1_24_146_501.Add(p1_1_24_146_501).Add(p2_1_24_146_501))
+										r0_0_1_24_146_501, r1_0_1_24_146_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_501), v_1_24_146_501
 									}
-									c_24_146_496, _ := r0_0_1_24_146_496, r1_0_1_24_146_496
-									r0_0_24_146_496 = c_24_146_496
+									c_24_146_501, _ := r0_0_1_24_146_501, r1_0_1_24_146_501
+									r0_0_24_146_501 = c_24_146_501
 								}
-								var r0_0_25_146_496 archsimd.Float64x4
+								var r0_0_25_146_501 archsimd.Float64x4
 								{
-									c_25_146_496, t_25_146_496 := r0_0_24_146_496, t_146_496
-									r0_0_25_146_496 = c_25_146_496.AsUint64x4().Xor(t_25_146_496.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_146_501, t_25_146_501 := r0_0_24_146_501, t_146_501
+									r0_0_25_146_501 = c_25_146_501.AsUint64x4().Xor(t_25_146_501.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_146_496, c_146_496 := r0_0_23_146_496, r0_0_25_146_496
-								r0_0_146_496, r1_0_146_496 = s_146_496, c_146_496
+								s_146_501, c_146_501 := r0_0_23_146_501, r0_0_25_146_501
+								r0_0_146_501, r1_0_146_501 = s_146_501, c_146_501
 							}
-							sn_145_496, cn_145_496 := r0_0_146_496, r1_0_146_496
-							var r0_0_147_496 archsimd.Float64x4
+							sn_145_501, cn_145_501 := r0_0_146_501, r1_0_146_501
+							var r0_0_147_501 archsimd.Float64x4
 							{
-								d_147_496 := d_145_496
-								y_147_496 := d_147_496.Mul(d_147_496)
-								y2_147_496 := y_147_496.Mul(y_147_496)
-								y4_147_496 := y2_147_496.Mul(y2_147_496)
-								p0_147_496 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_496)).Mul(y2_147_496))
-								p1_147_496 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_496)).Mul(y2_147_496)).Mul(y4_147_496)
-								p2_147_496 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_496)).Mul(y4_147_496.Mul(y4_147_496))
-								r0_0_147_496 = d_147_496.Mul(p0_147_496.Add(p1_147_496).Add(p2_147_496))
+								d_147_501 := d_145_501
+								y_147_501 := d_147_501.Mul(d_147_501)
+								y2_147_501 := y_147_501.Mul(y_147_501)
+								y4_147_501 := y2_147_501.Mul(y2_147_501)
+								p0_147_501 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_501)).Mul(y2_147_501))
+								p1_147_501 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_501)).Mul(y2_147_501)).Mul(y4_147_501)
+								p2_147_501 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_501)).Mul(y4_147_501.Mul(y4_147_501))
+								r0_0_147_501 = d_147_501.Mul(p0_147_501.Add(p1_147_501).Add(p2_147_501))
 							}
-							var r0_0_148_496 archsimd.Float64x4
+							var r0_0_148_501 archsimd.Float64x4
 							{
-								d_148_496 := d_145_496
+								d_148_501 := d_145_501
 								var (
-									r0_0_1_148_496 archsimd.Float64x4
-									r1_0_1_148_496 archsimd.Float64x4
+									r0_0_1_148_501 archsimd.Float64x4
+									r1_0_1_148_501 archsimd.Float64x4
 								)
 								{
-									d_1_148_496 := d_148_496
-									y_1_148_496 := d_1_148_496.Mul(d_1_148_496)
-									y2_1_148_496 := y_1_148_496.Mul(y_1_148_496)
-									y4_1_148_496 := y2_1_148_496.Mul(y2_1_148_496)
-									a_1_148_496 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_496)
-									b_1_148_496 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_496)).Mul(y2_1_148_496)
-									p1_1_148_496 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_496)).Mul(y2_1_148_496)).Mul(y4_1_148_496)
-									p2_1_148_496 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_496.Mul(y4_1_148_496))
-									v_1_148_496 := a_1_148_496.Add(b_1_148_496.Add(p1_1_148_496).Add(p2_1_148_496))
-									r0_0_1_148_496, r1_0_1_148_496 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_496), v_1_148_496
+									d_1_148_501 := d_148_501
+									y_1_148_501 := d_1_148_501.Mul(d_1_148_501)
+									y2_1_148_501 := y_1_148_501.Mul(y_1_148_501)
+									y4_1_148_501 := y2_1_148_501.Mul(y2_1_148_501)
+									a_1_148_501 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_501)
+									b_1_148_501 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_501)).Mul(y2_1_148_501)
+									p1_1_148_501 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_501)).Mul(y2_1_148_501)).Mul(y4_1_148_501)
+									p2_1_148_501 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_501.Mul(y4_1_148_501))
+									v_1_148_501 := a_1_148_501.Add(b_1_148_501.Add(p1_1_148_501).Add(p2_1_148_501))
+									r0_0_1_148_501, r1_0_1_148_501 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_501), v_1_148_501
 								}
-								c_148_496, _ := r0_0_1_148_496, r1_0_1_148_496
-								r0_0_148_496 = c_148_496
+								c_148_501, _ := r0_0_1_148_501, r1_0_1_148_501
+								r0_0_148_501 = c_148_501
 							}
-							s1_145_496, c1_145_496 := r0_0_147_496, r0_0_148_496
-							pi_145_496 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_145_496 := d_145_496.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_145_496 := nv_145_496.Merge(sn_145_496.Div(s1_145_496), at_145_496)
-							pd_145_496 := pi_145_496.Mul(d_145_496)
-							npd_145_496 := nv_145_496.Mul(pd_145_496)
-							dx_145_496 := pi_145_496.Mul(nv_145_496.Mul(cn_145_496).Mul(s1_145_496).Sub(sn_145_496.Mul(c1_145_496))).Div(s1_145_496.Mul(s1_145_496))
-							var r0_0_149_496 archsimd.Float64x4
+							s1_145_501, c1_145_501 := r0_0_147_501, r0_0_148_501
+							pi_145_501 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_145_501 := d_145_501.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_145_501 := nv_145_501.Merge(sn_145_501.Div(s1_145_501), at_145_501)
+							pd_145_501 := pi_145_501.Mul(d_145_501)
+							npd_145_501 := nv_145_501.Mul(pd_145_501)
+							dx_145_501 := pi_145_501.Mul(nv_145_501.Mul(cn_145_501).Mul(s1_145_501).Sub(sn_145_501.Mul(c1_145_501))).Div(s1_145_501.Mul(s1_145_501))
+							var r0_0_149_501 archsimd.Float64x4
 							{
-								n_149_496, x_149_496 := nv_145_496, pd_145_496
-								n2_149_496 := n_149_496.Mul(n_149_496)
-								a_149_496 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_496.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_149_496 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_496).Mul(n2_149_496).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_496)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_496).Mul(x_149_496).Mul(x_149_496).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_149_496 = n_149_496.Mul(a_149_496.Add(b_149_496))
+								n_149_501, x_149_501 := nv_145_501, pd_145_501
+								n2_149_501 := n_149_501.Mul(n_149_501)
+								a_149_501 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_501.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_149_501 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_501).Mul(n2_149_501).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_501)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_501).Mul(x_149_501).Mul(x_149_501).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_149_501 = n_149_501.Mul(a_149_501.Add(b_149_501))
 							}
-							dx_145_496 = pi_145_496.Mul(r0_0_149_496).Merge(dx_145_496, npd_145_496.Mul(npd_145_496).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_145_496 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_496, at_145_496)
-							dn_145_496 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_496.Mul(cn_145_496).Div(s1_145_496), at_145_496)
-							r0_0_145_496, r1_0_145_496, r2_0_145_496 = s_145_496, dx_145_496, dn_145_496
+							dx_145_501 = pi_145_501.Mul(r0_0_149_501).Merge(dx_145_501, npd_145_501.Mul(npd_145_501).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_145_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_501, at_145_501)
+							dn_145_501 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_501.Mul(cn_145_501).Div(s1_145_501), at_145_501)
+							r0_0_145_501, r1_0_145_501, r2_0_145_501 = s_145_501, dx_145_501, dn_145_501
 						}
-						s_142_496, dx_142_496, dn_142_496 = r0_0_145_496, r1_0_145_496, r2_0_145_496
+						s_142_501, dx_142_501, dn_142_501 = r0_0_145_501, r1_0_145_501, r2_0_145_501
 					}
-					r0_0_142_496, r1_0_142_496, r2_0_142_496 = s_142_496, dx_142_496, dn_142_496
+					r0_0_142_501, r1_0_142_501, r2_0_142_501 = s_142_501, dx_142_501, dn_142_501
 				}
-				sc_496, hc_496, nc_496 := r0_0_142_496, r1_0_142_496, r2_0_142_496
-				r0_0_496, r1_0_496, r2_0_496, r3_0_496, r4_0_496, r5_0_496, r6_0_496, r7_0_496, r8_0_496 = sa_496, sb_496, sc_496, ha_496, hb_496, hc_496, na_496, nb_496, nc_496
+				sc_501, hc_501, nc_501 := r0_0_142_501, r1_0_142_501, r2_0_142_501
+				r0_0_501, r1_0_501, r2_0_501, r3_0_501, r4_0_501, r5_0_501, r6_0_501, r7_0_501, r8_0_501 = sa_501, sb_501, sc_501, ha_501, hb_501, hc_501, na_501, nb_501, nc_501
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_496, r1_0_496, r2_0_496, r3_0_496, r4_0_496, r5_0_496, r6_0_496, r7_0_496, r8_0_496
-			var r0_0_497 archsimd.Float64x4
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_501, r1_0_501, r2_0_501, r3_0_501, r4_0_501, r5_0_501, r6_0_501, r7_0_501, r8_0_501
+			var r0_0_502 archsimd.Float64x4
 			{
-				skip_497, sa_497 := skip, sa
-				_ = skip_497
-				r0_0_497 = sa_497
+				skip_502, sa_502 := skip, sa
+				_ = skip_502
+				r0_0_502 = sa_502
 			}
-			sa = r0_0_497
+			sa = r0_0_502
 			var (
-				r0_0_498 archsimd.Float64x4
-				r1_0_498 archsimd.Float64x4
-				r2_0_498 archsimd.Float64x4
-				r3_0_498 archsimd.Float64x4
-				r4_0_498 archsimd.Float64x4
-				r5_0_498 archsimd.Float64x4
+				r0_0_503 archsimd.Float64x4
+				r1_0_503 archsimd.Float64x4
+				r2_0_503 archsimd.Float64x4
+				r3_0_503 archsimd.Float64x4
+				r4_0_503 archsimd.Float64x4
+				r5_0_503 archsimd.Float64x4
 			)
 			{
-				k_498, ia_498, cube_498, e_498, h_498, kk_498, l_498, sa_498, sb_498, sc_498, ha_498, hb_498, hc_498, nda_498, ndb_498, ndc_498, s_498, def_498, sig_498, sna_498, snb_498, snc_498, hkl_498, at_498, stride_498 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_498 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
-				fl_498 := sa_498.Mul(sb_498).Mul(sc_498)
+				k_503, ia_503, cube_503, e_503, h_503, kk_503, l_503, sa_503, sb_503, sc_503, ha_503, hb_503, hc_503, nda_503, ndb_503, ndc_503, s_503, def_503, sig_503, sna_503, snb_503, snc_503, hkl_503, at_503, stride_503 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_503 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_503 := sa_503.Mul(sb_503).Mul(sc_503)
 				var (
-					r0_0_467_498 archsimd.Float64x4
-					r1_0_467_498 archsimd.Float64x4
-					r2_0_467_498 archsimd.Float64x4
-					r3_0_467_498 archsimd.Float64x4
-					r4_0_467_498 archsimd.Float64x4
-					r5_0_467_498 archsimd.Float64x4
-					r6_0_467_498 archsimd.Float64x4
+					r0_0_467_503 archsimd.Float64x4
+					r1_0_467_503 archsimd.Float64x4
+					r2_0_467_503 archsimd.Float64x4
+					r3_0_467_503 archsimd.Float64x4
+					r4_0_467_503 archsimd.Float64x4
+					r5_0_467_503 archsimd.Float64x4
+					r6_0_467_503 archsimd.Float64x4
 				)
 				{
-					k_467_498, ia_467_498, cube_467_498, two_467_498, h_467_498, kk_467_498, l_467_498, fl_467_498, s_467_498, def_467_498 := k_498, ia_498, cube_498, two_498, h_498, kk_498, l_498, fl_498, s_498, def_498
-					r_467_498 := k_467_498.lr
-					zero_467_498 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					fc_467_498, fd_467_498, fh_467_498, fk_467_498, fkl_467_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_467_498.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_467_498, zero_467_498, zero_467_498
-					if k_467_498.c.HasHKL {
+					k_467_503, ia_467_503, cube_467_503, two_467_503, h_467_503, kk_467_503, l_467_503, fl_467_503, s_467_503, def_467_503 := k_503, ia_503, cube_503, two_503, h_503, kk_503, l_503, fl_503, s_503, def_503
+					r_467_503 := k_467_503.lr
+					zero_467_503 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_467_503, fd_467_503, fh_467_503, fk_467_503, fkl_467_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_467_503.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_467_503, zero_467_503, zero_467_503
+					if k_467_503.c.HasHKL {
 						var (
-							r0_0_468_498 archsimd.Float64x4
-							r1_0_468_498 archsimd.Float64x4
-							r2_0_468_498 archsimd.Float64x4
-							r3_0_468_498 archsimd.Float64x4
-							r4_0_468_498 archsimd.Float64x4
+							r0_0_468_503 archsimd.Float64x4
+							r1_0_468_503 archsimd.Float64x4
+							r2_0_468_503 archsimd.Float64x4
+							r3_0_468_503 archsimd.Float64x4
+							r4_0_468_503 archsimd.Float64x4
 						)
 						{
-							r_468_498, bits_468_498, miss_468_498, ia_468_498, cube_468_498, h_468_498, kk_468_498, l_468_498 := r_467_498, k_467_498.fhklBits, k_467_498.missBits, ia_467_498, cube_467_498, h_467_498, kk_467_498, l_467_498
-							mcube_468_498 := cube_468_498[64*4:]
-							var r0_0_50_468_498 archsimd.Mask64x4
+							r_468_503, bits_468_503, miss_468_503, ia_468_503, cube_468_503, h_468_503, kk_468_503, l_468_503 := r_467_503, k_467_503.fhklBits, k_467_503.missBits, ia_467_503, cube_467_503, h_467_503, kk_467_503, l_467_503
+							mcube_468_503 := cube_468_503[64*4:]
+							var r0_0_50_468_503 archsimd.Mask64x4
 							{
-								r_50_468_498, h_50_468_498, kk_50_468_498, l_50_468_498 := r_468_498, h_468_498, kk_468_498, l_468_498
-								two_50_468_498, three_50_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[66]))
-								hmin_50_468_498, kmin_50_468_498, lmin_50_468_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.lmin)[:4]))
-								r0_0_50_468_498 = h_50_468_498.Sub(hmin_50_468_498).Add(three_50_468_498).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.span[0])[:4]))).And(h_50_468_498.Sub(two_50_468_498).GreaterEqual(hmin_50_468_498)).And(kk_50_468_498.Sub(kmin_50_468_498).Add(three_50_468_498).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.span[1])[:4])))).And(kk_50_468_498.Sub(two_50_468_498).GreaterEqual(kmin_50_468_498)).And(l_50_468_498.Sub(lmin_50_468_498).Add(three_50_468_498).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_498.span[2])[:4])))).And(l_50_468_498.Sub(two_50_468_498).GreaterEqual(lmin_50_468_498))
+								r_50_468_503, h_50_468_503, kk_50_468_503, l_50_468_503 := r_468_503, h_468_503, kk_468_503, l_468_503
+								two_50_468_503, three_50_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[66]))
+								hmin_50_468_503, kmin_50_468_503, lmin_50_468_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.lmin)[:4]))
+								r0_0_50_468_503 = h_50_468_503.Sub(hmin_50_468_503).Add(three_50_468_503).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.span[0])[:4]))).And(h_50_468_503.Sub(two_50_468_503).GreaterEqual(hmin_50_468_503)).And(kk_50_468_503.Sub(kmin_50_468_503).Add(three_50_468_503).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.span[1])[:4])))).And(kk_50_468_503.Sub(two_50_468_503).GreaterEqual(kmin_50_468_503)).And(l_50_468_503.Sub(lmin_50_468_503).Add(three_50_468_503).LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_50_468_503.span[2])[:4])))).And(l_50_468_503.Sub(two_50_468_503).GreaterEqual(lmin_50_468_503))
 							}
-							in_468_498 := r0_0_50_468_498
-							zero_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-							f_468_498, fd_468_498, dh_468_498, dk_468_498, dl_468_498 := zero_468_498, zero_468_498, zero_468_498, zero_468_498, zero_468_498
-							if in_468_498.ToBits() != 0 {
+							in_468_503 := r0_0_50_468_503
+							zero_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							f_468_503, fd_468_503, dh_468_503, dk_468_503, dl_468_503 := zero_468_503, zero_468_503, zero_468_503, zero_468_503, zero_468_503
+							if in_468_503.ToBits() != 0 {
 								var (
-									r0_0_51_468_498 archsimd.Float64x4
-									r1_0_51_468_498 archsimd.Float64x4
-									r2_0_51_468_498 archsimd.Float64x4
+									r0_0_51_468_503 archsimd.Float64x4
+									r1_0_51_468_503 archsimd.Float64x4
+									r2_0_51_468_503 archsimd.Float64x4
 								)
 								{
-									r_51_468_498, bits_51_468_498, ia_51_468_498, cube_51_468_498, in_51_468_498, h_51_468_498, kk_51_468_498, l_51_468_498 := r_468_498, bits_468_498, ia_468_498, cube_468_498, in_468_498, h_468_498, kk_468_498, l_468_498
-									one_51_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-									h0_51_468_498, k0_51_468_498, l0_51_468_498 := h_51_468_498.Floor(), kk_51_468_498.Floor(), l_51_468_498.Floor()
-									at_51_468_498 := h0_51_468_498.Sub(one_51_468_498).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_498.hmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_498.hstride)[:4]))).Add(k0_51_468_498.Sub(one_51_468_498).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_498.kmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_498.kstride)[:4])))).Add(l0_51_468_498.Sub(one_51_468_498).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_498.lmin)[:4]))))
-									at_51_468_498.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_51_468_498).ConvertToInt32().Store(ia_51_468_498)
-									vgatherCubeAVX2(bits_51_468_498, ia_51_468_498, r_51_468_498.hs, r_51_468_498.ks, cube_51_468_498)
-									r0_0_51_468_498, r1_0_51_468_498, r2_0_51_468_498 = h0_51_468_498, k0_51_468_498, l0_51_468_498
+									r_51_468_503, bits_51_468_503, ia_51_468_503, cube_51_468_503, in_51_468_503, h_51_468_503, kk_51_468_503, l_51_468_503 := r_468_503, bits_468_503, ia_468_503, cube_468_503, in_468_503, h_468_503, kk_468_503, l_468_503
+									one_51_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+									h0_51_468_503, k0_51_468_503, l0_51_468_503 := h_51_468_503.Floor(), kk_51_468_503.Floor(), l_51_468_503.Floor()
+									at_51_468_503 := h0_51_468_503.Sub(one_51_468_503).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_503.hmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_503.hstride)[:4]))).Add(k0_51_468_503.Sub(one_51_468_503).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_503.kmin)[:4]))).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_503.kstride)[:4])))).Add(l0_51_468_503.Sub(one_51_468_503).Sub(archsimd.LoadFloat64x4((*[4]float64)((&r_51_468_503.lmin)[:4]))))
+									at_51_468_503.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_51_468_503).ConvertToInt32().Store(ia_51_468_503)
+									vgatherCubeAVX2(bits_51_468_503, ia_51_468_503, r_51_468_503.hs, r_51_468_503.ks, cube_51_468_503)
+									r0_0_51_468_503, r1_0_51_468_503, r2_0_51_468_503 = h0_51_468_503, k0_51_468_503, l0_51_468_503
 								}
-								h0_468_498, k0_468_498, l0_468_498 := r0_0_51_468_498, r1_0_51_468_498, r2_0_51_468_498
-								var r0_0_52_468_498 archsimd.Float64x4
+								h0_468_503, k0_468_503, l0_468_503 := r0_0_51_468_503, r1_0_51_468_503, r2_0_51_468_503
+								var r0_0_52_468_503 archsimd.Float64x4
 								{
-									cube_52_468_498, h_52_468_498, kk_52_468_498, l_52_468_498, h0_52_468_498, k0_52_468_498, l0_52_468_498 := cube_468_498, h_468_498, kk_468_498, l_468_498, h0_468_498, k0_468_498, l0_468_498
+									cube_52_468_503, h_52_468_503, kk_52_468_503, l_52_468_503, h0_52_468_503, k0_52_468_503, l0_52_468_503 := cube_468_503, h_468_503, kk_468_503, l_468_503, h0_468_503, k0_468_503, l0_468_503
 									var (
-										r0_0_44_52_468_498 archsimd.Float64x4
-										r1_0_44_52_468_498 archsimd.Float64x4
-										r2_0_44_52_468_498 archsimd.Float64x4
-										r3_0_44_52_468_498 archsimd.Float64x4
+										r0_0_44_52_468_503 archsimd.Float64x4
+										r1_0_44_52_468_503 archsimd.Float64x4
+										r2_0_44_52_468_503 archsimd.Float64x4
+										r3_0_44_52_468_503 archsimd.Float64x4
 									)
 									{
-										x_44_52_468_498, x0_44_52_468_498 := h_52_468_498, h0_52_468_498
-										one_44_52_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-										d0_44_52_468_498, d1_44_52_468_498, d2_44_52_468_498, d3_44_52_468_498 := x_44_52_468_498.Sub(x0_44_52_468_498.Sub(one_44_52_468_498)), x_44_52_468_498.Sub(x0_44_52_468_498), x_44_52_468_498.Sub(x0_44_52_468_498.Add(one_44_52_468_498)), x_44_52_468_498.Sub(x0_44_52_468_498.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-										r0_0_44_52_468_498, r1_0_44_52_468_498, r2_0_44_52_468_498, r3_0_44_52_468_498 = d1_44_52_468_498.Mul(d2_44_52_468_498).Mul(d3_44_52_468_498), d0_44_52_468_498.Mul(d2_44_52_468_498).Mul(d3_44_52_468_498), d0_44_52_468_498.Mul(d1_44_52_468_498).Mul(d3_44_52_468_498), d0_44_52_468_498.Mul(d1_44_52_468_498).Mul(d2_44_52_468_498)
+										x_44_52_468_503, x0_44_52_468_503 := h_52_468_503, h0_52_468_503
+										one_44_52_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+										d0_44_52_468_503, d1_44_52_468_503, d2_44_52_468_503, d3_44_52_468_503 := x_44_52_468_503.Sub(x0_44_52_468_503.Sub(one_44_52_468_503)), x_44_52_468_503.Sub(x0_44_52_468_503), x_44_52_468_503.Sub(x0_44_52_468_503.Add(one_44_52_468_503)), x_44_52_468_503.Sub(x0_44_52_468_503.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+										r0_0_44_52_468_503, r1_0_44_52_468_503, r2_0_44_52_468_503, r3_0_44_52_468_503 = d1_44_52_468_503.Mul(d2_44_52_468_503).Mul(d3_44_52_468_503), d0_44_52_468_503.Mul(d2_44_52_468_503).Mul(d3_44_52_468_503), d0_44_52_468_503.Mul(d1_44_52_468_503).Mul(d3_44_52_468_503), d0_44_52_468_503.Mul(d1_44_52_468_503).Mul(d2_44_52_468_503)
 									}
-									ph0_52_468_498, ph1_52_468_498, ph2_52_468_498, ph3_52_468_498 := r0_0_44_52_468_498, r1_0_44_52_468_498, r2_0_44_52_468_498, r3_0_44_52_468_498
+									ph0_52_468_503, ph1_52_468_503, ph2_52_468_503, ph3_52_468_503 := r0_0_44_52_468_503, r1_0_44_52_468_503, r2_0_44_52_468_503, r3_0_44_52_468_503
 									var (
-										r0_0_45_52_468_498 archsimd.Float64x4
-										r1_0_45_52_468_498 archsimd.Float64x4
-										r2_0_45_52_468_498 archsimd.Float64x4
-										r3_0_45_52_468_498 archsimd.Float64x4
+										r0_0_45_52_468_503 archsimd.Float64x4
+										r1_0_45_52_468_503 archsimd.Float64x4
+										r2_0_45_52_468_503 archsimd.Float64x4
+										r3_0_45_52_468_503 archsimd.Float64x4
 									)
 									{
-										x_45_52_468_498, x0_45_52_468_498 := kk_52_468_498, k0_52_468_498
-										one_45_52_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-										d0_45_52_468_498, d1_45_52_468_498, d2_45_52_468_498, d3_45_52_468_498 := x_45_52_468_498.Sub(x0_45_52_468_498.Sub(one_45_52_468_498)), x_45_52_468_498.Sub(x0_45_52_468_498), x_45_52_468_498.Sub(x0_45_52_468_498.Add(one_45_52_468_498)), x_45_52_468_498.Sub(x0_45_52_468_498.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-										r0_0_45_52_468_498, r1_0_45_52_468_498, r2_0_45_52_468_498, r3_0_45_52_468_498 = d1_45_52_468_498.Mul(d2_45_52_468_498).Mul(d3_45_52_468_498), d0_45_52_468_498.Mul(d2_45_52_468_498).Mul(d3_45_52_468_498), d0_45_52_468_498.Mul(d1_45_52_468_498).Mul(d3_45_52_468_498), d0_45_52_468_498.Mul(d1_45_52_468_498).Mul(d2_45_52_468_498)
+										x_45_52_468_503, x0_45_52_468_503 := kk_52_468_503, k0_52_468_503
+										one_45_52_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+										d0_45_52_468_503, d1_45_52_468_503, d2_45_52_468_503, d3_45_52_468_503 := x_45_52_468_503.Sub(x0_45_52_468_503.Sub(one_45_52_468_503)), x_45_52_468_503.Sub(x0_45_52_468_503), x_45_52_468_503.Sub(x0_45_52_468_503.Add(one_45_52_468_503)), x_45_52_468_503.Sub(x0_45_52_468_503.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+										r0_0_45_52_468_503, r1_0_45_52_468_503, r2_0_45_52_468_503, r3_0_45_52_468_503 = d1_45_52_468_503.Mul(d2_45_52_468_503).Mul(d3_45_52_468_503), d0_45_52_468_503.Mul(d2_45_52_468_503).Mul(d3_45_52_468_503), d0_45_52_468_503.Mul(d1_45_52_468_503).Mul(d3_45_52_468_503), d0_45_52_468_503.Mul(d1_45_52_468_503).Mul(d2_45_52_468_503)
 									}
-									pk0_52_468_498, pk1_52_468_498, pk2_52_468_498, pk3_52_468_498 := r0_0_45_52_468_498, r1_0_45_52_468_498, r2_0_45_52_468_498, r3_0_45_52_468_498
+									pk0_52_468_503, pk1_52_468_503, pk2_52_468_503, pk3_52_468_503 := r0_0_45_52_468_503, r1_0_45_52_468_503, r2_0_45_52_468_503, r3_0_45_52_468_503
 									var (
-										r0_0_46_52_468_498 archsimd.Float64x4
-										r1_0_46_52_468_498 archsimd.Float64x4
-										r2_0_46_52_468_498 archsimd.Float64x4
-										r3_0_46_52_468_498 archsimd.Float64x4
+										r0_0_46_52_468_503 archsimd.Float64x4
+										r1_0_46_52_468_503 archsimd.Float64x4
+										r2_0_46_52_468_503 archsimd.Float64x4
+										r3_0_46_52_468_503 archsimd.Float64x4
 									)
 									{
-										x_46_52_468_498, x0_46_52_468_498 := l_52_468_498, l0_52_468_498
-										one_46_52_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-										d0_46_52_468_498, d1_46_52_468_498, d2_46_52_468_498, d3_46_52_468_498 := x_46_52_468_498.Sub(x0_46_52_468_498.Sub(one_46_52_468_498)), x_46_52_468_498.Sub(x0_46_52_468_498), x_46_52_468_498.Sub(x0_46_52_468_498.Add(one_46_52_468_498)), x_46_52_468_498.Sub(x0_46_52_468_498.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
-										r0_0_46_52_468_498, r1_0_46_52_468_498, r2_0_46_52_468_498, r3_0_46_52_468_498 = d1_46_52_468_498.Mul(d2_46_52_468_498).Mul(d3_46_52_468_498), d0_46_52_468_498.Mul(d2_46_52_468_498).Mul(d3_46_52_468_498), d0_46_52_468_498.Mul(d1_46_52_468_498).Mul(d3_46_52_468_498), d0_46_52_468_498.Mul(d1_46_52_468_498).Mul(d2_46_52_468_498)
+										x_46_52_468_503, x0_46_52_468_503 := l_52_468_503, l0_52_468_503
+										one_46_52_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+										d0_46_52_468_503, d1_46_52_468_503, d2_46_52_468_503, d3_46_52_468_503 := x_46_52_468_503.Sub(x0_46_52_468_503.Sub(one_46_52_468_503)), x_46_52_468_503.Sub(x0_46_52_468_503), x_46_52_468_503.Sub(x0_46_52_468_503.Add(one_46_52_468_503)), x_46_52_468_503.Sub(x0_46_52_468_503.Add(archsimd.LoadFloat64x4((&vkTableAVX2[29]))))
+										r0_0_46_52_468_503, r1_0_46_52_468_503, r2_0_46_52_468_503, r3_0_46_52_468_503 = d1_46_52_468_503.Mul(d2_46_52_468_503).Mul(d3_46_52_468_503), d0_46_52_468_503.Mul(d2_46_52_468_503).Mul(d3_46_52_468_503), d0_46_52_468_503.Mul(d1_46_52_468_503).Mul(d3_46_52_468_503), d0_46_52_468_503.Mul(d1_46_52_468_503).Mul(d2_46_52_468_503)
 									}
-									pl0_52_468_498, pl1_52_468_498, pl2_52_468_498, pl3_52_468_498 := r0_0_46_52_468_498, r1_0_46_52_468_498, r2_0_46_52_468_498, r3_0_46_52_468_498
-									var alongH_52_468_498 [4]archsimd.Float64x4
-									for i_52_468_498 := 0; i_52_468_498 < 4; i_52_468_498++ {
-										var alongK_52_468_498 [4]archsimd.Float64x4
-										for j_52_468_498 := 0; j_52_468_498 < 4; j_52_468_498++ {
-											c0_52_468_498 := cube_52_468_498[(4*i_52_468_498+j_52_468_498)*4*4:]
-											c1_52_468_498 := c0_52_468_498[4:]
-											c2_52_468_498 := c1_52_468_498[4:]
-											c3_52_468_498 := c2_52_468_498[4:]
-											var r0_0_47_52_468_498 archsimd.Float64x4
+									pl0_52_468_503, pl1_52_468_503, pl2_52_468_503, pl3_52_468_503 := r0_0_46_52_468_503, r1_0_46_52_468_503, r2_0_46_52_468_503, r3_0_46_52_468_503
+									var alongH_52_468_503 [4]archsimd.Float64x4
+									for i_52_468_503 := 0; i_52_468_503 < 4; i_52_468_503++ {
+										var alongK_52_468_503 [4]archsimd.Float64x4
+										for j_52_468_503 := 0; j_52_468_503 < 4; j_52_468_503++ {
+											c0_52_468_503 := cube_52_468_503[(4*i_52_468_503+j_52_468_503)*4*4:]
+											c1_52_468_503 := c0_52_468_503[4:]
+											c2_52_468_503 := c1_52_468_503[4:]
+											c3_52_468_503 := c2_52_468_503[4:]
+											var r0_0_47_52_468_503 archsimd.Float64x4
 											{
-												p0_47_52_468_498, p1_47_52_468_498, p2_47_52_468_498, p3_47_52_468_498, y0_47_52_468_498, y1_47_52_468_498, y2_47_52_468_498, y3_47_52_468_498 := pl0_52_468_498, pl1_52_468_498, pl2_52_468_498, pl3_52_468_498, archsimd.LoadFloat64x4Slice(c0_52_468_498), archsimd.LoadFloat64x4Slice(c1_52_468_498), archsimd.LoadFloat64x4Slice(c2_52_468_498), archsimd.LoadFloat64x4Slice(c3_52_468_498)
-												r0_0_47_52_468_498 = p0_47_52_468_498.Mul(y0_47_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_47_52_468_498.Mul(y1_47_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_47_52_468_498.Mul(y2_47_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_47_52_468_498.Mul(y3_47_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+												p0_47_52_468_503, p1_47_52_468_503, p2_47_52_468_503, p3_47_52_468_503, y0_47_52_468_503, y1_47_52_468_503, y2_47_52_468_503, y3_47_52_468_503 := pl0_52_468_503, pl1_52_468_503, pl2_52_468_503, pl3_52_468_503, archsimd.LoadFloat64x4Slice(c0_52_468_503), archsimd.LoadFloat64x4Slice(c1_52_468_503), archsimd.LoadFloat64x4Slice(c2_52_468_503), archsimd.LoadFloat64x4Slice(c3_52_468_503)
+												r0_0_47_52_468_503 = p0_47_52_468_503.Mul(y0_47_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_47_52_468_503.Mul(y1_47_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_47_52_468_503.Mul(y2_47_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_47_52_468_503.Mul(y3_47_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 											}
-											alongK_52_468_498[j_52_468_498] = r0_0_47_52_468_498
+											alongK_52_468_503[j_52_468_503] = r0_0_47_52_468_503
 										}
-										var r0_0_48_52_468_498 archsimd.Float64x4
+										var r0_0_48_52_468_503 archsimd.Float64x4
 										{
-											p0_48_52_468_498, p1_48_52_468_498, p2_48_52_468_498, p3_48_52_468_498, y0_48_52_468_498, y1_48_52_468_498, y2_48_52_468_498, y3_48_52_468_498 := pk0_52_468_498, pk1_52_468_498, pk2_52_468_498, pk3_52_468_498, alongK_52_468_498[0], alongK_52_468_498[1], alongK_52_468_498[2], alongK_52_468_498[3]
-											r0_0_48_52_468_498 = p0_48_52_468_498.Mul(y0_48_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_48_52_468_498.Mul(y1_48_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_48_52_468_498.Mul(y2_48_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_48_52_468_498.Mul(y3_48_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+											p0_48_52_468_503, p1_48_52_468_503, p2_48_52_468_503, p3_48_52_468_503, y0_48_52_468_503, y1_48_52_468_503, y2_48_52_468_503, y3_48_52_468_503 := pk0_52_468_503, pk1_52_468_503, pk2_52_468_503, pk3_52_468_503, alongK_52_468_503[0], alongK_52_468_503[1], alongK_52_468_503[2], alongK_52_468_503[3]
+											r0_0_48_52_468_503 = p0_48_52_468_503.Mul(y0_48_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_48_52_468_503.Mul(y1_48_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_48_52_468_503.Mul(y2_48_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_48_52_468_503.Mul(y3_48_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 										}
-										alongH_52_468_498[i_52_468_498] = r0_0_48_52_468_498
+										alongH_52_468_503[i_52_468_503] = r0_0_48_52_468_503
 									}
-									var r0_0_49_52_468_498 archsimd.Float64x4
+									var r0_0_49_52_468_503 archsimd.Float64x4
 									{
-										p0_49_52_468_498, p1_49_52_468_498, p2_49_52_468_498, p3_49_52_468_498, y0_49_52_468_498, y1_49_52_468_498, y2_49_52_468_498, y3_49_52_468_498 := ph0_52_468_498, ph1_52_468_498, ph2_52_468_498, ph3_52_468_498, alongH_52_468_498[0], alongH_52_468_498[1], alongH_52_468_498[2], alongH_52_468_498[3]
-										r0_0_49_52_468_498 = p0_49_52_468_498.Mul(y0_49_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_49_52_468_498.Mul(y1_49_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_49_52_468_498.Mul(y2_49_52_468_498).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_49_52_468_498.Mul(y3_49_52_468_498).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
+										p0_49_52_468_503, p1_49_52_468_503, p2_49_52_468_503, p3_49_52_468_503, y0_49_52_468_503, y1_49_52_468_503, y2_49_52_468_503, y3_49_52_468_503 := ph0_52_468_503, ph1_52_468_503, ph2_52_468_503, ph3_52_468_503, alongH_52_468_503[0], alongH_52_468_503[1], alongH_52_468_503[2], alongH_52_468_503[3]
+										r0_0_49_52_468_503 = p0_49_52_468_503.Mul(y0_49_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[71]))).Add(p1_49_52_468_503.Mul(y1_49_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[21])))).Add(p2_49_52_468_503.Mul(y2_49_52_468_503).Mul(archsimd.LoadFloat64x4((&vkTableAVX2[72])))).Add(p3_49_52_468_503.Mul(y3_49_52_468_503).Div(archsimd.LoadFloat64x4((&vkTableAVX2[73]))))
 									}
-									r0_0_52_468_498 = r0_0_49_52_468_498
+									r0_0_52_468_503 = r0_0_49_52_468_503
 								}
-								f_468_498 = r0_0_52_468_498
-								if miss_468_498 != nil {
-									vgatherCubeAVX2(miss_468_498, ia_468_498, r_468_498.hs, r_468_498.ks, mcube_468_498)
+								f_468_503 = r0_0_52_468_503
+								if miss_468_503 != nil {
+									vgatherCubeAVX2(miss_468_503, ia_468_503, r_468_503.hs, r_468_503.ks, mcube_468_503)
 								}
-								var wh_468_498, dwh_468_498, wk_468_498, dwk_468_498, wl_468_498, dwl_468_498 [4]archsimd.Float64x4
+								var wh_468_503, dwh_468_503, wk_468_503, dwk_468_503, wl_468_503, dwl_468_503 [4]archsimd.Float64x4
 								var (
-									r0_0_53_468_498 archsimd.Float64x4
-									r1_0_53_468_498 archsimd.Float64x4
-									r2_0_53_468_498 archsimd.Float64x4
-									r3_0_53_468_498 archsimd.Float64x4
-									r4_0_53_468_498 archsimd.Float64x4
-									r5_0_53_468_498 archsimd.Float64x4
-									r6_0_53_468_498 archsimd.Float64x4
-									r7_0_53_468_498 archsimd.Float64x4
+									r0_0_53_468_503 archsimd.Float64x4
+									r1_0_53_468_503 archsimd.Float64x4
+									r2_0_53_468_503 archsimd.Float64x4
+									r3_0_53_468_503 archsimd.Float64x4
+									r4_0_53_468_503 archsimd.Float64x4
+									r5_0_53_468_503 archsimd.Float64x4
+									r6_0_53_468_503 archsimd.Float64x4
+									r7_0_53_468_503 archsimd.Float64x4
 								)
 								{
-									r_53_468_498, t_53_468_498 := r_468_498, h_468_498.Sub(h0_468_498)
-									one_53_468_498, two_53_468_498, half_53_468_498, sixth_53_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-									sign_53_468_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_53_468_498.negZero)[:4])).AsUint64x4()
-									a_53_468_498, b_53_468_498, c_53_468_498, d_53_468_498 := t_53_468_498.Add(one_53_468_498), t_53_468_498, t_53_468_498.Sub(one_53_468_498), t_53_468_498.Sub(two_53_468_498)
-									nb_53_468_498 := b_53_468_498.AsUint64x4().Xor(sign_53_468_498).AsFloat64x4()
-									w0_53_468_498 := nb_53_468_498.Mul(c_53_468_498).Mul(d_53_468_498).Mul(sixth_53_468_498)
-									w1_53_468_498 := a_53_468_498.Mul(c_53_468_498).Mul(d_53_468_498).Mul(half_53_468_498)
-									w2_53_468_498 := a_53_468_498.AsUint64x4().Xor(sign_53_468_498).AsFloat64x4().Mul(b_53_468_498).Mul(d_53_468_498).Mul(half_53_468_498)
-									w3_53_468_498 := a_53_468_498.Mul(b_53_468_498).Mul(c_53_468_498).Mul(sixth_53_468_498)
-									d0_53_468_498 := c_53_468_498.Mul(d_53_468_498).Add(b_53_468_498.Mul(d_53_468_498)).Add(b_53_468_498.Mul(c_53_468_498)).AsUint64x4().Xor(sign_53_468_498).AsFloat64x4().Mul(sixth_53_468_498)
-									d1_53_468_498 := c_53_468_498.Mul(d_53_468_498).Add(a_53_468_498.Mul(d_53_468_498)).Add(a_53_468_498.Mul(c_53_468_498)).Mul(half_53_468_498)
-									d2_53_468_498 := b_53_468_498.Mul(d_53_468_498).Add(a_53_468_498.Mul(d_53_468_498)).Add(a_53_468_498.Mul(b_53_468_498)).AsUint64x4().Xor(sign_53_468_498).AsFloat64x4().Mul(half_53_468_498)
-									d3_53_468_498 := b_53_468_498.Mul(c_53_468_498).Add(a_53_468_498.Mul(c_53_468_498)).Add(a_53_468_498.Mul(b_53_468_498)).Mul(sixth_53_468_498)
-									r0_0_53_468_498, r1_0_53_468_498, r2_0_53_468_498, r3_0_53_468_498, r4_0_53_468_498, r5_0_53_468_498, r6_0_53_468_498, r7_0_53_468_498 = w0_53_468_498, w1_53_468_498, w2_53_468_498, w3_53_468_498, d0_53_468_498, d1_53_468_498, d2_53_468_498, d3_53_468_498
+									r_53_468_503, t_53_468_503 := r_468_503, h_468_503.Sub(h0_468_503)
+									one_53_468_503, two_53_468_503, half_53_468_503, sixth_53_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+									sign_53_468_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_53_468_503.negZero)[:4])).AsUint64x4()
+									a_53_468_503, b_53_468_503, c_53_468_503, d_53_468_503 := t_53_468_503.Add(one_53_468_503), t_53_468_503, t_53_468_503.Sub(one_53_468_503), t_53_468_503.Sub(two_53_468_503)
+									nb_53_468_503 := b_53_468_503.AsUint64x4().Xor(sign_53_468_503).AsFloat64x4()
+									w0_53_468_503 := nb_53_468_503.Mul(c_53_468_503).Mul(d_53_468_503).Mul(sixth_53_468_503)
+									w1_53_468_503 := a_53_468_503.Mul(c_53_468_503).Mul(d_53_468_503).Mul(half_53_468_503)
+									w2_53_468_503 := a_53_468_503.AsUint64x4().Xor(sign_53_468_503).AsFloat64x4().Mul(b_53_468_503).Mul(d_53_468_503).Mul(half_53_468_503)
+									w3_53_468_503 := a_53_468_503.Mul(b_53_468_503).Mul(c_53_468_503).Mul(sixth_53_468_503)
+									d0_53_468_503 := c_53_468_503.Mul(d_53_468_503).Add(b_53_468_503.Mul(d_53_468_503)).Add(b_53_468_503.Mul(c_53_468_503)).AsUint64x4().Xor(sign_53_468_503).AsFloat64x4().Mul(sixth_53_468_503)
+									d1_53_468_503 := c_53_468_503.Mul(d_53_468_503).Add(a_53_468_503.Mul(d_53_468_503)).Add(a_53_468_503.Mul(c_53_468_503)).Mul(half_53_468_503)
+									d2_53_468_503 := b_53_468_503.Mul(d_53_468_503).Add(a_53_468_503.Mul(d_53_468_503)).Add(a_53_468_503.Mul(b_53_468_503)).AsUint64x4().Xor(sign_53_468_503).AsFloat64x4().Mul(half_53_468_503)
+									d3_53_468_503 := b_53_468_503.Mul(c_53_468_503).Add(a_53_468_503.Mul(c_53_468_503)).Add(a_53_468_503.Mul(b_53_468_503)).Mul(sixth_53_468_503)
+									r0_0_53_468_503, r1_0_53_468_503, r2_0_53_468_503, r3_0_53_468_503, r4_0_53_468_503, r5_0_53_468_503, r6_0_53_468_503, r7_0_53_468_503 = w0_53_468_503, w1_53_468_503, w2_53_468_503, w3_53_468_503, d0_53_468_503, d1_53_468_503, d2_53_468_503, d3_53_468_503
 								}
-								wh_468_498[0], wh_468_498[1], wh_468_498[2], wh_468_498[3], dwh_468_498[0], dwh_468_498[1], dwh_468_498[2], dwh_468_498[3] = r0_0_53_468_498, r1_0_53_468_498, r2_0_53_468_498, r3_0_53_468_498, r4_0_53_468_498, r5_0_53_468_498, r6_0_53_468_498, r7_0_53_468_498
+								wh_468_503[0], wh_468_503[1], wh_468_503[2], wh_468_503[3], dwh_468_503[0], dwh_468_503[1], dwh_468_503[2], dwh_468_503[3] = r0_0_53_468_503, r1_0_53_468_503, r2_0_53_468_503, r3_0_53_468_503, r4_0_53_468_503, r5_0_53_468_503, r6_0_53_468_503, r7_0_53_468_503
 								var (
-									r0_0_54_468_498 archsimd.Float64x4
-									r1_0_54_468_498 archsimd.Float64x4
-									r2_0_54_468_498 archsimd.Float64x4
-									r3_0_54_468_498 archsimd.Float64x4
-									r4_0_54_468_498 archsimd.Float64x4
-									r5_0_54_468_498 archsimd.Float64x4
-									r6_0_54_468_498 archsimd.Float64x4
-									r7_0_54_468_498 archsimd.Float64x4
+									r0_0_54_468_503 archsimd.Float64x4
+									r1_0_54_468_503 archsimd.Float64x4
+									r2_0_54_468_503 archsimd.Float64x4
+									r3_0_54_468_503 archsimd.Float64x4
+									r4_0_54_468_503 archsimd.Float64x4
+									r5_0_54_468_503 archsimd.Float64x4
+									r6_0_54_468_503 archsimd.Float64x4
+									r7_0_54_468_503 archsimd.Float64x4
 								)
 								{
-									r_54_468_498, t_54_468_498 := r_468_498, kk_468_498.Sub(k0_468_498)
-									one_54_468_498, two_54_468_498, half_54_468_498, sixth_54_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-									sign_54_468_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_54_468_498.negZero)[:4])).AsUint64x4()
-									a_54_468_498, b_54_468_498, c_54_468_498, d_54_468_498 := t_54_468_498.Add(one_54_468_498), t_54_468_498, t_54_468_498.Sub(one_54_468_498), t_54_468_498.Sub(two_54_468_498)
-									nb_54_468_498 := b_54_468_498.AsUint64x4().Xor(sign_54_468_498).AsFloat64x4()
-									w0_54_468_498 := nb_54_468_498.Mul(c_54_468_498).Mul(d_54_468_498).Mul(sixth_54_468_498)
-									w1_54_468_498 := a_54_468_498.Mul(c_54_468_498).Mul(d_54_468_498).Mul(half_54_468_498)
-									w2_54_468_498 := a_54_468_498.AsUint64x4().Xor(sign_54_468_498).AsFloat64x4().Mul(b_54_468_498).Mul(d_54_468_498).Mul(half_54_468_498)
-									w3_54_468_498 := a_54_468_498.Mul(b_54_468_498).Mul(c_54_468_498).Mul(sixth_54_468_498)
-									d0_54_468_498 := c_54_468_498.Mul(d_54_468_498).Add(b_54_468_498.Mul(d_54_468_498)).Add(b_54_468_498.Mul(c_54_468_498)).AsUint64x4().Xor(sign_54_468_498).AsFloat64x4().Mul(sixth_54_468_498)
-									d1_54_468_498 := c_54_468_498.Mul(d_54_468_498).Add(a_54_468_498.Mul(d_54_468_498)).Add(a_54_468_498.Mul(c_54_468_498)).Mul(half_54_468_498)
-									d2_54_468_498 := b_54_468_498.Mul(d_54_468_498).Add(a_54_468_498.Mul(d_54_468_498)).Add(a_54_468_498.Mul(b_54_468_498)).AsUint64x4().Xor(sign_54_468_498).AsFloat64x4().Mul(half_54_468_498)
-									d3_54_468_498 := b_54_468_498.Mul(c_54_468_498).Add(a_54_468_498.Mul(c_54_468_498)).Add(a_54_468_498.Mul(b_54_468_498)).Mul(sixth_54_468_498)
-									r0_0_54_468_498, r1_0_54_468_498, r2_0_54_468_498, r3_0_54_468_498, r4_0_54_468_498, r5_0_54_468_498, r6_0_54_468_498, r7_0_54_468_498 = w0_54_468_498, w1_54_468_498, w2_54_468_498, w3_54_468_498, d0_54_468_498, d1_54_468_498, d2_54_468_498, d3_54_468_498
+									r_54_468_503, t_54_468_503 := r_468_503, kk_468_503.Sub(k0_468_503)
+									one_54_468_503, two_54_468_503, half_54_468_503, sixth_54_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+									sign_54_468_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_54_468_503.negZero)[:4])).AsUint64x4()
+									a_54_468_503, b_54_468_503, c_54_468_503, d_54_468_503 := t_54_468_503.Add(one_54_468_503), t_54_468_503, t_54_468_503.Sub(one_54_468_503), t_54_468_503.Sub(two_54_468_503)
+									nb_54_468_503 := b_54_468_503.AsUint64x4().Xor(sign_54_468_503).AsFloat64x4()
+									w0_54_468_503 := nb_54_468_503.Mul(c_54_468_503).Mul(d_54_468_503).Mul(sixth_54_468_503)
+									w1_54_468_503 := a_54_468_503.Mul(c_54_468_503).Mul(d_54_468_503).Mul(half_54_468_503)
+									w2_54_468_503 := a_54_468_503.AsUint64x4().Xor(sign_54_468_503).AsFloat64x4().Mul(b_54_468_503).Mul(d_54_468_503).Mul(half_54_468_503)
+									w3_54_468_503 := a_54_468_503.Mul(b_54_468_503).Mul(c_54_468_503).Mul(sixth_54_468_503)
+									d0_54_468_503 := c_54_468_503.Mul(d_54_468_503).Add(b_54_468_503.Mul(d_54_468_503)).Add(b_54_468_503.Mul(c_54_468_503)).AsUint64x4().Xor(sign_54_468_503).AsFloat64x4().Mul(sixth_54_468_503)
+									d1_54_468_503 := c_54_468_503.Mul(d_54_468_503).Add(a_54_468_503.Mul(d_54_468_503)).Add(a_54_468_503.Mul(c_54_468_503)).Mul(half_54_468_503)
+									d2_54_468_503 := b_54_468_503.Mul(d_54_468_503).Add(a_54_468_503.Mul(d_54_468_503)).Add(a_54_468_503.Mul(b_54_468_503)).AsUint64x4().Xor(sign_54_468_503).AsFloat64x4().Mul(half_54_468_503)
+									d3_54_468_503 := b_54_468_503.Mul(c_54_468_503).Add(a_54_468_503.Mul(c_54_468_503)).Add(a_54_468_503.Mul(b_54_468_503)).Mul(sixth_54_468_503)
+									r0_0_54_468_503, r1_0_54_468_503, r2_0_54_468_503, r3_0_54_468_503, r4_0_54_468_503, r5_0_54_468_503, r6_0_54_468_503, r7_0_54_468_503 = w0_54_468_503, w1_54_468_503, w2_54_468_503, w3_54_468_503, d0_54_468_503, d1_54_468_503, d2_54_468_503, d3_54_468_503
 								}
-								wk_468_498[0], wk_468_498[1], wk_468_498[2], wk_468_498[3], dwk_468_498[0], dwk_468_498[1], dwk_468_498[2], dwk_468_498[3] = r0_0_54_468_498, r1_0_54_468_498, r2_0_54_468_498, r3_0_54_468_498, r4_0_54_468_498, r5_0_54_468_498, r6_0_54_468_498, r7_0_54_468_498
+								wk_468_503[0], wk_468_503[1], wk_468_503[2], wk_468_503[3], dwk_468_503[0], dwk_468_503[1], dwk_468_503[2], dwk_468_503[3] = r0_0_54_468_503, r1_0_54_468_503, r2_0_54_468_503, r3_0_54_468_503, r4_0_54_468_503, r5_0_54_468_503, r6_0_54_468_503, r7_0_54_468_503
 								var (
-									r0_0_55_468_498 archsimd.Float64x4
-									r1_0_55_468_498 archsimd.Float64x4
-									r2_0_55_468_498 archsimd.Float64x4
-									r3_0_55_468_498 archsimd.Float64x4
-									r4_0_55_468_498 archsimd.Float64x4
-									r5_0_55_468_498 archsimd.Float64x4
-									r6_0_55_468_498 archsimd.Float64x4
-									r7_0_55_468_498 archsimd.Float64x4
+									r0_0_55_468_503 archsimd.Float64x4
+									r1_0_55_468_503 archsimd.Float64x4
+									r2_0_55_468_503 archsimd.Float64x4
+									r3_0_55_468_503 archsimd.Float64x4
+									r4_0_55_468_503 archsimd.Float64x4
+									r5_0_55_468_503 archsimd.Float64x4
+									r6_0_55_468_503 archsimd.Float64x4
+									r7_0_55_468_503 archsimd.Float64x4
 								)
 								{
-									r_55_468_498, t_55_468_498 := r_468_498, l_468_498.Sub(l0_468_498)
-									one_55_468_498, two_55_468_498, half_55_468_498, sixth_55_468_498 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
-									sign_55_468_498 := archsimd.LoadFloat64x4((*[4]float64)((&r_55_468_498.negZero)[:4])).AsUint64x4()
-									a_55_468_498, b_55_468_498, c_55_468_498, d_55_468_498 := t_55_468_498.Add(one_55_468_498), t_55_468_498, t_55_468_498.Sub(one_55_468_498), t_55_468_498.Sub(two_55_468_498)
-									nb_55_468_498 := b_55_468_498.AsUint64x4().Xor(sign_55_468_498).AsFloat64x4()
-									w0_55_468_498 := nb_55_468_498.Mul(c_55_468_498).Mul(d_55_468_498).Mul(sixth_55_468_498)
-									w1_55_468_498 := a_55_468_498.Mul(c_55_468_498).Mul(d_55_468_498).Mul(half_55_468_498)
-									w2_55_468_498 := a_55_468_498.AsUint64x4().Xor(sign_55_468_498).AsFloat64x4().Mul(b_55_468_498).Mul(d_55_468_498).Mul(half_55_468_498)
-									w3_55_468_498 := a_55_468_498.Mul(b_55_468_498).Mul(c_55_468_498).Mul(sixth_55_468_498)
-									d0_55_468_498 := c_55_468_498.Mul(d_55_468_498).Add(b_55_468_498.Mul(d_55_468_498)).Add(b_55_468_498.Mul(c_55_468_498)).AsUint64x4().Xor(sign_55_468_498).AsFloat64x4().Mul(sixth_55_468_498)
-									d1_55_468_498 := c_55_468_498.Mul(d_55_468_498).Add(a_55_468_498.Mul(d_55_468_498)).Add(a_55_468_498.Mul(c_55_468_498)).Mul(half_55_468_498)
-									d2_55_468_498 := b_55_468_498.Mul(d_55_468_498).Add(a_55_468_498.Mul(d_55_468_498)).Add(a_55_468_498.Mul(b_55_468_498)).AsUint64x4().Xor(sign_55_468_498).AsFloat64x4().Mul(half_55_468_498)
-									d3_55_468_498 := b_55_468_498.Mul(c_55_468_498).Add(a_55_468_498.Mul(c_55_468_498)).Add(a_55_468_498.Mul(b_55_468_498)).Mul(sixth_55_468_498)
-									r0_0_55_468_498, r1_0_55_468_498, r2_0_55_468_498, r3_0_55_468_498, r4_0_55_468_498, r5_0_55_468_498, r6_0_55_468_498, r7_0_55_468_498 = w0_55_468_498, w1_55_468_498, w2_55_468_498, w3_55_468_498, d0_55_468_498, d1_55_468_498, d2_55_468_498, d3_55_468_498
+									r_55_468_503, t_55_468_503 := r_468_503, l_468_503.Sub(l0_468_503)
+									one_55_468_503, two_55_468_503, half_55_468_503, sixth_55_468_503 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[29])), archsimd.LoadFloat64x4((&vkTableAVX2[21])), archsimd.LoadFloat64x4((&vkTableAVX2[74]))
+									sign_55_468_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_55_468_503.negZero)[:4])).AsUint64x4()
+									a_55_468_503, b_55_468_503, c_55_468_503, d_55_468_503 := t_55_468_503.Add(one_55_468_503), t_55_468_503, t_55_468_503.Sub(one_55_468_503), t_55_468_503.Sub(two_55_468_503)
+									nb_55_468_503 := b_55_468_503.AsUint64x4().Xor(sign_55_468_503).AsFloat64x4()
+									w0_55_468_503 := nb_55_468_503.Mul(c_55_468_503).Mul(d_55_468_503).Mul(sixth_55_468_503)
+									w1_55_468_503 := a_55_468_503.Mul(c_55_468_503).Mul(d_55_468_503).Mul(half_55_468_503)
+									w2_55_468_503 := a_55_468_503.AsUint64x4().Xor(sign_55_468_503).AsFloat64x4().Mul(b_55_468_503).Mul(d_55_468_503).Mul(half_55_468_503)
+									w3_55_468_503 := a_55_468_503.Mul(b_55_468_503).Mul(c_55_468_503).Mul(sixth_55_468_503)
+									d0_55_468_503 := c_55_468_503.Mul(d_55_468_503).Add(b_55_468_503.Mul(d_55_468_503)).Add(b_55_468_503.Mul(c_55_468_503)).AsUint64x4().Xor(sign_55_468_503).AsFloat64x4().Mul(sixth_55_468_503)
+									d1_55_468_503 := c_55_468_503.Mul(d_55_468_503).Add(a_55_468_503.Mul(d_55_468_503)).Add(a_55_468_503.Mul(c_55_468_503)).Mul(half_55_468_503)
+									d2_55_468_503 := b_55_468_503.Mul(d_55_468_503).Add(a_55_468_503.Mul(d_55_468_503)).Add(a_55_468_503.Mul(b_55_468_503)).AsUint64x4().Xor(sign_55_468_503).AsFloat64x4().Mul(half_55_468_503)
+									d3_55_468_503 := b_55_468_503.Mul(c_55_468_503).Add(a_55_468_503.Mul(c_55_468_503)).Add(a_55_468_503.Mul(b_55_468_503)).Mul(sixth_55_468_503)
+									r0_0_55_468_503, r1_0_55_468_503, r2_0_55_468_503, r3_0_55_468_503, r4_0_55_468_503, r5_0_55_468_503, r6_0_55_468_503, r7_0_55_468_503 = w0_55_468_503, w1_55_468_503, w2_55_468_503, w3_55_468_503, d0_55_468_503, d1_55_468_503, d2_55_468_503, d3_55_468_503
 								}
-								wl_468_498[0], wl_468_498[1], wl_468_498[2], wl_468_498[3], dwl_468_498[0], dwl_468_498[1], dwl_468_498[2], dwl_468_498[3] = r0_0_55_468_498, r1_0_55_468_498, r2_0_55_468_498, r3_0_55_468_498, r4_0_55_468_498, r5_0_55_468_498, r6_0_55_468_498, r7_0_55_468_498
-								for i_468_498 := 0; i_468_498 < 4; i_468_498++ {
-									for j_468_498 := 0; j_468_498 < 4; j_468_498++ {
-										at_468_498 := (4*i_468_498 + j_468_498) * 4 * 4
-										sv_468_498, sl_468_498, sd_468_498 := zero_468_498, zero_468_498, zero_468_498
-										for m_468_498 := 0; m_468_498 < 4; m_468_498++ {
-											v_468_498 := archsimd.LoadFloat64x4Slice((cube_468_498[at_468_498+m_468_498*4:]))
-											sv_468_498 = sv_468_498.Add(wl_468_498[m_468_498].Mul(v_468_498))
-											sl_468_498 = sl_468_498.Add(dwl_468_498[m_468_498].Mul(v_468_498))
-											if miss_468_498 != nil {
-												sd_468_498 = sd_468_498.Add(wl_468_498[m_468_498].Mul(archsimd.LoadFloat64x4Slice((mcube_468_498[at_468_498+m_468_498*4:]))))
+								wl_468_503[0], wl_468_503[1], wl_468_503[2], wl_468_503[3], dwl_468_503[0], dwl_468_503[1], dwl_468_503[2], dwl_468_503[3] = r0_0_55_468_503, r1_0_55_468_503, r2_0_55_468_503, r3_0_55_468_503, r4_0_55_468_503, r5_0_55_468_503, r6_0_55_468_503, r7_0_55_468_503
+								for i_468_503 := 0; i_468_503 < 4; i_468_503++ {
+									for j_468_503 := 0; j_468_503 < 4; j_468_503++ {
+										at_468_503 := (4*i_468_503 + j_468_503) * 4 * 4
+										sv_468_503, sl_468_503, sd_468_503 := zero_468_503, zero_468_503, zero_468_503
+										for m_468_503 := 0; m_468_503 < 4; m_468_503++ {
+											v_468_503 := archsimd.LoadFloat64x4Slice((cube_468_503[at_468_503+m_468_503*4:]))
+											sv_468_503 = sv_468_503.Add(wl_468_503[m_468_503].Mul(v_468_503))
+											sl_468_503 = sl_468_503.Add(dwl_468_503[m_468_503].Mul(v_468_503))
+											if miss_468_503 != nil {
+												sd_468_503 = sd_468_503.Add(wl_468_503[m_468_503].Mul(archsimd.LoadFloat64x4Slice((mcube_468_503[at_468_503+m_468_503*4:]))))
 											}
 										}
-										dh_468_498 = dh_468_498.Add(dwh_468_498[i_468_498].Mul(wk_468_498[j_468_498]).Mul(sv_468_498))
-										dk_468_498 = dk_468_498.Add(wh_468_498[i_468_498].Mul(dwk_468_498[j_468_498]).Mul(sv_468_498))
-										dl_468_498 = dl_468_498.Add(wh_468_498[i_468_498].Mul(wk_468_498[j_468_498]).Mul(sl_468_498))
-										fd_468_498 = fd_468_498.Add(wh_468_498[i_468_498].Mul(wk_468_498[j_468_498]).Mul(sd_468_498))
+										dh_468_503 = dh_468_503.Add(dwh_468_503[i_468_503].Mul(wk_468_503[j_468_503]).Mul(sv_468_503))
+										dk_468_503 = dk_468_503.Add(wh_468_503[i_468_503].Mul(dwk_468_503[j_468_503]).Mul(sv_468_503))
+										dl_468_503 = dl_468_503.Add(wh_468_503[i_468_503].Mul(wk_468_503[j_468_503]).Mul(sl_468_503))
+										fd_468_503 = fd_468_503.Add(wh_468_503[i_468_503].Mul(wk_468_503[j_468_503]).Mul(sd_468_503))
 									}
 								}
-								f_468_498, fd_468_498, dh_468_498, dk_468_498, dl_468_498 = f_468_498.Merge(zero_468_498, in_468_498), fd_468_498.Merge(zero_468_498, in_468_498), dh_468_498.Merge(zero_468_498, in_468_498), dk_468_498.Merge(zero_468_498, in_468_498), dl_468_498.Merge(zero_468_498, in_468_498)
+								f_468_503, fd_468_503, dh_468_503, dk_468_503, dl_468_503 = f_468_503.Merge(zero_468_503, in_468_503), fd_468_503.Merge(zero_468_503, in_468_503), dh_468_503.Merge(zero_468_503, in_468_503), dk_468_503.Merge(zero_468_503, in_468_503), dl_468_503.Merge(zero_468_503, in_468_503)
 							}
-							r0_0_468_498, r1_0_468_498, r2_0_468_498, r3_0_468_498, r4_0_468_498 = f_468_498, fd_468_498, dh_468_498, dk_468_498, dl_468_498
+							r0_0_468_503, r1_0_468_503, r2_0_468_503, r3_0_468_503, r4_0_468_503 = f_468_503, fd_468_503, dh_468_503, dk_468_503, dl_468_503
 						}
-						fc_467_498, fd_467_498, fh_467_498, fk_467_498, fkl_467_498 = r0_0_468_498, r1_0_468_498, r2_0_468_498, r3_0_468_498, r4_0_468_498
+						fc_467_503, fd_467_503, fh_467_503, fk_467_503, fkl_467_503 = r0_0_468_503, r1_0_468_503, r2_0_468_503, r3_0_468_503, r4_0_468_503
 					}
-					ffl_467_498 := fc_467_498.Mul(fc_467_498).Mul(fl_467_498)
-					s1_467_498 := s_467_498.Add(ffl_467_498.Mul(fl_467_498))
-					def1_467_498 := def_467_498
-					if k_467_498.perDef {
-						def1_467_498 = def_467_498.Add(two_467_498.Mul(fc_467_498).Mul(fl_467_498).Mul(fl_467_498).Mul(fd_467_498))
+					ffl_467_503 := fc_467_503.Mul(fc_467_503).Mul(fl_467_503)
+					s1_467_503 := s_467_503.Add(ffl_467_503.Mul(fl_467_503))
+					def1_467_503 := def_467_503
+					if k_467_503.perDef {
+						def1_467_503 = def_467_503.Add(two_467_503.Mul(fc_467_503).Mul(fl_467_503).Mul(fl_467_503).Mul(fd_467_503))
 					}
-					r0_0_467_498, r1_0_467_498, r2_0_467_498, r3_0_467_498, r4_0_467_498, r5_0_467_498, r6_0_467_498 = ffl_467_498, s1_467_498, def1_467_498, fc_467_498, fh_467_498, fk_467_498, fkl_467_498
+					r0_0_467_503, r1_0_467_503, r2_0_467_503, r3_0_467_503, r4_0_467_503, r5_0_467_503, r6_0_467_503 = ffl_467_503, s1_467_503, def1_467_503, fc_467_503, fh_467_503, fk_467_503, fkl_467_503
 				}
-				ffl_498, s1_498, def1_498, fc_498, fh_498, fk_498, fkl_498 := r0_0_467_498, r1_0_467_498, r2_0_467_498, r3_0_467_498, r4_0_467_498, r5_0_467_498, r6_0_467_498
-				tfl_498 := two_498.Mul(ffl_498)
-				xa_498, xb_498, xc_498 := tfl_498.Mul(sb_498.Mul(sc_498)), tfl_498.Mul(sa_498.Mul(sc_498)), tfl_498.Mul(sa_498.Mul(sb_498))
-				hbar_498, kbar_498, lbar_498 := xa_498.Mul(ha_498), xb_498.Mul(hb_498), xc_498.Mul(hc_498)
+				ffl_503, s1_503, def1_503, fc_503, fh_503, fk_503, fkl_503 := r0_0_467_503, r1_0_467_503, r2_0_467_503, r3_0_467_503, r4_0_467_503, r5_0_467_503, r6_0_467_503
+				tfl_503 := two_503.Mul(ffl_503)
+				xa_503, xb_503, xc_503 := tfl_503.Mul(sb_503.Mul(sc_503)), tfl_503.Mul(sa_503.Mul(sc_503)), tfl_503.Mul(sa_503.Mul(sb_503))
+				hbar_503, kbar_503, lbar_503 := xa_503.Mul(ha_503), xb_503.Mul(hb_503), xc_503.Mul(hc_503)
 				var (
-					r0_0_469_498 archsimd.Float64x4
-					r1_0_469_498 archsimd.Float64x4
-					r2_0_469_498 archsimd.Float64x4
+					r0_0_469_503 archsimd.Float64x4
+					r1_0_469_503 archsimd.Float64x4
+					r2_0_469_503 archsimd.Float64x4
 				)
 				{
-					two_469_498, fc_469_498, flatt_469_498, fh_469_498, fk_469_498, fl_469_498, hbar_469_498, kbar_469_498, lbar_469_498 := two_498, fc_498, fl_498, fh_498, fk_498, fkl_498, hbar_498, kbar_498, lbar_498
-					g_469_498 := two_469_498.Mul(fc_469_498).Mul(flatt_469_498).Mul(flatt_469_498)
-					r0_0_469_498, r1_0_469_498, r2_0_469_498 = hbar_469_498.Add(g_469_498.Mul(fh_469_498)), kbar_469_498.Add(g_469_498.Mul(fk_469_498)), lbar_469_498.Add(g_469_498.Mul(fl_469_498))
+					two_469_503, fc_469_503, flatt_469_503, fh_469_503, fk_469_503, fl_469_503, hbar_469_503, kbar_469_503, lbar_469_503 := two_503, fc_503, fl_503, fh_503, fk_503, fkl_503, hbar_503, kbar_503, lbar_503
+					g_469_503 := two_469_503.Mul(fc_469_503).Mul(flatt_469_503).Mul(flatt_469_503)
+					r0_0_469_503, r1_0_469_503, r2_0_469_503 = hbar_469_503.Add(g_469_503.Mul(fh_469_503)), kbar_469_503.Add(g_469_503.Mul(fk_469_503)), lbar_469_503.Add(g_469_503.Mul(fl_469_503))
 				}
-				hbar_498, kbar_498, lbar_498 = r0_0_469_498, r1_0_469_498, r2_0_469_498
-				var r0_0_470_498 archsimd.Float64x4
+				hbar_503, kbar_503, lbar_503 = r0_0_469_503, r1_0_469_503, r2_0_469_503
+				var r0_0_470_503 archsimd.Float64x4
 				{
-					e_470_498, h_470_498, kk_470_498, l_470_498, hbar_470_498, kbar_470_498, lbar_470_498, sig_470_498 := e_498, h_498, kk_498, l_498, hbar_498, kbar_498, lbar_498, sig_498
-					r0_0_470_498 = sig_470_498.Add(hbar_470_498.Mul(h_470_498.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_498[0])[:4])))).Add(kbar_470_498.Mul(kk_470_498.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_498[1])[:4]))))).Add(lbar_470_498.Mul(l_470_498.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_498[2])[:4]))))))
+					e_470_503, h_470_503, kk_470_503, l_470_503, hbar_470_503, kbar_470_503, lbar_470_503, sig_470_503 := e_503, h_503, kk_503, l_503, hbar_503, kbar_503, lbar_503, sig_503
+					r0_0_470_503 = sig_470_503.Add(hbar_470_503.Mul(h_470_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_503[0])[:4])))).Add(kbar_470_503.Mul(kk_470_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_503[1])[:4]))))).Add(lbar_470_503.Mul(l_470_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_470_503[2])[:4]))))))
 				}
-				sig1_498 := r0_0_470_498
+				sig1_503 := r0_0_470_503
 				var (
-					r0_0_471_498 archsimd.Float64x4
-					r1_0_471_498 archsimd.Float64x4
-					r2_0_471_498 archsimd.Float64x4
+					r0_0_471_503 archsimd.Float64x4
+					r1_0_471_503 archsimd.Float64x4
+					r2_0_471_503 archsimd.Float64x4
 				)
 				{
-					xa_471_498, xb_471_498, xc_471_498, nda_471_498, ndb_471_498, ndc_471_498, sna_471_498, snb_471_498, snc_471_498 := xa_498, xb_498, xc_498, nda_498, ndb_498, ndc_498, sna_498, snb_498, snc_498
-					r0_0_471_498, r1_0_471_498, r2_0_471_498 = sna_471_498.Add(xa_471_498.Mul(nda_471_498)), snb_471_498.Add(xb_471_498.Mul(ndb_471_498)), snc_471_498.Add(xc_471_498.Mul(ndc_471_498))
+					xa_471_503, xb_471_503, xc_471_503, nda_471_503, ndb_471_503, ndc_471_503, sna_471_503, snb_471_503, snc_471_503 := xa_503, xb_503, xc_503, nda_503, ndb_503, ndc_503, sna_503, snb_503, snc_503
+					r0_0_471_503, r1_0_471_503, r2_0_471_503 = sna_471_503.Add(xa_471_503.Mul(nda_471_503)), snb_471_503.Add(xb_471_503.Mul(ndb_471_503)), snc_471_503.Add(xc_471_503.Mul(ndc_471_503))
 				}
-				na1_498, nb1_498, nc1_498 := r0_0_471_498, r1_0_471_498, r2_0_471_498
-				var r0_0_472_498 archsimd.Float64x4
+				na1_503, nb1_503, nc1_503 := r0_0_471_503, r1_0_471_503, r2_0_471_503
+				var r0_0_472_503 archsimd.Float64x4
 				{
-					k_472_498, fl_472_498, hbar_472_498, kbar_472_498, lbar_472_498, s_472_498, s1_472_498, hkl_472_498, at_472_498, stride_472_498 := k_498, fl_498, hbar_498, kbar_498, lbar_498, s_498, s1_498, hkl_498, at_498, stride_498
-					if !k_472_498.c.Water {
-						s1_472_498 = s_472_498.Merge(s1_472_498, fl_472_498.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					k_472_503, fl_472_503, hbar_472_503, kbar_472_503, lbar_472_503, s_472_503, s1_472_503, hkl_472_503, at_472_503, stride_472_503 := k_503, fl_503, hbar_503, kbar_503, lbar_503, s_503, s1_503, hkl_503, at_503, stride_503
+					if !k_472_503.c.Water {
+						s1_472_503 = s_472_503.Merge(s1_472_503, fl_472_503.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
 					}
-					hbar_472_498.StoreSlice(hkl_472_498[at_472_498:])
-					kbar_472_498.StoreSlice(hkl_472_498[at_472_498+stride_472_498:])
-					lbar_472_498.StoreSlice(hkl_472_498[at_472_498+2*stride_472_498:])
-					r0_0_472_498 = s1_472_498
+					hbar_472_503.StoreSlice(hkl_472_503[at_472_503:])
+					kbar_472_503.StoreSlice(hkl_472_503[at_472_503+stride_472_503:])
+					lbar_472_503.StoreSlice(hkl_472_503[at_472_503+2*stride_472_503:])
+					r0_0_472_503 = s1_472_503
 				}
-				s1_498 = r0_0_472_498
-				r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498 = s1_498, def1_498, sig1_498, na1_498, nb1_498, nc1_498
+				s1_503 = r0_0_472_503
+				r0_0_503, r1_0_503, r2_0_503, r3_0_503, r4_0_503, r5_0_503 = s1_503, def1_503, sig1_503, na1_503, nb1_503, nc1_503
 			}
-			s, def, sig, sna, snb, snc = r0_0_498, r1_0_498, r2_0_498, r3_0_498, r4_0_498, r5_0_498
+			s, def, sig, sna, snb, snc = r0_0_503, r1_0_503, r2_0_503, r3_0_503, r4_0_503, r5_0_503
 		}
 		{
-			t_499, p0_499, s_499, def_499, sig_499, sna_499, snb_499, snc_499 := t, p0, s, def, sig, sna, snb, snc
-			s_499.StoreSlice(t_499.s[p0_499:])
-			def_499.StoreSlice(t_499.def[p0_499:])
-			sig_499.StoreSlice(t_499.sig[p0_499:])
-			sna_499.StoreSlice(t_499.na[p0_499:])
-			snb_499.StoreSlice(t_499.nb[p0_499:])
-			snc_499.StoreSlice(t_499.nc[p0_499:])
+			t_504, p0_504, s_504, def_504, sig_504, sna_504, snb_504, snc_504 := t, p0, s, def, sig, sna, snb, snc
+			s_504.StoreSlice(t_504.s[p0_504:])
+			def_504.StoreSlice(t_504.def[p0_504:])
+			sig_504.StoreSlice(t_504.sig[p0_504:])
+			sna_504.StoreSlice(t_504.na[p0_504:])
+			snb_504.StoreSlice(t_504.nb[p0_504:])
+			snc_504.StoreSlice(t_504.nc[p0_504:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -29089,379 +29212,379 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_500 archsimd.Float64x4
-			r1_0_500 archsimd.Float64x4
-			r2_0_500 archsimd.Float64x4
-			r3_0_500 archsimd.Float64x4
-			r4_0_500 archsimd.Float64x4
-			r5_0_500 archsimd.Float64x4
-			r6_0_500 archsimd.Float64x4
-			r7_0_500 archsimd.Float64x4
-			r8_0_500 archsimd.Float64x4
+			r0_0_505 archsimd.Float64x4
+			r1_0_505 archsimd.Float64x4
+			r2_0_505 archsimd.Float64x4
+			r3_0_505 archsimd.Float64x4
+			r4_0_505 archsimd.Float64x4
+			r5_0_505 archsimd.Float64x4
+			r6_0_505 archsimd.Float64x4
+			r7_0_505 archsimd.Float64x4
+			r8_0_505 archsimd.Float64x4
 		)
 		{
-			r_500, sr_500, t_500, ds_500, p0_500, fresh_500 := r, &k.ll.src[si], t, ds, p0, fresh
-			il_500 := archsimd.LoadFloat64x4((*[4]float64)((&sr_500.il)[:4]))
-			x_500, y_500, z_500 := archsimd.LoadFloat64x4Slice((t_500.d[0][p0_500:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_500.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_500.d[1][p0_500:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_500.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_500.d[2][p0_500:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_500.inc[2])[:4])))
-			x_500.Mul(x_500).Add(y_500.Mul(y_500)).Add(z_500.Mul(z_500)).StoreSlice(ds_500[p0_500:])
-			zero_500 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			s_500, def_500, sig_500, na_500, nb_500, nc_500 := archsimd.LoadFloat64x4((*[4]float64)((&r_500.ibg)[:4])), zero_500, zero_500, zero_500, zero_500, zero_500
-			if !fresh_500 {
-				s_500, def_500, sig_500 = archsimd.LoadFloat64x4Slice((t_500.s[p0_500:])), archsimd.LoadFloat64x4Slice((t_500.def[p0_500:])), archsimd.LoadFloat64x4Slice((t_500.sig[p0_500:]))
-				na_500, nb_500, nc_500 = archsimd.LoadFloat64x4Slice((t_500.na[p0_500:])), archsimd.LoadFloat64x4Slice((t_500.nb[p0_500:])), archsimd.LoadFloat64x4Slice((t_500.nc[p0_500:]))
+			r_505, sr_505, t_505, ds_505, p0_505, fresh_505 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_505 := archsimd.LoadFloat64x4((*[4]float64)((&sr_505.il)[:4]))
+			x_505, y_505, z_505 := archsimd.LoadFloat64x4Slice((t_505.d[0][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_505.d[1][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_505.d[2][p0_505:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_505.inc[2])[:4])))
+			x_505.Mul(x_505).Add(y_505.Mul(y_505)).Add(z_505.Mul(z_505)).StoreSlice(ds_505[p0_505:])
+			zero_505 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_505, def_505, sig_505, na_505, nb_505, nc_505 := archsimd.LoadFloat64x4((*[4]float64)((&r_505.ibg)[:4])), zero_505, zero_505, zero_505, zero_505, zero_505
+			if !fresh_505 {
+				s_505, def_505, sig_505 = archsimd.LoadFloat64x4Slice((t_505.s[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.def[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.sig[p0_505:]))
+				na_505, nb_505, nc_505 = archsimd.LoadFloat64x4Slice((t_505.na[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nb[p0_505:])), archsimd.LoadFloat64x4Slice((t_505.nc[p0_505:]))
 			}
-			r0_0_500, r1_0_500, r2_0_500, r3_0_500, r4_0_500, r5_0_500, r6_0_500, r7_0_500, r8_0_500 = x_500.Mul(il_500), y_500.Mul(il_500), z_500.Mul(il_500), s_500, def_500, sig_500, na_500, nb_500, nc_500
+			r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505 = x_505.Mul(il_505), y_505.Mul(il_505), z_505.Mul(il_505), s_505, def_505, sig_505, na_505, nb_505, nc_505
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_500, r1_0_500, r2_0_500, r3_0_500, r4_0_500, r5_0_500, r6_0_500, r7_0_500, r8_0_500
-		var r0_0_501 archsimd.Mask64x4
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505, r6_0_505, r7_0_505, r8_0_505
+		var r0_0_506 archsimd.Mask64x4
 		{
-			r_501, qx_501, qy_501, qz_501 := r, qx, qy, qz
-			_ = r_501
-			_ = qx_501
-			_ = qy_501
-			_ = qz_501
-			r0_0_501 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			r_506, qx_506, qy_506, qz_506 := r, qx, qy, qz
+			_ = r_506
+			_ = qx_506
+			_ = qy_506
+			_ = qz_506
+			r0_0_506 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 		}
-		skip := r0_0_501
+		skip := r0_0_506
 		for oi := range k.ll.orient {
 			var (
-				r0_0_502 archsimd.Float64x4
-				r1_0_502 archsimd.Float64x4
-				r2_0_502 archsimd.Float64x4
+				r0_0_507 archsimd.Float64x4
+				r1_0_507 archsimd.Float64x4
+				r2_0_507 archsimd.Float64x4
 			)
 			{
-				o_502, qx_502, qy_502, qz_502 := &k.ll.orient[oi], qx, qy, qz
-				h_502 := archsimd.LoadFloat64x4((*[4]float64)((&o_502[0])[:4])).Mul(qx_502).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[1])[:4])).Mul(qy_502)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[2])[:4])).Mul(qz_502))
-				kk_502 := archsimd.LoadFloat64x4((*[4]float64)((&o_502[3])[:4])).Mul(qx_502).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[4])[:4])).Mul(qy_502)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[5])[:4])).Mul(qz_502))
-				l_502 := archsimd.LoadFloat64x4((*[4]float64)((&o_502[6])[:4])).Mul(qx_502).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[7])[:4])).Mul(qy_502)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_502[8])[:4])).Mul(qz_502))
-				r0_0_502, r1_0_502, r2_0_502 = h_502, kk_502, l_502
+				o_507, qx_507, qy_507, qz_507 := &k.ll.orient[oi], qx, qy, qz
+				h_507 := archsimd.LoadFloat64x4((*[4]float64)((&o_507[0])[:4])).Mul(qx_507).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[1])[:4])).Mul(qy_507)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[2])[:4])).Mul(qz_507))
+				kk_507 := archsimd.LoadFloat64x4((*[4]float64)((&o_507[3])[:4])).Mul(qx_507).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[4])[:4])).Mul(qy_507)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[5])[:4])).Mul(qz_507))
+				l_507 := archsimd.LoadFloat64x4((*[4]float64)((&o_507[6])[:4])).Mul(qx_507).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[7])[:4])).Mul(qy_507)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_507[8])[:4])).Mul(qz_507))
+				r0_0_507, r1_0_507, r2_0_507 = h_507, kk_507, l_507
 			}
-			h, kk, l := r0_0_502, r1_0_502, r2_0_502
+			h, kk, l := r0_0_507, r1_0_507, r2_0_507
 			var (
-				r0_0_503 archsimd.Float64x4
-				r1_0_503 archsimd.Float64x4
-				r2_0_503 archsimd.Float64x4
-				r3_0_503 archsimd.Float64x4
-				r4_0_503 archsimd.Float64x4
-				r5_0_503 archsimd.Float64x4
-				r6_0_503 archsimd.Float64x4
-				r7_0_503 archsimd.Float64x4
-				r8_0_503 archsimd.Float64x4
+				r0_0_508 archsimd.Float64x4
+				r1_0_508 archsimd.Float64x4
+				r2_0_508 archsimd.Float64x4
+				r3_0_508 archsimd.Float64x4
+				r4_0_508 archsimd.Float64x4
+				r5_0_508 archsimd.Float64x4
+				r6_0_508 archsimd.Float64x4
+				r7_0_508 archsimd.Float64x4
+				r8_0_508 archsimd.Float64x4
 			)
 			{
-				r_503, h_503, kk_503, l_503, n_503 := r, h, kk, l, n
+				r_508, h_508, kk_508, l_508, n_508 := r, h, kk, l, n
 				var (
-					r0_0_161_503 archsimd.Float64x4
-					r1_0_161_503 archsimd.Float64x4
-					r2_0_161_503 archsimd.Float64x4
+					r0_0_161_508 archsimd.Float64x4
+					r1_0_161_508 archsimd.Float64x4
+					r2_0_161_508 archsimd.Float64x4
 				)
 				{
-					r_161_503, x_161_503, n_161_503 := r_503, h_503, n_503
-					magic_161_503 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-					t_161_503 := x_161_503.Add(magic_161_503)
-					d_161_503 := x_161_503.Sub(t_161_503.Sub(magic_161_503))
-					f_161_503 := t_161_503.AsUint64x4().ShiftAllLeft(63)
+					r_161_508, x_161_508, n_161_508 := r_508, h_508, n_508
+					magic_161_508 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_161_508 := x_161_508.Add(magic_161_508)
+					d_161_508 := x_161_508.Sub(t_161_508.Sub(magic_161_508))
+					f_161_508 := t_161_508.AsUint64x4().ShiftAllLeft(63)
 					var (
-						r0_0_162_503 archsimd.Float64x4
-						r1_0_162_503 archsimd.Float64x4
+						r0_0_162_508 archsimd.Float64x4
+						r1_0_162_508 archsimd.Float64x4
 					)
 					{
-						d_162_503 := d_161_503
-						y_162_503 := d_162_503.Mul(d_162_503)
-						y2_162_503 := y_162_503.Mul(y_162_503)
-						y4_162_503 := y2_162_503.Mul(y2_162_503)
-						a_162_503 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_162_503)
-						b_162_503 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_162_503)).Mul(y2_162_503)
-						p1_162_503 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_162_503)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_162_503)).Mul(y2_162_503)).Mul(y4_162_503)
-						p2_162_503 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_162_503.Mul(y4_162_503))
-						v_162_503 := a_162_503.Add(b_162_503.Add(p1_162_503).Add(p2_162_503))
-						r0_0_162_503, r1_0_162_503 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_162_503), v_162_503
+						d_162_508 := d_161_508
+						y_162_508 := d_162_508.Mul(d_162_508)
+						y2_162_508 := y_162_508.Mul(y_162_508)
+						y4_162_508 := y2_162_508.Mul(y2_162_508)
+						a_162_508 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_162_508)
+						b_162_508 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_162_508)).Mul(y2_162_508)
+						p1_162_508 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_162_508)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_162_508)).Mul(y2_162_508)).Mul(y4_162_508)
+						p2_162_508 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_162_508.Mul(y4_162_508))
+						v_162_508 := a_162_508.Add(b_162_508.Add(p1_162_508).Add(p2_162_508))
+						r0_0_162_508, r1_0_162_508 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_162_508), v_162_508
 					}
-					cr_161_503, v_161_503 := r0_0_162_503, r1_0_162_503
-					sign_161_503, one_161_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-					s_161_503 := v_161_503.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_161_503)).Sqrt().AsUint64x4().Or(d_161_503.AsUint64x4().Xor(f_161_503).And(sign_161_503)).AsFloat64x4()
-					c_161_503 := cr_161_503.AsUint64x4().Xor(f_161_503).AsFloat64x4()
-					c2_161_503 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_161_503)
-					u0_161_503, u1_161_503 := one_161_503, c2_161_503
-					j_161_503 := 1
-					if n_161_503&1 == 0 {
-						u0_161_503, u1_161_503, j_161_503 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_161_503, 0
+					cr_161_508, v_161_508 := r0_0_162_508, r1_0_162_508
+					sign_161_508, one_161_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_508.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_161_508 := v_161_508.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_161_508)).Sqrt().AsUint64x4().Or(d_161_508.AsUint64x4().Xor(f_161_508).And(sign_161_508)).AsFloat64x4()
+					c_161_508 := cr_161_508.AsUint64x4().Xor(f_161_508).AsFloat64x4()
+					c2_161_508 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_161_508)
+					u0_161_508, u1_161_508 := one_161_508, c2_161_508
+					j_161_508 := 1
+					if n_161_508&1 == 0 {
+						u0_161_508, u1_161_508, j_161_508 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_161_508, 0
 					}
-					p_161_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_503.uw[j_161_503])[:4])).Mul(u1_161_503)
-					for ; j_161_503+2 < n_161_503-1; j_161_503 += 2 {
-						u0_161_503 = c2_161_503.Mul(u1_161_503).Sub(u0_161_503)
-						u1_161_503 = c2_161_503.Mul(u0_161_503).Sub(u1_161_503)
-						p_161_503 = p_161_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_161_503.uw[j_161_503+2])[:4])).Mul(u1_161_503))
+					p_161_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_508.uw[j_161_508])[:4])).Mul(u1_161_508)
+					for ; j_161_508+2 < n_161_508-1; j_161_508 += 2 {
+						u0_161_508 = c2_161_508.Mul(u1_161_508).Sub(u0_161_508)
+						u1_161_508 = c2_161_508.Mul(u0_161_508).Sub(u1_161_508)
+						p_161_508 = p_161_508.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_161_508.uw[j_161_508+2])[:4])).Mul(u1_161_508))
 					}
-					u0_161_503, u1_161_503 = u1_161_503, c2_161_503.Mul(u1_161_503).Sub(u0_161_503)
-					tn_161_503 := c_161_503.Mul(u1_161_503).Sub(u0_161_503)
-					dx_161_503 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_161_503).Mul(p_161_503)
-					peak_161_503 := one_161_503.AsUint64x4().Or(u1_161_503.AsUint64x4().And(sign_161_503)).AsFloat64x4()
-					dn_161_503 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_161_503).Mul(tn_161_503).Div(s_161_503).Merge(peak_161_503, s_161_503.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-					r0_0_161_503, r1_0_161_503, r2_0_161_503 = u1_161_503, dx_161_503, dn_161_503
+					u0_161_508, u1_161_508 = u1_161_508, c2_161_508.Mul(u1_161_508).Sub(u0_161_508)
+					tn_161_508 := c_161_508.Mul(u1_161_508).Sub(u0_161_508)
+					dx_161_508 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_161_508).Mul(p_161_508)
+					peak_161_508 := one_161_508.AsUint64x4().Or(u1_161_508.AsUint64x4().And(sign_161_508)).AsFloat64x4()
+					dn_161_508 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_161_508).Mul(tn_161_508).Div(s_161_508).Merge(peak_161_508, s_161_508.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_161_508, r1_0_161_508, r2_0_161_508 = u1_161_508, dx_161_508, dn_161_508
 				}
-				sa_503, ha_503, na_503 := r0_0_161_503, r1_0_161_503, r2_0_161_503
+				sa_508, ha_508, na_508 := r0_0_161_508, r1_0_161_508, r2_0_161_508
 				var (
-					r0_0_163_503 archsimd.Float64x4
-					r1_0_163_503 archsimd.Float64x4
-					r2_0_163_503 archsimd.Float64x4
+					r0_0_163_508 archsimd.Float64x4
+					r1_0_163_508 archsimd.Float64x4
+					r2_0_163_508 archsimd.Float64x4
 				)
 				{
-					r_163_503, x_163_503, n_163_503 := r_503, kk_503, n_503
-					magic_163_503 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-					t_163_503 := x_163_503.Add(magic_163_503)
-					d_163_503 := x_163_503.Sub(t_163_503.Sub(magic_163_503))
-					f_163_503 := t_163_503.AsUint64x4().ShiftAllLeft(63)
+					r_163_508, x_163_508, n_163_508 := r_508, kk_508, n_508
+					magic_163_508 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_163_508 := x_163_508.Add(magic_163_508)
+					d_163_508 := x_163_508.Sub(t_163_508.Sub(magic_163_508))
+					f_163_508 := t_163_508.AsUint64x4().ShiftAllLeft(63)
 					var (
-						r0_0_164_503 archsimd.Float64x4
-						r1_0_164_503 archsimd.Float64x4
+						r0_0_164_508 archsimd.Float64x4
+						r1_0_164_508 archsimd.Float64x4
 					)
 					{
-						d_164_503 := d_163_503
-						y_164_503 := d_164_503.Mul(d_164_503)
-						y2_164_503 := y_164_503.Mul(y_164_503)
-						y4_164_503 := y2_164_503.Mul(y2_164_503)
-						a_164_503 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_164_503)
-						b_164_503 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_164_503)).Mul(y2_164_503)
-						p1_164_503 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_164_503)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_164_503)).Mul(y2_164_503)).Mul(y4_164_503)
-						p2_164_503 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_164_503.Mul(y4_164_503))
-						v_164_503 := a_164_503.Add(b_164_503.Add(p1_164_503).Add(p2_164_503))
-						r0_0_164_503, r1_0_164_503 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_164_503), v_164_503
+						d_164_508 := d_163_508
+						y_164_508 := d_164_508.Mul(d_164_508)
+						y2_164_508 := y_164_508.Mul(y_164_508)
+						y4_164_508 := y2_164_508.Mul(y2_164_508)
+						a_164_508 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_164_508)
+						b_164_508 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_164_508)).Mul(y2_164_508)
+						p1_164_508 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_164_508)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_164_508)).Mul(y2_164_508)).Mul(y4_164_508)
+						p2_164_508 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_164_508.Mul(y4_164_508))
+						v_164_508 := a_164_508.Add(b_164_508.Add(p1_164_508).Add(p2_164_508))
+						r0_0_164_508, r1_0_164_508 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_164_508), v_164_508
 					}
-					cr_163_503, v_163_503 := r0_0_164_503, r1_0_164_503
-					sign_163_503, one_163_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-					s_163_503 := v_163_503.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_163_503)).Sqrt().AsUint64x4().Or(d_163_503.AsUint64x4().Xor(f_163_503).And(sign_163_503)).AsFloat64x4()
-					c_163_503 := cr_163_503.AsUint64x4().Xor(f_163_503).AsFloat64x4()
-					c2_163_503 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_163_503)
-					u0_163_503, u1_163_503 := one_163_503, c2_163_503
-					j_163_503 := 1
-					if n_163_503&1 == 0 {
-						u0_163_503, u1_163_503, j_163_503 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_163_503, 0
+					cr_163_508, v_163_508 := r0_0_164_508, r1_0_164_508
+					sign_163_508, one_163_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_508.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_163_508 := v_163_508.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_163_508)).Sqrt().AsUint64x4().Or(d_163_508.AsUint64x4().Xor(f_163_508).And(sign_163_508)).AsFloat64x4()
+					c_163_508 := cr_163_508.AsUint64x4().Xor(f_163_508).AsFloat64x4()
+					c2_163_508 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_163_508)
+					u0_163_508, u1_163_508 := one_163_508, c2_163_508
+					j_163_508 := 1
+					if n_163_508&1 == 0 {
+						u0_163_508, u1_163_508, j_163_508 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_163_508, 0
 					}
-					p_163_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_503.uw[j_163_503])[:4])).Mul(u1_163_503)
-					for ; j_163_503+2 < n_163_503-1; j_163_503 += 2 {
-						u0_163_503 = c2_163_503.Mul(u1_163_503).Sub(u0_163_503)
-						u1_163_503 = c2_163_503.Mul(u0_163_503).Sub(u1_163_503)
-						p_163_503 = p_163_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_163_503.uw[j_163_503+2])[:4])).Mul(u1_163_503))
+					p_163_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_508.uw[j_163_508])[:4])).Mul(u1_163_508)
+					for ; j_163_508+2 < n_163_508-1; j_163_508 += 2 {
+						u0_163_508 = c2_163_508.Mul(u1_163_508).Sub(u0_163_508)
+						u1_163_508 = c2_163_508.Mul(u0_163_508).Sub(u1_163_508)
+						p_163_508 = p_163_508.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_163_508.uw[j_163_508+2])[:4])).Mul(u1_163_508))
 					}
-					u0_163_503, u1_163_503 = u1_163_503, c2_163_503.Mul(u1_163_503).Sub(u0_163_503)
-					tn_163_503 := c_163_503.Mul(u1_163_503).Sub(u0_163_503)
-					dx_163_503 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_163_503).Mul(p_163_503)
-					peak_163_503 := one_163_503.AsUint64x4().Or(u1_163_503.AsUint64x4().And(sign_163_503)).AsFloat64x4()
-					dn_163_503 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_163_503).Mul(tn_163_503).Div(s_163_503).Merge(peak_163_503, s_163_503.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-					r0_0_163_503, r1_0_163_503, r2_0_163_503 = u1_163_503, dx_163_503, dn_163_503
+					u0_163_508, u1_163_508 = u1_163_508, c2_163_508.Mul(u1_163_508).Sub(u0_163_508)
+					tn_163_508 := c_163_508.Mul(u1_163_508).Sub(u0_163_508)
+					dx_163_508 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_163_508).Mul(p_163_508)
+					peak_163_508 := one_163_508.AsUint64x4().Or(u1_163_508.AsUint64x4().And(sign_163_508)).AsFloat64x4()
+					dn_163_508 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_163_508).Mul(tn_163_508).Div(s_163_508).Merge(peak_163_508, s_163_508.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_163_508, r1_0_163_508, r2_0_163_508 = u1_163_508, dx_163_508, dn_163_508
 				}
-				sb_503, hb_503, nb_503 := r0_0_163_503, r1_0_163_503, r2_0_163_503
+				sb_508, hb_508, nb_508 := r0_0_163_508, r1_0_163_508, r2_0_163_508
 				var (
-					r0_0_165_503 archsimd.Float64x4
-					r1_0_165_503 archsimd.Float64x4
-					r2_0_165_503 archsimd.Float64x4
+					r0_0_165_508 archsimd.Float64x4
+					r1_0_165_508 archsimd.Float64x4
+					r2_0_165_508 archsimd.Float64x4
 				)
 				{
-					r_165_503, x_165_503, n_165_503 := r_503, l_503, n_503
-					magic_165_503 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-					t_165_503 := x_165_503.Add(magic_165_503)
-					d_165_503 := x_165_503.Sub(t_165_503.Sub(magic_165_503))
-					f_165_503 := t_165_503.AsUint64x4().ShiftAllLeft(63)
+					r_165_508, x_165_508, n_165_508 := r_508, l_508, n_508
+					magic_165_508 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_165_508 := x_165_508.Add(magic_165_508)
+					d_165_508 := x_165_508.Sub(t_165_508.Sub(magic_165_508))
+					f_165_508 := t_165_508.AsUint64x4().ShiftAllLeft(63)
 					var (
-						r0_0_166_503 archsimd.Float64x4
-						r1_0_166_503 archsimd.Float64x4
+						r0_0_166_508 archsimd.Float64x4
+						r1_0_166_508 archsimd.Float64x4
 					)
 					{
-						d_166_503 := d_165_503
-						y_166_503 := d_166_503.Mul(d_166_503)
-						y2_166_503 := y_166_503.Mul(y_166_503)
-						y4_166_503 := y2_166_503.Mul(y2_166_503)
-						a_166_503 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_166_503)
-						b_166_503 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_166_503)).Mul(y2_166_503)
-						p1_166_503 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_166_503)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_166_503)).Mul(y2_166_503)).Mul(y4_166_503)
-						p2_166_503 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_166_503.Mul(y4_166_503))
-						v_166_503 := a_166_503.Add(b_166_503.Add(p1_166_503).Add(p2_166_503))
-						r0_0_166_503, r1_0_166_503 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_166_503), v_166_503
+						d_166_508 := d_165_508
+						y_166_508 := d_166_508.Mul(d_166_508)
+						y2_166_508 := y_166_508.Mul(y_166_508)
+						y4_166_508 := y2_166_508.Mul(y2_166_508)
+						a_166_508 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_166_508)
+						b_166_508 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_166_508)).Mul(y2_166_508)
+						p1_166_508 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_166_508)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_166_508)).Mul(y2_166_508)).Mul(y4_166_508)
+						p2_166_508 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_166_508.Mul(y4_166_508))
+						v_166_508 := a_166_508.Add(b_166_508.Add(p1_166_508).Add(p2_166_508))
+						r0_0_166_508, r1_0_166_508 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_166_508), v_166_508
 					}
-					cr_165_503, v_165_503 := r0_0_166_503, r1_0_166_503
-					sign_165_503, one_165_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_503.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-					s_165_503 := v_165_503.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_165_503)).Sqrt().AsUint64x4().Or(d_165_503.AsUint64x4().Xor(f_165_503).And(sign_165_503)).AsFloat64x4()
-					c_165_503 := cr_165_503.AsUint64x4().Xor(f_165_503).AsFloat64x4()
-					c2_165_503 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_165_503)
-					u0_165_503, u1_165_503 := one_165_503, c2_165_503
-					j_165_503 := 1
-					if n_165_503&1 == 0 {
-						u0_165_503, u1_165_503, j_165_503 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_165_503, 0
+					cr_165_508, v_165_508 := r0_0_166_508, r1_0_166_508
+					sign_165_508, one_165_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_508.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_165_508 := v_165_508.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_165_508)).Sqrt().AsUint64x4().Or(d_165_508.AsUint64x4().Xor(f_165_508).And(sign_165_508)).AsFloat64x4()
+					c_165_508 := cr_165_508.AsUint64x4().Xor(f_165_508).AsFloat64x4()
+					c2_165_508 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_165_508)
+					u0_165_508, u1_165_508 := one_165_508, c2_165_508
+					j_165_508 := 1
+					if n_165_508&1 == 0 {
+						u0_165_508, u1_165_508, j_165_508 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_165_508, 0
 					}
-					p_165_503 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_503.uw[j_165_503])[:4])).Mul(u1_165_503)
-					for ; j_165_503+2 < n_165_503-1; j_165_503 += 2 {
-						u0_165_503 = c2_165_503.Mul(u1_165_503).Sub(u0_165_503)
-						u1_165_503 = c2_165_503.Mul(u0_165_503).Sub(u1_165_503)
-						p_165_503 = p_165_503.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_165_503.uw[j_165_503+2])[:4])).Mul(u1_165_503))
+					p_165_508 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_508.uw[j_165_508])[:4])).Mul(u1_165_508)
+					for ; j_165_508+2 < n_165_508-1; j_165_508 += 2 {
+						u0_165_508 = c2_165_508.Mul(u1_165_508).Sub(u0_165_508)
+						u1_165_508 = c2_165_508.Mul(u0_165_508).Sub(u1_165_508)
+						p_165_508 = p_165_508.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_165_508.uw[j_165_508+2])[:4])).Mul(u1_165_508))
 					}
-					u0_165_503, u1_165_503 = u1_165_503, c2_165_503.Mul(u1_165_503).Sub(u0_165_503)
-					tn_165_503 := c_165_503.Mul(u1_165_503).Sub(u0_165_503)
-					dx_165_503 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_165_503).Mul(p_165_503)
-					peak_165_503 := one_165_503.AsUint64x4().Or(u1_165_503.AsUint64x4().And(sign_165_503)).AsFloat64x4()
-					dn_165_503 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_165_503).Mul(tn_165_503).Div(s_165_503).Merge(peak_165_503, s_165_503.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-					r0_0_165_503, r1_0_165_503, r2_0_165_503 = u1_165_503, dx_165_503, dn_165_503
+					u0_165_508, u1_165_508 = u1_165_508, c2_165_508.Mul(u1_165_508).Sub(u0_165_508)
+					tn_165_508 := c_165_508.Mul(u1_165_508).Sub(u0_165_508)
+					dx_165_508 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_165_508).Mul(p_165_508)
+					peak_165_508 := one_165_508.AsUint64x4().Or(u1_165_508.AsUint64x4().And(sign_165_508)).AsFloat64x4()
+					dn_165_508 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_165_508).Mul(tn_165_508).Div(s_165_508).Merge(peak_165_508, s_165_508.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_165_508, r1_0_165_508, r2_0_165_508 = u1_165_508, dx_165_508, dn_165_508
 				}
-				sc_503, hc_503, nc_503 := r0_0_165_503, r1_0_165_503, r2_0_165_503
-				r0_0_503, r1_0_503, r2_0_503, r3_0_503, r4_0_503, r5_0_503, r6_0_503, r7_0_503, r8_0_503 = sa_503, sb_503, sc_503, ha_503, hb_503, hc_503, na_503, nb_503, nc_503
+				sc_508, hc_508, nc_508 := r0_0_165_508, r1_0_165_508, r2_0_165_508
+				r0_0_508, r1_0_508, r2_0_508, r3_0_508, r4_0_508, r5_0_508, r6_0_508, r7_0_508, r8_0_508 = sa_508, sb_508, sc_508, ha_508, hb_508, hc_508, na_508, nb_508, nc_508
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_503, r1_0_503, r2_0_503, r3_0_503, r4_0_503, r5_0_503, r6_0_503, r7_0_503, r8_0_503
-			var r0_0_504 archsimd.Float64x4
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_508, r1_0_508, r2_0_508, r3_0_508, r4_0_508, r5_0_508, r6_0_508, r7_0_508, r8_0_508
+			var r0_0_509 archsimd.Float64x4
 			{
-				skip_504, sa_504 := skip, sa
-				_ = skip_504
-				r0_0_504 = sa_504
+				skip_509, sa_509 := skip, sa
+				_ = skip_509
+				r0_0_509 = sa_509
 			}
-			sa = r0_0_504
+			sa = r0_0_509
 			var (
-				r0_0_505 archsimd.Float64x4
-				r1_0_505 archsimd.Float64x4
-				r2_0_505 archsimd.Float64x4
-				r3_0_505 archsimd.Float64x4
-				r4_0_505 archsimd.Float64x4
-				r5_0_505 archsimd.Float64x4
+				r0_0_510 archsimd.Float64x4
+				r1_0_510 archsimd.Float64x4
+				r2_0_510 archsimd.Float64x4
+				r3_0_510 archsimd.Float64x4
+				r4_0_510 archsimd.Float64x4
+				r5_0_510 archsimd.Float64x4
 			)
 			{
-				k_505, ia_505, cube_505, e_505, h_505, kk_505, l_505, sa_505, sb_505, sc_505, ha_505, hb_505, hc_505, nda_505, ndb_505, ndc_505, s_505, def_505, sig_505, sna_505, snb_505, snc_505, hkl_505, at_505, stride_505 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_505 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
-				fl_505 := sa_505.Mul(sb_505).Mul(sc_505)
+				k_510, ia_510, cube_510, e_510, h_510, kk_510, l_510, sa_510, sb_510, sc_510, ha_510, hb_510, hc_510, nda_510, ndb_510, ndc_510, s_510, def_510, sig_510, sna_510, snb_510, snc_510, hkl_510, at_510, stride_510 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_510 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_510 := sa_510.Mul(sb_510).Mul(sc_510)
 				var (
-					r0_0_473_505 archsimd.Float64x4
-					r1_0_473_505 archsimd.Float64x4
-					r2_0_473_505 archsimd.Float64x4
-					r3_0_473_505 archsimd.Float64x4
-					r4_0_473_505 archsimd.Float64x4
-					r5_0_473_505 archsimd.Float64x4
-					r6_0_473_505 archsimd.Float64x4
+					r0_0_473_510 archsimd.Float64x4
+					r1_0_473_510 archsimd.Float64x4
+					r2_0_473_510 archsimd.Float64x4
+					r3_0_473_510 archsimd.Float64x4
+					r4_0_473_510 archsimd.Float64x4
+					r5_0_473_510 archsimd.Float64x4
+					r6_0_473_510 archsimd.Float64x4
 				)
 				{
-					k_473_505, ia_473_505, cube_473_505, two_473_505, h_473_505, kk_473_505, l_473_505, fl_473_505, s_473_505, def_473_505 := k_505, ia_505, cube_505, two_505, h_505, kk_505, l_505, fl_505, s_505, def_505
-					r_473_505 := k_473_505.lr
-					zero_473_505 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					fc_473_505, fd_473_505, fh_473_505, fk_473_505, fkl_473_505 := archsimd.LoadFloat64x4((*[4]float64)((&r_473_505.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_473_505, zero_473_505, zero_473_505
-					if k_473_505.c.HasHKL {
+					k_473_510, ia_473_510, cube_473_510, two_473_510, h_473_510, kk_473_510, l_473_510, fl_473_510, s_473_510, def_473_510 := k_510, ia_510, cube_510, two_510, h_510, kk_510, l_510, fl_510, s_510, def_510
+					r_473_510 := k_473_510.lr
+					zero_473_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_473_510, fd_473_510, fh_473_510, fk_473_510, fkl_473_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_473_510.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_473_510, zero_473_510, zero_473_510
+					if k_473_510.c.HasHKL {
 						var (
-							r0_0_176_473_505 archsimd.Float64x4
-							r1_0_176_473_505 archsimd.Float64x4
-							r2_0_176_473_505 archsimd.Float64x4
-							r3_0_176_473_505 archsimd.Float64x4
-							r4_0_176_473_505 archsimd.Float64x4
+							r0_0_176_473_510 archsimd.Float64x4
+							r1_0_176_473_510 archsimd.Float64x4
+							r2_0_176_473_510 archsimd.Float64x4
+							r3_0_176_473_510 archsimd.Float64x4
+							r4_0_176_473_510 archsimd.Float64x4
 						)
 						{
-							r_176_473_505, bits_176_473_505, miss_176_473_505, ia_176_473_505, cube_176_473_505, h_176_473_505, kk_176_473_505, l_176_473_505 := r_473_505, k_473_505.fhklBits, k_473_505.missBits, ia_473_505, cube_473_505, h_473_505, kk_473_505, l_473_505
-							_ = cube_176_473_505
+							r_176_473_510, bits_176_473_510, miss_176_473_510, ia_176_473_510, cube_176_473_510, h_176_473_510, kk_176_473_510, l_176_473_510 := r_473_510, k_473_510.fhklBits, k_473_510.missBits, ia_473_510, cube_473_510, h_473_510, kk_473_510, l_473_510
+							_ = cube_176_473_510
 							var (
-								r0_0_177_473_505 archsimd.Float64x4
-								r1_0_177_473_505 archsimd.Float64x4
+								r0_0_177_473_510 archsimd.Float64x4
+								r1_0_177_473_510 archsimd.Float64x4
 							)
 							{
-								r_177_473_505, bits_177_473_505, miss_177_473_505, ia_177_473_505, h_177_473_505, kk_177_473_505, l_177_473_505 := r_176_473_505, bits_176_473_505, miss_176_473_505, ia_176_473_505, h_176_473_505, kk_176_473_505, l_176_473_505
-								var r0_0_33_177_473_505 archsimd.Mask64x4
+								r_177_473_510, bits_177_473_510, miss_177_473_510, ia_177_473_510, h_177_473_510, kk_177_473_510, l_177_473_510 := r_176_473_510, bits_176_473_510, miss_176_473_510, ia_176_473_510, h_176_473_510, kk_176_473_510, l_176_473_510
+								var r0_0_33_177_473_510 archsimd.Mask64x4
 								{
-									r_33_177_473_505, ia_33_177_473_505, h_33_177_473_505, kk_33_177_473_505, l_33_177_473_505 := r_177_473_505, ia_177_473_505, h_177_473_505, kk_177_473_505, l_177_473_505
-									half_33_177_473_505 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									hc_33_177_473_505, kc_33_177_473_505, lc_33_177_473_505 := h_33_177_473_505.Sub(half_33_177_473_505).Ceil(), kk_33_177_473_505.Sub(half_33_177_473_505).Ceil(), l_33_177_473_505.Sub(half_33_177_473_505).Ceil()
-									hmin_33_177_473_505, kmin_33_177_473_505, lmin_33_177_473_505 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.lmin)[:4]))
-									in_33_177_473_505 := hc_33_177_473_505.GreaterEqual(hmin_33_177_473_505).And(hc_33_177_473_505.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.hmax)[:4])))).And(kc_33_177_473_505.GreaterEqual(kmin_33_177_473_505)).And(kc_33_177_473_505.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.kmax)[:4])))).And(lc_33_177_473_505.GreaterEqual(lmin_33_177_473_505)).And(lc_33_177_473_505.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.lmax)[:4]))))
-									idx_33_177_473_505 := hc_33_177_473_505.Sub(hmin_33_177_473_505).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.hstride)[:4]))).Add(kc_33_177_473_505.Sub(kmin_33_177_473_505).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_505.kstride)[:4])))).Add(lc_33_177_473_505.Sub(lmin_33_177_473_505))
-									idx_33_177_473_505.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_473_505).ConvertToInt32().Store(ia_33_177_473_505)
-									r0_0_33_177_473_505 = in_33_177_473_505
+									r_33_177_473_510, ia_33_177_473_510, h_33_177_473_510, kk_33_177_473_510, l_33_177_473_510 := r_177_473_510, ia_177_473_510, h_177_473_510, kk_177_473_510, l_177_473_510
+									half_33_177_473_510 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_177_473_510, kc_33_177_473_510, lc_33_177_473_510 := h_33_177_473_510.Sub(half_33_177_473_510).Ceil(), kk_33_177_473_510.Sub(half_33_177_473_510).Ceil(), l_33_177_473_510.Sub(half_33_177_473_510).Ceil()
+									hmin_33_177_473_510, kmin_33_177_473_510, lmin_33_177_473_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.lmin)[:4]))
+									in_33_177_473_510 := hc_33_177_473_510.GreaterEqual(hmin_33_177_473_510).And(hc_33_177_473_510.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.hmax)[:4])))).And(kc_33_177_473_510.GreaterEqual(kmin_33_177_473_510)).And(kc_33_177_473_510.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.kmax)[:4])))).And(lc_33_177_473_510.GreaterEqual(lmin_33_177_473_510)).And(lc_33_177_473_510.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.lmax)[:4]))))
+									idx_33_177_473_510 := hc_33_177_473_510.Sub(hmin_33_177_473_510).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.hstride)[:4]))).Add(kc_33_177_473_510.Sub(kmin_33_177_473_510).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_510.kstride)[:4])))).Add(lc_33_177_473_510.Sub(lmin_33_177_473_510))
+									idx_33_177_473_510.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_473_510).ConvertToInt32().Store(ia_33_177_473_510)
+									r0_0_33_177_473_510 = in_33_177_473_510
 								}
-								in_177_473_505 := r0_0_33_177_473_505
-								f_177_473_505 := vgatherAVX2(bits_177_473_505, ia_177_473_505).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_473_505.defaultF)[:4])), in_177_473_505)
-								fd_177_473_505 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-								if miss_177_473_505 != nil {
-									fd_177_473_505 = vgatherAVX2(miss_177_473_505, ia_177_473_505).AsFloat64x4()
+								in_177_473_510 := r0_0_33_177_473_510
+								f_177_473_510 := vgatherAVX2(bits_177_473_510, ia_177_473_510).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_473_510.defaultF)[:4])), in_177_473_510)
+								fd_177_473_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_177_473_510 != nil {
+									fd_177_473_510 = vgatherAVX2(miss_177_473_510, ia_177_473_510).AsFloat64x4()
 								}
-								r0_0_177_473_505, r1_0_177_473_505 = f_177_473_505, fd_177_473_505.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_473_505)
+								r0_0_177_473_510, r1_0_177_473_510 = f_177_473_510, fd_177_473_510.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_473_510)
 							}
-							f_176_473_505, fd_176_473_505 := r0_0_177_473_505, r1_0_177_473_505
-							zero_176_473_505 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-							r0_0_176_473_505, r1_0_176_473_505, r2_0_176_473_505, r3_0_176_473_505, r4_0_176_473_505 = f_176_473_505, fd_176_473_505, zero_176_473_505, zero_176_473_505, zero_176_473_505
+							f_176_473_510, fd_176_473_510 := r0_0_177_473_510, r1_0_177_473_510
+							zero_176_473_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_176_473_510, r1_0_176_473_510, r2_0_176_473_510, r3_0_176_473_510, r4_0_176_473_510 = f_176_473_510, fd_176_473_510, zero_176_473_510, zero_176_473_510, zero_176_473_510
 						}
-						fc_473_505, fd_473_505, fh_473_505, fk_473_505, fkl_473_505 = r0_0_176_473_505, r1_0_176_473_505, r2_0_176_473_505, r3_0_176_473_505, r4_0_176_473_505
+						fc_473_510, fd_473_510, fh_473_510, fk_473_510, fkl_473_510 = r0_0_176_473_510, r1_0_176_473_510, r2_0_176_473_510, r3_0_176_473_510, r4_0_176_473_510
 					}
-					ffl_473_505 := fc_473_505.Mul(fc_473_505).Mul(fl_473_505)
-					s1_473_505 := s_473_505.Add(ffl_473_505.Mul(fl_473_505))
-					def1_473_505 := def_473_505
-					if k_473_505.perDef {
-						def1_473_505 = def_473_505.Add(two_473_505.Mul(fc_473_505).Mul(fl_473_505).Mul(fl_473_505).Mul(fd_473_505))
+					ffl_473_510 := fc_473_510.Mul(fc_473_510).Mul(fl_473_510)
+					s1_473_510 := s_473_510.Add(ffl_473_510.Mul(fl_473_510))
+					def1_473_510 := def_473_510
+					if k_473_510.perDef {
+						def1_473_510 = def_473_510.Add(two_473_510.Mul(fc_473_510).Mul(fl_473_510).Mul(fl_473_510).Mul(fd_473_510))
 					}
-					r0_0_473_505, r1_0_473_505, r2_0_473_505, r3_0_473_505, r4_0_473_505, r5_0_473_505, r6_0_473_505 = ffl_473_505, s1_473_505, def1_473_505, fc_473_505, fh_473_505, fk_473_505, fkl_473_505
+					r0_0_473_510, r1_0_473_510, r2_0_473_510, r3_0_473_510, r4_0_473_510, r5_0_473_510, r6_0_473_510 = ffl_473_510, s1_473_510, def1_473_510, fc_473_510, fh_473_510, fk_473_510, fkl_473_510
 				}
-				ffl_505, s1_505, def1_505, fc_505, fh_505, fk_505, fkl_505 := r0_0_473_505, r1_0_473_505, r2_0_473_505, r3_0_473_505, r4_0_473_505, r5_0_473_505, r6_0_473_505
-				tfl_505 := two_505.Mul(ffl_505)
-				xa_505, xb_505, xc_505 := tfl_505.Mul(sb_505.Mul(sc_505)), tfl_505.Mul(sa_505.Mul(sc_505)), tfl_505.Mul(sa_505.Mul(sb_505))
-				hbar_505, kbar_505, lbar_505 := xa_505.Mul(ha_505), xb_505.Mul(hb_505), xc_505.Mul(hc_505)
+				ffl_510, s1_510, def1_510, fc_510, fh_510, fk_510, fkl_510 := r0_0_473_510, r1_0_473_510, r2_0_473_510, r3_0_473_510, r4_0_473_510, r5_0_473_510, r6_0_473_510
+				tfl_510 := two_510.Mul(ffl_510)
+				xa_510, xb_510, xc_510 := tfl_510.Mul(sb_510.Mul(sc_510)), tfl_510.Mul(sa_510.Mul(sc_510)), tfl_510.Mul(sa_510.Mul(sb_510))
+				hbar_510, kbar_510, lbar_510 := xa_510.Mul(ha_510), xb_510.Mul(hb_510), xc_510.Mul(hc_510)
 				var (
-					r0_0_474_505 archsimd.Float64x4
-					r1_0_474_505 archsimd.Float64x4
-					r2_0_474_505 archsimd.Float64x4
+					r0_0_474_510 archsimd.Float64x4
+					r1_0_474_510 archsimd.Float64x4
+					r2_0_474_510 archsimd.Float64x4
 				)
 				{
-					two_474_505, fc_474_505, flatt_474_505, fh_474_505, fk_474_505, fl_474_505, hbar_474_505, kbar_474_505, lbar_474_505 := two_505, fc_505, fl_505, fh_505, fk_505, fkl_505, hbar_505, kbar_505, lbar_505
-					_ = two_474_505
-					_ = fc_474_505
-					_ = flatt_474_505
-					_ = fh_474_505
-					_ = fk_474_505
-					_ = fl_474_505
-					r0_0_474_505, r1_0_474_505, r2_0_474_505 = hbar_474_505, kbar_474_505, lbar_474_505
+					two_474_510, fc_474_510, flatt_474_510, fh_474_510, fk_474_510, fl_474_510, hbar_474_510, kbar_474_510, lbar_474_510 := two_510, fc_510, fl_510, fh_510, fk_510, fkl_510, hbar_510, kbar_510, lbar_510
+					_ = two_474_510
+					_ = fc_474_510
+					_ = flatt_474_510
+					_ = fh_474_510
+					_ = fk_474_510
+					_ = fl_474_510
+					r0_0_474_510, r1_0_474_510, r2_0_474_510 = hbar_474_510, kbar_474_510, lbar_474_510
 				}
-				hbar_505, kbar_505, lbar_505 = r0_0_474_505, r1_0_474_505, r2_0_474_505
-				var r0_0_475_505 archsimd.Float64x4
+				hbar_510, kbar_510, lbar_510 = r0_0_474_510, r1_0_474_510, r2_0_474_510
+				var r0_0_475_510 archsimd.Float64x4
 				{
-					e_475_505, h_475_505, kk_475_505, l_475_505, hbar_475_505, kbar_475_505, lbar_475_505, sig_475_505 := e_505, h_505, kk_505, l_505, hbar_505, kbar_505, lbar_505, sig_505
-					_ = e_475_505
-					_ = h_475_505
-					_ = kk_475_505
-					_ = l_475_505
-					_ = hbar_475_505
-					_ = kbar_475_505
-					_ = lbar_475_505
-					r0_0_475_505 = sig_475_505
+					e_475_510, h_475_510, kk_475_510, l_475_510, hbar_475_510, kbar_475_510, lbar_475_510, sig_475_510 := e_510, h_510, kk_510, l_510, hbar_510, kbar_510, lbar_510, sig_510
+					_ = e_475_510
+					_ = h_475_510
+					_ = kk_475_510
+					_ = l_475_510
+					_ = hbar_475_510
+					_ = kbar_475_510
+					_ = lbar_475_510
+					r0_0_475_510 = sig_475_510
 				}
-				sig1_505 := r0_0_475_505
+				sig1_510 := r0_0_475_510
 				var (
-					r0_0_476_505 archsimd.Float64x4
-					r1_0_476_505 archsimd.Float64x4
-					r2_0_476_505 archsimd.Float64x4
+					r0_0_476_510 archsimd.Float64x4
+					r1_0_476_510 archsimd.Float64x4
+					r2_0_476_510 archsimd.Float64x4
 				)
 				{
-					xa_476_505, xb_476_505, xc_476_505, nda_476_505, ndb_476_505, ndc_476_505, sna_476_505, snb_476_505, snc_476_505 := xa_505, xb_505, xc_505, nda_505, ndb_505, ndc_505, sna_505, snb_505, snc_505
-					_ = xa_476_505
-					_ = xb_476_505
-					_ = xc_476_505
-					_ = nda_476_505
-					_ = ndb_476_505
-					_ = ndc_476_505
-					r0_0_476_505, r1_0_476_505, r2_0_476_505 = sna_476_505, snb_476_505, snc_476_505
+					xa_476_510, xb_476_510, xc_476_510, nda_476_510, ndb_476_510, ndc_476_510, sna_476_510, snb_476_510, snc_476_510 := xa_510, xb_510, xc_510, nda_510, ndb_510, ndc_510, sna_510, snb_510, snc_510
+					_ = xa_476_510
+					_ = xb_476_510
+					_ = xc_476_510
+					_ = nda_476_510
+					_ = ndb_476_510
+					_ = ndc_476_510
+					r0_0_476_510, r1_0_476_510, r2_0_476_510 = sna_476_510, snb_476_510, snc_476_510
 				}
-				na1_505, nb1_505, nc1_505 := r0_0_476_505, r1_0_476_505, r2_0_476_505
-				var r0_0_477_505 archsimd.Float64x4
+				na1_510, nb1_510, nc1_510 := r0_0_476_510, r1_0_476_510, r2_0_476_510
+				var r0_0_477_510 archsimd.Float64x4
 				{
-					k_477_505, fl_477_505, hbar_477_505, kbar_477_505, lbar_477_505, s_477_505, s1_477_505, hkl_477_505, at_477_505, stride_477_505 := k_505, fl_505, hbar_505, kbar_505, lbar_505, s_505, s1_505, hkl_505, at_505, stride_505
-					if !k_477_505.c.Water {
-						s1_477_505 = s_477_505.Merge(s1_477_505, fl_477_505.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					k_477_510, fl_477_510, hbar_477_510, kbar_477_510, lbar_477_510, s_477_510, s1_477_510, hkl_477_510, at_477_510, stride_477_510 := k_510, fl_510, hbar_510, kbar_510, lbar_510, s_510, s1_510, hkl_510, at_510, stride_510
+					if !k_477_510.c.Water {
+						s1_477_510 = s_477_510.Merge(s1_477_510, fl_477_510.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
 					}
-					hbar_477_505.StoreSlice(hkl_477_505[at_477_505:])
-					kbar_477_505.StoreSlice(hkl_477_505[at_477_505+stride_477_505:])
-					lbar_477_505.StoreSlice(hkl_477_505[at_477_505+2*stride_477_505:])
-					r0_0_477_505 = s1_477_505
+					hbar_477_510.StoreSlice(hkl_477_510[at_477_510:])
+					kbar_477_510.StoreSlice(hkl_477_510[at_477_510+stride_477_510:])
+					lbar_477_510.StoreSlice(hkl_477_510[at_477_510+2*stride_477_510:])
+					r0_0_477_510 = s1_477_510
 				}
-				s1_505 = r0_0_477_505
-				r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505 = s1_505, def1_505, sig1_505, na1_505, nb1_505, nc1_505
+				s1_510 = r0_0_477_510
+				r0_0_510, r1_0_510, r2_0_510, r3_0_510, r4_0_510, r5_0_510 = s1_510, def1_510, sig1_510, na1_510, nb1_510, nc1_510
 			}
-			s, def, sig, sna, snb, snc = r0_0_505, r1_0_505, r2_0_505, r3_0_505, r4_0_505, r5_0_505
+			s, def, sig, sna, snb, snc = r0_0_510, r1_0_510, r2_0_510, r3_0_510, r4_0_510, r5_0_510
 		}
 		{
-			t_506, p0_506, s_506, def_506, sig_506, sna_506, snb_506, snc_506 := t, p0, s, def, sig, sna, snb, snc
-			s_506.StoreSlice(t_506.s[p0_506:])
-			def_506.StoreSlice(t_506.def[p0_506:])
-			sig_506.StoreSlice(t_506.sig[p0_506:])
-			sna_506.StoreSlice(t_506.na[p0_506:])
-			snb_506.StoreSlice(t_506.nb[p0_506:])
-			snc_506.StoreSlice(t_506.nc[p0_506:])
+			t_511, p0_511, s_511, def_511, sig_511, sna_511, snb_511, snc_511 := t, p0, s, def, sig, sna, snb, snc
+			s_511.StoreSlice(t_511.s[p0_511:])
+			def_511.StoreSlice(t_511.def[p0_511:])
+			sig_511.StoreSlice(t_511.sig[p0_511:])
+			sna_511.StoreSlice(t_511.na[p0_511:])
+			snb_511.StoreSlice(t_511.nb[p0_511:])
+			snc_511.StoreSlice(t_511.nc[p0_511:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -29475,782 +29598,1943 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 	t.fresh = false
 	for p0 := 0; p0 < np; p0 += 4 {
 		var (
-			r0_0_507 archsimd.Float64x4
-			r1_0_507 archsimd.Float64x4
-			r2_0_507 archsimd.Float64x4
-			r3_0_507 archsimd.Float64x4
-			r4_0_507 archsimd.Float64x4
-			r5_0_507 archsimd.Float64x4
-			r6_0_507 archsimd.Float64x4
-			r7_0_507 archsimd.Float64x4
-			r8_0_507 archsimd.Float64x4
+			r0_0_512 archsimd.Float64x4
+			r1_0_512 archsimd.Float64x4
+			r2_0_512 archsimd.Float64x4
+			r3_0_512 archsimd.Float64x4
+			r4_0_512 archsimd.Float64x4
+			r5_0_512 archsimd.Float64x4
+			r6_0_512 archsimd.Float64x4
+			r7_0_512 archsimd.Float64x4
+			r8_0_512 archsimd.Float64x4
 		)
 		{
-			r_507, sr_507, t_507, ds_507, p0_507, fresh_507 := r, &k.ll.src[si], t, ds, p0, fresh
-			il_507 := archsimd.LoadFloat64x4((*[4]float64)((&sr_507.il)[:4]))
-			x_507, y_507, z_507 := archsimd.LoadFloat64x4Slice((t_507.d[0][p0_507:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_507.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_507.d[1][p0_507:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_507.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_507.d[2][p0_507:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_507.inc[2])[:4])))
-			x_507.Mul(x_507).Add(y_507.Mul(y_507)).Add(z_507.Mul(z_507)).StoreSlice(ds_507[p0_507:])
-			zero_507 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-			s_507, def_507, sig_507, na_507, nb_507, nc_507 := archsimd.LoadFloat64x4((*[4]float64)((&r_507.ibg)[:4])), zero_507, zero_507, zero_507, zero_507, zero_507
-			if !fresh_507 {
-				s_507, def_507, sig_507 = archsimd.LoadFloat64x4Slice((t_507.s[p0_507:])), archsimd.LoadFloat64x4Slice((t_507.def[p0_507:])), archsimd.LoadFloat64x4Slice((t_507.sig[p0_507:]))
-				na_507, nb_507, nc_507 = archsimd.LoadFloat64x4Slice((t_507.na[p0_507:])), archsimd.LoadFloat64x4Slice((t_507.nb[p0_507:])), archsimd.LoadFloat64x4Slice((t_507.nc[p0_507:]))
+			r_512, sr_512, t_512, ds_512, p0_512, fresh_512 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_512 := archsimd.LoadFloat64x4((*[4]float64)((&sr_512.il)[:4]))
+			x_512, y_512, z_512 := archsimd.LoadFloat64x4Slice((t_512.d[0][p0_512:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_512.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_512.d[1][p0_512:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_512.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_512.d[2][p0_512:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_512.inc[2])[:4])))
+			x_512.Mul(x_512).Add(y_512.Mul(y_512)).Add(z_512.Mul(z_512)).StoreSlice(ds_512[p0_512:])
+			zero_512 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_512, def_512, sig_512, na_512, nb_512, nc_512 := archsimd.LoadFloat64x4((*[4]float64)((&r_512.ibg)[:4])), zero_512, zero_512, zero_512, zero_512, zero_512
+			if !fresh_512 {
+				s_512, def_512, sig_512 = archsimd.LoadFloat64x4Slice((t_512.s[p0_512:])), archsimd.LoadFloat64x4Slice((t_512.def[p0_512:])), archsimd.LoadFloat64x4Slice((t_512.sig[p0_512:]))
+				na_512, nb_512, nc_512 = archsimd.LoadFloat64x4Slice((t_512.na[p0_512:])), archsimd.LoadFloat64x4Slice((t_512.nb[p0_512:])), archsimd.LoadFloat64x4Slice((t_512.nc[p0_512:]))
 			}
-			r0_0_507, r1_0_507, r2_0_507, r3_0_507, r4_0_507, r5_0_507, r6_0_507, r7_0_507, r8_0_507 = x_507.Mul(il_507), y_507.Mul(il_507), z_507.Mul(il_507), s_507, def_507, sig_507, na_507, nb_507, nc_507
+			r0_0_512, r1_0_512, r2_0_512, r3_0_512, r4_0_512, r5_0_512, r6_0_512, r7_0_512, r8_0_512 = x_512.Mul(il_512), y_512.Mul(il_512), z_512.Mul(il_512), s_512, def_512, sig_512, na_512, nb_512, nc_512
 		}
-		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_507, r1_0_507, r2_0_507, r3_0_507, r4_0_507, r5_0_507, r6_0_507, r7_0_507, r8_0_507
-		var r0_0_508 archsimd.Mask64x4
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_512, r1_0_512, r2_0_512, r3_0_512, r4_0_512, r5_0_512, r6_0_512, r7_0_512, r8_0_512
+		var r0_0_513 archsimd.Mask64x4
 		{
-			r_508, qx_508, qy_508, qz_508 := r, qx, qy, qz
-			_ = r_508
-			_ = qx_508
-			_ = qy_508
-			_ = qz_508
-			r0_0_508 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+			r_513, qx_513, qy_513, qz_513 := r, qx, qy, qz
+			_ = r_513
+			_ = qx_513
+			_ = qy_513
+			_ = qz_513
+			r0_0_513 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
 		}
-		skip := r0_0_508
+		skip := r0_0_513
 		for oi := range k.ll.orient {
 			var (
-				r0_0_509 archsimd.Float64x4
-				r1_0_509 archsimd.Float64x4
-				r2_0_509 archsimd.Float64x4
+				r0_0_514 archsimd.Float64x4
+				r1_0_514 archsimd.Float64x4
+				r2_0_514 archsimd.Float64x4
 			)
 			{
-				o_509, qx_509, qy_509, qz_509 := &k.ll.orient[oi], qx, qy, qz
-				h_509 := archsimd.LoadFloat64x4((*[4]float64)((&o_509[0])[:4])).Mul(qx_509).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[1])[:4])).Mul(qy_509)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[2])[:4])).Mul(qz_509))
-				kk_509 := archsimd.LoadFloat64x4((*[4]float64)((&o_509[3])[:4])).Mul(qx_509).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[4])[:4])).Mul(qy_509)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[5])[:4])).Mul(qz_509))
-				l_509 := archsimd.LoadFloat64x4((*[4]float64)((&o_509[6])[:4])).Mul(qx_509).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[7])[:4])).Mul(qy_509)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_509[8])[:4])).Mul(qz_509))
-				r0_0_509, r1_0_509, r2_0_509 = h_509, kk_509, l_509
+				o_514, qx_514, qy_514, qz_514 := &k.ll.orient[oi], qx, qy, qz
+				h_514 := archsimd.LoadFloat64x4((*[4]float64)((&o_514[0])[:4])).Mul(qx_514).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[1])[:4])).Mul(qy_514)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[2])[:4])).Mul(qz_514))
+				kk_514 := archsimd.LoadFloat64x4((*[4]float64)((&o_514[3])[:4])).Mul(qx_514).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[4])[:4])).Mul(qy_514)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[5])[:4])).Mul(qz_514))
+				l_514 := archsimd.LoadFloat64x4((*[4]float64)((&o_514[6])[:4])).Mul(qx_514).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[7])[:4])).Mul(qy_514)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_514[8])[:4])).Mul(qz_514))
+				r0_0_514, r1_0_514, r2_0_514 = h_514, kk_514, l_514
 			}
-			h, kk, l := r0_0_509, r1_0_509, r2_0_509
+			h, kk, l := r0_0_514, r1_0_514, r2_0_514
 			var (
-				r0_0_510 archsimd.Float64x4
-				r1_0_510 archsimd.Float64x4
-				r2_0_510 archsimd.Float64x4
-				r3_0_510 archsimd.Float64x4
-				r4_0_510 archsimd.Float64x4
-				r5_0_510 archsimd.Float64x4
-				r6_0_510 archsimd.Float64x4
-				r7_0_510 archsimd.Float64x4
-				r8_0_510 archsimd.Float64x4
+				r0_0_515 archsimd.Float64x4
+				r1_0_515 archsimd.Float64x4
+				r2_0_515 archsimd.Float64x4
+				r3_0_515 archsimd.Float64x4
+				r4_0_515 archsimd.Float64x4
+				r5_0_515 archsimd.Float64x4
+				r6_0_515 archsimd.Float64x4
+				r7_0_515 archsimd.Float64x4
+				r8_0_515 archsimd.Float64x4
 			)
 			{
-				r_510, h_510, kk_510, l_510, n_510 := r, h, kk, l, n
-				_ = n_510
+				r_515, h_515, kk_515, l_515, n_515 := r, h, kk, l, n
+				_ = n_515
 				var (
-					r0_0_126_510 archsimd.Float64x4
-					r1_0_126_510 archsimd.Float64x4
-					r2_0_126_510 archsimd.Float64x4
+					r0_0_126_515 archsimd.Float64x4
+					r1_0_126_515 archsimd.Float64x4
+					r2_0_126_515 archsimd.Float64x4
 				)
 				{
-					r_126_510, i_126_510, x_126_510 := r_510, 0, h_510
-					s_126_510, dx_126_510, dn_126_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_126_510.nmode[i_126_510] == nChebyshev {
+					r_126_515, i_126_515, x_126_515 := r_515, 0, h_515
+					s_126_515, dx_126_515, dn_126_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_126_515.nmode[i_126_515] == nChebyshev {
 						var (
-							r0_0_127_510 archsimd.Float64x4
-							r1_0_127_510 archsimd.Float64x4
-							r2_0_127_510 archsimd.Float64x4
+							r0_0_127_515 archsimd.Float64x4
+							r1_0_127_515 archsimd.Float64x4
+							r2_0_127_515 archsimd.Float64x4
 						)
 						{
-							r_127_510, x_127_510, n_127_510 := r_126_510, x_126_510, r_126_510.nn[i_126_510]
-							magic_127_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_127_510 := x_127_510.Add(magic_127_510)
-							d_127_510 := x_127_510.Sub(t_127_510.Sub(magic_127_510))
-							f_127_510 := t_127_510.AsUint64x4().ShiftAllLeft(63)
+							r_127_515, x_127_515, n_127_515 := r_126_515, x_126_515, r_126_515.nn[i_126_515]
+							magic_127_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_127_515 := x_127_515.Add(magic_127_515)
+							d_127_515 := x_127_515.Sub(t_127_515.Sub(magic_127_515))
+							f_127_515 := t_127_515.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_128_510 archsimd.Float64x4
-								r1_0_128_510 archsimd.Float64x4
+								r0_0_128_515 archsimd.Float64x4
+								r1_0_128_515 archsimd.Float64x4
 							)
 							{
-								d_128_510 := d_127_510
-								y_128_510 := d_128_510.Mul(d_128_510)
-								y2_128_510 := y_128_510.Mul(y_128_510)
-								y4_128_510 := y2_128_510.Mul(y2_128_510)
-								a_128_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_510)
-								b_128_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_510)).Mul(y2_128_510)
-								p1_128_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_510)).Mul(y2_128_510)).Mul(y4_128_510)
-								p2_128_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_510.Mul(y4_128_510))
-								v_128_510 := a_128_510.Add(b_128_510.Add(p1_128_510).Add(p2_128_510))
-								r0_0_128_510, r1_0_128_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_510), v_128_510
+								d_128_515 := d_127_515
+								y_128_515 := d_128_515.Mul(d_128_515)
+								y2_128_515 := y_128_515.Mul(y_128_515)
+								y4_128_515 := y2_128_515.Mul(y2_128_515)
+								a_128_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_515)
+								b_128_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_515)).Mul(y2_128_515)
+								p1_128_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_515)).Mul(y2_128_515)).Mul(y4_128_515)
+								p2_128_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_515.Mul(y4_128_515))
+								v_128_515 := a_128_515.Add(b_128_515.Add(p1_128_515).Add(p2_128_515))
+								r0_0_128_515, r1_0_128_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_515), v_128_515
 							}
-							cr_127_510, v_127_510 := r0_0_128_510, r1_0_128_510
-							sign_127_510, one_127_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_127_510 := v_127_510.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_510)).Sqrt().AsUint64x4().Or(d_127_510.AsUint64x4().Xor(f_127_510).And(sign_127_510)).AsFloat64x4()
-							c_127_510 := cr_127_510.AsUint64x4().Xor(f_127_510).AsFloat64x4()
-							c2_127_510 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_510)
-							u0_127_510, u1_127_510 := one_127_510, c2_127_510
-							j_127_510 := 1
-							if n_127_510&1 == 0 {
-								u0_127_510, u1_127_510, j_127_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_510, 0
+							cr_127_515, v_127_515 := r0_0_128_515, r1_0_128_515
+							sign_127_515, one_127_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_515.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_127_515 := v_127_515.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_515)).Sqrt().AsUint64x4().Or(d_127_515.AsUint64x4().Xor(f_127_515).And(sign_127_515)).AsFloat64x4()
+							c_127_515 := cr_127_515.AsUint64x4().Xor(f_127_515).AsFloat64x4()
+							c2_127_515 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_515)
+							u0_127_515, u1_127_515 := one_127_515, c2_127_515
+							j_127_515 := 1
+							if n_127_515&1 == 0 {
+								u0_127_515, u1_127_515, j_127_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_515, 0
 							}
-							p_127_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_510.uw[j_127_510])[:4])).Mul(u1_127_510)
-							for ; j_127_510+2 < n_127_510-1; j_127_510 += 2 {
-								u0_127_510 = c2_127_510.Mul(u1_127_510).Sub(u0_127_510)
-								u1_127_510 = c2_127_510.Mul(u0_127_510).Sub(u1_127_510)
-								p_127_510 = p_127_510.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_510.uw[j_127_510+2])[:4])).Mul(u1_127_510))
+							p_127_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_515.uw[j_127_515])[:4])).Mul(u1_127_515)
+							for ; j_127_515+2 < n_127_515-1; j_127_515 += 2 {
+								u0_127_515 = c2_127_515.Mul(u1_127_515).Sub(u0_127_515)
+								u1_127_515 = c2_127_515.Mul(u0_127_515).Sub(u1_127_515)
+								p_127_515 = p_127_515.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_515.uw[j_127_515+2])[:4])).Mul(u1_127_515))
 							}
-							u0_127_510, u1_127_510 = u1_127_510, c2_127_510.Mul(u1_127_510).Sub(u0_127_510)
-							tn_127_510 := c_127_510.Mul(u1_127_510).Sub(u0_127_510)
-							dx_127_510 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_510).Mul(p_127_510)
-							peak_127_510 := one_127_510.AsUint64x4().Or(u1_127_510.AsUint64x4().And(sign_127_510)).AsFloat64x4()
-							dn_127_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_510).Mul(tn_127_510).Div(s_127_510).Merge(peak_127_510, s_127_510.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_127_510, r1_0_127_510, r2_0_127_510 = u1_127_510, dx_127_510, dn_127_510
+							u0_127_515, u1_127_515 = u1_127_515, c2_127_515.Mul(u1_127_515).Sub(u0_127_515)
+							tn_127_515 := c_127_515.Mul(u1_127_515).Sub(u0_127_515)
+							dx_127_515 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_515).Mul(p_127_515)
+							peak_127_515 := one_127_515.AsUint64x4().Or(u1_127_515.AsUint64x4().And(sign_127_515)).AsFloat64x4()
+							dn_127_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_515).Mul(tn_127_515).Div(s_127_515).Merge(peak_127_515, s_127_515.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_127_515, r1_0_127_515, r2_0_127_515 = u1_127_515, dx_127_515, dn_127_515
 						}
-						s_126_510, dx_126_510, dn_126_510 = r0_0_127_510, r1_0_127_510, r2_0_127_510
-					} else if r_126_510.nmode[i_126_510] == nRatio {
+						s_126_515, dx_126_515, dn_126_515 = r0_0_127_515, r1_0_127_515, r2_0_127_515
+					} else if r_126_515.nmode[i_126_515] == nRatio {
 						var (
-							r0_0_129_510 archsimd.Float64x4
-							r1_0_129_510 archsimd.Float64x4
-							r2_0_129_510 archsimd.Float64x4
+							r0_0_129_515 archsimd.Float64x4
+							r1_0_129_515 archsimd.Float64x4
+							r2_0_129_515 archsimd.Float64x4
 						)
 						{
-							x_129_510, nv_129_510 := x_126_510, archsimd.LoadFloat64x4((*[4]float64)((&r_126_510.nv[i_126_510])[:4]))
-							magic_129_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_129_510 := x_129_510.Add(magic_129_510)
-							d_129_510 := x_129_510.Sub(t_129_510.Sub(magic_129_510))
+							x_129_515, nv_129_515 := x_126_515, archsimd.LoadFloat64x4((*[4]float64)((&r_126_515.nv[i_126_515])[:4]))
+							magic_129_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_129_515 := x_129_515.Add(magic_129_515)
+							d_129_515 := x_129_515.Sub(t_129_515.Sub(magic_129_515))
 							var (
-								r0_0_130_510 archsimd.Float64x4
-								r1_0_130_510 archsimd.Float64x4
+								r0_0_130_515 archsimd.Float64x4
+								r1_0_130_515 archsimd.Float64x4
 							)
 							{
-								x_130_510 := nv_129_510.Mul(d_129_510)
-								magic_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_130_510 := x_130_510.Add(magic_130_510)
-								d_130_510 := x_130_510.Sub(t_130_510.Sub(magic_130_510))
-								var r0_0_22_130_510 archsimd.Float64x4
+								x_130_515 := nv_129_515.Mul(d_129_515)
+								magic_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_130_515 := x_130_515.Add(magic_130_515)
+								d_130_515 := x_130_515.Sub(t_130_515.Sub(magic_130_515))
+								var r0_0_22_130_515 archsimd.Float64x4
 								{
-									d_22_130_510 := d_130_510
-									y_22_130_510 := d_22_130_510.Mul(d_22_130_510)
-									y2_22_130_510 := y_22_130_510.Mul(y_22_130_510)
-									y4_22_130_510 := y2_22_130_510.Mul(y2_22_130_510)
-									p0_22_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_510)).Mul(y2_22_130_510))
-									p1_22_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_510)).Mul(y2_22_130_510)).Mul(y4_22_130_510)
-									p2_22_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_510)).Mul(y4_22_130_510.Mul(y4_22_130_510))
-									r0_0_22_130_510 = d_22_130_510.Mul(p0_22_130_510.Add(p1_22_130_510).Add(p2_22_130_510))
+									d_22_130_515 := d_130_515
+									y_22_130_515 := d_22_130_515.Mul(d_22_130_515)
+									y2_22_130_515 := y_22_130_515.Mul(y_22_130_515)
+									y4_22_130_515 := y2_22_130_515.Mul(y2_22_130_515)
+									p0_22_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_515)).Mul(y2_22_130_515))
+									p1_22_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_515)).Mul(y2_22_130_515)).Mul(y4_22_130_515)
+									p2_22_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_515)).Mul(y4_22_130_515.Mul(y4_22_130_515))
+									r0_0_22_130_515 = d_22_130_515.Mul(p0_22_130_515.Add(p1_22_130_515).Add(p2_22_130_515))
 								}
-								var r0_0_23_130_510 archsimd.Float64x4
+								var r0_0_23_130_515 archsimd.Float64x4
 								{
-									c_23_130_510, t_23_130_510 := r0_0_22_130_510, t_130_510
-									r0_0_23_130_510 = c_23_130_510.AsUint64x4().Xor(t_23_130_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_130_515, t_23_130_515 := r0_0_22_130_515, t_130_515
+									r0_0_23_130_515 = c_23_130_515.AsUint64x4().Xor(t_23_130_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_130_510 archsimd.Float64x4
+								var r0_0_24_130_515 archsimd.Float64x4
 								{
-									d_24_130_510 := d_130_510
+									d_24_130_515 := d_130_515
 									var (
-										r0_0_1_24_130_510 archsimd.Float64x4
-										r1_0_1_24_130_510 archsimd.Float64x4
+										r0_0_1_24_130_515 archsimd.Float64x4
+										r1_0_1_24_130_515 archsimd.Float64x4
 									)
 									{
-										d_1_24_130_510 := d_24_130_510
-										y_1_24_130_510 := d_1_24_130_510.Mul(d_1_24_130_510)
-										y2_1_24_130_510 := y_1_24_130_510.Mul(y_1_24_130_510)
-										y4_1_24_130_510 := y2_1_24_130_510.Mul(y2_1_24_130_510)
-										a_1_24_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_510)
-										b_1_24_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_510)).Mul(y2_1_24_130_510)
-										p1_1_24_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_510)).Mul(y2_1_24_130_510)).Mul(y4_1_24_130_510)
-										p2_1_24_130_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_510.Mul(y4_1_24_130_510))
-										v_1_24_130_510 := a_1_24_130_510.Add(b_1_24_130_510.Add(p1_1_24_130_510).Add(p2_1_24_130_510))
-										r0_0_1_24_130_510, r1_0_1_24_130_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_510), v_1_24_130_510
+										d_1_24_130_515 := d_24_130_515
+										y_1_24_130_515 := d_1_24_130_515.Mul(d_1_24_130_515)
+										y2_1_24_130_515 := y_1_24_130_515.Mul(y_1_24_130_515)
+										y4_1_24_130_515 := y2_1_24_130_515.Mul(y2_1_24_130_515)
+										a_1_24_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_515)
+										b_1_24_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_515)).Mul(y2_1_24_130_515)
+										p1_1_24_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_515)).Mul(y2_1_24_130_515)).Mul(y4_1_24_130_515)
+										p2_1_24_130_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_515.Mul(y4_1_24_130_515))
+										v_1_24_130_515 := a_1_24_130_515.Add(b_1_24_130_515.Add(p1_1_24_130_515).Add(p2_1_24_130_515))
+										r0_0_1_24_130_515, r1_0_1_24_130_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_515), v_1_24_130_515
 									}
-									c_24_130_510, _ := r0_0_1_24_130_510, r1_0_1_24_130_510
-									r0_0_24_130_510 = c_24_130_510
+									c_24_130_515, _ := r0_0_1_24_130_515, r1_0_1_24_130_515
+									r0_0_24_130_515 = c_24_130_515
 								}
-								var r0_0_25_130_510 archsimd.Float64x4
+								var r0_0_25_130_515 archsimd.Float64x4
 								{
-									c_25_130_510, t_25_130_510 := r0_0_24_130_510, t_130_510
-									r0_0_25_130_510 = c_25_130_510.AsUint64x4().Xor(t_25_130_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_130_515, t_25_130_515 := r0_0_24_130_515, t_130_515
+									r0_0_25_130_515 = c_25_130_515.AsUint64x4().Xor(t_25_130_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_130_510, c_130_510 := r0_0_23_130_510, r0_0_25_130_510
-								r0_0_130_510, r1_0_130_510 = s_130_510, c_130_510
+								s_130_515, c_130_515 := r0_0_23_130_515, r0_0_25_130_515
+								r0_0_130_515, r1_0_130_515 = s_130_515, c_130_515
 							}
-							sn_129_510, cn_129_510 := r0_0_130_510, r1_0_130_510
-							var r0_0_131_510 archsimd.Float64x4
+							sn_129_515, cn_129_515 := r0_0_130_515, r1_0_130_515
+							var r0_0_131_515 archsimd.Float64x4
 							{
-								d_131_510 := d_129_510
-								y_131_510 := d_131_510.Mul(d_131_510)
-								y2_131_510 := y_131_510.Mul(y_131_510)
-								y4_131_510 := y2_131_510.Mul(y2_131_510)
-								p0_131_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_510)).Mul(y2_131_510))
-								p1_131_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_510)).Mul(y2_131_510)).Mul(y4_131_510)
-								p2_131_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_510)).Mul(y4_131_510.Mul(y4_131_510))
-								r0_0_131_510 = d_131_510.Mul(p0_131_510.Add(p1_131_510).Add(p2_131_510))
+								d_131_515 := d_129_515
+								y_131_515 := d_131_515.Mul(d_131_515)
+								y2_131_515 := y_131_515.Mul(y_131_515)
+								y4_131_515 := y2_131_515.Mul(y2_131_515)
+								p0_131_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_515)).Mul(y2_131_515))
+								p1_131_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_515)).Mul(y2_131_515)).Mul(y4_131_515)
+								p2_131_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_515)).Mul(y4_131_515.Mul(y4_131_515))
+								r0_0_131_515 = d_131_515.Mul(p0_131_515.Add(p1_131_515).Add(p2_131_515))
 							}
-							var r0_0_132_510 archsimd.Float64x4
+							var r0_0_132_515 archsimd.Float64x4
 							{
-								d_132_510 := d_129_510
+								d_132_515 := d_129_515
 								var (
-									r0_0_1_132_510 archsimd.Float64x4
-									r1_0_1_132_510 archsimd.Float64x4
+									r0_0_1_132_515 archsimd.Float64x4
+									r1_0_1_132_515 archsimd.Float64x4
 								)
 								{
-									d_1_132_510 := d_132_510
-									y_1_132_510 := d_1_132_510.Mul(d_1_132_510)
-									y2_1_132_510 := y_1_132_510.Mul(y_1_132_510)
-									y4_1_132_510 := y2_1_132_510.Mul(y2_1_132_510)
-									a_1_132_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_510)
-									b_1_132_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_510)).Mul(y2_1_132_510)
-									p1_1_132_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_510)).Mul(y2_1_132_510)).Mul(y4_1_132_510)
-									p2_1_132_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_510.Mul(y4_1_132_510))
-									v_1_132_510 := a_1_132_510.Add(b_1_132_510.Add(p1_1_132_510).Add(p2_1_132_510))
-									r0_0_1_132_510, r1_0_1_132_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_510), v_1_132_510
+									d_1_132_515 := d_132_515
+									y_1_132_515 := d_1_132_515.Mul(d_1_132_515)
+									y2_1_132_515 := y_1_132_515.Mul(y_1_132_515)
+									y4_1_132_515 := y2_1_132_515.Mul(y2_1_132_515)
+									a_1_132_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_515)
+									b_1_132_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_515)).Mul(y2_1_132_515)
+									p1_1_132_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_515)).Mul(y2_1_132_515)).Mul(y4_1_132_515)
+									p2_1_132_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_515.Mul(y4_1_132_515))
+									v_1_132_515 := a_1_132_515.Add(b_1_132_515.Add(p1_1_132_515).Add(p2_1_132_515))
+									r0_0_1_132_515, r1_0_1_132_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_515), v_1_132_515
 								}
-								c_132_510, _ := r0_0_1_132_510, r1_0_1_132_510
-								r0_0_132_510 = c_132_510
+								c_132_515, _ := r0_0_1_132_515, r1_0_1_132_515
+								r0_0_132_515 = c_132_515
 							}
-							s1_129_510, c1_129_510 := r0_0_131_510, r0_0_132_510
-							pi_129_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_129_510 := d_129_510.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_129_510 := nv_129_510.Merge(sn_129_510.Div(s1_129_510), at_129_510)
-							pd_129_510 := pi_129_510.Mul(d_129_510)
-							npd_129_510 := nv_129_510.Mul(pd_129_510)
-							dx_129_510 := pi_129_510.Mul(nv_129_510.Mul(cn_129_510).Mul(s1_129_510).Sub(sn_129_510.Mul(c1_129_510))).Div(s1_129_510.Mul(s1_129_510))
-							var r0_0_133_510 archsimd.Float64x4
+							s1_129_515, c1_129_515 := r0_0_131_515, r0_0_132_515
+							pi_129_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_129_515 := d_129_515.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_129_515 := nv_129_515.Merge(sn_129_515.Div(s1_129_515), at_129_515)
+							pd_129_515 := pi_129_515.Mul(d_129_515)
+							npd_129_515 := nv_129_515.Mul(pd_129_515)
+							dx_129_515 := pi_129_515.Mul(nv_129_515.Mul(cn_129_515).Mul(s1_129_515).Sub(sn_129_515.Mul(c1_129_515))).Div(s1_129_515.Mul(s1_129_515))
+							var r0_0_133_515 archsimd.Float64x4
 							{
-								n_133_510, x_133_510 := nv_129_510, pd_129_510
-								n2_133_510 := n_133_510.Mul(n_133_510)
-								a_133_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_510.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_133_510 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_510).Mul(n2_133_510).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_510).Mul(x_133_510).Mul(x_133_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_133_510 = n_133_510.Mul(a_133_510.Add(b_133_510))
+								n_133_515, x_133_515 := nv_129_515, pd_129_515
+								n2_133_515 := n_133_515.Mul(n_133_515)
+								a_133_515 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_515.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_133_515 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_515).Mul(n2_133_515).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_515).Mul(x_133_515).Mul(x_133_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_133_515 = n_133_515.Mul(a_133_515.Add(b_133_515))
 							}
-							dx_129_510 = pi_129_510.Mul(r0_0_133_510).Merge(dx_129_510, npd_129_510.Mul(npd_129_510).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_129_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_510, at_129_510)
-							dn_129_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_510.Mul(cn_129_510).Div(s1_129_510), at_129_510)
-							r0_0_129_510, r1_0_129_510, r2_0_129_510 = s_129_510, dx_129_510, dn_129_510
+							dx_129_515 = pi_129_515.Mul(r0_0_133_515).Merge(dx_129_515, npd_129_515.Mul(npd_129_515).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_129_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_515, at_129_515)
+							dn_129_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_515.Mul(cn_129_515).Div(s1_129_515), at_129_515)
+							r0_0_129_515, r1_0_129_515, r2_0_129_515 = s_129_515, dx_129_515, dn_129_515
 						}
-						s_126_510, dx_126_510, dn_126_510 = r0_0_129_510, r1_0_129_510, r2_0_129_510
+						s_126_515, dx_126_515, dn_126_515 = r0_0_129_515, r1_0_129_515, r2_0_129_515
 					}
-					r0_0_126_510, r1_0_126_510, r2_0_126_510 = s_126_510, dx_126_510, dn_126_510
+					r0_0_126_515, r1_0_126_515, r2_0_126_515 = s_126_515, dx_126_515, dn_126_515
 				}
-				sa_510, ha_510, na_510 := r0_0_126_510, r1_0_126_510, r2_0_126_510
+				sa_515, ha_515, na_515 := r0_0_126_515, r1_0_126_515, r2_0_126_515
 				var (
-					r0_0_134_510 archsimd.Float64x4
-					r1_0_134_510 archsimd.Float64x4
-					r2_0_134_510 archsimd.Float64x4
+					r0_0_134_515 archsimd.Float64x4
+					r1_0_134_515 archsimd.Float64x4
+					r2_0_134_515 archsimd.Float64x4
 				)
 				{
-					r_134_510, i_134_510, x_134_510 := r_510, 1, kk_510
-					s_134_510, dx_134_510, dn_134_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_134_510.nmode[i_134_510] == nChebyshev {
+					r_134_515, i_134_515, x_134_515 := r_515, 1, kk_515
+					s_134_515, dx_134_515, dn_134_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_134_515.nmode[i_134_515] == nChebyshev {
 						var (
-							r0_0_135_510 archsimd.Float64x4
-							r1_0_135_510 archsimd.Float64x4
-							r2_0_135_510 archsimd.Float64x4
+							r0_0_135_515 archsimd.Float64x4
+							r1_0_135_515 archsimd.Float64x4
+							r2_0_135_515 archsimd.Float64x4
 						)
 						{
-							r_135_510, x_135_510, n_135_510 := r_134_510, x_134_510, r_134_510.nn[i_134_510]
-							magic_135_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_135_510 := x_135_510.Add(magic_135_510)
-							d_135_510 := x_135_510.Sub(t_135_510.Sub(magic_135_510))
-							f_135_510 := t_135_510.AsUint64x4().ShiftAllLeft(63)
+							r_135_515, x_135_515, n_135_515 := r_134_515, x_134_515, r_134_515.nn[i_134_515]
+							magic_135_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_135_515 := x_135_515.Add(magic_135_515)
+							d_135_515 := x_135_515.Sub(t_135_515.Sub(magic_135_515))
+							f_135_515 := t_135_515.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_136_510 archsimd.Float64x4
-								r1_0_136_510 archsimd.Float64x4
+								r0_0_136_515 archsimd.Float64x4
+								r1_0_136_515 archsimd.Float64x4
 							)
 							{
-								d_136_510 := d_135_510
-								y_136_510 := d_136_510.Mul(d_136_510)
-								y2_136_510 := y_136_510.Mul(y_136_510)
-								y4_136_510 := y2_136_510.Mul(y2_136_510)
-								a_136_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_510)
-								b_136_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_510)).Mul(y2_136_510)
-								p1_136_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_510)).Mul(y2_136_510)).Mul(y4_136_510)
-								p2_136_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_510.Mul(y4_136_510))
-								v_136_510 := a_136_510.Add(b_136_510.Add(p1_136_510).Add(p2_136_510))
-								r0_0_136_510, r1_0_136_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_510), v_136_510
+								d_136_515 := d_135_515
+								y_136_515 := d_136_515.Mul(d_136_515)
+								y2_136_515 := y_136_515.Mul(y_136_515)
+								y4_136_515 := y2_136_515.Mul(y2_136_515)
+								a_136_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_515)
+								b_136_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_515)).Mul(y2_136_515)
+								p1_136_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_515)).Mul(y2_136_515)).Mul(y4_136_515)
+								p2_136_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_515.Mul(y4_136_515))
+								v_136_515 := a_136_515.Add(b_136_515.Add(p1_136_515).Add(p2_136_515))
+								r0_0_136_515, r1_0_136_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_515), v_136_515
 							}
-							cr_135_510, v_135_510 := r0_0_136_510, r1_0_136_510
-							sign_135_510, one_135_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_135_510 := v_135_510.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_510)).Sqrt().AsUint64x4().Or(d_135_510.AsUint64x4().Xor(f_135_510).And(sign_135_510)).AsFloat64x4()
-							c_135_510 := cr_135_510.AsUint64x4().Xor(f_135_510).AsFloat64x4()
-							c2_135_510 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_510)
-							u0_135_510, u1_135_510 := one_135_510, c2_135_510
-							j_135_510 := 1
-							if n_135_510&1 == 0 {
-								u0_135_510, u1_135_510, j_135_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_510, 0
+							cr_135_515, v_135_515 := r0_0_136_515, r1_0_136_515
+							sign_135_515, one_135_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_515.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_135_515 := v_135_515.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_515)).Sqrt().AsUint64x4().Or(d_135_515.AsUint64x4().Xor(f_135_515).And(sign_135_515)).AsFloat64x4()
+							c_135_515 := cr_135_515.AsUint64x4().Xor(f_135_515).AsFloat64x4()
+							c2_135_515 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_515)
+							u0_135_515, u1_135_515 := one_135_515, c2_135_515
+							j_135_515 := 1
+							if n_135_515&1 == 0 {
+								u0_135_515, u1_135_515, j_135_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_515, 0
 							}
-							p_135_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_510.uw[j_135_510])[:4])).Mul(u1_135_510)
-							for ; j_135_510+2 < n_135_510-1; j_135_510 += 2 {
-								u0_135_510 = c2_135_510.Mul(u1_135_510).Sub(u0_135_510)
-								u1_135_510 = c2_135_510.Mul(u0_135_510).Sub(u1_135_510)
-								p_135_510 = p_135_510.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_510.uw[j_135_510+2])[:4])).Mul(u1_135_510))
+							p_135_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_515.uw[j_135_515])[:4])).Mul(u1_135_515)
+							for ; j_135_515+2 < n_135_515-1; j_135_515 += 2 {
+								u0_135_515 = c2_135_515.Mul(u1_135_515).Sub(u0_135_515)
+								u1_135_515 = c2_135_515.Mul(u0_135_515).Sub(u1_135_515)
+								p_135_515 = p_135_515.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_515.uw[j_135_515+2])[:4])).Mul(u1_135_515))
 							}
-							u0_135_510, u1_135_510 = u1_135_510, c2_135_510.Mul(u1_135_510).Sub(u0_135_510)
-							tn_135_510 := c_135_510.Mul(u1_135_510).Sub(u0_135_510)
-							dx_135_510 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_510).Mul(p_135_510)
-							peak_135_510 := one_135_510.AsUint64x4().Or(u1_135_510.AsUint64x4().And(sign_135_510)).AsFloat64x4()
-							dn_135_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_510).Mul(tn_135_510).Div(s_135_510).Merge(peak_135_510, s_135_510.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_135_510, r1_0_135_510, r2_0_135_510 = u1_135_510, dx_135_510, dn_135_510
+							u0_135_515, u1_135_515 = u1_135_515, c2_135_515.Mul(u1_135_515).Sub(u0_135_515)
+							tn_135_515 := c_135_515.Mul(u1_135_515).Sub(u0_135_515)
+							dx_135_515 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_515).Mul(p_135_515)
+							peak_135_515 := one_135_515.AsUint64x4().Or(u1_135_515.AsUint64x4().And(sign_135_515)).AsFloat64x4()
+							dn_135_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_515).Mul(tn_135_515).Div(s_135_515).Merge(peak_135_515, s_135_515.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_135_515, r1_0_135_515, r2_0_135_515 = u1_135_515, dx_135_515, dn_135_515
 						}
-						s_134_510, dx_134_510, dn_134_510 = r0_0_135_510, r1_0_135_510, r2_0_135_510
-					} else if r_134_510.nmode[i_134_510] == nRatio {
+						s_134_515, dx_134_515, dn_134_515 = r0_0_135_515, r1_0_135_515, r2_0_135_515
+					} else if r_134_515.nmode[i_134_515] == nRatio {
 						var (
-							r0_0_137_510 archsimd.Float64x4
-							r1_0_137_510 archsimd.Float64x4
-							r2_0_137_510 archsimd.Float64x4
+							r0_0_137_515 archsimd.Float64x4
+							r1_0_137_515 archsimd.Float64x4
+							r2_0_137_515 archsimd.Float64x4
 						)
 						{
-							x_137_510, nv_137_510 := x_134_510, archsimd.LoadFloat64x4((*[4]float64)((&r_134_510.nv[i_134_510])[:4]))
-							magic_137_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_137_510 := x_137_510.Add(magic_137_510)
-							d_137_510 := x_137_510.Sub(t_137_510.Sub(magic_137_510))
+							x_137_515, nv_137_515 := x_134_515, archsimd.LoadFloat64x4((*[4]float64)((&r_134_515.nv[i_134_515])[:4]))
+							magic_137_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_137_515 := x_137_515.Add(magic_137_515)
+							d_137_515 := x_137_515.Sub(t_137_515.Sub(magic_137_515))
 							var (
-								r0_0_138_510 archsimd.Float64x4
-								r1_0_138_510 archsimd.Float64x4
+								r0_0_138_515 archsimd.Float64x4
+								r1_0_138_515 archsimd.Float64x4
 							)
 							{
-								x_138_510 := nv_137_510.Mul(d_137_510)
-								magic_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_138_510 := x_138_510.Add(magic_138_510)
-								d_138_510 := x_138_510.Sub(t_138_510.Sub(magic_138_510))
-								var r0_0_22_138_510 archsimd.Float64x4
+								x_138_515 := nv_137_515.Mul(d_137_515)
+								magic_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_138_515 := x_138_515.Add(magic_138_515)
+								d_138_515 := x_138_515.Sub(t_138_515.Sub(magic_138_515))
+								var r0_0_22_138_515 archsimd.Float64x4
 								{
-									d_22_138_510 := d_138_510
-									y_22_138_510 := d_22_138_510.Mul(d_22_138_510)
-									y2_22_138_510 := y_22_138_510.Mul(y_22_138_510)
-									y4_22_138_510 := y2_22_138_510.Mul(y2_22_138_510)
-									p0_22_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_510)).Mul(y2_22_138_510))
-									p1_22_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_510)).Mul(y2_22_138_510)).Mul(y4_22_138_510)
-									p2_22_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_510)).Mul(y4_22_138_510.Mul(y4_22_138_510))
-									r0_0_22_138_510 = d_22_138_510.Mul(p0_22_138_510.Add(p1_22_138_510).Add(p2_22_138_510))
+									d_22_138_515 := d_138_515
+									y_22_138_515 := d_22_138_515.Mul(d_22_138_515)
+									y2_22_138_515 := y_22_138_515.Mul(y_22_138_515)
+									y4_22_138_515 := y2_22_138_515.Mul(y2_22_138_515)
+									p0_22_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_515)).Mul(y2_22_138_515))
+									p1_22_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_515)).Mul(y2_22_138_515)).Mul(y4_22_138_515)
+									p2_22_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_515)).Mul(y4_22_138_515.Mul(y4_22_138_515))
+									r0_0_22_138_515 = d_22_138_515.Mul(p0_22_138_515.Add(p1_22_138_515).Add(p2_22_138_515))
 								}
-								var r0_0_23_138_510 archsimd.Float64x4
+								var r0_0_23_138_515 archsimd.Float64x4
 								{
-									c_23_138_510, t_23_138_510 := r0_0_22_138_510, t_138_510
-									r0_0_23_138_510 = c_23_138_510.AsUint64x4().Xor(t_23_138_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_138_515, t_23_138_515 := r0_0_22_138_515, t_138_515
+									r0_0_23_138_515 = c_23_138_515.AsUint64x4().Xor(t_23_138_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_138_510 archsimd.Float64x4
+								var r0_0_24_138_515 archsimd.Float64x4
 								{
-									d_24_138_510 := d_138_510
+									d_24_138_515 := d_138_515
 									var (
-										r0_0_1_24_138_510 archsimd.Float64x4
-										r1_0_1_24_138_510 archsimd.Float64x4
+										r0_0_1_24_138_515 archsimd.Float64x4
+										r1_0_1_24_138_515 archsimd.Float64x4
 									)
 									{
-										d_1_24_138_510 := d_24_138_510
-										y_1_24_138_510 := d_1_24_138_510.Mul(d_1_24_138_510)
-										y2_1_24_138_510 := y_1_24_138_510.Mul(y_1_24_138_510)
-										y4_1_24_138_510 := y2_1_24_138_510.Mul(y2_1_24_138_510)
-										a_1_24_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_510)
-										b_1_24_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_510)).Mul(y2_1_24_138_510)
-										p1_1_24_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_510)).Mul(y2_1_24_138_510)).Mul(y4_1_24_138_510)
-										p2_1_24_138_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_510.Mul(y4_1_24_138_510))
-										v_1_24_138_510 := a_1_24_138_510.Add(b_1_24_138_510.Add(p1_1_24_138_510).Add(p2_1_24_138_510))
-										r0_0_1_24_138_510, r1_0_1_24_138_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_510), v_1_24_138_510
+										d_1_24_138_515 := d_24_138_515
+										y_1_24_138_515 := d_1_24_138_515.Mul(d_1_24_138_515)
+										y2_1_24_138_515 := y_1_24_138_515.Mul(y_1_24_138_515)
+										y4_1_24_138_515 := y2_1_24_138_515.Mul(y2_1_24_138_515)
+										a_1_24_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_515)
+										b_1_24_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_515)).Mul(y2_1_24_138_515)
+										p1_1_24_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_515)).Mul(y2_1_24_138_515)).Mul(y4_1_24_138_515)
+										p2_1_24_138_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_515.Mul(y4_1_24_138_515))
+										v_1_24_138_515 := a_1_24_138_515.Add(b_1_24_138_515.Add(p1_1_24_138_515).Add(p2_1_24_138_515))
+										r0_0_1_24_138_515, r1_0_1_24_138_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_515), v_1_24_138_515
 									}
-									c_24_138_510, _ := r0_0_1_24_138_510, r1_0_1_24_138_510
-									r0_0_24_138_510 = c_24_138_510
+									c_24_138_515, _ := r0_0_1_24_138_515, r1_0_1_24_138_515
+									r0_0_24_138_515 = c_24_138_515
 								}
-								var r0_0_25_138_510 archsimd.Float64x4
+								var r0_0_25_138_515 archsimd.Float64x4
 								{
-									c_25_138_510, t_25_138_510 := r0_0_24_138_510, t_138_510
-									r0_0_25_138_510 = c_25_138_510.AsUint64x4().Xor(t_25_138_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_138_515, t_25_138_515 := r0_0_24_138_515, t_138_515
+									r0_0_25_138_515 = c_25_138_515.AsUint64x4().Xor(t_25_138_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_138_510, c_138_510 := r0_0_23_138_510, r0_0_25_138_510
-								r0_0_138_510, r1_0_138_510 = s_138_510, c_138_510
+								s_138_515, c_138_515 := r0_0_23_138_515, r0_0_25_138_515
+								r0_0_138_515, r1_0_138_515 = s_138_515, c_138_515
 							}
-							sn_137_510, cn_137_510 := r0_0_138_510, r1_0_138_510
-							var r0_0_139_510 archsimd.Float64x4
+							sn_137_515, cn_137_515 := r0_0_138_515, r1_0_138_515
+							var r0_0_139_515 archsimd.Float64x4
 							{
-								d_139_510 := d_137_510
-								y_139_510 := d_139_510.Mul(d_139_510)
-								y2_139_510 := y_139_510.Mul(y_139_510)
-								y4_139_510 := y2_139_510.Mul(y2_139_510)
-								p0_139_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_510)).Mul(y2_139_510))
-								p1_139_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_510)).Mul(y2_139_510)).Mul(y4_139_510)
-								p2_139_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_510)).Mul(y4_139_510.Mul(y4_139_510))
-								r0_0_139_510 = d_139_510.Mul(p0_139_510.Add(p1_139_510).Add(p2_139_510))
+								d_139_515 := d_137_515
+								y_139_515 := d_139_515.Mul(d_139_515)
+								y2_139_515 := y_139_515.Mul(y_139_515)
+								y4_139_515 := y2_139_515.Mul(y2_139_515)
+								p0_139_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_515)).Mul(y2_139_515))
+								p1_139_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_515)).Mul(y2_139_515)).Mul(y4_139_515)
+								p2_139_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_515)).Mul(y4_139_515.Mul(y4_139_515))
+								r0_0_139_515 = d_139_515.Mul(p0_139_515.Add(p1_139_515).Add(p2_139_515))
 							}
-							var r0_0_140_510 archsimd.Float64x4
+							var r0_0_140_515 archsimd.Float64x4
 							{
-								d_140_510 := d_137_510
+								d_140_515 := d_137_515
 								var (
-									r0_0_1_140_510 archsimd.Float64x4
-									r1_0_1_140_510 archsimd.Float64x4
+									r0_0_1_140_515 archsimd.Float64x4
+									r1_0_1_140_515 archsimd.Float64x4
 								)
 								{
-									d_1_140_510 := d_140_510
-									y_1_140_510 := d_1_140_510.Mul(d_1_140_510)
-									y2_1_140_510 := y_1_140_510.Mul(y_1_140_510)
-									y4_1_140_510 := y2_1_140_510.Mul(y2_1_140_510)
-									a_1_140_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_510)
-									b_1_140_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_510)).Mul(y2_1_140_510)
-									p1_1_140_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_510)).Mul(y2_1_140_510)).Mul(y4_1_140_510)
-									p2_1_140_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_510.Mul(y4_1_140_510))
-									v_1_140_510 := a_1_140_510.Add(b_1_140_510.Add(p1_1_140_510).Add(p2_1_140_510))
-									r0_0_1_140_510, r1_0_1_140_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_510), v_1_140_510
+									d_1_140_515 := d_140_515
+									y_1_140_515 := d_1_140_515.Mul(d_1_140_515)
+									y2_1_140_515 := y_1_140_515.Mul(y_1_140_515)
+									y4_1_140_515 := y2_1_140_515.Mul(y2_1_140_515)
+									a_1_140_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_515)
+									b_1_140_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_515)).Mul(y2_1_140_515)
+									p1_1_140_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_515)).Mul(y2_1_140_515)).Mul(y4_1_140_515)
+									p2_1_140_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_515.Mul(y4_1_140_515))
+									v_1_140_515 := a_1_140_515.Add(b_1_140_515.Add(p1_1_140_515).Add(p2_1_140_515))
+									r0_0_1_140_515, r1_0_1_140_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_515), v_1_140_515
 								}
-								c_140_510, _ := r0_0_1_140_510, r1_0_1_140_510
-								r0_0_140_510 = c_140_510
+								c_140_515, _ := r0_0_1_140_515, r1_0_1_140_515
+								r0_0_140_515 = c_140_515
 							}
-							s1_137_510, c1_137_510 := r0_0_139_510, r0_0_140_510
-							pi_137_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_137_510 := d_137_510.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_137_510 := nv_137_510.Merge(sn_137_510.Div(s1_137_510), at_137_510)
-							pd_137_510 := pi_137_510.Mul(d_137_510)
-							npd_137_510 := nv_137_510.Mul(pd_137_510)
-							dx_137_510 := pi_137_510.Mul(nv_137_510.Mul(cn_137_510).Mul(s1_137_510).Sub(sn_137_510.Mul(c1_137_510))).Div(s1_137_510.Mul(s1_137_510))
-							var r0_0_141_510 archsimd.Float64x4
+							s1_137_515, c1_137_515 := r0_0_139_515, r0_0_140_515
+							pi_137_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_137_515 := d_137_515.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_137_515 := nv_137_515.Merge(sn_137_515.Div(s1_137_515), at_137_515)
+							pd_137_515 := pi_137_515.Mul(d_137_515)
+							npd_137_515 := nv_137_515.Mul(pd_137_515)
+							dx_137_515 := pi_137_515.Mul(nv_137_515.Mul(cn_137_515).Mul(s1_137_515).Sub(sn_137_515.Mul(c1_137_515))).Div(s1_137_515.Mul(s1_137_515))
+							var r0_0_141_515 archsimd.Float64x4
 							{
-								n_141_510, x_141_510 := nv_137_510, pd_137_510
-								n2_141_510 := n_141_510.Mul(n_141_510)
-								a_141_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_510.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_141_510 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_510).Mul(n2_141_510).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_510).Mul(x_141_510).Mul(x_141_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_141_510 = n_141_510.Mul(a_141_510.Add(b_141_510))
+								n_141_515, x_141_515 := nv_137_515, pd_137_515
+								n2_141_515 := n_141_515.Mul(n_141_515)
+								a_141_515 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_515.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_141_515 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_515).Mul(n2_141_515).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_515).Mul(x_141_515).Mul(x_141_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_141_515 = n_141_515.Mul(a_141_515.Add(b_141_515))
 							}
-							dx_137_510 = pi_137_510.Mul(r0_0_141_510).Merge(dx_137_510, npd_137_510.Mul(npd_137_510).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_137_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_510, at_137_510)
-							dn_137_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_510.Mul(cn_137_510).Div(s1_137_510), at_137_510)
-							r0_0_137_510, r1_0_137_510, r2_0_137_510 = s_137_510, dx_137_510, dn_137_510
+							dx_137_515 = pi_137_515.Mul(r0_0_141_515).Merge(dx_137_515, npd_137_515.Mul(npd_137_515).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_137_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_515, at_137_515)
+							dn_137_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_515.Mul(cn_137_515).Div(s1_137_515), at_137_515)
+							r0_0_137_515, r1_0_137_515, r2_0_137_515 = s_137_515, dx_137_515, dn_137_515
 						}
-						s_134_510, dx_134_510, dn_134_510 = r0_0_137_510, r1_0_137_510, r2_0_137_510
+						s_134_515, dx_134_515, dn_134_515 = r0_0_137_515, r1_0_137_515, r2_0_137_515
 					}
-					r0_0_134_510, r1_0_134_510, r2_0_134_510 = s_134_510, dx_134_510, dn_134_510
+					r0_0_134_515, r1_0_134_515, r2_0_134_515 = s_134_515, dx_134_515, dn_134_515
 				}
-				sb_510, hb_510, nb_510 := r0_0_134_510, r1_0_134_510, r2_0_134_510
+				sb_515, hb_515, nb_515 := r0_0_134_515, r1_0_134_515, r2_0_134_515
 				var (
-					r0_0_142_510 archsimd.Float64x4
-					r1_0_142_510 archsimd.Float64x4
-					r2_0_142_510 archsimd.Float64x4
+					r0_0_142_515 archsimd.Float64x4
+					r1_0_142_515 archsimd.Float64x4
+					r2_0_142_515 archsimd.Float64x4
 				)
 				{
-					r_142_510, i_142_510, x_142_510 := r_510, 2, l_510
-					s_142_510, dx_142_510, dn_142_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					if r_142_510.nmode[i_142_510] == nChebyshev {
+					r_142_515, i_142_515, x_142_515 := r_515, 2, l_515
+					s_142_515, dx_142_515, dn_142_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_142_515.nmode[i_142_515] == nChebyshev {
 						var (
-							r0_0_143_510 archsimd.Float64x4
-							r1_0_143_510 archsimd.Float64x4
-							r2_0_143_510 archsimd.Float64x4
+							r0_0_143_515 archsimd.Float64x4
+							r1_0_143_515 archsimd.Float64x4
+							r2_0_143_515 archsimd.Float64x4
 						)
 						{
-							r_143_510, x_143_510, n_143_510 := r_142_510, x_142_510, r_142_510.nn[i_142_510]
-							magic_143_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_143_510 := x_143_510.Add(magic_143_510)
-							d_143_510 := x_143_510.Sub(t_143_510.Sub(magic_143_510))
-							f_143_510 := t_143_510.AsUint64x4().ShiftAllLeft(63)
+							r_143_515, x_143_515, n_143_515 := r_142_515, x_142_515, r_142_515.nn[i_142_515]
+							magic_143_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_143_515 := x_143_515.Add(magic_143_515)
+							d_143_515 := x_143_515.Sub(t_143_515.Sub(magic_143_515))
+							f_143_515 := t_143_515.AsUint64x4().ShiftAllLeft(63)
 							var (
-								r0_0_144_510 archsimd.Float64x4
-								r1_0_144_510 archsimd.Float64x4
+								r0_0_144_515 archsimd.Float64x4
+								r1_0_144_515 archsimd.Float64x4
 							)
 							{
-								d_144_510 := d_143_510
-								y_144_510 := d_144_510.Mul(d_144_510)
-								y2_144_510 := y_144_510.Mul(y_144_510)
-								y4_144_510 := y2_144_510.Mul(y2_144_510)
-								a_144_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_510)
-								b_144_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_510)).Mul(y2_144_510)
-								p1_144_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_510)).Mul(y2_144_510)).Mul(y4_144_510)
-								p2_144_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_510.Mul(y4_144_510))
-								v_144_510 := a_144_510.Add(b_144_510.Add(p1_144_510).Add(p2_144_510))
-								r0_0_144_510, r1_0_144_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_510), v_144_510
+								d_144_515 := d_143_515
+								y_144_515 := d_144_515.Mul(d_144_515)
+								y2_144_515 := y_144_515.Mul(y_144_515)
+								y4_144_515 := y2_144_515.Mul(y2_144_515)
+								a_144_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_515)
+								b_144_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_515)).Mul(y2_144_515)
+								p1_144_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_515)).Mul(y2_144_515)).Mul(y4_144_515)
+								p2_144_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_515.Mul(y4_144_515))
+								v_144_515 := a_144_515.Add(b_144_515.Add(p1_144_515).Add(p2_144_515))
+								r0_0_144_515, r1_0_144_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_515), v_144_515
 							}
-							cr_143_510, v_143_510 := r0_0_144_510, r1_0_144_510
-							sign_143_510, one_143_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_510.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
-							s_143_510 := v_143_510.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_510)).Sqrt().AsUint64x4().Or(d_143_510.AsUint64x4().Xor(f_143_510).And(sign_143_510)).AsFloat64x4()
-							c_143_510 := cr_143_510.AsUint64x4().Xor(f_143_510).AsFloat64x4()
-							c2_143_510 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_510)
-							u0_143_510, u1_143_510 := one_143_510, c2_143_510
-							j_143_510 := 1
-							if n_143_510&1 == 0 {
-								u0_143_510, u1_143_510, j_143_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_510, 0
+							cr_143_515, v_143_515 := r0_0_144_515, r1_0_144_515
+							sign_143_515, one_143_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_515.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_143_515 := v_143_515.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_515)).Sqrt().AsUint64x4().Or(d_143_515.AsUint64x4().Xor(f_143_515).And(sign_143_515)).AsFloat64x4()
+							c_143_515 := cr_143_515.AsUint64x4().Xor(f_143_515).AsFloat64x4()
+							c2_143_515 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_515)
+							u0_143_515, u1_143_515 := one_143_515, c2_143_515
+							j_143_515 := 1
+							if n_143_515&1 == 0 {
+								u0_143_515, u1_143_515, j_143_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_515, 0
 							}
-							p_143_510 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_510.uw[j_143_510])[:4])).Mul(u1_143_510)
-							for ; j_143_510+2 < n_143_510-1; j_143_510 += 2 {
-								u0_143_510 = c2_143_510.Mul(u1_143_510).Sub(u0_143_510)
-								u1_143_510 = c2_143_510.Mul(u0_143_510).Sub(u1_143_510)
-								p_143_510 = p_143_510.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_510.uw[j_143_510+2])[:4])).Mul(u1_143_510))
+							p_143_515 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_515.uw[j_143_515])[:4])).Mul(u1_143_515)
+							for ; j_143_515+2 < n_143_515-1; j_143_515 += 2 {
+								u0_143_515 = c2_143_515.Mul(u1_143_515).Sub(u0_143_515)
+								u1_143_515 = c2_143_515.Mul(u0_143_515).Sub(u1_143_515)
+								p_143_515 = p_143_515.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_515.uw[j_143_515+2])[:4])).Mul(u1_143_515))
 							}
-							u0_143_510, u1_143_510 = u1_143_510, c2_143_510.Mul(u1_143_510).Sub(u0_143_510)
-							tn_143_510 := c_143_510.Mul(u1_143_510).Sub(u0_143_510)
-							dx_143_510 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_510).Mul(p_143_510)
-							peak_143_510 := one_143_510.AsUint64x4().Or(u1_143_510.AsUint64x4().And(sign_143_510)).AsFloat64x4()
-							dn_143_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_510).Mul(tn_143_510).Div(s_143_510).Merge(peak_143_510, s_143_510.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
-							r0_0_143_510, r1_0_143_510, r2_0_143_510 = u1_143_510, dx_143_510, dn_143_510
+							u0_143_515, u1_143_515 = u1_143_515, c2_143_515.Mul(u1_143_515).Sub(u0_143_515)
+							tn_143_515 := c_143_515.Mul(u1_143_515).Sub(u0_143_515)
+							dx_143_515 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_515).Mul(p_143_515)
+							peak_143_515 := one_143_515.AsUint64x4().Or(u1_143_515.AsUint64x4().And(sign_143_515)).AsFloat64x4()
+							dn_143_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_515).Mul(tn_143_515).Div(s_143_515).Merge(peak_143_515, s_143_515.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_143_515, r1_0_143_515, r2_0_143_515 = u1_143_515, dx_143_515, dn_143_515
 						}
-						s_142_510, dx_142_510, dn_142_510 = r0_0_143_510, r1_0_143_510, r2_0_143_510
-					} else if r_142_510.nmode[i_142_510] == nRatio {
+						s_142_515, dx_142_515, dn_142_515 = r0_0_143_515, r1_0_143_515, r2_0_143_515
+					} else if r_142_515.nmode[i_142_515] == nRatio {
 						var (
-							r0_0_145_510 archsimd.Float64x4
-							r1_0_145_510 archsimd.Float64x4
-							r2_0_145_510 archsimd.Float64x4
+							r0_0_145_515 archsimd.Float64x4
+							r1_0_145_515 archsimd.Float64x4
+							r2_0_145_515 archsimd.Float64x4
 						)
 						{
-							x_145_510, nv_145_510 := x_142_510, archsimd.LoadFloat64x4((*[4]float64)((&r_142_510.nv[i_142_510])[:4]))
-							magic_145_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-							t_145_510 := x_145_510.Add(magic_145_510)
-							d_145_510 := x_145_510.Sub(t_145_510.Sub(magic_145_510))
+							x_145_515, nv_145_515 := x_142_515, archsimd.LoadFloat64x4((*[4]float64)((&r_142_515.nv[i_142_515])[:4]))
+							magic_145_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_145_515 := x_145_515.Add(magic_145_515)
+							d_145_515 := x_145_515.Sub(t_145_515.Sub(magic_145_515))
 							var (
-								r0_0_146_510 archsimd.Float64x4
-								r1_0_146_510 archsimd.Float64x4
+								r0_0_146_515 archsimd.Float64x4
+								r1_0_146_515 archsimd.Float64x4
 							)
 							{
-								x_146_510 := nv_145_510.Mul(d_145_510)
-								magic_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
-								t_146_510 := x_146_510.Add(magic_146_510)
-								d_146_510 := x_146_510.Sub(t_146_510.Sub(magic_146_510))
-								var r0_0_22_146_510 archsimd.Float64x4
+								x_146_515 := nv_145_515.Mul(d_145_515)
+								magic_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_146_515 := x_146_515.Add(magic_146_515)
+								d_146_515 := x_146_515.Sub(t_146_515.Sub(magic_146_515))
+								var r0_0_22_146_515 archsimd.Float64x4
 								{
-									d_22_146_510 := d_146_510
-									y_22_146_510 := d_22_146_510.Mul(d_22_146_510)
-									y2_22_146_510 := y_22_146_510.Mul(y_22_146_510)
-									y4_22_146_510 := y2_22_146_510.Mul(y2_22_146_510)
-									p0_22_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_510)).Mul(y2_22_146_510))
-									p1_22_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_510)).Mul(y2_22_146_510)).Mul(y4_22_146_510)
-									p2_22_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_510)).Mul(y4_22_146_510.Mul(y4_22_146_510))
-									r0_0_22_146_510 = d_22_146_510.Mul(p0_22_146_510.Add(p1_22_146_510).Add(p2_22_146_510))
+									d_22_146_515 := d_146_515
+									y_22_146_515 := d_22_146_515.Mul(d_22_146_515)
+									y2_22_146_515 := y_22_146_515.Mul(y_22_146_515)
+									y4_22_146_515 := y2_22_146_515.Mul(y2_22_146_515)
+									p0_22_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_515)).Mul(y2_22_146_515))
+									p1_22_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_515)).Mul(y2_22_146_515)).Mul(y4_22_146_515)
+									p2_22_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_515)).Mul(y4_22_146_515.Mul(y4_22_146_515))
+									r0_0_22_146_515 = d_22_146_515.Mul(p0_22_146_515.Add(p1_22_146_515).Add(p2_22_146_515))
 								}
-								var r0_0_23_146_510 archsimd.Float64x4
+								var r0_0_23_146_515 archsimd.Float64x4
 								{
-									c_23_146_510, t_23_146_510 := r0_0_22_146_510, t_146_510
-									r0_0_23_146_510 = c_23_146_510.AsUint64x4().Xor(t_23_146_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_23_146_515, t_23_146_515 := r0_0_22_146_515, t_146_515
+									r0_0_23_146_515 = c_23_146_515.AsUint64x4().Xor(t_23_146_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								var r0_0_24_146_510 archsimd.Float64x4
+								var r0_0_24_146_515 archsimd.Float64x4
 								{
-									d_24_146_510 := d_146_510
+									d_24_146_515 := d_146_515
 									var (
-										r0_0_1_24_146_510 archsimd.Float64x4
-										r1_0_1_24_146_510 archsimd.Float64x4
+										r0_0_1_24_146_515 archsimd.Float64x4
+										r1_0_1_24_146_515 archsimd.Float64x4
 									)
 									{
-										d_1_24_146_510 := d_24_146_510
-										y_1_24_146_510 := d_1_24_146_510.Mul(d_1_24_146_510)
-										y2_1_24_146_510 := y_1_24_146_510.Mul(y_1_24_146_510)
-										y4_1_24_146_510 := y2_1_24_146_510.Mul(y2_1_24_146_510)
-										a_1_24_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_510)
-										b_1_24_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_510)).Mul(y2_1_24_146_510)
-										p1_1_24_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_510)).Mul(y2_1_24_146_510)).Mul(y4_1_24_146_510)
-										p2_1_24_146_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_510.Mul(y4_1_24_146_510))
-										v_1_24_146_510 := a_1_24_146_510.Add(b_1_24_146_510.Add(p1_1_24_146_510).Add(p2_1_24_146_510))
-										r0_0_1_24_146_510, r1_0_1_24_146_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_510), v_1_24_146_510
+										d_1_24_146_515 := d_24_146_515
+										y_1_24_146_515 := d_1_24_146_515.Mul(d_1_24_146_515)
+										y2_1_24_146_515 := y_1_24_146_515.Mul(y_1_24_146_515)
+										y4_1_24_146_515 := y2_1_24_146_515.Mul(y2_1_24_146_515)
+										a_1_24_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_515)
+										b_1_24_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_515)).Mul(y2_1_24_146_515)
+										p1_1_24_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_515)).Mul(y2_1_24_146_515)).Mul(y4_1_24_146_515)
+										p2_1_24_146_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_515.Mul(y4_1_24_146_515))
+										v_1_24_146_515 := a_1_24_146_515.Add(b_1_24_146_515.Add(p1_1_24_146_515).Add(p2_1_24_146_515))
+										r0_0_1_24_146_515, r1_0_1_24_146_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_515), v_1_24_146_515
 									}
-									c_24_146_510, _ := r0_0_1_24_146_510, r1_0_1_24_146_510
-									r0_0_24_146_510 = c_24_146_510
+									c_24_146_515, _ := r0_0_1_24_146_515, r1_0_1_24_146_515
+									r0_0_24_146_515 = c_24_146_515
 								}
-								var r0_0_25_146_510 archsimd.Float64x4
+								var r0_0_25_146_515 archsimd.Float64x4
 								{
-									c_25_146_510, t_25_146_510 := r0_0_24_146_510, t_146_510
-									r0_0_25_146_510 = c_25_146_510.AsUint64x4().Xor(t_25_146_510.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+									c_25_146_515, t_25_146_515 := r0_0_24_146_515, t_146_515
+									r0_0_25_146_515 = c_25_146_515.AsUint64x4().Xor(t_25_146_515.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
 								}
-								s_146_510, c_146_510 := r0_0_23_146_510, r0_0_25_146_510
-								r0_0_146_510, r1_0_146_510 = s_146_510, c_146_510
+								s_146_515, c_146_515 := r0_0_23_146_515, r0_0_25_146_515
+								r0_0_146_515, r1_0_146_515 = s_146_515, c_146_515
 							}
-							sn_145_510, cn_145_510 := r0_0_146_510, r1_0_146_510
-							var r0_0_147_510 archsimd.Float64x4
+							sn_145_515, cn_145_515 := r0_0_146_515, r1_0_146_515
+							var r0_0_147_515 archsimd.Float64x4
 							{
-								d_147_510 := d_145_510
-								y_147_510 := d_147_510.Mul(d_147_510)
-								y2_147_510 := y_147_510.Mul(y_147_510)
-								y4_147_510 := y2_147_510.Mul(y2_147_510)
-								p0_147_510 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_510)).Mul(y2_147_510))
-								p1_147_510 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_510)).Mul(y2_147_510)).Mul(y4_147_510)
-								p2_147_510 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_510)).Mul(y4_147_510.Mul(y4_147_510))
-								r0_0_147_510 = d_147_510.Mul(p0_147_510.Add(p1_147_510).Add(p2_147_510))
+								d_147_515 := d_145_515
+								y_147_515 := d_147_515.Mul(d_147_515)
+								y2_147_515 := y_147_515.Mul(y_147_515)
+								y4_147_515 := y2_147_515.Mul(y2_147_515)
+								p0_147_515 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_515)).Mul(y2_147_515))
+								p1_147_515 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_515)).Mul(y2_147_515)).Mul(y4_147_515)
+								p2_147_515 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_515)).Mul(y4_147_515.Mul(y4_147_515))
+								r0_0_147_515 = d_147_515.Mul(p0_147_515.Add(p1_147_515).Add(p2_147_515))
 							}
-							var r0_0_148_510 archsimd.Float64x4
+							var r0_0_148_515 archsimd.Float64x4
 							{
-								d_148_510 := d_145_510
+								d_148_515 := d_145_515
 								var (
-									r0_0_1_148_510 archsimd.Float64x4
-									r1_0_1_148_510 archsimd.Float64x4
+									r0_0_1_148_515 archsimd.Float64x4
+									r1_0_1_148_515 archsimd.Float64x4
 								)
 								{
-									d_1_148_510 := d_148_510
-									y_1_148_510 := d_1_148_510.Mul(d_1_148_510)
-									y2_1_148_510 := y_1_148_510.Mul(y_1_148_510)
-									y4_1_148_510 := y2_1_148_510.Mul(y2_1_148_510)
-									a_1_148_510 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_510)
-									b_1_148_510 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_510)).Mul(y2_1_148_510)
-									p1_1_148_510 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_510)).Mul(y2_1_148_510)).Mul(y4_1_148_510)
-									p2_1_148_510 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_510.Mul(y4_1_148_510))
-									v_1_148_510 := a_1_148_510.Add(b_1_148_510.Add(p1_1_148_510).Add(p2_1_148_510))
-									r0_0_1_148_510, r1_0_1_148_510 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_510), v_1_148_510
+									d_1_148_515 := d_148_515
+									y_1_148_515 := d_1_148_515.Mul(d_1_148_515)
+									y2_1_148_515 := y_1_148_515.Mul(y_1_148_515)
+									y4_1_148_515 := y2_1_148_515.Mul(y2_1_148_515)
+									a_1_148_515 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_515)
+									b_1_148_515 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_515)).Mul(y2_1_148_515)
+									p1_1_148_515 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_515)).Mul(y2_1_148_515)).Mul(y4_1_148_515)
+									p2_1_148_515 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_515.Mul(y4_1_148_515))
+									v_1_148_515 := a_1_148_515.Add(b_1_148_515.Add(p1_1_148_515).Add(p2_1_148_515))
+									r0_0_1_148_515, r1_0_1_148_515 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_515), v_1_148_515
 								}
-								c_148_510, _ := r0_0_1_148_510, r1_0_1_148_510
-								r0_0_148_510 = c_148_510
+								c_148_515, _ := r0_0_1_148_515, r1_0_1_148_515
+								r0_0_148_515 = c_148_515
 							}
-							s1_145_510, c1_145_510 := r0_0_147_510, r0_0_148_510
-							pi_145_510 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
-							at_145_510 := d_145_510.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
-							s_145_510 := nv_145_510.Merge(sn_145_510.Div(s1_145_510), at_145_510)
-							pd_145_510 := pi_145_510.Mul(d_145_510)
-							npd_145_510 := nv_145_510.Mul(pd_145_510)
-							dx_145_510 := pi_145_510.Mul(nv_145_510.Mul(cn_145_510).Mul(s1_145_510).Sub(sn_145_510.Mul(c1_145_510))).Div(s1_145_510.Mul(s1_145_510))
-							var r0_0_149_510 archsimd.Float64x4
+							s1_145_515, c1_145_515 := r0_0_147_515, r0_0_148_515
+							pi_145_515 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_145_515 := d_145_515.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_145_515 := nv_145_515.Merge(sn_145_515.Div(s1_145_515), at_145_515)
+							pd_145_515 := pi_145_515.Mul(d_145_515)
+							npd_145_515 := nv_145_515.Mul(pd_145_515)
+							dx_145_515 := pi_145_515.Mul(nv_145_515.Mul(cn_145_515).Mul(s1_145_515).Sub(sn_145_515.Mul(c1_145_515))).Div(s1_145_515.Mul(s1_145_515))
+							var r0_0_149_515 archsimd.Float64x4
 							{
-								n_149_510, x_149_510 := nv_145_510, pd_145_510
-								n2_149_510 := n_149_510.Mul(n_149_510)
-								a_149_510 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_510.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
-								b_149_510 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_510).Mul(n2_149_510).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_510)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_510).Mul(x_149_510).Mul(x_149_510).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
-								r0_0_149_510 = n_149_510.Mul(a_149_510.Add(b_149_510))
+								n_149_515, x_149_515 := nv_145_515, pd_145_515
+								n2_149_515 := n_149_515.Mul(n_149_515)
+								a_149_515 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_515.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_149_515 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_515).Mul(n2_149_515).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_515)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_515).Mul(x_149_515).Mul(x_149_515).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_149_515 = n_149_515.Mul(a_149_515.Add(b_149_515))
 							}
-							dx_145_510 = pi_145_510.Mul(r0_0_149_510).Merge(dx_145_510, npd_145_510.Mul(npd_145_510).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
-							dx_145_510 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_510, at_145_510)
-							dn_145_510 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_510.Mul(cn_145_510).Div(s1_145_510), at_145_510)
-							r0_0_145_510, r1_0_145_510, r2_0_145_510 = s_145_510, dx_145_510, dn_145_510
+							dx_145_515 = pi_145_515.Mul(r0_0_149_515).Merge(dx_145_515, npd_145_515.Mul(npd_145_515).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_145_515 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_515, at_145_515)
+							dn_145_515 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_515.Mul(cn_145_515).Div(s1_145_515), at_145_515)
+							r0_0_145_515, r1_0_145_515, r2_0_145_515 = s_145_515, dx_145_515, dn_145_515
 						}
-						s_142_510, dx_142_510, dn_142_510 = r0_0_145_510, r1_0_145_510, r2_0_145_510
+						s_142_515, dx_142_515, dn_142_515 = r0_0_145_515, r1_0_145_515, r2_0_145_515
 					}
-					r0_0_142_510, r1_0_142_510, r2_0_142_510 = s_142_510, dx_142_510, dn_142_510
+					r0_0_142_515, r1_0_142_515, r2_0_142_515 = s_142_515, dx_142_515, dn_142_515
 				}
-				sc_510, hc_510, nc_510 := r0_0_142_510, r1_0_142_510, r2_0_142_510
-				r0_0_510, r1_0_510, r2_0_510, r3_0_510, r4_0_510, r5_0_510, r6_0_510, r7_0_510, r8_0_510 = sa_510, sb_510, sc_510, ha_510, hb_510, hc_510, na_510, nb_510, nc_510
+				sc_515, hc_515, nc_515 := r0_0_142_515, r1_0_142_515, r2_0_142_515
+				r0_0_515, r1_0_515, r2_0_515, r3_0_515, r4_0_515, r5_0_515, r6_0_515, r7_0_515, r8_0_515 = sa_515, sb_515, sc_515, ha_515, hb_515, hc_515, na_515, nb_515, nc_515
 			}
-			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_510, r1_0_510, r2_0_510, r3_0_510, r4_0_510, r5_0_510, r6_0_510, r7_0_510, r8_0_510
-			var r0_0_511 archsimd.Float64x4
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_515, r1_0_515, r2_0_515, r3_0_515, r4_0_515, r5_0_515, r6_0_515, r7_0_515, r8_0_515
+			var r0_0_516 archsimd.Float64x4
 			{
-				skip_511, sa_511 := skip, sa
-				_ = skip_511
-				r0_0_511 = sa_511
+				skip_516, sa_516 := skip, sa
+				_ = skip_516
+				r0_0_516 = sa_516
 			}
-			sa = r0_0_511
+			sa = r0_0_516
 			var (
-				r0_0_512 archsimd.Float64x4
-				r1_0_512 archsimd.Float64x4
-				r2_0_512 archsimd.Float64x4
-				r3_0_512 archsimd.Float64x4
-				r4_0_512 archsimd.Float64x4
-				r5_0_512 archsimd.Float64x4
+				r0_0_517 archsimd.Float64x4
+				r1_0_517 archsimd.Float64x4
+				r2_0_517 archsimd.Float64x4
+				r3_0_517 archsimd.Float64x4
+				r4_0_517 archsimd.Float64x4
+				r5_0_517 archsimd.Float64x4
 			)
 			{
-				k_512, ia_512, cube_512, e_512, h_512, kk_512, l_512, sa_512, sb_512, sc_512, ha_512, hb_512, hc_512, nda_512, ndb_512, ndc_512, s_512, def_512, sig_512, sna_512, snb_512, snc_512, hkl_512, at_512, stride_512 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_512 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
-				fl_512 := sa_512.Mul(sb_512).Mul(sc_512)
+				k_517, ia_517, cube_517, e_517, h_517, kk_517, l_517, sa_517, sb_517, sc_517, ha_517, hb_517, hc_517, nda_517, ndb_517, ndc_517, s_517, def_517, sig_517, sna_517, snb_517, snc_517, hkl_517, at_517, stride_517 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_517 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_517 := sa_517.Mul(sb_517).Mul(sc_517)
 				var (
-					r0_0_473_512 archsimd.Float64x4
-					r1_0_473_512 archsimd.Float64x4
-					r2_0_473_512 archsimd.Float64x4
-					r3_0_473_512 archsimd.Float64x4
-					r4_0_473_512 archsimd.Float64x4
-					r5_0_473_512 archsimd.Float64x4
-					r6_0_473_512 archsimd.Float64x4
+					r0_0_473_517 archsimd.Float64x4
+					r1_0_473_517 archsimd.Float64x4
+					r2_0_473_517 archsimd.Float64x4
+					r3_0_473_517 archsimd.Float64x4
+					r4_0_473_517 archsimd.Float64x4
+					r5_0_473_517 archsimd.Float64x4
+					r6_0_473_517 archsimd.Float64x4
 				)
 				{
-					k_473_512, ia_473_512, cube_473_512, two_473_512, h_473_512, kk_473_512, l_473_512, fl_473_512, s_473_512, def_473_512 := k_512, ia_512, cube_512, two_512, h_512, kk_512, l_512, fl_512, s_512, def_512
-					r_473_512 := k_473_512.lr
-					zero_473_512 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-					fc_473_512, fd_473_512, fh_473_512, fk_473_512, fkl_473_512 := archsimd.LoadFloat64x4((*[4]float64)((&r_473_512.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_473_512, zero_473_512, zero_473_512
-					if k_473_512.c.HasHKL {
+					k_473_517, ia_473_517, cube_473_517, two_473_517, h_473_517, kk_473_517, l_473_517, fl_473_517, s_473_517, def_473_517 := k_517, ia_517, cube_517, two_517, h_517, kk_517, l_517, fl_517, s_517, def_517
+					r_473_517 := k_473_517.lr
+					zero_473_517 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_473_517, fd_473_517, fh_473_517, fk_473_517, fkl_473_517 := archsimd.LoadFloat64x4((*[4]float64)((&r_473_517.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_473_517, zero_473_517, zero_473_517
+					if k_473_517.c.HasHKL {
 						var (
-							r0_0_176_473_512 archsimd.Float64x4
-							r1_0_176_473_512 archsimd.Float64x4
-							r2_0_176_473_512 archsimd.Float64x4
-							r3_0_176_473_512 archsimd.Float64x4
-							r4_0_176_473_512 archsimd.Float64x4
+							r0_0_176_473_517 archsimd.Float64x4
+							r1_0_176_473_517 archsimd.Float64x4
+							r2_0_176_473_517 archsimd.Float64x4
+							r3_0_176_473_517 archsimd.Float64x4
+							r4_0_176_473_517 archsimd.Float64x4
 						)
 						{
-							r_176_473_512, bits_176_473_512, miss_176_473_512, ia_176_473_512, cube_176_473_512, h_176_473_512, kk_176_473_512, l_176_473_512 := r_473_512, k_473_512.fhklBits, k_473_512.missBits, ia_473_512, cube_473_512, h_473_512, kk_473_512, l_473_512
-							_ = cube_176_473_512
+							r_176_473_517, bits_176_473_517, miss_176_473_517, ia_176_473_517, cube_176_473_517, h_176_473_517, kk_176_473_517, l_176_473_517 := r_473_517, k_473_517.fhklBits, k_473_517.missBits, ia_473_517, cube_473_517, h_473_517, kk_473_517, l_473_517
+							_ = cube_176_473_517
 							var (
-								r0_0_177_473_512 archsimd.Float64x4
-								r1_0_177_473_512 archsimd.Float64x4
+								r0_0_177_473_517 archsimd.Float64x4
+								r1_0_177_473_517 archsimd.Float64x4
 							)
 							{
-								r_177_473_512, bits_177_473_512, miss_177_473_512, ia_177_473_512, h_177_473_512, kk_177_473_512, l_177_473_512 := r_176_473_512, bits_176_473_512, miss_176_473_512, ia_176_473_512, h_176_473_512, kk_176_473_512, l_176_473_512
-								var r0_0_33_177_473_512 archsimd.Mask64x4
+								r_177_473_517, bits_177_473_517, miss_177_473_517, ia_177_473_517, h_177_473_517, kk_177_473_517, l_177_473_517 := r_176_473_517, bits_176_473_517, miss_176_473_517, ia_176_473_517, h_176_473_517, kk_176_473_517, l_176_473_517
+								var r0_0_33_177_473_517 archsimd.Mask64x4
 								{
-									r_33_177_473_512, ia_33_177_473_512, h_33_177_473_512, kk_33_177_473_512, l_33_177_473_512 := r_177_473_512, ia_177_473_512, h_177_473_512, kk_177_473_512, l_177_473_512
-									half_33_177_473_512 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
-									hc_33_177_473_512, kc_33_177_473_512, lc_33_177_473_512 := h_33_177_473_512.Sub(half_33_177_473_512).Ceil(), kk_33_177_473_512.Sub(half_33_177_473_512).Ceil(), l_33_177_473_512.Sub(half_33_177_473_512).Ceil()
-									hmin_33_177_473_512, kmin_33_177_473_512, lmin_33_177_473_512 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.lmin)[:4]))
-									in_33_177_473_512 := hc_33_177_473_512.GreaterEqual(hmin_33_177_473_512).And(hc_33_177_473_512.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.hmax)[:4])))).And(kc_33_177_473_512.GreaterEqual(kmin_33_177_473_512)).And(kc_33_177_473_512.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.kmax)[:4])))).And(lc_33_177_473_512.GreaterEqual(lmin_33_177_473_512)).And(lc_33_177_473_512.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.lmax)[:4]))))
-									idx_33_177_473_512 := hc_33_177_473_512.Sub(hmin_33_177_473_512).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.hstride)[:4]))).Add(kc_33_177_473_512.Sub(kmin_33_177_473_512).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_512.kstride)[:4])))).Add(lc_33_177_473_512.Sub(lmin_33_177_473_512))
-									idx_33_177_473_512.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_473_512).ConvertToInt32().Store(ia_33_177_473_512)
-									r0_0_33_177_473_512 = in_33_177_473_512
+									r_33_177_473_517, ia_33_177_473_517, h_33_177_473_517, kk_33_177_473_517, l_33_177_473_517 := r_177_473_517, ia_177_473_517, h_177_473_517, kk_177_473_517, l_177_473_517
+									half_33_177_473_517 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_177_473_517, kc_33_177_473_517, lc_33_177_473_517 := h_33_177_473_517.Sub(half_33_177_473_517).Ceil(), kk_33_177_473_517.Sub(half_33_177_473_517).Ceil(), l_33_177_473_517.Sub(half_33_177_473_517).Ceil()
+									hmin_33_177_473_517, kmin_33_177_473_517, lmin_33_177_473_517 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.lmin)[:4]))
+									in_33_177_473_517 := hc_33_177_473_517.GreaterEqual(hmin_33_177_473_517).And(hc_33_177_473_517.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.hmax)[:4])))).And(kc_33_177_473_517.GreaterEqual(kmin_33_177_473_517)).And(kc_33_177_473_517.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.kmax)[:4])))).And(lc_33_177_473_517.GreaterEqual(lmin_33_177_473_517)).And(lc_33_177_473_517.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.lmax)[:4]))))
+									idx_33_177_473_517 := hc_33_177_473_517.Sub(hmin_33_177_473_517).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.hstride)[:4]))).Add(kc_33_177_473_517.Sub(kmin_33_177_473_517).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_473_517.kstride)[:4])))).Add(lc_33_177_473_517.Sub(lmin_33_177_473_517))
+									idx_33_177_473_517.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_473_517).ConvertToInt32().Store(ia_33_177_473_517)
+									r0_0_33_177_473_517 = in_33_177_473_517
 								}
-								in_177_473_512 := r0_0_33_177_473_512
-								f_177_473_512 := vgatherAVX2(bits_177_473_512, ia_177_473_512).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_473_512.defaultF)[:4])), in_177_473_512)
-								fd_177_473_512 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-								if miss_177_473_512 != nil {
-									fd_177_473_512 = vgatherAVX2(miss_177_473_512, ia_177_473_512).AsFloat64x4()
+								in_177_473_517 := r0_0_33_177_473_517
+								f_177_473_517 := vgatherAVX2(bits_177_473_517, ia_177_473_517).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_473_517.defaultF)[:4])), in_177_473_517)
+								fd_177_473_517 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_177_473_517 != nil {
+									fd_177_473_517 = vgatherAVX2(miss_177_473_517, ia_177_473_517).AsFloat64x4()
 								}
-								r0_0_177_473_512, r1_0_177_473_512 = f_177_473_512, fd_177_473_512.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_473_512)
+								r0_0_177_473_517, r1_0_177_473_517 = f_177_473_517, fd_177_473_517.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_473_517)
 							}
-							f_176_473_512, fd_176_473_512 := r0_0_177_473_512, r1_0_177_473_512
-							zero_176_473_512 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
-							r0_0_176_473_512, r1_0_176_473_512, r2_0_176_473_512, r3_0_176_473_512, r4_0_176_473_512 = f_176_473_512, fd_176_473_512, zero_176_473_512, zero_176_473_512, zero_176_473_512
+							f_176_473_517, fd_176_473_517 := r0_0_177_473_517, r1_0_177_473_517
+							zero_176_473_517 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_176_473_517, r1_0_176_473_517, r2_0_176_473_517, r3_0_176_473_517, r4_0_176_473_517 = f_176_473_517, fd_176_473_517, zero_176_473_517, zero_176_473_517, zero_176_473_517
 						}
-						fc_473_512, fd_473_512, fh_473_512, fk_473_512, fkl_473_512 = r0_0_176_473_512, r1_0_176_473_512, r2_0_176_473_512, r3_0_176_473_512, r4_0_176_473_512
+						fc_473_517, fd_473_517, fh_473_517, fk_473_517, fkl_473_517 = r0_0_176_473_517, r1_0_176_473_517, r2_0_176_473_517, r3_0_176_473_517, r4_0_176_473_517
 					}
-					ffl_473_512 := fc_473_512.Mul(fc_473_512).Mul(fl_473_512)
-					s1_473_512 := s_473_512.Add(ffl_473_512.Mul(fl_473_512))
-					def1_473_512 := def_473_512
-					if k_473_512.perDef {
-						def1_473_512 = def_473_512.Add(two_473_512.Mul(fc_473_512).Mul(fl_473_512).Mul(fl_473_512).Mul(fd_473_512))
+					ffl_473_517 := fc_473_517.Mul(fc_473_517).Mul(fl_473_517)
+					s1_473_517 := s_473_517.Add(ffl_473_517.Mul(fl_473_517))
+					def1_473_517 := def_473_517
+					if k_473_517.perDef {
+						def1_473_517 = def_473_517.Add(two_473_517.Mul(fc_473_517).Mul(fl_473_517).Mul(fl_473_517).Mul(fd_473_517))
 					}
-					r0_0_473_512, r1_0_473_512, r2_0_473_512, r3_0_473_512, r4_0_473_512, r5_0_473_512, r6_0_473_512 = ffl_473_512, s1_473_512, def1_473_512, fc_473_512, fh_473_512, fk_473_512, fkl_473_512
+					r0_0_473_517, r1_0_473_517, r2_0_473_517, r3_0_473_517, r4_0_473_517, r5_0_473_517, r6_0_473_517 = ffl_473_517, s1_473_517, def1_473_517, fc_473_517, fh_473_517, fk_473_517, fkl_473_517
 				}
-				ffl_512, s1_512, def1_512, fc_512, fh_512, fk_512, fkl_512 := r0_0_473_512, r1_0_473_512, r2_0_473_512, r3_0_473_512, r4_0_473_512, r5_0_473_512, r6_0_473_512
-				tfl_512 := two_512.Mul(ffl_512)
-				xa_512, xb_512, xc_512 := tfl_512.Mul(sb_512.Mul(sc_512)), tfl_512.Mul(sa_512.Mul(sc_512)), tfl_512.Mul(sa_512.Mul(sb_512))
-				hbar_512, kbar_512, lbar_512 := xa_512.Mul(ha_512), xb_512.Mul(hb_512), xc_512.Mul(hc_512)
+				ffl_517, s1_517, def1_517, fc_517, fh_517, fk_517, fkl_517 := r0_0_473_517, r1_0_473_517, r2_0_473_517, r3_0_473_517, r4_0_473_517, r5_0_473_517, r6_0_473_517
+				tfl_517 := two_517.Mul(ffl_517)
+				xa_517, xb_517, xc_517 := tfl_517.Mul(sb_517.Mul(sc_517)), tfl_517.Mul(sa_517.Mul(sc_517)), tfl_517.Mul(sa_517.Mul(sb_517))
+				hbar_517, kbar_517, lbar_517 := xa_517.Mul(ha_517), xb_517.Mul(hb_517), xc_517.Mul(hc_517)
 				var (
-					r0_0_474_512 archsimd.Float64x4
-					r1_0_474_512 archsimd.Float64x4
-					r2_0_474_512 archsimd.Float64x4
+					r0_0_474_517 archsimd.Float64x4
+					r1_0_474_517 archsimd.Float64x4
+					r2_0_474_517 archsimd.Float64x4
 				)
 				{
-					two_474_512, fc_474_512, flatt_474_512, fh_474_512, fk_474_512, fl_474_512, hbar_474_512, kbar_474_512, lbar_474_512 := two_512, fc_512, fl_512, fh_512, fk_512, fkl_512, hbar_512, kbar_512, lbar_512
-					_ = two_474_512
-					_ = fc_474_512
-					_ = flatt_474_512
-					_ = fh_474_512
-					_ = fk_474_512
-					_ = fl_474_512
-					r0_0_474_512, r1_0_474_512, r2_0_474_512 = hbar_474_512, kbar_474_512, lbar_474_512
+					two_474_517, fc_474_517, flatt_474_517, fh_474_517, fk_474_517, fl_474_517, hbar_474_517, kbar_474_517, lbar_474_517 := two_517, fc_517, fl_517, fh_517, fk_517, fkl_517, hbar_517, kbar_517, lbar_517
+					_ = two_474_517
+					_ = fc_474_517
+					_ = flatt_474_517
+					_ = fh_474_517
+					_ = fk_474_517
+					_ = fl_474_517
+					r0_0_474_517, r1_0_474_517, r2_0_474_517 = hbar_474_517, kbar_474_517, lbar_474_517
 				}
-				hbar_512, kbar_512, lbar_512 = r0_0_474_512, r1_0_474_512, r2_0_474_512
-				var r0_0_475_512 archsimd.Float64x4
+				hbar_517, kbar_517, lbar_517 = r0_0_474_517, r1_0_474_517, r2_0_474_517
+				var r0_0_475_517 archsimd.Float64x4
 				{
-					e_475_512, h_475_512, kk_475_512, l_475_512, hbar_475_512, kbar_475_512, lbar_475_512, sig_475_512 := e_512, h_512, kk_512, l_512, hbar_512, kbar_512, lbar_512, sig_512
-					_ = e_475_512
-					_ = h_475_512
-					_ = kk_475_512
-					_ = l_475_512
-					_ = hbar_475_512
-					_ = kbar_475_512
-					_ = lbar_475_512
-					r0_0_475_512 = sig_475_512
+					e_475_517, h_475_517, kk_475_517, l_475_517, hbar_475_517, kbar_475_517, lbar_475_517, sig_475_517 := e_517, h_517, kk_517, l_517, hbar_517, kbar_517, lbar_517, sig_517
+					_ = e_475_517
+					_ = h_475_517
+					_ = kk_475_517
+					_ = l_475_517
+					_ = hbar_475_517
+					_ = kbar_475_517
+					_ = lbar_475_517
+					r0_0_475_517 = sig_475_517
 				}
-				sig1_512 := r0_0_475_512
+				sig1_517 := r0_0_475_517
 				var (
-					r0_0_476_512 archsimd.Float64x4
-					r1_0_476_512 archsimd.Float64x4
-					r2_0_476_512 archsimd.Float64x4
+					r0_0_476_517 archsimd.Float64x4
+					r1_0_476_517 archsimd.Float64x4
+					r2_0_476_517 archsimd.Float64x4
 				)
 				{
-					xa_476_512, xb_476_512, xc_476_512, nda_476_512, ndb_476_512, ndc_476_512, sna_476_512, snb_476_512, snc_476_512 := xa_512, xb_512, xc_512, nda_512, ndb_512, ndc_512, sna_512, snb_512, snc_512
-					_ = xa_476_512
-					_ = xb_476_512
-					_ = xc_476_512
-					_ = nda_476_512
-					_ = ndb_476_512
-					_ = ndc_476_512
-					r0_0_476_512, r1_0_476_512, r2_0_476_512 = sna_476_512, snb_476_512, snc_476_512
+					xa_476_517, xb_476_517, xc_476_517, nda_476_517, ndb_476_517, ndc_476_517, sna_476_517, snb_476_517, snc_476_517 := xa_517, xb_517, xc_517, nda_517, ndb_517, ndc_517, sna_517, snb_517, snc_517
+					_ = xa_476_517
+					_ = xb_476_517
+					_ = xc_476_517
+					_ = nda_476_517
+					_ = ndb_476_517
+					_ = ndc_476_517
+					r0_0_476_517, r1_0_476_517, r2_0_476_517 = sna_476_517, snb_476_517, snc_476_517
 				}
-				na1_512, nb1_512, nc1_512 := r0_0_476_512, r1_0_476_512, r2_0_476_512
-				var r0_0_477_512 archsimd.Float64x4
+				na1_517, nb1_517, nc1_517 := r0_0_476_517, r1_0_476_517, r2_0_476_517
+				var r0_0_477_517 archsimd.Float64x4
 				{
-					k_477_512, fl_477_512, hbar_477_512, kbar_477_512, lbar_477_512, s_477_512, s1_477_512, hkl_477_512, at_477_512, stride_477_512 := k_512, fl_512, hbar_512, kbar_512, lbar_512, s_512, s1_512, hkl_512, at_512, stride_512
-					if !k_477_512.c.Water {
-						s1_477_512 = s_477_512.Merge(s1_477_512, fl_477_512.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					k_477_517, fl_477_517, hbar_477_517, kbar_477_517, lbar_477_517, s_477_517, s1_477_517, hkl_477_517, at_477_517, stride_477_517 := k_517, fl_517, hbar_517, kbar_517, lbar_517, s_517, s1_517, hkl_517, at_517, stride_517
+					if !k_477_517.c.Water {
+						s1_477_517 = s_477_517.Merge(s1_477_517, fl_477_517.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
 					}
-					hbar_477_512.StoreSlice(hkl_477_512[at_477_512:])
-					kbar_477_512.StoreSlice(hkl_477_512[at_477_512+stride_477_512:])
-					lbar_477_512.StoreSlice(hkl_477_512[at_477_512+2*stride_477_512:])
-					r0_0_477_512 = s1_477_512
+					hbar_477_517.StoreSlice(hkl_477_517[at_477_517:])
+					kbar_477_517.StoreSlice(hkl_477_517[at_477_517+stride_477_517:])
+					lbar_477_517.StoreSlice(hkl_477_517[at_477_517+2*stride_477_517:])
+					r0_0_477_517 = s1_477_517
 				}
-				s1_512 = r0_0_477_512
-				r0_0_512, r1_0_512, r2_0_512, r3_0_512, r4_0_512, r5_0_512 = s1_512, def1_512, sig1_512, na1_512, nb1_512, nc1_512
+				s1_517 = r0_0_477_517
+				r0_0_517, r1_0_517, r2_0_517, r3_0_517, r4_0_517, r5_0_517 = s1_517, def1_517, sig1_517, na1_517, nb1_517, nc1_517
 			}
-			s, def, sig, sna, snb, snc = r0_0_512, r1_0_512, r2_0_512, r3_0_512, r4_0_512, r5_0_512
+			s, def, sig, sna, snb, snc = r0_0_517, r1_0_517, r2_0_517, r3_0_517, r4_0_517, r5_0_517
 		}
 		{
-			t_513, p0_513, s_513, def_513, sig_513, sna_513, snb_513, snc_513 := t, p0, s, def, sig, sna, snb, snc
-			s_513.StoreSlice(t_513.s[p0_513:])
-			def_513.StoreSlice(t_513.def[p0_513:])
-			sig_513.StoreSlice(t_513.sig[p0_513:])
-			sna_513.StoreSlice(t_513.na[p0_513:])
-			snb_513.StoreSlice(t_513.nb[p0_513:])
-			snc_513.StoreSlice(t_513.nc[p0_513:])
+			t_518, p0_518, s_518, def_518, sig_518, sna_518, snb_518, snc_518 := t, p0, s, def, sig, sna, snb, snc
+			s_518.StoreSlice(t_518.s[p0_518:])
+			def_518.StoreSlice(t_518.def[p0_518:])
+			sig_518.StoreSlice(t_518.sig[p0_518:])
+			sna_518.StoreSlice(t_518.na[p0_518:])
+			snb_518.StoreSlice(t_518.nb[p0_518:])
+			snc_518.StoreSlice(t_518.nc[p0_518:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	n := k.nn[0]
+	var ia [4]int32
+	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
+	for p0 := 0; p0 < np; p0 += 4 {
+		var (
+			r0_0_519 archsimd.Float64x4
+			r1_0_519 archsimd.Float64x4
+			r2_0_519 archsimd.Float64x4
+			r3_0_519 archsimd.Float64x4
+			r4_0_519 archsimd.Float64x4
+			r5_0_519 archsimd.Float64x4
+			r6_0_519 archsimd.Float64x4
+			r7_0_519 archsimd.Float64x4
+			r8_0_519 archsimd.Float64x4
+		)
+		{
+			r_519, sr_519, t_519, ds_519, p0_519, fresh_519 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_519 := archsimd.LoadFloat64x4((*[4]float64)((&sr_519.il)[:4]))
+			x_519, y_519, z_519 := archsimd.LoadFloat64x4Slice((t_519.d[0][p0_519:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_519.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_519.d[1][p0_519:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_519.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_519.d[2][p0_519:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_519.inc[2])[:4])))
+			x_519.Mul(x_519).Add(y_519.Mul(y_519)).Add(z_519.Mul(z_519)).StoreSlice(ds_519[p0_519:])
+			zero_519 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_519, def_519, sig_519, na_519, nb_519, nc_519 := archsimd.LoadFloat64x4((*[4]float64)((&r_519.ibg)[:4])), zero_519, zero_519, zero_519, zero_519, zero_519
+			if !fresh_519 {
+				s_519, def_519, sig_519 = archsimd.LoadFloat64x4Slice((t_519.s[p0_519:])), archsimd.LoadFloat64x4Slice((t_519.def[p0_519:])), archsimd.LoadFloat64x4Slice((t_519.sig[p0_519:]))
+				na_519, nb_519, nc_519 = archsimd.LoadFloat64x4Slice((t_519.na[p0_519:])), archsimd.LoadFloat64x4Slice((t_519.nb[p0_519:])), archsimd.LoadFloat64x4Slice((t_519.nc[p0_519:]))
+			}
+			r0_0_519, r1_0_519, r2_0_519, r3_0_519, r4_0_519, r5_0_519, r6_0_519, r7_0_519, r8_0_519 = x_519.Mul(il_519), y_519.Mul(il_519), z_519.Mul(il_519), s_519, def_519, sig_519, na_519, nb_519, nc_519
+		}
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_519, r1_0_519, r2_0_519, r3_0_519, r4_0_519, r5_0_519, r6_0_519, r7_0_519, r8_0_519
+		var r0_0_520 archsimd.Mask64x4
+		{
+			r_520, qx_520, qy_520, qz_520 := r, qx, qy, qz
+			_ = r_520
+			_ = qx_520
+			_ = qy_520
+			_ = qz_520
+			r0_0_520 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		}
+		skip := r0_0_520
+		for oi := range k.ll.orient {
+			var (
+				r0_0_521 archsimd.Float64x4
+				r1_0_521 archsimd.Float64x4
+				r2_0_521 archsimd.Float64x4
+			)
+			{
+				o_521, qx_521, qy_521, qz_521 := &k.ll.orient[oi], qx, qy, qz
+				h_521 := archsimd.LoadFloat64x4((*[4]float64)((&o_521[0])[:4])).Mul(qx_521).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[1])[:4])).Mul(qy_521)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[2])[:4])).Mul(qz_521))
+				kk_521 := archsimd.LoadFloat64x4((*[4]float64)((&o_521[3])[:4])).Mul(qx_521).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[4])[:4])).Mul(qy_521)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[5])[:4])).Mul(qz_521))
+				l_521 := archsimd.LoadFloat64x4((*[4]float64)((&o_521[6])[:4])).Mul(qx_521).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[7])[:4])).Mul(qy_521)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_521[8])[:4])).Mul(qz_521))
+				r0_0_521, r1_0_521, r2_0_521 = h_521, kk_521, l_521
+			}
+			h, kk, l := r0_0_521, r1_0_521, r2_0_521
+			var (
+				r0_0_522 archsimd.Float64x4
+				r1_0_522 archsimd.Float64x4
+				r2_0_522 archsimd.Float64x4
+				r3_0_522 archsimd.Float64x4
+				r4_0_522 archsimd.Float64x4
+				r5_0_522 archsimd.Float64x4
+				r6_0_522 archsimd.Float64x4
+				r7_0_522 archsimd.Float64x4
+				r8_0_522 archsimd.Float64x4
+			)
+			{
+				r_522, h_522, kk_522, l_522, n_522 := r, h, kk, l, n
+				var (
+					r0_0_161_522 archsimd.Float64x4
+					r1_0_161_522 archsimd.Float64x4
+					r2_0_161_522 archsimd.Float64x4
+				)
+				{
+					r_161_522, x_161_522, n_161_522 := r_522, h_522, n_522
+					magic_161_522 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_161_522 := x_161_522.Add(magic_161_522)
+					d_161_522 := x_161_522.Sub(t_161_522.Sub(magic_161_522))
+					f_161_522 := t_161_522.AsUint64x4().ShiftAllLeft(63)
+					var (
+						r0_0_162_522 archsimd.Float64x4
+						r1_0_162_522 archsimd.Float64x4
+					)
+					{
+						d_162_522 := d_161_522
+						y_162_522 := d_162_522.Mul(d_162_522)
+						y2_162_522 := y_162_522.Mul(y_162_522)
+						y4_162_522 := y2_162_522.Mul(y2_162_522)
+						a_162_522 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_162_522)
+						b_162_522 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_162_522)).Mul(y2_162_522)
+						p1_162_522 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_162_522)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_162_522)).Mul(y2_162_522)).Mul(y4_162_522)
+						p2_162_522 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_162_522.Mul(y4_162_522))
+						v_162_522 := a_162_522.Add(b_162_522.Add(p1_162_522).Add(p2_162_522))
+						r0_0_162_522, r1_0_162_522 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_162_522), v_162_522
+					}
+					cr_161_522, v_161_522 := r0_0_162_522, r1_0_162_522
+					sign_161_522, one_161_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_522.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_161_522 := v_161_522.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_161_522)).Sqrt().AsUint64x4().Or(d_161_522.AsUint64x4().Xor(f_161_522).And(sign_161_522)).AsFloat64x4()
+					c_161_522 := cr_161_522.AsUint64x4().Xor(f_161_522).AsFloat64x4()
+					c2_161_522 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_161_522)
+					u0_161_522, u1_161_522 := one_161_522, c2_161_522
+					j_161_522 := 1
+					if n_161_522&1 == 0 {
+						u0_161_522, u1_161_522, j_161_522 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_161_522, 0
+					}
+					p_161_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_161_522.uw[j_161_522])[:4])).Mul(u1_161_522)
+					for ; j_161_522+2 < n_161_522-1; j_161_522 += 2 {
+						u0_161_522 = c2_161_522.Mul(u1_161_522).Sub(u0_161_522)
+						u1_161_522 = c2_161_522.Mul(u0_161_522).Sub(u1_161_522)
+						p_161_522 = p_161_522.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_161_522.uw[j_161_522+2])[:4])).Mul(u1_161_522))
+					}
+					u0_161_522, u1_161_522 = u1_161_522, c2_161_522.Mul(u1_161_522).Sub(u0_161_522)
+					tn_161_522 := c_161_522.Mul(u1_161_522).Sub(u0_161_522)
+					dx_161_522 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_161_522).Mul(p_161_522)
+					peak_161_522 := one_161_522.AsUint64x4().Or(u1_161_522.AsUint64x4().And(sign_161_522)).AsFloat64x4()
+					dn_161_522 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_161_522).Mul(tn_161_522).Div(s_161_522).Merge(peak_161_522, s_161_522.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_161_522, r1_0_161_522, r2_0_161_522 = u1_161_522, dx_161_522, dn_161_522
+				}
+				sa_522, ha_522, na_522 := r0_0_161_522, r1_0_161_522, r2_0_161_522
+				var (
+					r0_0_163_522 archsimd.Float64x4
+					r1_0_163_522 archsimd.Float64x4
+					r2_0_163_522 archsimd.Float64x4
+				)
+				{
+					r_163_522, x_163_522, n_163_522 := r_522, kk_522, n_522
+					magic_163_522 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_163_522 := x_163_522.Add(magic_163_522)
+					d_163_522 := x_163_522.Sub(t_163_522.Sub(magic_163_522))
+					f_163_522 := t_163_522.AsUint64x4().ShiftAllLeft(63)
+					var (
+						r0_0_164_522 archsimd.Float64x4
+						r1_0_164_522 archsimd.Float64x4
+					)
+					{
+						d_164_522 := d_163_522
+						y_164_522 := d_164_522.Mul(d_164_522)
+						y2_164_522 := y_164_522.Mul(y_164_522)
+						y4_164_522 := y2_164_522.Mul(y2_164_522)
+						a_164_522 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_164_522)
+						b_164_522 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_164_522)).Mul(y2_164_522)
+						p1_164_522 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_164_522)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_164_522)).Mul(y2_164_522)).Mul(y4_164_522)
+						p2_164_522 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_164_522.Mul(y4_164_522))
+						v_164_522 := a_164_522.Add(b_164_522.Add(p1_164_522).Add(p2_164_522))
+						r0_0_164_522, r1_0_164_522 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_164_522), v_164_522
+					}
+					cr_163_522, v_163_522 := r0_0_164_522, r1_0_164_522
+					sign_163_522, one_163_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_522.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_163_522 := v_163_522.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_163_522)).Sqrt().AsUint64x4().Or(d_163_522.AsUint64x4().Xor(f_163_522).And(sign_163_522)).AsFloat64x4()
+					c_163_522 := cr_163_522.AsUint64x4().Xor(f_163_522).AsFloat64x4()
+					c2_163_522 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_163_522)
+					u0_163_522, u1_163_522 := one_163_522, c2_163_522
+					j_163_522 := 1
+					if n_163_522&1 == 0 {
+						u0_163_522, u1_163_522, j_163_522 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_163_522, 0
+					}
+					p_163_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_163_522.uw[j_163_522])[:4])).Mul(u1_163_522)
+					for ; j_163_522+2 < n_163_522-1; j_163_522 += 2 {
+						u0_163_522 = c2_163_522.Mul(u1_163_522).Sub(u0_163_522)
+						u1_163_522 = c2_163_522.Mul(u0_163_522).Sub(u1_163_522)
+						p_163_522 = p_163_522.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_163_522.uw[j_163_522+2])[:4])).Mul(u1_163_522))
+					}
+					u0_163_522, u1_163_522 = u1_163_522, c2_163_522.Mul(u1_163_522).Sub(u0_163_522)
+					tn_163_522 := c_163_522.Mul(u1_163_522).Sub(u0_163_522)
+					dx_163_522 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_163_522).Mul(p_163_522)
+					peak_163_522 := one_163_522.AsUint64x4().Or(u1_163_522.AsUint64x4().And(sign_163_522)).AsFloat64x4()
+					dn_163_522 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_163_522).Mul(tn_163_522).Div(s_163_522).Merge(peak_163_522, s_163_522.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_163_522, r1_0_163_522, r2_0_163_522 = u1_163_522, dx_163_522, dn_163_522
+				}
+				sb_522, hb_522, nb_522 := r0_0_163_522, r1_0_163_522, r2_0_163_522
+				var (
+					r0_0_165_522 archsimd.Float64x4
+					r1_0_165_522 archsimd.Float64x4
+					r2_0_165_522 archsimd.Float64x4
+				)
+				{
+					r_165_522, x_165_522, n_165_522 := r_522, l_522, n_522
+					magic_165_522 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+					t_165_522 := x_165_522.Add(magic_165_522)
+					d_165_522 := x_165_522.Sub(t_165_522.Sub(magic_165_522))
+					f_165_522 := t_165_522.AsUint64x4().ShiftAllLeft(63)
+					var (
+						r0_0_166_522 archsimd.Float64x4
+						r1_0_166_522 archsimd.Float64x4
+					)
+					{
+						d_166_522 := d_165_522
+						y_166_522 := d_166_522.Mul(d_166_522)
+						y2_166_522 := y_166_522.Mul(y_166_522)
+						y4_166_522 := y2_166_522.Mul(y2_166_522)
+						a_166_522 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_166_522)
+						b_166_522 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_166_522)).Mul(y2_166_522)
+						p1_166_522 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_166_522)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_166_522)).Mul(y2_166_522)).Mul(y4_166_522)
+						p2_166_522 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_166_522.Mul(y4_166_522))
+						v_166_522 := a_166_522.Add(b_166_522.Add(p1_166_522).Add(p2_166_522))
+						r0_0_166_522, r1_0_166_522 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_166_522), v_166_522
+					}
+					cr_165_522, v_165_522 := r0_0_166_522, r1_0_166_522
+					sign_165_522, one_165_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_522.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+					s_165_522 := v_165_522.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_165_522)).Sqrt().AsUint64x4().Or(d_165_522.AsUint64x4().Xor(f_165_522).And(sign_165_522)).AsFloat64x4()
+					c_165_522 := cr_165_522.AsUint64x4().Xor(f_165_522).AsFloat64x4()
+					c2_165_522 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_165_522)
+					u0_165_522, u1_165_522 := one_165_522, c2_165_522
+					j_165_522 := 1
+					if n_165_522&1 == 0 {
+						u0_165_522, u1_165_522, j_165_522 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_165_522, 0
+					}
+					p_165_522 := archsimd.LoadFloat64x4((*[4]float64)((&r_165_522.uw[j_165_522])[:4])).Mul(u1_165_522)
+					for ; j_165_522+2 < n_165_522-1; j_165_522 += 2 {
+						u0_165_522 = c2_165_522.Mul(u1_165_522).Sub(u0_165_522)
+						u1_165_522 = c2_165_522.Mul(u0_165_522).Sub(u1_165_522)
+						p_165_522 = p_165_522.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_165_522.uw[j_165_522+2])[:4])).Mul(u1_165_522))
+					}
+					u0_165_522, u1_165_522 = u1_165_522, c2_165_522.Mul(u1_165_522).Sub(u0_165_522)
+					tn_165_522 := c_165_522.Mul(u1_165_522).Sub(u0_165_522)
+					dx_165_522 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_165_522).Mul(p_165_522)
+					peak_165_522 := one_165_522.AsUint64x4().Or(u1_165_522.AsUint64x4().And(sign_165_522)).AsFloat64x4()
+					dn_165_522 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_165_522).Mul(tn_165_522).Div(s_165_522).Merge(peak_165_522, s_165_522.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					r0_0_165_522, r1_0_165_522, r2_0_165_522 = u1_165_522, dx_165_522, dn_165_522
+				}
+				sc_522, hc_522, nc_522 := r0_0_165_522, r1_0_165_522, r2_0_165_522
+				r0_0_522, r1_0_522, r2_0_522, r3_0_522, r4_0_522, r5_0_522, r6_0_522, r7_0_522, r8_0_522 = sa_522, sb_522, sc_522, ha_522, hb_522, hc_522, na_522, nb_522, nc_522
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_522, r1_0_522, r2_0_522, r3_0_522, r4_0_522, r5_0_522, r6_0_522, r7_0_522, r8_0_522
+			var r0_0_523 archsimd.Float64x4
+			{
+				skip_523, sa_523 := skip, sa
+				_ = skip_523
+				r0_0_523 = sa_523
+			}
+			sa = r0_0_523
+			var (
+				r0_0_524 archsimd.Float64x4
+				r1_0_524 archsimd.Float64x4
+				r2_0_524 archsimd.Float64x4
+				r3_0_524 archsimd.Float64x4
+				r4_0_524 archsimd.Float64x4
+				r5_0_524 archsimd.Float64x4
+			)
+			{
+				k_524, ia_524, cube_524, e_524, h_524, kk_524, l_524, sa_524, sb_524, sc_524, ha_524, hb_524, hc_524, nda_524, ndb_524, ndc_524, s_524, def_524, sig_524, sna_524, snb_524, snc_524, hkl_524, at_524, stride_524 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_524 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_524 := sa_524.Mul(sb_524).Mul(sc_524)
+				var (
+					r0_0_478_524 archsimd.Float64x4
+					r1_0_478_524 archsimd.Float64x4
+					r2_0_478_524 archsimd.Float64x4
+					r3_0_478_524 archsimd.Float64x4
+					r4_0_478_524 archsimd.Float64x4
+					r5_0_478_524 archsimd.Float64x4
+					r6_0_478_524 archsimd.Float64x4
+				)
+				{
+					k_478_524, ia_478_524, cube_478_524, two_478_524, h_478_524, kk_478_524, l_478_524, fl_478_524, s_478_524, def_478_524 := k_524, ia_524, cube_524, two_524, h_524, kk_524, l_524, fl_524, s_524, def_524
+					r_478_524 := k_478_524.lr
+					zero_478_524 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_478_524, fd_478_524, fh_478_524, fk_478_524, fkl_478_524 := archsimd.LoadFloat64x4((*[4]float64)((&r_478_524.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_478_524, zero_478_524, zero_478_524
+					if k_478_524.c.HasHKL {
+						var (
+							r0_0_176_478_524 archsimd.Float64x4
+							r1_0_176_478_524 archsimd.Float64x4
+							r2_0_176_478_524 archsimd.Float64x4
+							r3_0_176_478_524 archsimd.Float64x4
+							r4_0_176_478_524 archsimd.Float64x4
+						)
+						{
+							r_176_478_524, bits_176_478_524, miss_176_478_524, ia_176_478_524, cube_176_478_524, h_176_478_524, kk_176_478_524, l_176_478_524 := r_478_524, k_478_524.fhklBits, k_478_524.missBits, ia_478_524, cube_478_524, h_478_524, kk_478_524, l_478_524
+							_ = cube_176_478_524
+							var (
+								r0_0_177_478_524 archsimd.Float64x4
+								r1_0_177_478_524 archsimd.Float64x4
+							)
+							{
+								r_177_478_524, bits_177_478_524, miss_177_478_524, ia_177_478_524, h_177_478_524, kk_177_478_524, l_177_478_524 := r_176_478_524, bits_176_478_524, miss_176_478_524, ia_176_478_524, h_176_478_524, kk_176_478_524, l_176_478_524
+								var r0_0_33_177_478_524 archsimd.Mask64x4
+								{
+									r_33_177_478_524, ia_33_177_478_524, h_33_177_478_524, kk_33_177_478_524, l_33_177_478_524 := r_177_478_524, ia_177_478_524, h_177_478_524, kk_177_478_524, l_177_478_524
+									half_33_177_478_524 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_177_478_524, kc_33_177_478_524, lc_33_177_478_524 := h_33_177_478_524.Sub(half_33_177_478_524).Ceil(), kk_33_177_478_524.Sub(half_33_177_478_524).Ceil(), l_33_177_478_524.Sub(half_33_177_478_524).Ceil()
+									hmin_33_177_478_524, kmin_33_177_478_524, lmin_33_177_478_524 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.lmin)[:4]))
+									in_33_177_478_524 := hc_33_177_478_524.GreaterEqual(hmin_33_177_478_524).And(hc_33_177_478_524.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.hmax)[:4])))).And(kc_33_177_478_524.GreaterEqual(kmin_33_177_478_524)).And(kc_33_177_478_524.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.kmax)[:4])))).And(lc_33_177_478_524.GreaterEqual(lmin_33_177_478_524)).And(lc_33_177_478_524.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.lmax)[:4]))))
+									idx_33_177_478_524 := hc_33_177_478_524.Sub(hmin_33_177_478_524).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.hstride)[:4]))).Add(kc_33_177_478_524.Sub(kmin_33_177_478_524).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_524.kstride)[:4])))).Add(lc_33_177_478_524.Sub(lmin_33_177_478_524))
+									idx_33_177_478_524.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_478_524).ConvertToInt32().Store(ia_33_177_478_524)
+									r0_0_33_177_478_524 = in_33_177_478_524
+								}
+								in_177_478_524 := r0_0_33_177_478_524
+								f_177_478_524 := vgatherAVX2(bits_177_478_524, ia_177_478_524).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_478_524.defaultF)[:4])), in_177_478_524)
+								fd_177_478_524 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_177_478_524 != nil {
+									fd_177_478_524 = vgatherAVX2(miss_177_478_524, ia_177_478_524).AsFloat64x4()
+								}
+								r0_0_177_478_524, r1_0_177_478_524 = f_177_478_524, fd_177_478_524.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_478_524)
+							}
+							f_176_478_524, fd_176_478_524 := r0_0_177_478_524, r1_0_177_478_524
+							zero_176_478_524 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_176_478_524, r1_0_176_478_524, r2_0_176_478_524, r3_0_176_478_524, r4_0_176_478_524 = f_176_478_524, fd_176_478_524, zero_176_478_524, zero_176_478_524, zero_176_478_524
+						}
+						fc_478_524, fd_478_524, fh_478_524, fk_478_524, fkl_478_524 = r0_0_176_478_524, r1_0_176_478_524, r2_0_176_478_524, r3_0_176_478_524, r4_0_176_478_524
+					}
+					ffl_478_524 := fc_478_524.Mul(fc_478_524).Mul(fl_478_524)
+					s1_478_524 := s_478_524.Add(ffl_478_524.Mul(fl_478_524))
+					def1_478_524 := def_478_524
+					if k_478_524.perDef {
+						def1_478_524 = def_478_524.Add(two_478_524.Mul(fc_478_524).Mul(fl_478_524).Mul(fl_478_524).Mul(fd_478_524))
+					}
+					r0_0_478_524, r1_0_478_524, r2_0_478_524, r3_0_478_524, r4_0_478_524, r5_0_478_524, r6_0_478_524 = ffl_478_524, s1_478_524, def1_478_524, fc_478_524, fh_478_524, fk_478_524, fkl_478_524
+				}
+				ffl_524, s1_524, def1_524, fc_524, fh_524, fk_524, fkl_524 := r0_0_478_524, r1_0_478_524, r2_0_478_524, r3_0_478_524, r4_0_478_524, r5_0_478_524, r6_0_478_524
+				tfl_524 := two_524.Mul(ffl_524)
+				xa_524, xb_524, xc_524 := tfl_524.Mul(sb_524.Mul(sc_524)), tfl_524.Mul(sa_524.Mul(sc_524)), tfl_524.Mul(sa_524.Mul(sb_524))
+				hbar_524, kbar_524, lbar_524 := xa_524.Mul(ha_524), xb_524.Mul(hb_524), xc_524.Mul(hc_524)
+				var (
+					r0_0_479_524 archsimd.Float64x4
+					r1_0_479_524 archsimd.Float64x4
+					r2_0_479_524 archsimd.Float64x4
+				)
+				{
+					two_479_524, fc_479_524, flatt_479_524, fh_479_524, fk_479_524, fl_479_524, hbar_479_524, kbar_479_524, lbar_479_524 := two_524, fc_524, fl_524, fh_524, fk_524, fkl_524, hbar_524, kbar_524, lbar_524
+					_ = two_479_524
+					_ = fc_479_524
+					_ = flatt_479_524
+					_ = fh_479_524
+					_ = fk_479_524
+					_ = fl_479_524
+					r0_0_479_524, r1_0_479_524, r2_0_479_524 = hbar_479_524, kbar_479_524, lbar_479_524
+				}
+				hbar_524, kbar_524, lbar_524 = r0_0_479_524, r1_0_479_524, r2_0_479_524
+				var r0_0_480_524 archsimd.Float64x4
+				{
+					e_480_524, h_480_524, kk_480_524, l_480_524, hbar_480_524, kbar_480_524, lbar_480_524, sig_480_524 := e_524, h_524, kk_524, l_524, hbar_524, kbar_524, lbar_524, sig_524
+					r0_0_480_524 = sig_480_524.Add(hbar_480_524.Mul(h_480_524.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_524[0])[:4])))).Add(kbar_480_524.Mul(kk_480_524.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_524[1])[:4]))))).Add(lbar_480_524.Mul(l_480_524.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_524[2])[:4]))))))
+				}
+				sig1_524 := r0_0_480_524
+				var (
+					r0_0_481_524 archsimd.Float64x4
+					r1_0_481_524 archsimd.Float64x4
+					r2_0_481_524 archsimd.Float64x4
+				)
+				{
+					xa_481_524, xb_481_524, xc_481_524, nda_481_524, ndb_481_524, ndc_481_524, sna_481_524, snb_481_524, snc_481_524 := xa_524, xb_524, xc_524, nda_524, ndb_524, ndc_524, sna_524, snb_524, snc_524
+					_ = xa_481_524
+					_ = xb_481_524
+					_ = xc_481_524
+					_ = nda_481_524
+					_ = ndb_481_524
+					_ = ndc_481_524
+					r0_0_481_524, r1_0_481_524, r2_0_481_524 = sna_481_524, snb_481_524, snc_481_524
+				}
+				na1_524, nb1_524, nc1_524 := r0_0_481_524, r1_0_481_524, r2_0_481_524
+				var r0_0_482_524 archsimd.Float64x4
+				{
+					k_482_524, fl_482_524, hbar_482_524, kbar_482_524, lbar_482_524, s_482_524, s1_482_524, hkl_482_524, at_482_524, stride_482_524 := k_524, fl_524, hbar_524, kbar_524, lbar_524, s_524, s1_524, hkl_524, at_524, stride_524
+					if !k_482_524.c.Water {
+						s1_482_524 = s_482_524.Merge(s1_482_524, fl_482_524.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					}
+					hbar_482_524.StoreSlice(hkl_482_524[at_482_524:])
+					kbar_482_524.StoreSlice(hkl_482_524[at_482_524+stride_482_524:])
+					lbar_482_524.StoreSlice(hkl_482_524[at_482_524+2*stride_482_524:])
+					r0_0_482_524 = s1_482_524
+				}
+				s1_524 = r0_0_482_524
+				r0_0_524, r1_0_524, r2_0_524, r3_0_524, r4_0_524, r5_0_524 = s1_524, def1_524, sig1_524, na1_524, nb1_524, nc1_524
+			}
+			s, def, sig, sna, snb, snc = r0_0_524, r1_0_524, r2_0_524, r3_0_524, r4_0_524, r5_0_524
+		}
+		{
+			t_525, p0_525, s_525, def_525, sig_525, sna_525, snb_525, snc_525 := t, p0, s, def, sig, sna, snb, snc
+			s_525.StoreSlice(t_525.s[p0_525:])
+			def_525.StoreSlice(t_525.def[p0_525:])
+			sig_525.StoreSlice(t_525.sig[p0_525:])
+			sna_525.StoreSlice(t_525.na[p0_525:])
+			snb_525.StoreSlice(t_525.nb[p0_525:])
+			snc_525.StoreSlice(t_525.nc[p0_525:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
+	r := k.lr
+	n := k.nn[0]
+	var ia [4]int32
+	k.orientIncLanesAVX2(si, oinc)
+	fresh := t.fresh
+	t.fresh = false
+	for p0 := 0; p0 < np; p0 += 4 {
+		var (
+			r0_0_526 archsimd.Float64x4
+			r1_0_526 archsimd.Float64x4
+			r2_0_526 archsimd.Float64x4
+			r3_0_526 archsimd.Float64x4
+			r4_0_526 archsimd.Float64x4
+			r5_0_526 archsimd.Float64x4
+			r6_0_526 archsimd.Float64x4
+			r7_0_526 archsimd.Float64x4
+			r8_0_526 archsimd.Float64x4
+		)
+		{
+			r_526, sr_526, t_526, ds_526, p0_526, fresh_526 := r, &k.ll.src[si], t, ds, p0, fresh
+			il_526 := archsimd.LoadFloat64x4((*[4]float64)((&sr_526.il)[:4]))
+			x_526, y_526, z_526 := archsimd.LoadFloat64x4Slice((t_526.d[0][p0_526:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_526.inc[0])[:4]))), archsimd.LoadFloat64x4Slice((t_526.d[1][p0_526:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_526.inc[1])[:4]))), archsimd.LoadFloat64x4Slice((t_526.d[2][p0_526:])).Sub(archsimd.LoadFloat64x4((*[4]float64)((&sr_526.inc[2])[:4])))
+			x_526.Mul(x_526).Add(y_526.Mul(y_526)).Add(z_526.Mul(z_526)).StoreSlice(ds_526[p0_526:])
+			zero_526 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+			s_526, def_526, sig_526, na_526, nb_526, nc_526 := archsimd.LoadFloat64x4((*[4]float64)((&r_526.ibg)[:4])), zero_526, zero_526, zero_526, zero_526, zero_526
+			if !fresh_526 {
+				s_526, def_526, sig_526 = archsimd.LoadFloat64x4Slice((t_526.s[p0_526:])), archsimd.LoadFloat64x4Slice((t_526.def[p0_526:])), archsimd.LoadFloat64x4Slice((t_526.sig[p0_526:]))
+				na_526, nb_526, nc_526 = archsimd.LoadFloat64x4Slice((t_526.na[p0_526:])), archsimd.LoadFloat64x4Slice((t_526.nb[p0_526:])), archsimd.LoadFloat64x4Slice((t_526.nc[p0_526:]))
+			}
+			r0_0_526, r1_0_526, r2_0_526, r3_0_526, r4_0_526, r5_0_526, r6_0_526, r7_0_526, r8_0_526 = x_526.Mul(il_526), y_526.Mul(il_526), z_526.Mul(il_526), s_526, def_526, sig_526, na_526, nb_526, nc_526
+		}
+		qx, qy, qz, s, def, sig, sna, snb, snc := r0_0_526, r1_0_526, r2_0_526, r3_0_526, r4_0_526, r5_0_526, r6_0_526, r7_0_526, r8_0_526
+		var r0_0_527 archsimd.Mask64x4
+		{
+			r_527, qx_527, qy_527, qz_527 := r, qx, qy, qz
+			_ = r_527
+			_ = qx_527
+			_ = qy_527
+			_ = qz_527
+			r0_0_527 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+		}
+		skip := r0_0_527
+		for oi := range k.ll.orient {
+			var (
+				r0_0_528 archsimd.Float64x4
+				r1_0_528 archsimd.Float64x4
+				r2_0_528 archsimd.Float64x4
+			)
+			{
+				o_528, qx_528, qy_528, qz_528 := &k.ll.orient[oi], qx, qy, qz
+				h_528 := archsimd.LoadFloat64x4((*[4]float64)((&o_528[0])[:4])).Mul(qx_528).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[1])[:4])).Mul(qy_528)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[2])[:4])).Mul(qz_528))
+				kk_528 := archsimd.LoadFloat64x4((*[4]float64)((&o_528[3])[:4])).Mul(qx_528).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[4])[:4])).Mul(qy_528)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[5])[:4])).Mul(qz_528))
+				l_528 := archsimd.LoadFloat64x4((*[4]float64)((&o_528[6])[:4])).Mul(qx_528).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[7])[:4])).Mul(qy_528)).Add(archsimd.LoadFloat64x4((*[4]float64)((&o_528[8])[:4])).Mul(qz_528))
+				r0_0_528, r1_0_528, r2_0_528 = h_528, kk_528, l_528
+			}
+			h, kk, l := r0_0_528, r1_0_528, r2_0_528
+			var (
+				r0_0_529 archsimd.Float64x4
+				r1_0_529 archsimd.Float64x4
+				r2_0_529 archsimd.Float64x4
+				r3_0_529 archsimd.Float64x4
+				r4_0_529 archsimd.Float64x4
+				r5_0_529 archsimd.Float64x4
+				r6_0_529 archsimd.Float64x4
+				r7_0_529 archsimd.Float64x4
+				r8_0_529 archsimd.Float64x4
+			)
+			{
+				r_529, h_529, kk_529, l_529, n_529 := r, h, kk, l, n
+				_ = n_529
+				var (
+					r0_0_126_529 archsimd.Float64x4
+					r1_0_126_529 archsimd.Float64x4
+					r2_0_126_529 archsimd.Float64x4
+				)
+				{
+					r_126_529, i_126_529, x_126_529 := r_529, 0, h_529
+					s_126_529, dx_126_529, dn_126_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_126_529.nmode[i_126_529] == nChebyshev {
+						var (
+							r0_0_127_529 archsimd.Float64x4
+							r1_0_127_529 archsimd.Float64x4
+							r2_0_127_529 archsimd.Float64x4
+						)
+						{
+							r_127_529, x_127_529, n_127_529 := r_126_529, x_126_529, r_126_529.nn[i_126_529]
+							magic_127_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_127_529 := x_127_529.Add(magic_127_529)
+							d_127_529 := x_127_529.Sub(t_127_529.Sub(magic_127_529))
+							f_127_529 := t_127_529.AsUint64x4().ShiftAllLeft(63)
+							var (
+								r0_0_128_529 archsimd.Float64x4
+								r1_0_128_529 archsimd.Float64x4
+							)
+							{
+								d_128_529 := d_127_529
+								y_128_529 := d_128_529.Mul(d_128_529)
+								y2_128_529 := y_128_529.Mul(y_128_529)
+								y4_128_529 := y2_128_529.Mul(y2_128_529)
+								a_128_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_128_529)
+								b_128_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_128_529)).Mul(y2_128_529)
+								p1_128_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_128_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_128_529)).Mul(y2_128_529)).Mul(y4_128_529)
+								p2_128_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_128_529.Mul(y4_128_529))
+								v_128_529 := a_128_529.Add(b_128_529.Add(p1_128_529).Add(p2_128_529))
+								r0_0_128_529, r1_0_128_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_128_529), v_128_529
+							}
+							cr_127_529, v_127_529 := r0_0_128_529, r1_0_128_529
+							sign_127_529, one_127_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_529.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_127_529 := v_127_529.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_127_529)).Sqrt().AsUint64x4().Or(d_127_529.AsUint64x4().Xor(f_127_529).And(sign_127_529)).AsFloat64x4()
+							c_127_529 := cr_127_529.AsUint64x4().Xor(f_127_529).AsFloat64x4()
+							c2_127_529 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_127_529)
+							u0_127_529, u1_127_529 := one_127_529, c2_127_529
+							j_127_529 := 1
+							if n_127_529&1 == 0 {
+								u0_127_529, u1_127_529, j_127_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_127_529, 0
+							}
+							p_127_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_127_529.uw[j_127_529])[:4])).Mul(u1_127_529)
+							for ; j_127_529+2 < n_127_529-1; j_127_529 += 2 {
+								u0_127_529 = c2_127_529.Mul(u1_127_529).Sub(u0_127_529)
+								u1_127_529 = c2_127_529.Mul(u0_127_529).Sub(u1_127_529)
+								p_127_529 = p_127_529.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_127_529.uw[j_127_529+2])[:4])).Mul(u1_127_529))
+							}
+							u0_127_529, u1_127_529 = u1_127_529, c2_127_529.Mul(u1_127_529).Sub(u0_127_529)
+							tn_127_529 := c_127_529.Mul(u1_127_529).Sub(u0_127_529)
+							dx_127_529 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_127_529).Mul(p_127_529)
+							peak_127_529 := one_127_529.AsUint64x4().Or(u1_127_529.AsUint64x4().And(sign_127_529)).AsFloat64x4()
+							dn_127_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_127_529).Mul(tn_127_529).Div(s_127_529).Merge(peak_127_529, s_127_529.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_127_529, r1_0_127_529, r2_0_127_529 = u1_127_529, dx_127_529, dn_127_529
+						}
+						s_126_529, dx_126_529, dn_126_529 = r0_0_127_529, r1_0_127_529, r2_0_127_529
+					} else if r_126_529.nmode[i_126_529] == nRatio {
+						var (
+							r0_0_129_529 archsimd.Float64x4
+							r1_0_129_529 archsimd.Float64x4
+							r2_0_129_529 archsimd.Float64x4
+						)
+						{
+							x_129_529, nv_129_529 := x_126_529, archsimd.LoadFloat64x4((*[4]float64)((&r_126_529.nv[i_126_529])[:4]))
+							magic_129_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_129_529 := x_129_529.Add(magic_129_529)
+							d_129_529 := x_129_529.Sub(t_129_529.Sub(magic_129_529))
+							var (
+								r0_0_130_529 archsimd.Float64x4
+								r1_0_130_529 archsimd.Float64x4
+							)
+							{
+								x_130_529 := nv_129_529.Mul(d_129_529)
+								magic_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_130_529 := x_130_529.Add(magic_130_529)
+								d_130_529 := x_130_529.Sub(t_130_529.Sub(magic_130_529))
+								var r0_0_22_130_529 archsimd.Float64x4
+								{
+									d_22_130_529 := d_130_529
+									y_22_130_529 := d_22_130_529.Mul(d_22_130_529)
+									y2_22_130_529 := y_22_130_529.Mul(y_22_130_529)
+									y4_22_130_529 := y2_22_130_529.Mul(y2_22_130_529)
+									p0_22_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_130_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_130_529)).Mul(y2_22_130_529))
+									p1_22_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_130_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_130_529)).Mul(y2_22_130_529)).Mul(y4_22_130_529)
+									p2_22_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_130_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_130_529)).Mul(y4_22_130_529.Mul(y4_22_130_529))
+									r0_0_22_130_529 = d_22_130_529.Mul(p0_22_130_529.Add(p1_22_130_529).Add(p2_22_130_529))
+								}
+								var r0_0_23_130_529 archsimd.Float64x4
+								{
+									c_23_130_529, t_23_130_529 := r0_0_22_130_529, t_130_529
+									r0_0_23_130_529 = c_23_130_529.AsUint64x4().Xor(t_23_130_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								var r0_0_24_130_529 archsimd.Float64x4
+								{
+									d_24_130_529 := d_130_529
+									var (
+										r0_0_1_24_130_529 archsimd.Float64x4
+										r1_0_1_24_130_529 archsimd.Float64x4
+									)
+									{
+										d_1_24_130_529 := d_24_130_529
+										y_1_24_130_529 := d_1_24_130_529.Mul(d_1_24_130_529)
+										y2_1_24_130_529 := y_1_24_130_529.Mul(y_1_24_130_529)
+										y4_1_24_130_529 := y2_1_24_130_529.Mul(y2_1_24_130_529)
+										a_1_24_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_130_529)
+										b_1_24_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_130_529)).Mul(y2_1_24_130_529)
+										p1_1_24_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_130_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_130_529)).Mul(y2_1_24_130_529)).Mul(y4_1_24_130_529)
+										p2_1_24_130_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_130_529.Mul(y4_1_24_130_529))
+										v_1_24_130_529 := a_1_24_130_529.Add(b_1_24_130_529.Add(p1_1_24_130_529).Add(p2_1_24_130_529))
+										r0_0_1_24_130_529, r1_0_1_24_130_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_130_529), v_1_24_130_529
+									}
+									c_24_130_529, _ := r0_0_1_24_130_529, r1_0_1_24_130_529
+									r0_0_24_130_529 = c_24_130_529
+								}
+								var r0_0_25_130_529 archsimd.Float64x4
+								{
+									c_25_130_529, t_25_130_529 := r0_0_24_130_529, t_130_529
+									r0_0_25_130_529 = c_25_130_529.AsUint64x4().Xor(t_25_130_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								s_130_529, c_130_529 := r0_0_23_130_529, r0_0_25_130_529
+								r0_0_130_529, r1_0_130_529 = s_130_529, c_130_529
+							}
+							sn_129_529, cn_129_529 := r0_0_130_529, r1_0_130_529
+							var r0_0_131_529 archsimd.Float64x4
+							{
+								d_131_529 := d_129_529
+								y_131_529 := d_131_529.Mul(d_131_529)
+								y2_131_529 := y_131_529.Mul(y_131_529)
+								y4_131_529 := y2_131_529.Mul(y2_131_529)
+								p0_131_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_131_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_131_529)).Mul(y2_131_529))
+								p1_131_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_131_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_131_529)).Mul(y2_131_529)).Mul(y4_131_529)
+								p2_131_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_131_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_131_529)).Mul(y4_131_529.Mul(y4_131_529))
+								r0_0_131_529 = d_131_529.Mul(p0_131_529.Add(p1_131_529).Add(p2_131_529))
+							}
+							var r0_0_132_529 archsimd.Float64x4
+							{
+								d_132_529 := d_129_529
+								var (
+									r0_0_1_132_529 archsimd.Float64x4
+									r1_0_1_132_529 archsimd.Float64x4
+								)
+								{
+									d_1_132_529 := d_132_529
+									y_1_132_529 := d_1_132_529.Mul(d_1_132_529)
+									y2_1_132_529 := y_1_132_529.Mul(y_1_132_529)
+									y4_1_132_529 := y2_1_132_529.Mul(y2_1_132_529)
+									a_1_132_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_132_529)
+									b_1_132_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_132_529)).Mul(y2_1_132_529)
+									p1_1_132_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_132_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_132_529)).Mul(y2_1_132_529)).Mul(y4_1_132_529)
+									p2_1_132_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_132_529.Mul(y4_1_132_529))
+									v_1_132_529 := a_1_132_529.Add(b_1_132_529.Add(p1_1_132_529).Add(p2_1_132_529))
+									r0_0_1_132_529, r1_0_1_132_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_132_529), v_1_132_529
+								}
+								c_132_529, _ := r0_0_1_132_529, r1_0_1_132_529
+								r0_0_132_529 = c_132_529
+							}
+							s1_129_529, c1_129_529 := r0_0_131_529, r0_0_132_529
+							pi_129_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_129_529 := d_129_529.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_129_529 := nv_129_529.Merge(sn_129_529.Div(s1_129_529), at_129_529)
+							pd_129_529 := pi_129_529.Mul(d_129_529)
+							npd_129_529 := nv_129_529.Mul(pd_129_529)
+							dx_129_529 := pi_129_529.Mul(nv_129_529.Mul(cn_129_529).Mul(s1_129_529).Sub(sn_129_529.Mul(c1_129_529))).Div(s1_129_529.Mul(s1_129_529))
+							var r0_0_133_529 archsimd.Float64x4
+							{
+								n_133_529, x_133_529 := nv_129_529, pd_129_529
+								n2_133_529 := n_133_529.Mul(n_133_529)
+								a_133_529 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_133_529.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_133_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_133_529 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_133_529).Mul(n2_133_529).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_133_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_133_529).Mul(x_133_529).Mul(x_133_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_133_529 = n_133_529.Mul(a_133_529.Add(b_133_529))
+							}
+							dx_129_529 = pi_129_529.Mul(r0_0_133_529).Merge(dx_129_529, npd_129_529.Mul(npd_129_529).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_129_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_129_529, at_129_529)
+							dn_129_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_129_529.Mul(cn_129_529).Div(s1_129_529), at_129_529)
+							r0_0_129_529, r1_0_129_529, r2_0_129_529 = s_129_529, dx_129_529, dn_129_529
+						}
+						s_126_529, dx_126_529, dn_126_529 = r0_0_129_529, r1_0_129_529, r2_0_129_529
+					}
+					r0_0_126_529, r1_0_126_529, r2_0_126_529 = s_126_529, dx_126_529, dn_126_529
+				}
+				sa_529, ha_529, na_529 := r0_0_126_529, r1_0_126_529, r2_0_126_529
+				var (
+					r0_0_134_529 archsimd.Float64x4
+					r1_0_134_529 archsimd.Float64x4
+					r2_0_134_529 archsimd.Float64x4
+				)
+				{
+					r_134_529, i_134_529, x_134_529 := r_529, 1, kk_529
+					s_134_529, dx_134_529, dn_134_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_134_529.nmode[i_134_529] == nChebyshev {
+						var (
+							r0_0_135_529 archsimd.Float64x4
+							r1_0_135_529 archsimd.Float64x4
+							r2_0_135_529 archsimd.Float64x4
+						)
+						{
+							r_135_529, x_135_529, n_135_529 := r_134_529, x_134_529, r_134_529.nn[i_134_529]
+							magic_135_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_135_529 := x_135_529.Add(magic_135_529)
+							d_135_529 := x_135_529.Sub(t_135_529.Sub(magic_135_529))
+							f_135_529 := t_135_529.AsUint64x4().ShiftAllLeft(63)
+							var (
+								r0_0_136_529 archsimd.Float64x4
+								r1_0_136_529 archsimd.Float64x4
+							)
+							{
+								d_136_529 := d_135_529
+								y_136_529 := d_136_529.Mul(d_136_529)
+								y2_136_529 := y_136_529.Mul(y_136_529)
+								y4_136_529 := y2_136_529.Mul(y2_136_529)
+								a_136_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_136_529)
+								b_136_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_136_529)).Mul(y2_136_529)
+								p1_136_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_136_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_136_529)).Mul(y2_136_529)).Mul(y4_136_529)
+								p2_136_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_136_529.Mul(y4_136_529))
+								v_136_529 := a_136_529.Add(b_136_529.Add(p1_136_529).Add(p2_136_529))
+								r0_0_136_529, r1_0_136_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_136_529), v_136_529
+							}
+							cr_135_529, v_135_529 := r0_0_136_529, r1_0_136_529
+							sign_135_529, one_135_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_529.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_135_529 := v_135_529.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_135_529)).Sqrt().AsUint64x4().Or(d_135_529.AsUint64x4().Xor(f_135_529).And(sign_135_529)).AsFloat64x4()
+							c_135_529 := cr_135_529.AsUint64x4().Xor(f_135_529).AsFloat64x4()
+							c2_135_529 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_135_529)
+							u0_135_529, u1_135_529 := one_135_529, c2_135_529
+							j_135_529 := 1
+							if n_135_529&1 == 0 {
+								u0_135_529, u1_135_529, j_135_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_135_529, 0
+							}
+							p_135_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_135_529.uw[j_135_529])[:4])).Mul(u1_135_529)
+							for ; j_135_529+2 < n_135_529-1; j_135_529 += 2 {
+								u0_135_529 = c2_135_529.Mul(u1_135_529).Sub(u0_135_529)
+								u1_135_529 = c2_135_529.Mul(u0_135_529).Sub(u1_135_529)
+								p_135_529 = p_135_529.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_135_529.uw[j_135_529+2])[:4])).Mul(u1_135_529))
+							}
+							u0_135_529, u1_135_529 = u1_135_529, c2_135_529.Mul(u1_135_529).Sub(u0_135_529)
+							tn_135_529 := c_135_529.Mul(u1_135_529).Sub(u0_135_529)
+							dx_135_529 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_135_529).Mul(p_135_529)
+							peak_135_529 := one_135_529.AsUint64x4().Or(u1_135_529.AsUint64x4().And(sign_135_529)).AsFloat64x4()
+							dn_135_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_135_529).Mul(tn_135_529).Div(s_135_529).Merge(peak_135_529, s_135_529.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_135_529, r1_0_135_529, r2_0_135_529 = u1_135_529, dx_135_529, dn_135_529
+						}
+						s_134_529, dx_134_529, dn_134_529 = r0_0_135_529, r1_0_135_529, r2_0_135_529
+					} else if r_134_529.nmode[i_134_529] == nRatio {
+						var (
+							r0_0_137_529 archsimd.Float64x4
+							r1_0_137_529 archsimd.Float64x4
+							r2_0_137_529 archsimd.Float64x4
+						)
+						{
+							x_137_529, nv_137_529 := x_134_529, archsimd.LoadFloat64x4((*[4]float64)((&r_134_529.nv[i_134_529])[:4]))
+							magic_137_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_137_529 := x_137_529.Add(magic_137_529)
+							d_137_529 := x_137_529.Sub(t_137_529.Sub(magic_137_529))
+							var (
+								r0_0_138_529 archsimd.Float64x4
+								r1_0_138_529 archsimd.Float64x4
+							)
+							{
+								x_138_529 := nv_137_529.Mul(d_137_529)
+								magic_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_138_529 := x_138_529.Add(magic_138_529)
+								d_138_529 := x_138_529.Sub(t_138_529.Sub(magic_138_529))
+								var r0_0_22_138_529 archsimd.Float64x4
+								{
+									d_22_138_529 := d_138_529
+									y_22_138_529 := d_22_138_529.Mul(d_22_138_529)
+									y2_22_138_529 := y_22_138_529.Mul(y_22_138_529)
+									y4_22_138_529 := y2_22_138_529.Mul(y2_22_138_529)
+									p0_22_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_138_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_138_529)).Mul(y2_22_138_529))
+									p1_22_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_138_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_138_529)).Mul(y2_22_138_529)).Mul(y4_22_138_529)
+									p2_22_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_138_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_138_529)).Mul(y4_22_138_529.Mul(y4_22_138_529))
+									r0_0_22_138_529 = d_22_138_529.Mul(p0_22_138_529.Add(p1_22_138_529).Add(p2_22_138_529))
+								}
+								var r0_0_23_138_529 archsimd.Float64x4
+								{
+									c_23_138_529, t_23_138_529 := r0_0_22_138_529, t_138_529
+									r0_0_23_138_529 = c_23_138_529.AsUint64x4().Xor(t_23_138_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								var r0_0_24_138_529 archsimd.Float64x4
+								{
+									d_24_138_529 := d_138_529
+									var (
+										r0_0_1_24_138_529 archsimd.Float64x4
+										r1_0_1_24_138_529 archsimd.Float64x4
+									)
+									{
+										d_1_24_138_529 := d_24_138_529
+										y_1_24_138_529 := d_1_24_138_529.Mul(d_1_24_138_529)
+										y2_1_24_138_529 := y_1_24_138_529.Mul(y_1_24_138_529)
+										y4_1_24_138_529 := y2_1_24_138_529.Mul(y2_1_24_138_529)
+										a_1_24_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_138_529)
+										b_1_24_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_138_529)).Mul(y2_1_24_138_529)
+										p1_1_24_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_138_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_138_529)).Mul(y2_1_24_138_529)).Mul(y4_1_24_138_529)
+										p2_1_24_138_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_138_529.Mul(y4_1_24_138_529))
+										v_1_24_138_529 := a_1_24_138_529.Add(b_1_24_138_529.Add(p1_1_24_138_529).Add(p2_1_24_138_529))
+										r0_0_1_24_138_529, r1_0_1_24_138_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_138_529), v_1_24_138_529
+									}
+									c_24_138_529, _ := r0_0_1_24_138_529, r1_0_1_24_138_529
+									r0_0_24_138_529 = c_24_138_529
+								}
+								var r0_0_25_138_529 archsimd.Float64x4
+								{
+									c_25_138_529, t_25_138_529 := r0_0_24_138_529, t_138_529
+									r0_0_25_138_529 = c_25_138_529.AsUint64x4().Xor(t_25_138_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								s_138_529, c_138_529 := r0_0_23_138_529, r0_0_25_138_529
+								r0_0_138_529, r1_0_138_529 = s_138_529, c_138_529
+							}
+							sn_137_529, cn_137_529 := r0_0_138_529, r1_0_138_529
+							var r0_0_139_529 archsimd.Float64x4
+							{
+								d_139_529 := d_137_529
+								y_139_529 := d_139_529.Mul(d_139_529)
+								y2_139_529 := y_139_529.Mul(y_139_529)
+								y4_139_529 := y2_139_529.Mul(y2_139_529)
+								p0_139_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_139_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_139_529)).Mul(y2_139_529))
+								p1_139_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_139_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_139_529)).Mul(y2_139_529)).Mul(y4_139_529)
+								p2_139_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_139_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_139_529)).Mul(y4_139_529.Mul(y4_139_529))
+								r0_0_139_529 = d_139_529.Mul(p0_139_529.Add(p1_139_529).Add(p2_139_529))
+							}
+							var r0_0_140_529 archsimd.Float64x4
+							{
+								d_140_529 := d_137_529
+								var (
+									r0_0_1_140_529 archsimd.Float64x4
+									r1_0_1_140_529 archsimd.Float64x4
+								)
+								{
+									d_1_140_529 := d_140_529
+									y_1_140_529 := d_1_140_529.Mul(d_1_140_529)
+									y2_1_140_529 := y_1_140_529.Mul(y_1_140_529)
+									y4_1_140_529 := y2_1_140_529.Mul(y2_1_140_529)
+									a_1_140_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_140_529)
+									b_1_140_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_140_529)).Mul(y2_1_140_529)
+									p1_1_140_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_140_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_140_529)).Mul(y2_1_140_529)).Mul(y4_1_140_529)
+									p2_1_140_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_140_529.Mul(y4_1_140_529))
+									v_1_140_529 := a_1_140_529.Add(b_1_140_529.Add(p1_1_140_529).Add(p2_1_140_529))
+									r0_0_1_140_529, r1_0_1_140_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_140_529), v_1_140_529
+								}
+								c_140_529, _ := r0_0_1_140_529, r1_0_1_140_529
+								r0_0_140_529 = c_140_529
+							}
+							s1_137_529, c1_137_529 := r0_0_139_529, r0_0_140_529
+							pi_137_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_137_529 := d_137_529.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_137_529 := nv_137_529.Merge(sn_137_529.Div(s1_137_529), at_137_529)
+							pd_137_529 := pi_137_529.Mul(d_137_529)
+							npd_137_529 := nv_137_529.Mul(pd_137_529)
+							dx_137_529 := pi_137_529.Mul(nv_137_529.Mul(cn_137_529).Mul(s1_137_529).Sub(sn_137_529.Mul(c1_137_529))).Div(s1_137_529.Mul(s1_137_529))
+							var r0_0_141_529 archsimd.Float64x4
+							{
+								n_141_529, x_141_529 := nv_137_529, pd_137_529
+								n2_141_529 := n_141_529.Mul(n_141_529)
+								a_141_529 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_141_529.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_141_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_141_529 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_141_529).Mul(n2_141_529).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_141_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_141_529).Mul(x_141_529).Mul(x_141_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_141_529 = n_141_529.Mul(a_141_529.Add(b_141_529))
+							}
+							dx_137_529 = pi_137_529.Mul(r0_0_141_529).Merge(dx_137_529, npd_137_529.Mul(npd_137_529).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_137_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_137_529, at_137_529)
+							dn_137_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_137_529.Mul(cn_137_529).Div(s1_137_529), at_137_529)
+							r0_0_137_529, r1_0_137_529, r2_0_137_529 = s_137_529, dx_137_529, dn_137_529
+						}
+						s_134_529, dx_134_529, dn_134_529 = r0_0_137_529, r1_0_137_529, r2_0_137_529
+					}
+					r0_0_134_529, r1_0_134_529, r2_0_134_529 = s_134_529, dx_134_529, dn_134_529
+				}
+				sb_529, hb_529, nb_529 := r0_0_134_529, r1_0_134_529, r2_0_134_529
+				var (
+					r0_0_142_529 archsimd.Float64x4
+					r1_0_142_529 archsimd.Float64x4
+					r2_0_142_529 archsimd.Float64x4
+				)
+				{
+					r_142_529, i_142_529, x_142_529 := r_529, 2, l_529
+					s_142_529, dx_142_529, dn_142_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])), archsimd.LoadFloat64x4((&vkTableAVX2[26])), archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					if r_142_529.nmode[i_142_529] == nChebyshev {
+						var (
+							r0_0_143_529 archsimd.Float64x4
+							r1_0_143_529 archsimd.Float64x4
+							r2_0_143_529 archsimd.Float64x4
+						)
+						{
+							r_143_529, x_143_529, n_143_529 := r_142_529, x_142_529, r_142_529.nn[i_142_529]
+							magic_143_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_143_529 := x_143_529.Add(magic_143_529)
+							d_143_529 := x_143_529.Sub(t_143_529.Sub(magic_143_529))
+							f_143_529 := t_143_529.AsUint64x4().ShiftAllLeft(63)
+							var (
+								r0_0_144_529 archsimd.Float64x4
+								r1_0_144_529 archsimd.Float64x4
+							)
+							{
+								d_144_529 := d_143_529
+								y_144_529 := d_144_529.Mul(d_144_529)
+								y2_144_529 := y_144_529.Mul(y_144_529)
+								y4_144_529 := y2_144_529.Mul(y2_144_529)
+								a_144_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_144_529)
+								b_144_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_144_529)).Mul(y2_144_529)
+								p1_144_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_144_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_144_529)).Mul(y2_144_529)).Mul(y4_144_529)
+								p2_144_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_144_529.Mul(y4_144_529))
+								v_144_529 := a_144_529.Add(b_144_529.Add(p1_144_529).Add(p2_144_529))
+								r0_0_144_529, r1_0_144_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_144_529), v_144_529
+							}
+							cr_143_529, v_143_529 := r0_0_144_529, r1_0_144_529
+							sign_143_529, one_143_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_529.negZero)[:4])).AsUint64x4(), archsimd.LoadFloat64x4((&vkTableAVX2[27]))
+							s_143_529 := v_143_529.Mul(archsimd.LoadFloat64x4((&vkTableAVX2[75])).Sub(v_143_529)).Sqrt().AsUint64x4().Or(d_143_529.AsUint64x4().Xor(f_143_529).And(sign_143_529)).AsFloat64x4()
+							c_143_529 := cr_143_529.AsUint64x4().Xor(f_143_529).AsFloat64x4()
+							c2_143_529 := archsimd.LoadFloat64x4((&vkTableAVX2[29])).Mul(c_143_529)
+							u0_143_529, u1_143_529 := one_143_529, c2_143_529
+							j_143_529 := 1
+							if n_143_529&1 == 0 {
+								u0_143_529, u1_143_529, j_143_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])), one_143_529, 0
+							}
+							p_143_529 := archsimd.LoadFloat64x4((*[4]float64)((&r_143_529.uw[j_143_529])[:4])).Mul(u1_143_529)
+							for ; j_143_529+2 < n_143_529-1; j_143_529 += 2 {
+								u0_143_529 = c2_143_529.Mul(u1_143_529).Sub(u0_143_529)
+								u1_143_529 = c2_143_529.Mul(u0_143_529).Sub(u1_143_529)
+								p_143_529 = p_143_529.Add(archsimd.LoadFloat64x4((*[4]float64)((&r_143_529.uw[j_143_529+2])[:4])).Mul(u1_143_529))
+							}
+							u0_143_529, u1_143_529 = u1_143_529, c2_143_529.Mul(u1_143_529).Sub(u0_143_529)
+							tn_143_529 := c_143_529.Mul(u1_143_529).Sub(u0_143_529)
+							dx_143_529 := archsimd.LoadFloat64x4((&vkTableAVX2[76])).Mul(s_143_529).Mul(p_143_529)
+							peak_143_529 := one_143_529.AsUint64x4().Or(u1_143_529.AsUint64x4().And(sign_143_529)).AsFloat64x4()
+							dn_143_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65])).Mul(d_143_529).Mul(tn_143_529).Div(s_143_529).Merge(peak_143_529, s_143_529.NotEqual(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+							r0_0_143_529, r1_0_143_529, r2_0_143_529 = u1_143_529, dx_143_529, dn_143_529
+						}
+						s_142_529, dx_142_529, dn_142_529 = r0_0_143_529, r1_0_143_529, r2_0_143_529
+					} else if r_142_529.nmode[i_142_529] == nRatio {
+						var (
+							r0_0_145_529 archsimd.Float64x4
+							r1_0_145_529 archsimd.Float64x4
+							r2_0_145_529 archsimd.Float64x4
+						)
+						{
+							x_145_529, nv_145_529 := x_142_529, archsimd.LoadFloat64x4((*[4]float64)((&r_142_529.nv[i_142_529])[:4]))
+							magic_145_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+							t_145_529 := x_145_529.Add(magic_145_529)
+							d_145_529 := x_145_529.Sub(t_145_529.Sub(magic_145_529))
+							var (
+								r0_0_146_529 archsimd.Float64x4
+								r1_0_146_529 archsimd.Float64x4
+							)
+							{
+								x_146_529 := nv_145_529.Mul(d_145_529)
+								magic_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[42]))
+								t_146_529 := x_146_529.Add(magic_146_529)
+								d_146_529 := x_146_529.Sub(t_146_529.Sub(magic_146_529))
+								var r0_0_22_146_529 archsimd.Float64x4
+								{
+									d_22_146_529 := d_146_529
+									y_22_146_529 := d_22_146_529.Mul(d_22_146_529)
+									y2_22_146_529 := y_22_146_529.Mul(y_22_146_529)
+									y4_22_146_529 := y2_22_146_529.Mul(y2_22_146_529)
+									p0_22_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_22_146_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_22_146_529)).Mul(y2_22_146_529))
+									p1_22_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_22_146_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_22_146_529)).Mul(y2_22_146_529)).Mul(y4_22_146_529)
+									p2_22_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_22_146_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_22_146_529)).Mul(y4_22_146_529.Mul(y4_22_146_529))
+									r0_0_22_146_529 = d_22_146_529.Mul(p0_22_146_529.Add(p1_22_146_529).Add(p2_22_146_529))
+								}
+								var r0_0_23_146_529 archsimd.Float64x4
+								{
+									c_23_146_529, t_23_146_529 := r0_0_22_146_529, t_146_529
+									r0_0_23_146_529 = c_23_146_529.AsUint64x4().Xor(t_23_146_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								var r0_0_24_146_529 archsimd.Float64x4
+								{
+									d_24_146_529 := d_146_529
+									var (
+										r0_0_1_24_146_529 archsimd.Float64x4
+										r1_0_1_24_146_529 archsimd.Float64x4
+									)
+									{
+										d_1_24_146_529 := d_24_146_529
+										y_1_24_146_529 := d_1_24_146_529.Mul(d_1_24_146_529)
+										y2_1_24_146_529 := y_1_24_146_529.Mul(y_1_24_146_529)
+										y4_1_24_146_529 := y2_1_24_146_529.Mul(y2_1_24_146_529)
+										a_1_24_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_24_146_529)
+										b_1_24_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_24_146_529)).Mul(y2_1_24_146_529)
+										p1_1_24_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_24_146_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_24_146_529)).Mul(y2_1_24_146_529)).Mul(y4_1_24_146_529)
+										p2_1_24_146_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_24_146_529.Mul(y4_1_24_146_529))
+										v_1_24_146_529 := a_1_24_146_529.Add(b_1_24_146_529.Add(p1_1_24_146_529).Add(p2_1_24_146_529))
+										r0_0_1_24_146_529, r1_0_1_24_146_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_24_146_529), v_1_24_146_529
+									}
+									c_24_146_529, _ := r0_0_1_24_146_529, r1_0_1_24_146_529
+									r0_0_24_146_529 = c_24_146_529
+								}
+								var r0_0_25_146_529 archsimd.Float64x4
+								{
+									c_25_146_529, t_25_146_529 := r0_0_24_146_529, t_146_529
+									r0_0_25_146_529 = c_25_146_529.AsUint64x4().Xor(t_25_146_529.AsUint64x4().ShiftAllLeft(63)).AsFloat64x4()
+								}
+								s_146_529, c_146_529 := r0_0_23_146_529, r0_0_25_146_529
+								r0_0_146_529, r1_0_146_529 = s_146_529, c_146_529
+							}
+							sn_145_529, cn_145_529 := r0_0_146_529, r1_0_146_529
+							var r0_0_147_529 archsimd.Float64x4
+							{
+								d_147_529 := d_145_529
+								y_147_529 := d_147_529.Mul(d_147_529)
+								y2_147_529 := y_147_529.Mul(y_147_529)
+								y4_147_529 := y2_147_529.Mul(y2_147_529)
+								p0_147_529 := archsimd.LoadFloat64x4((&vkTableAVX2[9])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[10])).Mul(y_147_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[11])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[12])).Mul(y_147_529)).Mul(y2_147_529))
+								p1_147_529 := archsimd.LoadFloat64x4((&vkTableAVX2[13])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[14])).Mul(y_147_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[15])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[16])).Mul(y_147_529)).Mul(y2_147_529)).Mul(y4_147_529)
+								p2_147_529 := archsimd.LoadFloat64x4((&vkTableAVX2[17])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[18])).Mul(y_147_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[19])).Mul(y2_147_529)).Mul(y4_147_529.Mul(y4_147_529))
+								r0_0_147_529 = d_147_529.Mul(p0_147_529.Add(p1_147_529).Add(p2_147_529))
+							}
+							var r0_0_148_529 archsimd.Float64x4
+							{
+								d_148_529 := d_145_529
+								var (
+									r0_0_1_148_529 archsimd.Float64x4
+									r1_0_1_148_529 archsimd.Float64x4
+								)
+								{
+									d_1_148_529 := d_148_529
+									y_1_148_529 := d_1_148_529.Mul(d_1_148_529)
+									y2_1_148_529 := y_1_148_529.Mul(y_1_148_529)
+									y4_1_148_529 := y2_1_148_529.Mul(y2_1_148_529)
+									a_1_148_529 := archsimd.LoadFloat64x4((&vkTableAVX2[0])).Mul(y_1_148_529)
+									b_1_148_529 := archsimd.LoadFloat64x4((&vkTableAVX2[1])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[2])).Mul(y_1_148_529)).Mul(y2_1_148_529)
+									p1_1_148_529 := archsimd.LoadFloat64x4((&vkTableAVX2[3])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[4])).Mul(y_1_148_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[5])).Add(archsimd.LoadFloat64x4((&vkTableAVX2[6])).Mul(y_1_148_529)).Mul(y2_1_148_529)).Mul(y4_1_148_529)
+									p2_1_148_529 := archsimd.LoadFloat64x4((&vkTableAVX2[7])).Mul(y4_1_148_529.Mul(y4_1_148_529))
+									v_1_148_529 := a_1_148_529.Add(b_1_148_529.Add(p1_1_148_529).Add(p2_1_148_529))
+									r0_0_1_148_529, r1_0_1_148_529 = archsimd.LoadFloat64x4((&vkTableAVX2[8])).Add(v_1_148_529), v_1_148_529
+								}
+								c_148_529, _ := r0_0_1_148_529, r1_0_1_148_529
+								r0_0_148_529 = c_148_529
+							}
+							s1_145_529, c1_145_529 := r0_0_147_529, r0_0_148_529
+							pi_145_529 := archsimd.LoadFloat64x4((&vkTableAVX2[65]))
+							at_145_529 := d_145_529.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26])))
+							s_145_529 := nv_145_529.Merge(sn_145_529.Div(s1_145_529), at_145_529)
+							pd_145_529 := pi_145_529.Mul(d_145_529)
+							npd_145_529 := nv_145_529.Mul(pd_145_529)
+							dx_145_529 := pi_145_529.Mul(nv_145_529.Mul(cn_145_529).Mul(s1_145_529).Sub(sn_145_529.Mul(c1_145_529))).Div(s1_145_529.Mul(s1_145_529))
+							var r0_0_149_529 archsimd.Float64x4
+							{
+								n_149_529, x_149_529 := nv_145_529, pd_145_529
+								n2_149_529 := n_149_529.Mul(n_149_529)
+								a_149_529 := archsimd.LoadFloat64x4((&vkTableAVX2[26])).Sub(n2_149_529.Sub(archsimd.LoadFloat64x4((&vkTableAVX2[27])))).Mul(x_149_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[66])))
+								b_149_529 := archsimd.LoadFloat64x4((&vkTableAVX2[66])).Mul(n2_149_529).Mul(n2_149_529).Sub(archsimd.LoadFloat64x4((&vkTableAVX2[77])).Mul(n2_149_529)).Add(archsimd.LoadFloat64x4((&vkTableAVX2[78]))).Mul(x_149_529).Mul(x_149_529).Mul(x_149_529).Div(archsimd.LoadFloat64x4((&vkTableAVX2[79])))
+								r0_0_149_529 = n_149_529.Mul(a_149_529.Add(b_149_529))
+							}
+							dx_145_529 = pi_145_529.Mul(r0_0_149_529).Merge(dx_145_529, npd_145_529.Mul(npd_145_529).Less(archsimd.LoadFloat64x4((&vkTableAVX2[80]))))
+							dx_145_529 = archsimd.LoadFloat64x4((&vkTableAVX2[26])).Merge(dx_145_529, at_145_529)
+							dn_145_529 := archsimd.LoadFloat64x4((&vkTableAVX2[27])).Merge(pd_145_529.Mul(cn_145_529).Div(s1_145_529), at_145_529)
+							r0_0_145_529, r1_0_145_529, r2_0_145_529 = s_145_529, dx_145_529, dn_145_529
+						}
+						s_142_529, dx_142_529, dn_142_529 = r0_0_145_529, r1_0_145_529, r2_0_145_529
+					}
+					r0_0_142_529, r1_0_142_529, r2_0_142_529 = s_142_529, dx_142_529, dn_142_529
+				}
+				sc_529, hc_529, nc_529 := r0_0_142_529, r1_0_142_529, r2_0_142_529
+				r0_0_529, r1_0_529, r2_0_529, r3_0_529, r4_0_529, r5_0_529, r6_0_529, r7_0_529, r8_0_529 = sa_529, sb_529, sc_529, ha_529, hb_529, hc_529, na_529, nb_529, nc_529
+			}
+			sa, sb, sc, ha, hb, hc, nda, ndb, ndc := r0_0_529, r1_0_529, r2_0_529, r3_0_529, r4_0_529, r5_0_529, r6_0_529, r7_0_529, r8_0_529
+			var r0_0_530 archsimd.Float64x4
+			{
+				skip_530, sa_530 := skip, sa
+				_ = skip_530
+				r0_0_530 = sa_530
+			}
+			sa = r0_0_530
+			var (
+				r0_0_531 archsimd.Float64x4
+				r1_0_531 archsimd.Float64x4
+				r2_0_531 archsimd.Float64x4
+				r3_0_531 archsimd.Float64x4
+				r4_0_531 archsimd.Float64x4
+				r5_0_531 archsimd.Float64x4
+			)
+			{
+				k_531, ia_531, cube_531, e_531, h_531, kk_531, l_531, sa_531, sb_531, sc_531, ha_531, hb_531, hc_531, nda_531, ndb_531, ndc_531, s_531, def_531, sig_531, sna_531, snb_531, snc_531, hkl_531, at_531, stride_531 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
+				two_531 := archsimd.LoadFloat64x4((&vkTableAVX2[29]))
+				fl_531 := sa_531.Mul(sb_531).Mul(sc_531)
+				var (
+					r0_0_478_531 archsimd.Float64x4
+					r1_0_478_531 archsimd.Float64x4
+					r2_0_478_531 archsimd.Float64x4
+					r3_0_478_531 archsimd.Float64x4
+					r4_0_478_531 archsimd.Float64x4
+					r5_0_478_531 archsimd.Float64x4
+					r6_0_478_531 archsimd.Float64x4
+				)
+				{
+					k_478_531, ia_478_531, cube_478_531, two_478_531, h_478_531, kk_478_531, l_478_531, fl_478_531, s_478_531, def_478_531 := k_531, ia_531, cube_531, two_531, h_531, kk_531, l_531, fl_531, s_531, def_531
+					r_478_531 := k_478_531.lr
+					zero_478_531 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+					fc_478_531, fd_478_531, fh_478_531, fk_478_531, fkl_478_531 := archsimd.LoadFloat64x4((*[4]float64)((&r_478_531.defaultF)[:4])), archsimd.LoadFloat64x4((&vkTableAVX2[27])), zero_478_531, zero_478_531, zero_478_531
+					if k_478_531.c.HasHKL {
+						var (
+							r0_0_176_478_531 archsimd.Float64x4
+							r1_0_176_478_531 archsimd.Float64x4
+							r2_0_176_478_531 archsimd.Float64x4
+							r3_0_176_478_531 archsimd.Float64x4
+							r4_0_176_478_531 archsimd.Float64x4
+						)
+						{
+							r_176_478_531, bits_176_478_531, miss_176_478_531, ia_176_478_531, cube_176_478_531, h_176_478_531, kk_176_478_531, l_176_478_531 := r_478_531, k_478_531.fhklBits, k_478_531.missBits, ia_478_531, cube_478_531, h_478_531, kk_478_531, l_478_531
+							_ = cube_176_478_531
+							var (
+								r0_0_177_478_531 archsimd.Float64x4
+								r1_0_177_478_531 archsimd.Float64x4
+							)
+							{
+								r_177_478_531, bits_177_478_531, miss_177_478_531, ia_177_478_531, h_177_478_531, kk_177_478_531, l_177_478_531 := r_176_478_531, bits_176_478_531, miss_176_478_531, ia_176_478_531, h_176_478_531, kk_176_478_531, l_176_478_531
+								var r0_0_33_177_478_531 archsimd.Mask64x4
+								{
+									r_33_177_478_531, ia_33_177_478_531, h_33_177_478_531, kk_33_177_478_531, l_33_177_478_531 := r_177_478_531, ia_177_478_531, h_177_478_531, kk_177_478_531, l_177_478_531
+									half_33_177_478_531 := archsimd.LoadFloat64x4((&vkTableAVX2[21]))
+									hc_33_177_478_531, kc_33_177_478_531, lc_33_177_478_531 := h_33_177_478_531.Sub(half_33_177_478_531).Ceil(), kk_33_177_478_531.Sub(half_33_177_478_531).Ceil(), l_33_177_478_531.Sub(half_33_177_478_531).Ceil()
+									hmin_33_177_478_531, kmin_33_177_478_531, lmin_33_177_478_531 := archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.hmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.kmin)[:4])), archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.lmin)[:4]))
+									in_33_177_478_531 := hc_33_177_478_531.GreaterEqual(hmin_33_177_478_531).And(hc_33_177_478_531.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.hmax)[:4])))).And(kc_33_177_478_531.GreaterEqual(kmin_33_177_478_531)).And(kc_33_177_478_531.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.kmax)[:4])))).And(lc_33_177_478_531.GreaterEqual(lmin_33_177_478_531)).And(lc_33_177_478_531.LessEqual(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.lmax)[:4]))))
+									idx_33_177_478_531 := hc_33_177_478_531.Sub(hmin_33_177_478_531).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.hstride)[:4]))).Add(kc_33_177_478_531.Sub(kmin_33_177_478_531).Mul(archsimd.LoadFloat64x4((*[4]float64)((&r_33_177_478_531.kstride)[:4])))).Add(lc_33_177_478_531.Sub(lmin_33_177_478_531))
+									idx_33_177_478_531.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[26])), in_33_177_478_531).ConvertToInt32().Store(ia_33_177_478_531)
+									r0_0_33_177_478_531 = in_33_177_478_531
+								}
+								in_177_478_531 := r0_0_33_177_478_531
+								f_177_478_531 := vgatherAVX2(bits_177_478_531, ia_177_478_531).AsFloat64x4().Merge(archsimd.LoadFloat64x4((*[4]float64)((&r_177_478_531.defaultF)[:4])), in_177_478_531)
+								fd_177_478_531 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+								if miss_177_478_531 != nil {
+									fd_177_478_531 = vgatherAVX2(miss_177_478_531, ia_177_478_531).AsFloat64x4()
+								}
+								r0_0_177_478_531, r1_0_177_478_531 = f_177_478_531, fd_177_478_531.Merge(archsimd.LoadFloat64x4((&vkTableAVX2[27])), in_177_478_531)
+							}
+							f_176_478_531, fd_176_478_531 := r0_0_177_478_531, r1_0_177_478_531
+							zero_176_478_531 := archsimd.LoadFloat64x4((&vkTableAVX2[26]))
+							r0_0_176_478_531, r1_0_176_478_531, r2_0_176_478_531, r3_0_176_478_531, r4_0_176_478_531 = f_176_478_531, fd_176_478_531, zero_176_478_531, zero_176_478_531, zero_176_478_531
+						}
+						fc_478_531, fd_478_531, fh_478_531, fk_478_531, fkl_478_531 = r0_0_176_478_531, r1_0_176_478_531, r2_0_176_478_531, r3_0_176_478_531, r4_0_176_478_531
+					}
+					ffl_478_531 := fc_478_531.Mul(fc_478_531).Mul(fl_478_531)
+					s1_478_531 := s_478_531.Add(ffl_478_531.Mul(fl_478_531))
+					def1_478_531 := def_478_531
+					if k_478_531.perDef {
+						def1_478_531 = def_478_531.Add(two_478_531.Mul(fc_478_531).Mul(fl_478_531).Mul(fl_478_531).Mul(fd_478_531))
+					}
+					r0_0_478_531, r1_0_478_531, r2_0_478_531, r3_0_478_531, r4_0_478_531, r5_0_478_531, r6_0_478_531 = ffl_478_531, s1_478_531, def1_478_531, fc_478_531, fh_478_531, fk_478_531, fkl_478_531
+				}
+				ffl_531, s1_531, def1_531, fc_531, fh_531, fk_531, fkl_531 := r0_0_478_531, r1_0_478_531, r2_0_478_531, r3_0_478_531, r4_0_478_531, r5_0_478_531, r6_0_478_531
+				tfl_531 := two_531.Mul(ffl_531)
+				xa_531, xb_531, xc_531 := tfl_531.Mul(sb_531.Mul(sc_531)), tfl_531.Mul(sa_531.Mul(sc_531)), tfl_531.Mul(sa_531.Mul(sb_531))
+				hbar_531, kbar_531, lbar_531 := xa_531.Mul(ha_531), xb_531.Mul(hb_531), xc_531.Mul(hc_531)
+				var (
+					r0_0_479_531 archsimd.Float64x4
+					r1_0_479_531 archsimd.Float64x4
+					r2_0_479_531 archsimd.Float64x4
+				)
+				{
+					two_479_531, fc_479_531, flatt_479_531, fh_479_531, fk_479_531, fl_479_531, hbar_479_531, kbar_479_531, lbar_479_531 := two_531, fc_531, fl_531, fh_531, fk_531, fkl_531, hbar_531, kbar_531, lbar_531
+					_ = two_479_531
+					_ = fc_479_531
+					_ = flatt_479_531
+					_ = fh_479_531
+					_ = fk_479_531
+					_ = fl_479_531
+					r0_0_479_531, r1_0_479_531, r2_0_479_531 = hbar_479_531, kbar_479_531, lbar_479_531
+				}
+				hbar_531, kbar_531, lbar_531 = r0_0_479_531, r1_0_479_531, r2_0_479_531
+				var r0_0_480_531 archsimd.Float64x4
+				{
+					e_480_531, h_480_531, kk_480_531, l_480_531, hbar_480_531, kbar_480_531, lbar_480_531, sig_480_531 := e_531, h_531, kk_531, l_531, hbar_531, kbar_531, lbar_531, sig_531
+					r0_0_480_531 = sig_480_531.Add(hbar_480_531.Mul(h_480_531.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_531[0])[:4])))).Add(kbar_480_531.Mul(kk_480_531.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_531[1])[:4]))))).Add(lbar_480_531.Mul(l_480_531.Add(archsimd.LoadFloat64x4((*[4]float64)((&e_480_531[2])[:4]))))))
+				}
+				sig1_531 := r0_0_480_531
+				var (
+					r0_0_481_531 archsimd.Float64x4
+					r1_0_481_531 archsimd.Float64x4
+					r2_0_481_531 archsimd.Float64x4
+				)
+				{
+					xa_481_531, xb_481_531, xc_481_531, nda_481_531, ndb_481_531, ndc_481_531, sna_481_531, snb_481_531, snc_481_531 := xa_531, xb_531, xc_531, nda_531, ndb_531, ndc_531, sna_531, snb_531, snc_531
+					_ = xa_481_531
+					_ = xb_481_531
+					_ = xc_481_531
+					_ = nda_481_531
+					_ = ndb_481_531
+					_ = ndc_481_531
+					r0_0_481_531, r1_0_481_531, r2_0_481_531 = sna_481_531, snb_481_531, snc_481_531
+				}
+				na1_531, nb1_531, nc1_531 := r0_0_481_531, r1_0_481_531, r2_0_481_531
+				var r0_0_482_531 archsimd.Float64x4
+				{
+					k_482_531, fl_482_531, hbar_482_531, kbar_482_531, lbar_482_531, s_482_531, s1_482_531, hkl_482_531, at_482_531, stride_482_531 := k_531, fl_531, hbar_531, kbar_531, lbar_531, s_531, s1_531, hkl_531, at_531, stride_531
+					if !k_482_531.c.Water {
+						s1_482_531 = s_482_531.Merge(s1_482_531, fl_482_531.Equal(archsimd.LoadFloat64x4((&vkTableAVX2[26]))))
+					}
+					hbar_482_531.StoreSlice(hkl_482_531[at_482_531:])
+					kbar_482_531.StoreSlice(hkl_482_531[at_482_531+stride_482_531:])
+					lbar_482_531.StoreSlice(hkl_482_531[at_482_531+2*stride_482_531:])
+					r0_0_482_531 = s1_482_531
+				}
+				s1_531 = r0_0_482_531
+				r0_0_531, r1_0_531, r2_0_531, r3_0_531, r4_0_531, r5_0_531 = s1_531, def1_531, sig1_531, na1_531, nb1_531, nc1_531
+			}
+			s, def, sig, sna, snb, snc = r0_0_531, r1_0_531, r2_0_531, r3_0_531, r4_0_531, r5_0_531
+		}
+		{
+			t_532, p0_532, s_532, def_532, sig_532, sna_532, snb_532, snc_532 := t, p0, s, def, sig, sna, snb, snc
+			s_532.StoreSlice(t_532.s[p0_532:])
+			def_532.StoreSlice(t_532.def[p0_532:])
+			sig_532.StoreSlice(t_532.sig[p0_532:])
+			sna_532.StoreSlice(t_532.na[p0_532:])
+			snb_532.StoreSlice(t_532.nb[p0_532:])
+			snc_532.StoreSlice(t_532.nc[p0_532:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()

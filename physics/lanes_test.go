@@ -265,3 +265,67 @@ func TestLanesNotWholeN(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientParts: with Config.NoN and NoDefaultF (a fit that does not
+// refine N or the default F), the gradient's entries for N and the
+// default F are 0 and every other entry and the loss are the whole
+// gradient's bits, on every lane kernel: the usual structure and N per
+// axis (their NoN copies of the terms), and structures whose terms
+// compute the derivatives by N anyway (interpolation, a spot shape,
+// -dmin, the per-pixel walk of many sub-pixels).
+func TestGradientParts(t *testing.T) {
+	tiers := physics.AvailableVectorLanes()
+	defer physics.SetVectorLanes(t, physics.VectorLanes())()
+	inputs := inScratch(t)
+	base := "-cell 70 80 90 75 85 95 -misset 10 20 30 -default_F 100 -N 5 -lambda 1 -distance 100 -pixel 0.1 -detpixels 40 -oversample 1"
+	hkl := " -hkl " + inputs + "/P1.hkl"
+	for _, args := range []string{
+		base,
+		base + " -mosaic 0.5 -mosaic_domains 4 -phi 0 -osc 1 -phisteps 3 -polar 0.8 -water 40",
+		base + " -Na 3 -Nb 4 -Nc 6 -divergence 1 -divsteps 3",
+		base + hkl + " -cell 100 100 100 90 90 90 -pixel 0.3 -oversample 2", // indices past the table's 5 from 5 mm off the beam: the default F
+		base + hkl + " -cell 100 100 100 90 90 90 -pixel 0.3 -Na 3 -Nb 4 -Nc 6 -mosaic 0.5 -mosaic_domains 3",
+		base + " -hkl " + inputs + "/P1_varied.hkl -interpolate -cell 100 100 100 90 90 90 -lambda 6.2",
+		base + " -gauss_xtal -mosaic 0.5 -mosaic_domains 4",
+		base + " -dmin 60 -water 40",
+		base + " -oversample 20 -detpixels 6", // 400 sub-pixels: the per-pixel walk
+	} {
+		if err := os.Remove("Fdump.bin"); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		cfg, in := kernelInputs(t, args)
+		n := cfg.FPixels * cfg.SPixels
+		obs, wts, bg := lossData(n)
+		l := physics.PixelLoss{Kind: physics.LossPoisson, Observed: obs, Weights: wts, Background: bg}
+		for _, tier := range tiers {
+			physics.SetVectorLanes(t, tier)
+			whole := make([]float64, physics.NParams)
+			wv := physics.LossGradient(&cfg, in, &l, whole)
+			for _, p := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+				c := cfg
+				c.NoN, c.NoDefaultF = p[0], p[1]
+				g := make([]float64, physics.NParams)
+				v := physics.LossGradient(&c, in, &l, g)
+				if math.Float64bits(v) != math.Float64bits(wv) {
+					t.Errorf("%.60s, %s, NoN %v NoDefaultF %v: loss %.17g, whole gradient's %.17g", args, tier, p[0], p[1], v, wv)
+				}
+				for j := range g {
+					want := whole[j]
+					if p[0] && (j == physics.PNa || j == physics.PNb || j == physics.PNc) || p[1] && j == physics.PDefaultF {
+						want = 0
+					}
+					if math.Float64bits(g[j]) != math.Float64bits(want) {
+						t.Errorf("%.60s, %s, NoN %v NoDefaultF %v: ∂L/∂P[%d] %.17g, want %.17g", args, tier, p[0], p[1], j, g[j], want)
+					}
+				}
+			}
+			// The entries left out are ones the whole gradient has.
+			if whole[physics.PNa] == 0 || whole[physics.PNc] == 0 {
+				t.Errorf("%.60s, %s: no derivative by N to leave out", args, tier)
+			}
+			if strings.Contains(args, "P1.hkl") && whole[physics.PDefaultF] == 0 {
+				t.Errorf("%.60s, %s: no derivative by the default F to leave out", args, tier)
+			}
+		}
+	}
+}
