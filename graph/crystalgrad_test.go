@@ -3,6 +3,8 @@ package graph
 import (
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -145,6 +147,133 @@ func TestObjectiveCrystalGradient(t *testing.T) {
 	for i, n := range crystal {
 		if math.Float64bits(gc[i]) != math.Float64bits(gf[i]) || gc[i] == 0 {
 			t.Errorf("%s: %v, with the distance %v", n, gc[i], gf[i])
+		}
+	}
+}
+
+// TestGradientFor: the gradient for a set of inputs gives the whole
+// gradient's bits for each of them and 0 for the others, with the same
+// loss, for the sets whose programs leave parts out (no N, no default F,
+// neither, the crystal's alone) and one that leaves none out, on the
+// vector lanes' structures (the usual one, N per axis) and on one whose
+// terms compute every part anyway (interpolation).
+func TestGradientFor(t *testing.T) {
+	in := inputsDir()
+	tri := []string{"-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
+		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "64", "-fluence", "1e29"}
+	with := func(extra ...string) []string { return append(append([]string{}, tri...), extra...) }
+	hkl := []string{"-hkl", filepath.Join(in, "P1.hkl"), "-cell", "100", "100", "100", "90", "90", "90", "-lambda", "1", "-pixel", "0.3"}
+	cases := map[string][]string{
+		"triclinic":          with("-mosaic", "0.5", "-mosaic_domains", "3"),
+		"N per axis, P1.hkl": with(append(hkl, "-Na", "3", "-Nb", "4", "-Nc", "6")...),
+		"P1.hkl, sub-pixels": with(append(hkl, "-oversample", "2")...),
+		"interpolated":       with("-hkl", filepath.Join(in, "P1_varied.hkl"), "-interpolate"),
+	}
+	isN := func(n string) bool { return n == "crystal.Na" || n == "crystal.Nb" || n == "crystal.Nc" }
+	sets := map[string]func(string) bool{
+		"all but N":          func(n string) bool { return !isN(n) },
+		"all but default F":  func(n string) bool { return n != "crystal.default_F" },
+		"all but both":       func(n string) bool { return !isN(n) && n != "crystal.default_F" },
+		"the crystal's":      CrystalGradientInput,
+		"cell and distance":  func(n string) bool { return n == "crystal.a" || n == "crystal.alpha" || n == "detector.distance" },
+		"N and the detector": func(n string) bool { return isN(n) || strings.HasPrefix(n, "detector.") },
+	}
+	for name, argv := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := model(t, argv...)
+			img := image(t, m)
+			s, err := New(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs := make([]float64, len(img))
+			for i, v := range img {
+				obs[i] = math.Round(0.9*v + float64(i%3))
+			}
+			l := &Loss{Kind: LossPoisson, Observed: obs}
+			v, full, err := s.Gradient(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := s.Program().Names()
+			for _, n := range []string{"crystal.Na", "crystal.Nc", "crystal.default_F", "crystal.a", "detector.distance"} {
+				if n == "crystal.default_F" && name == "interpolated" {
+					continue // (P1_varied.hkl's table covers the detector)
+				}
+				if i := slices.Index(names, n); i < 0 || full[i] == 0 {
+					t.Errorf("the whole gradient has no entry for %s to leave out or keep", n)
+				}
+			}
+			for set, want := range sets {
+				vs, g, err := s.GradientFor(l, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if vs != v {
+					t.Errorf("%s: loss %v, the whole gradient's %v", set, vs, v)
+				}
+				for i, n := range names {
+					w := 0.0
+					if want(n) {
+						w = full[i]
+					}
+					if math.Float64bits(g[i]) != math.Float64bits(w) {
+						t.Errorf("%s: %s %v, want %v", set, n, g[i], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestObjectiveGradientParts: an objective's gradient leaves out the
+// derivatives by N and the default F when its parameters do not move
+// them (its program is built with noN and noDefaultF), and keeps them
+// when they do.
+func TestObjectiveGradientParts(t *testing.T) {
+	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
+		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "59", "-fluence", "1e29")
+	keys := func() []lossKey {
+		s, err := New(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.Program()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		var ks []lossKey
+		for k, idle := range p.grads {
+			if len(idle) > 0 {
+				ks = append(ks, k)
+			}
+		}
+		return ks
+	}
+	l := Loss{Kind: LossSum}
+	for _, c := range []struct {
+		params     []string
+		x          []float64
+		noN, noDef bool
+	}{
+		{[]string{"a", "distance"}, []float64{70.1, 100.2}, true, true},
+		{[]string{"a", "Na"}, []float64{70.1, 5.5}, false, true},
+		{[]string{"a", "default_F"}, []float64{70.1, 90}, true, false},
+	} {
+		o, err := NewObjective(m, c.params, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := o.Gradient(c.x); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, k := range keys() {
+			if !k.crystal && k.noN == c.noN && k.noDefaultF == c.noDef {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%v: no gradient program with noN %v, noDefaultF %v among %+v", c.params, c.noN, c.noDef, keys())
 		}
 	}
 }

@@ -130,14 +130,14 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 	}
 	inputs := inputNames(m)
 	jacs := make([][]float64, len(x))
-	crystal := true // every parameter moves the crystal's inputs (or the fluence) alone
+	moved := map[string]bool{} // the inputs the parameters move: the gradient's wanted entries
 	for i, n := range o.Names {
 		if jacs[i], err = inputJacobian(m, n, x[i], inputs); err != nil {
 			return 0, nil, err
 		}
 		for j, d := range jacs[i] {
-			if d != 0 && !CrystalGradientInput(inputs[j]) {
-				crystal = false
+			if d != 0 {
+				moved[inputs[j]] = true
 			}
 		}
 	}
@@ -145,13 +145,7 @@ func (o *Objective) Gradient(x []float64) (float64, []float64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var v float64
-	var gin []float64
-	if crystal {
-		v, gin, err = s.CrystalGradient(o.evalLoss())
-	} else {
-		v, gin, err = s.Gradient(o.evalLoss())
-	}
+	v, gin, err := s.GradientFor(o.evalLoss(), func(name string) bool { return moved[name] })
 	if err != nil {
 		return 0, nil, err
 	}

@@ -83,6 +83,9 @@ type lossKey struct {
 	background bool
 	listed     bool
 	crystal    bool // the crystal's gradient alone (Simulator.CrystalGradient)
+	// Without the gradients by N and by the default F
+	// (Simulator.GradientFor; physics.Config.NoN, NoDefaultF).
+	noN, noDefaultF bool
 }
 
 // gradProgram is a compiled graph from the parameters and tables, an
@@ -270,7 +273,7 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	if cfg.Float32 {
 		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
 	}
-	cfg.CrystalOnly = lk.crystal
+	cfg.CrystalOnly, cfg.NoN, cfg.NoDefaultF = lk.crystal, lk.noN, lk.noDefaultF
 	op := pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background}
 	if lk.listed {
 		gp.listed = &listedLoss{}
@@ -467,7 +470,45 @@ func (s *Simulator) Program() *Program { return s.prog }
 // loss and its gradient with respect to every parameter input (Names()
 // order; zero for inputs the image does not depend on).
 func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error) {
-	return s.gradient(l, false)
+	return s.gradient(l, lossKey{})
+}
+
+// GradientFor is Gradient with respect to the inputs for which want
+// reports true, the others' entries 0, with the wanted entries' bits.
+// Leaving inputs out can make it faster: with nothing but the crystal's
+// inputs and the fluence wanted (CrystalGradientInput) it is
+// CrystalGradient; without N (crystal.Na, Nb, Nc) or the default F
+// (crystal.default_F) the physics leaves their sums out
+// (physics.Config.NoN, NoDefaultF: the mosaic case's gradient
+// ~0.9x). Each combination is a gradient program of its own, compiled
+// on its first use. An objective's gradient runs it for the inputs its
+// parameters move.
+func (s *Simulator) GradientFor(l *Loss, want func(input string) bool) (value float64, grad []float64, err error) {
+	parts := lossKey{crystal: true, noN: true, noDefaultF: true}
+	for _, name := range s.prog.names {
+		if !want(name) {
+			continue
+		}
+		parts.crystal = parts.crystal && CrystalGradientInput(name)
+		switch name {
+		case "crystal.Na", "crystal.Nb", "crystal.Nc":
+			parts.noN = false
+		case "crystal.default_F":
+			parts.noDefaultF = false
+		}
+	}
+	if parts.crystal {
+		parts.noN, parts.noDefaultF = false, false // (the crystal's program leaves them out)
+	}
+	if value, grad, err = s.gradient(l, parts); err != nil {
+		return 0, nil, err
+	}
+	for i, name := range s.prog.names {
+		if !want(name) {
+			grad[i] = 0
+		}
+	}
+	return value, grad, nil
 }
 
 // CrystalGradient is Gradient with respect to the crystal's inputs and
@@ -477,7 +518,7 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 // a fit of the cell and orientation runs it, and so do its coarse
 // stages, which refine the fluence as well.
 func (s *Simulator) CrystalGradient(l *Loss) (value float64, grad []float64, err error) {
-	return s.gradient(l, true)
+	return s.gradient(l, lossKey{crystal: true})
 }
 
 // CrystalInput reports whether the graph input named name is one of the
@@ -504,14 +545,16 @@ func CrystalGradientInput(name string) bool {
 	return CrystalInput(name) || name == "beam.fluence"
 }
 
-func (s *Simulator) gradient(l *Loss, crystal bool) (value float64, grad []float64, err error) {
+// gradient is Gradient with the parts lossKey's crystal, noN and
+// noDefaultF leave out.
+func (s *Simulator) gradient(l *Loss, parts lossKey) (value float64, grad []float64, err error) {
 	p := s.prog
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels
 	if err := l.check(n); err != nil {
 		return 0, nil, err
 	}
 	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil, listed: l.Pixels != nil,
-		crystal: crystal}
+		crystal: parts.crystal, noN: parts.noN, noDefaultF: parts.noDefaultF}
 	gp, err := p.takeGrad(lk)
 	if err != nil {
 		return 0, nil, err
@@ -574,7 +617,7 @@ func (s *Simulator) gradient(l *Loss, crystal bool) (value float64, grad []float
 		return 0, nil, fmt.Errorf("graph: gradient by the packed parameters is %T", pt.Data())
 	}
 	grad, gp.adj = gp.rev.Grad(packed, pg, vars, gp.adj)
-	if crystal {
+	if lk.crystal {
 		// (An input that is not among them may still reach the
 		// parameters CrystalOnly keeps: λ the crystal's of a -matrix
 		// crystal, the water's size its background's seed.)
