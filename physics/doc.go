@@ -918,6 +918,42 @@
 //     (∂/∂N's π and the default F's 2 taken out of the sums, 1–2 %
 //     each), and the loss rows' front and backward pass add ~15 % on top.
 //
+//   - Nineteenth session (the same AMD EPYC; turns, Go 1.27 build,
+//     mosaic case, 20–30 rounds against the session's start, whose
+//     gradient/forward was 1.93 and crystal's 1.59, cubic 1024² 1.78):
+//     Config.NoN and NoDefaultF (graph's Simulator.GradientFor, which an
+//     objective runs for the inputs its parameters move) leave out the
+//     derivatives by N and the default F: termsGradNoNLanes and
+//     termsGradAxesNoNLanes are the terms without the N sums (the
+//     compiler then drops sincg's derivative by N as well), and perDef is
+//     off. As timing checks in the whole gradient: the N sums left out
+//     0.905× (the division by s alone 1.00×, the peak's merge 0.99×, ∂/∂N
+//     as T_n alone 0.97×), σ 0.97×, the default F's sum 0.97×. The
+//     README's DIALS fit (cell, orientation, detector) 0.89×, the same
+//     fit.json. Measured and left out, each within ±2 % (the whole
+//     gradient): the ∂S/∂(h, k, l) stores through a pointer checked once
+//     per call instead of a slice each (24 fewer instructions a turn;
+//     0.976×, then 0.992×); the structure factors' gather without its
+//     bounds checks (1.01×); the three indices' cosine and square root
+//     before their three recurrences (1.00×); 2x as x + x in the gradient
+//     (five multiplications a turn made additions, the same bits: 1.00×);
+//     ∂/∂N's peak as T_n·c, the same ±1, for its two logical operations
+//     (1.01×). Adding ten independent multiplications (and nine
+//     additions summing them) to each turn took 1.06×, nineteen additions
+//     1.08×: ~0.35–0.45 % per arithmetic operation, so the 5 % the
+//     mosaic case's whole gradient is over 1.8× would take ~13 of them
+//     out of the ~90 the gradient adds to each turn. Go 1.27's rewrite of
+//     logical operations into VPTERNLOGQ (rewritetern.go) only classifies
+//     the signed vector types' And, Or and Xor (golang/go#79666), and this
+//     code's are on Uint64x8; with the vocabulary's vand, vor and vxor on
+//     Int64x8 the compiler (1.27.3) built the AVX-512 gradient kernels
+//     with invalid instructions (a VPTERNLOGQ whose third operand, a
+//     constant loaded from memory, it folded away: "invalid instruction"
+//     from the assembler), so they stay unsigned. Whole processes: the
+//     simulate help's flag list built only when printed (--version 0.91×,
+//     cubic 1024² simulate 0.95×); the float image on 2 MB-aligned huge
+//     pages (0.99×, left out: the slack costs zeroing on reuse).
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
