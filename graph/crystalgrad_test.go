@@ -1,11 +1,14 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gobragg/gobragg/models"
 )
 
 // TestCrystalGradient: the crystal's gradient alone (what a fit of the
@@ -154,7 +157,8 @@ func TestObjectiveCrystalGradient(t *testing.T) {
 // TestGradientFor: the gradient for a set of inputs gives the whole
 // gradient's bits for each of them and 0 for the others, with the same
 // loss, for the sets whose programs leave parts out (no N, no default F,
-// neither, the crystal's alone) and one that leaves none out, on the
+// neither, no detector or beam, the crystal's alone) and one that leaves
+// none out, on the
 // vector lanes' structures (the usual one, N per axis) and on one whose
 // terms compute every part anyway (interpolation).
 func TestGradientFor(t *testing.T) {
@@ -171,12 +175,16 @@ func TestGradientFor(t *testing.T) {
 	}
 	isN := func(n string) bool { return n == "crystal.Na" || n == "crystal.Nb" || n == "crystal.Nc" }
 	sets := map[string]func(string) bool{
-		"all but N":          func(n string) bool { return !isN(n) },
-		"all but default F":  func(n string) bool { return n != "crystal.default_F" },
-		"all but both":       func(n string) bool { return !isN(n) && n != "crystal.default_F" },
-		"the crystal's":      CrystalGradientInput,
-		"cell and distance":  func(n string) bool { return n == "crystal.a" || n == "crystal.alpha" || n == "detector.distance" },
-		"N and the detector": func(n string) bool { return isN(n) || strings.HasPrefix(n, "detector.") },
+		"all but N":           func(n string) bool { return !isN(n) },
+		"all but default F":   func(n string) bool { return n != "crystal.default_F" },
+		"all but both":        func(n string) bool { return !isN(n) && n != "crystal.default_F" },
+		"the crystal's":       CrystalGradientInput,
+		"cell and distance":   func(n string) bool { return n == "crystal.a" || n == "crystal.alpha" || n == "detector.distance" },
+		"N and the detector":  func(n string) bool { return isN(n) || strings.HasPrefix(n, "detector.") },
+		"the crystal's and N": func(n string) bool { return CrystalGradientInput(n) || isN(n) },
+		"cell, N, default F": func(n string) bool {
+			return n == "crystal.b" || n == "crystal.gamma" || isN(n) || n == "crystal.default_F"
+		},
 	}
 	for name, argv := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -227,12 +235,11 @@ func TestGradientFor(t *testing.T) {
 }
 
 // TestObjectiveGradientParts: an objective's gradient leaves out the
-// derivatives by N and the default F when its parameters do not move
-// them (its program is built with noN and noDefaultF), and keeps them
-// when they do.
+// derivatives by N, the default F, and the detector and the beam when its
+// parameters do not move them (its program is built with noN,
+// noDefaultF, noGeometry), and keeps them when they do.
 func TestObjectiveGradientParts(t *testing.T) {
-	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
-		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "59", "-fluence", "1e29")
+	var m *models.Model
 	keys := func() []lossKey {
 		s, err := New(m)
 		if err != nil {
@@ -250,15 +257,20 @@ func TestObjectiveGradientParts(t *testing.T) {
 		return ks
 	}
 	l := Loss{Kind: LossSum}
-	for _, c := range []struct {
-		params     []string
-		x          []float64
-		noN, noDef bool
+	for i, c := range []struct {
+		params             []string
+		x                  []float64
+		noN, noDef, noGeom bool
 	}{
-		{[]string{"a", "distance"}, []float64{70.1, 100.2}, true, true},
-		{[]string{"a", "Na"}, []float64{70.1, 5.5}, false, true},
-		{[]string{"a", "default_F"}, []float64{70.1, 90}, true, false},
+		{[]string{"a", "distance"}, []float64{70.1, 100.2}, true, true, false},
+		{[]string{"a", "Na"}, []float64{70.1, 5.5}, false, true, true},
+		{[]string{"a", "default_F"}, []float64{70.1, 90}, true, false, true},
+		{[]string{"a", "orient_x", "Na", "fluence"}, []float64{70.1, 0.1, 5.5, 1.1e29}, false, true, true},
+		{[]string{"Na", "lambda"}, []float64{5.5, 2.01}, false, true, false},
 	} {
+		// A program of its own (a detector size no other test uses).
+		m = model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
+			"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", fmt.Sprint(53+i), "-fluence", "1e29")
 		o, err := NewObjective(m, c.params, l)
 		if err != nil {
 			t.Fatal(err)
@@ -268,12 +280,12 @@ func TestObjectiveGradientParts(t *testing.T) {
 		}
 		found := false
 		for _, k := range keys() {
-			if !k.crystal && k.noN == c.noN && k.noDefaultF == c.noDef {
+			if !k.crystal && k.noN == c.noN && k.noDefaultF == c.noDef && k.noGeometry == c.noGeom {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("%v: no gradient program with noN %v, noDefaultF %v among %+v", c.params, c.noN, c.noDef, keys())
+			t.Errorf("%v: no gradient program with noN %v, noDefaultF %v, noGeometry %v among %+v", c.params, c.noN, c.noDef, c.noGeom, keys())
 		}
 	}
 }

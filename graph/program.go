@@ -83,9 +83,10 @@ type lossKey struct {
 	background bool
 	listed     bool
 	crystal    bool // the crystal's gradient alone (Simulator.CrystalGradient)
-	// Without the gradients by N and by the default F
-	// (Simulator.GradientFor; physics.Config.NoN, NoDefaultF).
-	noN, noDefaultF bool
+	// Without the gradients by N, by the default F, and by the detector
+	// and the beam (Simulator.GradientFor; physics.Config.NoN,
+	// NoDefaultF, NoGeometry).
+	noN, noDefaultF, noGeometry bool
 }
 
 // gradProgram is a compiled graph from the parameters and tables, an
@@ -273,7 +274,7 @@ func (p *Program) buildGrad(lk lossKey) (gp *gradProgram, err error) {
 	if cfg.Float32 {
 		return nil, fmt.Errorf("graph: a program with a float32 image has no gradients")
 	}
-	cfg.CrystalOnly, cfg.NoN, cfg.NoDefaultF = lk.crystal, lk.noN, lk.noDefaultF
+	cfg.CrystalOnly, cfg.NoN, cfg.NoDefaultF, cfg.NoGeometry = lk.crystal, lk.noN, lk.noDefaultF, lk.noGeometry
 	op := pixelLossOp{cfg: cfg, kind: lk.kind, weighted: lk.weighted, background: lk.background}
 	if lk.listed {
 		gp.listed = &listedLoss{}
@@ -480,25 +481,27 @@ func (s *Simulator) Gradient(l *Loss) (value float64, grad []float64, err error)
 // CrystalGradient; without N (crystal.Na, Nb, Nc) or the default F
 // (crystal.default_F) the physics leaves their sums out
 // (physics.Config.NoN, NoDefaultF: the mosaic case's gradient
-// ~0.9x). Each combination is a gradient program of its own, compiled
+// ~0.9x without N), and with nothing but those and the crystal's
+// inputs and the fluence, the detector's and the beam's sums
+// (physics.Config.NoGeometry: a fit of the crystal, its size and its
+// scale). Each combination is a gradient program of its own, compiled
 // on its first use. An objective's gradient runs it for the inputs its
 // parameters move.
 func (s *Simulator) GradientFor(l *Loss, want func(input string) bool) (value float64, grad []float64, err error) {
-	parts := lossKey{crystal: true, noN: true, noDefaultF: true}
+	parts := lossKey{crystal: true, noN: true, noDefaultF: true, noGeometry: true}
 	for _, name := range s.prog.names {
 		if !want(name) {
 			continue
 		}
+		n, f := name == "crystal.Na" || name == "crystal.Nb" || name == "crystal.Nc", name == "crystal.default_F"
 		parts.crystal = parts.crystal && CrystalGradientInput(name)
-		switch name {
-		case "crystal.Na", "crystal.Nb", "crystal.Nc":
-			parts.noN = false
-		case "crystal.default_F":
-			parts.noDefaultF = false
-		}
+		parts.noN = parts.noN && !n
+		parts.noDefaultF = parts.noDefaultF && !f
+		parts.noGeometry = parts.noGeometry && (CrystalGradientInput(name) || n || f)
 	}
 	if parts.crystal {
-		parts.noN, parts.noDefaultF = false, false // (the crystal's program leaves them out)
+		// (The crystal's program leaves the others out.)
+		parts.noN, parts.noDefaultF, parts.noGeometry = false, false, false
 	}
 	if value, grad, err = s.gradient(l, parts); err != nil {
 		return 0, nil, err
@@ -554,7 +557,7 @@ func (s *Simulator) gradient(l *Loss, parts lossKey) (value float64, grad []floa
 		return 0, nil, err
 	}
 	lk := lossKey{kind: l.Kind, weighted: l.Weights != nil, background: l.Background != nil, listed: l.Pixels != nil,
-		crystal: parts.crystal, noN: parts.noN, noDefaultF: parts.noDefaultF}
+		crystal: parts.crystal, noN: parts.noN, noDefaultF: parts.noDefaultF, noGeometry: parts.noGeometry}
 	gp, err := p.takeGrad(lk)
 	if err != nil {
 		return 0, nil, err

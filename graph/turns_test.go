@@ -78,7 +78,10 @@ func init() {
 // not test but builds the case's simulator, runs it twice, writes "ready"
 // as a line to stdout, then, for every byte it reads from stdin, runs it
 // once more (mode "forward": the image; "gradient": the gradient of the
-// summed-image loss; "crystal": its crystal's part, CrystalGradient) and
+// summed-image loss; "crystal": its crystal's part, CrystalGradient;
+// "size": its crystal's, N's and the fluence's, GradientFor, as a fit of
+// the crystal, its size and its scale asks; "detector": its crystal's,
+// the fluence's and the detector's, as the DIALS fit asks) and
 // writes the run's time in ms as a line; "q" or the end of stdin ends it. GOBRAGG_LANES picks the lane
 // kernels as it does for simulate. Two builds taking turns this way, pinned to
 // one CPU, see the same drift of the machine's speed run by run.
@@ -91,8 +94,8 @@ func serveTurns(spec string) error {
 	if !ok {
 		return fmt.Errorf("GOBRAGG_TURNS: no case %q", cs)
 	}
-	if mode != "forward" && mode != "gradient" && mode != "crystal" {
-		return fmt.Errorf("GOBRAGG_TURNS: mode %q is not forward, gradient or crystal", mode)
+	if mode != "forward" && mode != "gradient" && mode != "crystal" && mode != "size" && mode != "detector" {
+		return fmt.Errorf("GOBRAGG_TURNS: mode %q is not forward, gradient, crystal, size or detector", mode)
 	}
 	if name := os.Getenv("GOBRAGG_LANES"); name != "" {
 		// As simulate takes it: the lane kernels to time.
@@ -115,6 +118,14 @@ func serveTurns(spec string) error {
 		run = func() error { _, _, err := s.Gradient(l); return err }
 	case "crystal":
 		run = func() error { _, _, err := s.CrystalGradient(l); return err }
+	case "size":
+		size := func(n string) bool {
+			return CrystalGradientInput(n) || n == "crystal.Na" || n == "crystal.Nb" || n == "crystal.Nc"
+		}
+		run = func() error { _, _, err := s.GradientFor(l, size); return err }
+	case "detector":
+		detector := func(n string) bool { return CrystalGradientInput(n) || strings.HasPrefix(n, "detector.") }
+		run = func() error { _, _, err := s.GradientFor(l, detector); return err }
 	}
 	for range 2 {
 		if err := run(); err != nil {

@@ -48,15 +48,20 @@ func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, c
 		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		return
 	}
+	noGeom, noN := k.c.noGeometry(), k.c.noN()
 	switch {
-	case k.c.CrystalOnly && k.lr.axes:
+	case noGeom && noN && k.lr.axes:
 		k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case k.c.CrystalOnly:
+	case noGeom && noN:
 		k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case k.c.NoN && k.lr.axes:
+	case noN && k.lr.axes:
 		k.termsGradAxesNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case k.c.NoN:
+	case noN:
 		k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case noGeom && k.lr.axes:
+		k.termsGradAxesNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
+	case noGeom:
+		k.termsGradNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	case k.lr.axes:
 		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
 	default:

@@ -86,12 +86,32 @@ func supportedTiers() []laneTier {
 // termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
 // termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
 // nil; their Crystal copies for the crystal's gradient alone, their NoN
-// copies without the derivatives by N) on vector lanes where the CPU has
-// them and the chunk allows (vector; see lossRow), each vector kernel
-// with its frame where it runs fastest (frameTune).
+// copies without the derivatives by N, their NoSigma copies without σ) on
+// vector lanes where the CPU has them and the chunk allows (vector; see
+// lossRow), each vector kernel with its frame where it runs fastest
+// (frameTune).
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	axes := k.lr.axes
-	if k.c.NoN && !k.c.CrystalOnly && cube == nil {
+	noGeom, noN := k.c.noGeometry(), k.c.noN()
+	switch {
+	case cube != nil:
+	case noGeom && noN:
+		switch {
+		case vector && k.tier == tierAVX512 && axes:
+			tuneTermsGradAxesCrystal512.run(np, func() { k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX512:
+			tuneTermsGradCrystal512.run(np, func() { k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX2 && axes:
+			tuneTermsGradAxesCrystal2.run(np, func() { k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+		case vector && k.tier == tierAVX2:
+			tuneTermsGradCrystal2.run(np, func() { k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+		case axes:
+			k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		default:
+			k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		}
+		return
+	case noN:
 		switch {
 		case vector && k.tier == tierAVX512 && axes:
 			tuneTermsGradAxesNoN512.run(np, func() { k.termsGradAxesNoNLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
@@ -107,21 +127,20 @@ func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLan
 			k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		}
 		return
-	}
-	if k.c.CrystalOnly && cube == nil {
+	case noGeom:
 		switch {
 		case vector && k.tier == tierAVX512 && axes:
-			tuneTermsGradAxesCrystal512.run(np, func() { k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+			tuneTermsGradAxesNoSigma512.run(np, func() { k.termsGradAxesNoSigmaLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX512:
-			tuneTermsGradCrystal512.run(np, func() { k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+			tuneTermsGradNoSigma512.run(np, func() { k.termsGradNoSigmaLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX2 && axes:
-			tuneTermsGradAxesCrystal2.run(np, func() { k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+			tuneTermsGradAxesNoSigma2.run(np, func() { k.termsGradAxesNoSigmaLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 		case vector && k.tier == tierAVX2:
-			tuneTermsGradCrystal2.run(np, func() { k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+			tuneTermsGradNoSigma2.run(np, func() { k.termsGradNoSigmaLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
 		case axes:
-			k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+			k.termsGradAxesNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		default:
-			k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
+			k.termsGradNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
 		}
 		return
 	}

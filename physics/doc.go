@@ -930,7 +930,17 @@
 //     0.905× (the division by s alone 1.00×, the peak's merge 0.99×, ∂/∂N
 //     as T_n alone 0.97×), σ 0.97×, the default F's sum 0.97×. The
 //     README's DIALS fit (cell, orientation, detector) 0.89×, the same
-//     fit.json. Measured and left out, each within ±2 % (the whole
+//     fit.json. Config.NoGeometry (nothing of the detector's or the
+//     beam's wanted: a fit of the crystal, its N and its scale, as
+//     diffBragg's stills refinement) takes the crystal's loss rows
+//     (polarization factor alone, no σ: termsGradNoSigmaLanes and
+//     termsGradAxesNoSigmaLanes; the backward pass's row sums and N's,
+//     the default F's, the fluence's and the water seed's sums): turns'
+//     size mode against the whole gradient 0.96× (mosaic case), 0.89×
+//     (cubic 1024²); the README's example fit refining cell,
+//     orientation, N and scale 0.47–0.49 → 0.43–0.47 s, the same
+//     fit.json. The DIALS fit's set (turns' detector mode) is 0.89× and
+//     0.95×. Measured and left out, each within ±2 % (the whole
 //     gradient): the ∂S/∂(h, k, l) stores through a pointer checked once
 //     per call instead of a slice each (24 fewer instructions a turn;
 //     0.976×, then 0.992×); the structure factors' gather without its

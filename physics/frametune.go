@@ -50,6 +50,8 @@ var (
 	tuneTermsGradCrystal2, tuneTermsGradAxesCrystal2               frameTune
 	tuneTermsGradNoN512, tuneTermsGradAxesNoN512                   frameTune
 	tuneTermsGradNoN2, tuneTermsGradAxesNoN2                       frameTune
+	tuneTermsGradNoSigma512, tuneTermsGradAxesNoSigma512           frameTune
+	tuneTermsGradNoSigma2, tuneTermsGradAxesNoSigma2               frameTune
 	tuneTermsGradShape512, tuneTermsGradShape2                     frameTune
 	tuneTermsGradDmin512, tuneTermsGradDmin2                       frameTune
 )

@@ -178,6 +178,13 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 			}
 		}
 	}
+	if c.NoGeometry {
+		for i := range out[:NParams] {
+			if !geometryFreeParam(i) {
+				out[i] = 0
+			}
+		}
+	}
 	if c.NoN {
 		out[PNa], out[PNb], out[PNc] = 0, 0, 0
 	}

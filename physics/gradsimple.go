@@ -235,7 +235,7 @@ func (k *kernel) lossRow(spix int, mask []float64, loss *PixelLoss, acc []float6
 	switch {
 	case c.NoPolar:
 		pol = 0
-	case c.CrystalOnly:
+	case c.noGeometry():
 		pol = 3
 	case kahn0:
 		pol = 1

@@ -118,6 +118,27 @@ type Config struct {
 	// their sums (the derivative by N is a tenth of the mosaic
 	// gradient). The other entries are the same bits as without them.
 	NoN, NoDefaultF bool
+	// NoGeometry: the gradients by the detector's and the beam's
+	// parameters are not wanted, only the crystal's, N's, the default
+	// F's, the fluence's and the water seed's (geometryFreeParam; a fit of
+	// the crystal and its size and scale): the others' entries are 0, and
+	// the loss rows leave out what only they need, as CrystalOnly does
+	// (σ, the polarization's and the direction's adjoints), keeping the
+	// sums of N and the default F. The kept entries are the same bits as
+	// without it.
+	NoGeometry bool
+}
+
+// noGeometry reports whether the loss rows leave out the detector's and
+// the beam's sums (Config.CrystalOnly or NoGeometry), noN whether they
+// leave out N's (CrystalOnly or NoN).
+func (c *Config) noGeometry() bool { return c.CrystalOnly || c.NoGeometry }
+func (c *Config) noN() bool        { return c.CrystalOnly || c.NoN }
+
+// geometryFreeParam reports whether packed parameter i is one of those
+// Config.NoGeometry keeps: crystalParam's, N's and the default F's.
+func geometryFreeParam(i int) bool {
+	return crystalParam(i) || i == PNa || i == PNb || i == PNc || i == PDefaultF
 }
 
 // crystalParam reports whether packed parameter i is one of those

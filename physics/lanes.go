@@ -1371,12 +1371,13 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 //
 // Its copy gradTermCrystalLanes (Config.CrystalOnly) adds neither σ nor
 // the derivatives by N, gradTermNoNLanes (Config.NoN) not the derivatives
-// by N.
+// by N, gradTermNoSigmaLanes (Config.NoGeometry) not σ.
 //
 //lanegen:inline
 //lanegen:variant gradTermInterpLanes gradFLanes=gradFInterpLanes fGradKeepLanes=fGradAddLanes
 //lanegen:variant gradTermCrystalLanes gradSigmaLanes=keepSigmaLanes gradNLanes=keepNLanes
 //lanegen:variant gradTermNoNLanes gradNLanes=keepNLanes
+//lanegen:variant gradTermNoSigmaLanes gradSigmaLanes=keepSigmaLanes
 func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
 	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
@@ -1525,7 +1526,8 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 // (Config.CrystalOnly) leave σ and the derivatives by N at 0,
 // termsGradNoNLanes and termsGradAxesNoNLanes (Config.NoN) the
 // derivatives by N (without them the compiler leaves out sincg's
-// derivative by N as well).
+// derivative by N as well), termsGradNoSigmaLanes and
+// termsGradAxesNoSigmaLanes (Config.NoGeometry) σ.
 //
 //lanegen:variant termsGradAxesLanes sincgGrad3Lanes=sincgGradAxesLanes
 //lanegen:variant termsGradAxesDminLanes sincgGrad3Lanes=sincgGradAxesLanes noSkipLanes=dminSkipLanes keepLatticeLanes=dminLatticeLanes
@@ -1534,6 +1536,8 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 //lanegen:variant termsGradAxesCrystalLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermCrystalLanes
 //lanegen:variant termsGradNoNLanes gradTermLanes=gradTermNoNLanes
 //lanegen:variant termsGradAxesNoNLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermNoNLanes
+//lanegen:variant termsGradNoSigmaLanes gradTermLanes=gradTermNoSigmaLanes
+//lanegen:variant termsGradAxesNoSigmaLanes sincgGrad3Lanes=sincgGradAxesLanes gradTermLanes=gradTermNoSigmaLanes
 func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
 	r := k.lr
 	n := k.nn[0]
@@ -2002,6 +2006,34 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 		vzeroupper()
 		return
 	}
+	if c.NoGeometry {
+		// Without the detector's and the beam's: the loop below's sums
+		// of N, the default F, ∂L/∂(scale·S) and ∂L/∂I_bg, the same
+		// operations in the same slots (those of N 0 with NoN as
+		// well: its terms leave them at 0).
+		clear(out[:lossBackSums*slots])
+		var na, nb, nc, def, ibg, flu [m]vs
+		for p := 0; p < np; p += lanes {
+			q := p / lanes % m
+			gp := vloadSlice(g[p:])
+			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
+			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
+			if k.perDef {
+				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
+			}
+			ibg[q] = vslotadd(ibg[q], sb)
+			flu[q] = vslotadd(flu[q], fl)
+		}
+		for q := 0; q < m; q++ {
+			i := q * sl
+			for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q]} {
+				v.StoreSlice(out[n*slots+i:])
+			}
+		}
+		vzeroupper()
+		return
+	}
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
@@ -2130,7 +2162,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
-	if k.c.CrystalOnly {
+	if k.c.noGeometry() {
 		clear(out[lossBackAd*slots : (lossBackAd+6)*slots])
 		vzeroupper()
 		return

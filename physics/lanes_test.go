@@ -266,13 +266,16 @@ func TestLanesNotWholeN(t *testing.T) {
 	}
 }
 
-// TestGradientParts: with Config.NoN and NoDefaultF (a fit that does not
-// refine N or the default F), the gradient's entries for N and the
-// default F are 0 and every other entry and the loss are the whole
-// gradient's bits, on every lane kernel: the usual structure and N per
-// axis (their NoN copies of the terms), and structures whose terms
-// compute the derivatives by N anyway (interpolation, a spot shape,
-// -dmin, the per-pixel walk of many sub-pixels).
+// TestGradientParts: with Config.NoN, NoDefaultF and NoGeometry (a fit
+// that does not refine N, the default F, or the detector and the beam),
+// in every combination, the gradient's entries for what is left out are 0
+// and every other entry and the loss are the whole gradient's bits, on
+// every lane kernel: the usual structure and N per axis (their NoN,
+// NoSigma and crystal copies of the terms), and structures whose terms
+// compute every part anyway (interpolation, a spot shape, -dmin, the
+// per-pixel walk of many sub-pixels). NoGeometry keeps the crystal's
+// vectors, φ, the mosaic spread, the fluence, the water seed, N and the
+// default F (its documentation).
 func TestGradientParts(t *testing.T) {
 	tiers := physics.AvailableVectorLanes()
 	defer physics.SetVectorLanes(t, physics.VectorLanes())()
@@ -301,21 +304,24 @@ func TestGradientParts(t *testing.T) {
 			physics.SetVectorLanes(t, tier)
 			whole := make([]float64, physics.NParams)
 			wv := physics.LossGradient(&cfg, in, &l, whole)
-			for _, p := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+			for parts := 1; parts < 8; parts++ {
 				c := cfg
-				c.NoN, c.NoDefaultF = p[0], p[1]
+				c.NoN, c.NoDefaultF, c.NoGeometry = parts&1 != 0, parts&2 != 0, parts&4 != 0
 				g := make([]float64, physics.NParams)
 				v := physics.LossGradient(&c, in, &l, g)
 				if math.Float64bits(v) != math.Float64bits(wv) {
-					t.Errorf("%.60s, %s, NoN %v NoDefaultF %v: loss %.17g, whole gradient's %.17g", args, tier, p[0], p[1], v, wv)
+					t.Errorf("%.60s, %s, NoN %v NoDefaultF %v NoGeometry %v: loss %.17g, whole gradient's %.17g", args, tier, c.NoN, c.NoDefaultF, c.NoGeometry, v, wv)
 				}
 				for j := range g {
+					n := j == physics.PNa || j == physics.PNb || j == physics.PNc
+					crystal := j >= physics.PCellA && j < physics.PCStar+3 || j == physics.PPhi0 || j == physics.PPhiStep ||
+						j == physics.PMosaic || j == physics.PFluence || j == physics.PIbg
 					want := whole[j]
-					if p[0] && (j == physics.PNa || j == physics.PNb || j == physics.PNc) || p[1] && j == physics.PDefaultF {
+					if c.NoN && n || c.NoDefaultF && j == physics.PDefaultF || c.NoGeometry && !crystal && !n && j != physics.PDefaultF {
 						want = 0
 					}
 					if math.Float64bits(g[j]) != math.Float64bits(want) {
-						t.Errorf("%.60s, %s, NoN %v NoDefaultF %v: ∂L/∂P[%d] %.17g, want %.17g", args, tier, p[0], p[1], j, g[j], want)
+						t.Errorf("%.60s, %s, NoN %v NoDefaultF %v NoGeometry %v: ∂L/∂P[%d] %.17g, want %.17g", args, tier, c.NoN, c.NoDefaultF, c.NoGeometry, j, g[j], want)
 					}
 				}
 			}
@@ -325,6 +331,9 @@ func TestGradientParts(t *testing.T) {
 			}
 			if strings.Contains(args, "P1.hkl") && whole[physics.PDefaultF] == 0 {
 				t.Errorf("%.60s, %s: no derivative by the default F to leave out", args, tier)
+			}
+			if whole[physics.PPix0] == 0 || whole[physics.PKahn] == 0 && !strings.Contains(args, "-polar") {
+				t.Errorf("%.60s, %s: no derivative by the detector or the polarization to leave out", args, tier)
 			}
 		}
 	}

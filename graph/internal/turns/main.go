@@ -23,9 +23,11 @@
 // each to each one before it, and the ratio of their fastest runs (where
 // other work on the machine stretches some runs at random, the fastest
 // are the least disturbed). Two copies of one build give 0.98–0.99 with 40–80 rounds
-// here. A binary may be given as path:forward, path:gradient or
+// here. A binary may be given as path:forward, path:gradient,
 // path:crystal (the crystal's gradient alone, Simulator.CrystalGradient:
-// a cell-and-orientation fit's) to run that
+// a cell-and-orientation fit's), path:size (the crystal's, N's and the
+// fluence's, Simulator.GradientFor) or path:detector (the crystal's, the
+// fluence's and the detector's) to run that
 // mode instead of -mode (forward against gradient: the gradient/forward
 // ratio).
 package main
@@ -49,7 +51,7 @@ import (
 func main() {
 	n := flag.Int("n", 40, "rounds")
 	cs := flag.String("case", "cubic1024", "cubic256, cubic1024, cubic4096, mosaic10, mosaic, interpolate, gauss, round, tophat, n50, many or layers")
-	mode := flag.String("mode", "gradient", "forward, gradient or crystal")
+	mode := flag.String("mode", "gradient", "forward, gradient, crystal, size or detector")
 	cpu := flag.String("cpu", "1", "the CPU the binaries are pinned to (taskset -c)")
 	wait := flag.Duration("timeout", 5*time.Minute, "the longest a server may take to get ready or to run once")
 	flag.Parse()
@@ -60,7 +62,7 @@ func main() {
 }
 
 // modes are the runs a server can time (graph/turns_test.go).
-var modes = map[string]bool{"forward": true, "gradient": true, "crystal": true}
+var modes = map[string]bool{"forward": true, "gradient": true, "crystal": true, "size": true, "detector": true}
 
 // server is one binary taking turns.
 type server struct {
@@ -76,7 +78,7 @@ func run(rounds int, cs, mode, cpu string, wait time.Duration, bins []string) er
 		return errors.New("give at least two test binaries and one round or more")
 	}
 	if !modes[mode] {
-		return fmt.Errorf("-mode %q is not forward, gradient or crystal", mode)
+		return fmt.Errorf("-mode %q is not forward, gradient, crystal, size or detector", mode)
 	}
 	var ss []*server
 	defer func() {
