@@ -99,14 +99,14 @@ func TestCrystalGradient(t *testing.T) {
 // TestObjectiveCrystalGradient: an objective whose parameters move the
 // crystal (and the fluence) alone runs the crystal's gradient (its
 // program is the one built for it: a detector size no other test uses),
-// with the bits an objective that also has the distance (the whole
-// gradient) gives for them.
+// with the bits an objective that also has the distance (a program that
+// keeps the detector's sums) gives for them.
 func TestObjectiveCrystalGradient(t *testing.T) {
 	m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
 		"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", "61", "-fluence", "1e29",
 		"-mosaic", "0.5", "-mosaic_domains", "3")
 	// built says whether m's program holds a gradient program of the
-	// crystal's (or of the whole gradient).
+	// crystal's (or another).
 	built := func(crystal bool) bool {
 		s, err := New(m)
 		if err != nil {

@@ -548,8 +548,8 @@ func CrystalGradientInput(name string) bool {
 	return CrystalInput(name) || name == "beam.fluence"
 }
 
-// gradient is Gradient with the parts lossKey's crystal, noN and
-// noDefaultF leave out.
+// gradient is Gradient with the parts lossKey's crystal, noN,
+// noDefaultF and noGeometry leave out.
 func (s *Simulator) gradient(l *Loss, parts lossKey) (value float64, grad []float64, err error) {
 	p := s.prog
 	n := p.key.Pixels.FPixels * p.key.Pixels.SPixels

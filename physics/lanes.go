@@ -2009,8 +2009,9 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	if c.NoGeometry {
 		// Without the detector's and the beam's: the loop below's sums
 		// of N, the default F, ∂L/∂(scale·S) and ∂L/∂I_bg, the same
-		// operations in the same slots (those of N 0 with NoN as
-		// well: its terms leave them at 0).
+		// operations in the same slots (with NoN as well, those of N are
+		// 0 from the crystal's terms and summed from the others', and
+		// LossGradient sets their entries to 0).
 		clear(out[:lossBackSums*slots])
 		var na, nb, nc, def, ibg, flu [m]vs
 		for p := 0; p < np; p += lanes {

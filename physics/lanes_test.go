@@ -332,7 +332,7 @@ func TestGradientParts(t *testing.T) {
 			if strings.Contains(args, "P1.hkl") && whole[physics.PDefaultF] == 0 {
 				t.Errorf("%.60s, %s: no derivative by the default F to leave out", args, tier)
 			}
-			if whole[physics.PPix0] == 0 || whole[physics.PKahn] == 0 && !strings.Contains(args, "-polar") {
+			if whole[physics.PPix0] == 0 || whole[physics.PKahn] == 0 {
 				t.Errorf("%.60s, %s: no derivative by the detector or the polarization to leave out", args, tier)
 			}
 		}
