@@ -44,29 +44,11 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 }
 
 func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
-	if cube != nil {
-		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		return
+	axes := 0
+	if k.lr.axes {
+		axes = 1
 	}
-	noGeom, noN := k.c.noGeometry(), k.c.noN()
-	switch {
-	case noGeom && noN && k.lr.axes:
-		k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case noGeom && noN:
-		k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case noN && k.lr.axes:
-		k.termsGradAxesNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case noN:
-		k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case noGeom && k.lr.axes:
-		k.termsGradAxesNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case noGeom:
-		k.termsGradNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case k.lr.axes:
-		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	default:
-		k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	}
+	termsScalar[k.termsKind(cube != nil)][axes](k, si, oinc, t, cube, ds, hkl, stride, np)
 }
 
 func (k *kernel) termsGradShapeRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {

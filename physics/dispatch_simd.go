@@ -83,87 +83,58 @@ func supportedTiers() []laneTier {
 	return t
 }
 
-// termsGradRow is termsGradLanes (termsGradAxesLanes for N per axis;
-// termsGradAxesInterpLanes, interpolating, where cube, its scratch, is not
-// nil; their Crystal copies for the crystal's gradient alone, their NoN
-// copies without the derivatives by N, their NoSigma copies without σ) on
-// vector lanes where the CPU has them and the chunk allows (vector; see
+// termsVector are the vector copies of each of termsScalar's kernels
+// (termsKind's order), N common to the axes and per axis, each with the
+// tuner of its frame (frameTune); interpolation has the per-axis copy
+// alone.
+var termsVector = [...]struct {
+	avx2, avx512   [2]termsGrad
+	tune2, tune512 [2]*frameTune
+}{
+	termsWhole: {
+		[2]termsGrad{(*kernel).termsGradLanesAVX2, (*kernel).termsGradAxesLanesAVX2},
+		[2]termsGrad{(*kernel).termsGradLanesAVX512, (*kernel).termsGradAxesLanesAVX512},
+		[2]*frameTune{&tuneTermsGrad2, &tuneTermsGradAxes2}, [2]*frameTune{&tuneTermsGrad512, &tuneTermsGradAxes512}},
+	termsInterp: {
+		[2]termsGrad{(*kernel).termsGradAxesInterpLanesAVX2, (*kernel).termsGradAxesInterpLanesAVX2},
+		[2]termsGrad{(*kernel).termsGradAxesInterpLanesAVX512, (*kernel).termsGradAxesInterpLanesAVX512},
+		[2]*frameTune{&tuneTermsGradInterp2, &tuneTermsGradInterp2}, [2]*frameTune{&tuneTermsGradInterp512, &tuneTermsGradInterp512}},
+	termsCrystal: {
+		[2]termsGrad{(*kernel).termsGradCrystalLanesAVX2, (*kernel).termsGradAxesCrystalLanesAVX2},
+		[2]termsGrad{(*kernel).termsGradCrystalLanesAVX512, (*kernel).termsGradAxesCrystalLanesAVX512},
+		[2]*frameTune{&tuneTermsGradCrystal2, &tuneTermsGradAxesCrystal2}, [2]*frameTune{&tuneTermsGradCrystal512, &tuneTermsGradAxesCrystal512}},
+	termsNoN: {
+		[2]termsGrad{(*kernel).termsGradNoNLanesAVX2, (*kernel).termsGradAxesNoNLanesAVX2},
+		[2]termsGrad{(*kernel).termsGradNoNLanesAVX512, (*kernel).termsGradAxesNoNLanesAVX512},
+		[2]*frameTune{&tuneTermsGradNoN2, &tuneTermsGradAxesNoN2}, [2]*frameTune{&tuneTermsGradNoN512, &tuneTermsGradAxesNoN512}},
+	termsNoSigma: {
+		[2]termsGrad{(*kernel).termsGradNoSigmaLanesAVX2, (*kernel).termsGradAxesNoSigmaLanesAVX2},
+		[2]termsGrad{(*kernel).termsGradNoSigmaLanesAVX512, (*kernel).termsGradAxesNoSigmaLanesAVX512},
+		[2]*frameTune{&tuneTermsGradNoSigma2, &tuneTermsGradAxesNoSigma2}, [2]*frameTune{&tuneTermsGradNoSigma512, &tuneTermsGradAxesNoSigma512}},
+}
+
+// termsGradRow runs the copy of the terms kernel termsKind picks (cube,
+// interpolation's scratch, not nil where the row interpolates) on vector
+// lanes where the CPU has them and the chunk allows (vector; see
 // lossRow), each vector kernel with its frame where it runs fastest
-// (frameTune).
+// (frameTune), and on the scalar copy (termsScalar) otherwise.
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
-	axes := k.lr.axes
-	noGeom, noN := k.c.noGeometry(), k.c.noN()
-	switch {
-	case cube != nil:
-	case noGeom && noN:
-		switch {
-		case vector && k.tier == tierAVX512 && axes:
-			tuneTermsGradAxesCrystal512.run(np, func() { k.termsGradAxesCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX512:
-			tuneTermsGradCrystal512.run(np, func() { k.termsGradCrystalLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2 && axes:
-			tuneTermsGradAxesCrystal2.run(np, func() { k.termsGradAxesCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2:
-			tuneTermsGradCrystal2.run(np, func() { k.termsGradCrystalLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case axes:
-			k.termsGradAxesCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		default:
-			k.termsGradCrystalLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		}
-		return
-	case noN:
-		switch {
-		case vector && k.tier == tierAVX512 && axes:
-			tuneTermsGradAxesNoN512.run(np, func() { k.termsGradAxesNoNLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX512:
-			tuneTermsGradNoN512.run(np, func() { k.termsGradNoNLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2 && axes:
-			tuneTermsGradAxesNoN2.run(np, func() { k.termsGradAxesNoNLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2:
-			tuneTermsGradNoN2.run(np, func() { k.termsGradNoNLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case axes:
-			k.termsGradAxesNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		default:
-			k.termsGradNoNLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		}
-		return
-	case noGeom:
-		switch {
-		case vector && k.tier == tierAVX512 && axes:
-			tuneTermsGradAxesNoSigma512.run(np, func() { k.termsGradAxesNoSigmaLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX512:
-			tuneTermsGradNoSigma512.run(np, func() { k.termsGradNoSigmaLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2 && axes:
-			tuneTermsGradAxesNoSigma2.run(np, func() { k.termsGradAxesNoSigmaLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case vector && k.tier == tierAVX2:
-			tuneTermsGradNoSigma2.run(np, func() { k.termsGradNoSigmaLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-		case axes:
-			k.termsGradAxesNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		default:
-			k.termsGradNoSigmaLanes(si, oinc, t, cube, ds, hkl, stride, np)
-		}
-		return
+	kind, axes := k.termsKind(cube != nil), 0
+	if k.lr.axes {
+		axes = 1
 	}
-	switch {
-	case vector && k.tier == tierAVX512 && cube != nil:
-		tuneTermsGradInterp512.run(np, func() { k.termsGradAxesInterpLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-	case vector && k.tier == tierAVX2 && cube != nil:
-		tuneTermsGradInterp2.run(np, func() { k.termsGradAxesInterpLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-	case cube != nil:
-		k.termsGradAxesInterpLanes(si, oinc, t, cube, ds, hkl, stride, np)
-	case vector && k.tier == tierAVX512 && axes:
-		tuneTermsGradAxes512.run(np, func() { k.termsGradAxesLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
+	var f termsGrad
+	var tune *frameTune
+	switch tv := &termsVector[kind]; {
 	case vector && k.tier == tierAVX512:
-		tuneTermsGrad512.run(np, func() { k.termsGradLanesAVX512(si, oinc, t, cube, ds, hkl, stride, np) })
-	case vector && k.tier == tierAVX2 && axes:
-		tuneTermsGradAxes2.run(np, func() { k.termsGradAxesLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
+		f, tune = tv.avx512[axes], tv.tune512[axes]
 	case vector && k.tier == tierAVX2:
-		tuneTermsGrad2.run(np, func() { k.termsGradLanesAVX2(si, oinc, t, cube, ds, hkl, stride, np) })
-	case axes:
-		k.termsGradAxesLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		f, tune = tv.avx2[axes], tv.tune2[axes]
 	default:
-		k.termsGradLanes(si, oinc, t, cube, ds, hkl, stride, np)
+		termsScalar[kind][axes](k, si, oinc, t, cube, ds, hkl, stride, np)
+		return
 	}
+	tune.run(np, func() { f(k, si, oinc, t, cube, ds, hkl, stride, np) })
 }
 
 // termsGradShapeRow is termsGradRow for the spot shapes

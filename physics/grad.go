@@ -171,25 +171,10 @@ func (k *kernel) reduce(in *Inputs, out []float64, row func(s int, acc []float64
 	}
 	k.orientationGrad(total[NParams:], total)
 	copy(out, total[:NParams])
-	if c.CrystalOnly {
-		for i := range out[:NParams] {
-			if !crystalParam(i) {
-				out[i] = 0
-			}
+	for i := range out[:NParams] {
+		if !c.wants(i) {
+			out[i] = 0
 		}
-	}
-	if c.NoGeometry {
-		for i := range out[:NParams] {
-			if !geometryFreeParam(i) {
-				out[i] = 0
-			}
-		}
-	}
-	if c.NoN {
-		out[PNa], out[PNb], out[PNc] = 0, 0, 0
-	}
-	if c.NoDefaultF {
-		out[PDefaultF] = 0
 	}
 	return value
 }
@@ -537,10 +522,11 @@ type gradWork struct {
 	dsq     []float64 // loss rows: |d − inc|² per sub-pixel, source and pixel (rowChunk each)
 	lr      *lossRecs // loss rows: the chunk's records
 	oinc    [][3]laneVal
-	back    []float64 // loss rows: the backward pass's partial sums (lossBackLanes)
-	interp  bool      // loss rows: the row interpolates (kernel.reduce)
-	listAt  int       // with a pixel list: where listChunk's and indexAt's searches start
-	cube    []float64 // loss rows: interpGradLanes' scratch
+	back    []float64  // loss rows: the backward pass's partial sums (lossBackLanes)
+	interp  bool       // loss rows: the row interpolates (kernel.reduce)
+	listAt  int        // with a pixel list: where listChunk's and indexAt's searches start
+	cube    []float64  // loss rows: interpGradLanes' scratch
+	ds      [1]float64 // walkSimple's |d − inc|² (the terms store it; not read)
 
 	f, s                  int  // the pixel
 	touchedAll            bool // tmp has entries beyond the terms' own

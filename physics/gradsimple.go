@@ -44,10 +44,56 @@ type termLanes struct {
 	_                       [lineBytes - 1]byte // (whole lines: TestLaneDataAligned)
 }
 
+// termsGrad is the signature of termsGradLanes and its copies. A call
+// through one makes its arguments escape: scratch passed to it lives in
+// gradWork, not on the caller's stack (an array there would be
+// allocated at every call).
+type termsGrad func(k *kernel, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int)
+
+// The copies of the terms kernel (termsKind): the whole gradient's,
+// interpolation's, the crystal's alone (no σ, no N), without N, without σ.
+const (
+	termsWhole = iota
+	termsInterp
+	termsCrystal
+	termsNoN
+	termsNoSigma
+)
+
+// termsScalar are the scalar copies of the terms kernel in termsKind's
+// order, N common to the axes and per axis (laneReps.axes);
+// interpolation has the per-axis copy alone.
+var termsScalar = [...][2]termsGrad{
+	termsWhole:   {(*kernel).termsGradLanes, (*kernel).termsGradAxesLanes},
+	termsInterp:  {(*kernel).termsGradAxesInterpLanes, (*kernel).termsGradAxesInterpLanes},
+	termsCrystal: {(*kernel).termsGradCrystalLanes, (*kernel).termsGradAxesCrystalLanes},
+	termsNoN:     {(*kernel).termsGradNoNLanes, (*kernel).termsGradAxesNoNLanes},
+	termsNoSigma: {(*kernel).termsGradNoSigmaLanes, (*kernel).termsGradAxesNoSigmaLanes},
+}
+
+// termsKind is the copy of the terms kernel a loss row runs
+// (termsGradRow): interpolating, the interpolating one (it takes every
+// part); else the one that leaves out what the gradient does not want
+// (Config.wants): σ without the detector's and the beam's parameters,
+// the sums of N without N.
+func (k *kernel) termsKind(interp bool) int {
+	switch noGeom, noN := k.c.noGeometry(), k.c.noN(); {
+	case interp:
+		return termsInterp
+	case noGeom && noN:
+		return termsCrystal
+	case noN:
+		return termsNoN
+	case noGeom:
+		return termsNoSigma
+	}
+	return termsWhole
+}
+
 // gradSetup sets what termsGradLanes reads besides the forward kernels'
 // values: k.perDef.
 func (k *kernel) gradSetup() {
-	k.perDef = (k.c.HasHKL || k.ibg != 0) && !k.c.CrystalOnly && !k.c.NoDefaultF
+	k.perDef = (k.c.HasHKL || k.ibg != 0) && k.c.wants(PDefaultF)
 }
 
 // addOrientation adds w·(∂S/∂h, ∂S/∂k, ∂S/∂l)⊗q, the derivatives by
@@ -74,8 +120,7 @@ func addOrientation(ob, hkl []float64, qx, qy, qz, w float64) {
 func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 {
 	c := k.c
 	tl, oinc := w.terms(), w.orientScratch(len(k.orient))
-	tl.fresh = true   // (the first terms start the pixel's sums)
-	var ds [1]float64 // (|d − inc|², not used here)
+	tl.fresh = true // (the first terms start the pixel's sums)
 	var lam float64
 	M := len(k.orient)
 	hkl := w.hkl[:3*M]
@@ -118,7 +163,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 						pf.v, pf.t, pf.subF, pf.subS, pf.set, pf.dk, pf.dd = polar, t, subF, subS, true, pk, pd
 					}
 					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
-					k.termsGradRow(false, si, oinc, tl, nil, ds[:], hkl, 1, 1)
+					k.termsGradRow(false, si, oinc, tl, nil, w.ds[:], hkl, 1, 1)
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64

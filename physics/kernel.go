@@ -129,11 +129,26 @@ type Config struct {
 	NoGeometry bool
 }
 
+// wants reports whether the gradient's entry for packed parameter i is
+// wanted: not one that CrystalOnly, NoGeometry, NoN or NoDefaultF leaves
+// out.
+func (c *Config) wants(i int) bool {
+	switch {
+	case c.CrystalOnly && !crystalParam(i), c.NoGeometry && !geometryFreeParam(i):
+		return false
+	case i == PNa || i == PNb || i == PNc:
+		return !c.NoN
+	case i == PDefaultF:
+		return !c.NoDefaultF
+	}
+	return true
+}
+
 // noGeometry reports whether the loss rows leave out the detector's and
-// the beam's sums (Config.CrystalOnly or NoGeometry), noN whether they
-// leave out N's (CrystalOnly or NoN).
-func (c *Config) noGeometry() bool { return c.CrystalOnly || c.NoGeometry }
-func (c *Config) noN() bool        { return c.CrystalOnly || c.NoN }
+// the beam's sums (CrystalOnly or NoGeometry), noN whether they leave out
+// N's (CrystalOnly or NoN).
+func (c *Config) noGeometry() bool { return !c.wants(PPix0) }
+func (c *Config) noN() bool        { return !c.wants(PNa) }
 
 // geometryFreeParam reports whether packed parameter i is one of those
 // Config.NoGeometry keeps: crystalParam's, N's and the default F's.

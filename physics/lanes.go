@@ -1985,71 +1985,28 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
-	if c.CrystalOnly {
-		// The crystal's gradient takes the row sums and, for the
-		// fluence's, the sums of ∂L/∂(scale·S) and of ∂L/∂I_bg: the loop
-		// below's ibg and flu, the same operations in the same slots.
-		clear(out[:lossBackSums*slots])
-		var ibg, flu [m]vs
-		for p := 0; p < np; p += lanes {
-			q := p / lanes % m
-			gp := vloadSlice(g[p:])
-			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
-			ibg[q] = vslotadd(ibg[q], sb)
-			flu[q] = vslotadd(flu[q], fl)
-		}
-		for q := 0; q < m; q++ {
-			ibg[q].StoreSlice(out[lossBackIbg*slots+q*sl:])
-			flu[q].StoreSlice(out[lossBackFlu*slots+q*sl:])
-		}
-		vzeroupper()
-		return
-	}
-	if c.NoGeometry {
-		// Without the detector's and the beam's: the loop below's sums
-		// of N, the default F, ∂L/∂(scale·S) and ∂L/∂I_bg, the same
-		// operations in the same slots (with NoN as well, those of N are
-		// 0 from the crystal's terms and summed from the others', and
-		// LossGradient sets their entries to 0).
-		clear(out[:lossBackSums*slots])
-		var na, nb, nc, def, ibg, flu [m]vs
-		for p := 0; p < np; p += lanes {
-			q := p / lanes % m
-			gp := vloadSlice(g[p:])
-			s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
-			sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
-			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
-			if k.perDef {
-				def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
-			}
-			ibg[q] = vslotadd(ibg[q], sb)
-			flu[q] = vslotadd(flu[q], fl)
-		}
-		for q := 0; q < m; q++ {
-			i := q * sl
-			for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q]} {
-				v.StoreSlice(out[n*slots+i:])
-			}
-		}
-		vzeroupper()
-		return
-	}
 	// The rest, in three loops whose running sums fit in registers. The
 	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
+	// Without the detector's and the beam's parameters (noGeometry; pol
+	// is then 3, the polarization's factor alone) the first loop's sums of
+	// N (not without N: noN), the default F (perDef), ∂L/∂(scale·S) and
+	// ∂L/∂I_bg alone; the others stay 0.
+	noGeom, withN := c.noGeometry(), !c.noN()
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
 	for p := 0; p < np; p += lanes {
 		q := p / lanes % m
 		gp := vloadSlice(g[p:])
 		s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
 		sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
-		na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
+		if withN {
+			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
+		}
 		if k.perDef {
 			def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
 		}
 		ibg[q] = vslotadd(ibg[q], sb)
 		flu[q] = vslotadd(flu[q], fl)
-		if !c.NoPolar {
+		if pol == 1 || pol == 2 {
 			pbar := gp.Mul(scale).Mul(s).Mul(om)
 			kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])))
 			x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
@@ -2071,7 +2028,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
 	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
 	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
-	for p := 0; p < np; p += lanes {
+	for p := 0; p < np && !noGeom; p += lanes {
 		q := p / lanes % m
 		gp := vloadSlice(g[p:])
 		invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
