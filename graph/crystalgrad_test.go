@@ -108,15 +108,8 @@ func TestObjectiveCrystalGradient(t *testing.T) {
 	// built says whether m's program holds a gradient program of the
 	// crystal's (or another).
 	built := func(crystal bool) bool {
-		s, err := New(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := s.Program()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for k, idle := range p.grads {
-			if k.crystal == crystal && len(idle) > 0 {
+		for _, k := range gradKeys(t, m) {
+			if k.crystal == crystal {
 				return true
 			}
 		}
@@ -239,23 +232,6 @@ func TestGradientFor(t *testing.T) {
 // parameters do not move them (its program is built with noN,
 // noDefaultF, noGeometry), and keeps them when they do.
 func TestObjectiveGradientParts(t *testing.T) {
-	var m *models.Model
-	keys := func() []lossKey {
-		s, err := New(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := s.Program()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		var ks []lossKey
-		for k, idle := range p.grads {
-			if len(idle) > 0 {
-				ks = append(ks, k)
-			}
-		}
-		return ks
-	}
 	l := Loss{Kind: LossSum}
 	for i, c := range []struct {
 		params             []string
@@ -269,7 +245,7 @@ func TestObjectiveGradientParts(t *testing.T) {
 		{[]string{"Na", "lambda"}, []float64{5.5, 2.01}, false, true, false},
 	} {
 		// A program of its own (a detector size no other test uses).
-		m = model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
+		m := model(t, "-cell", "70", "80", "90", "75", "85", "95", "-misset", "10", "20", "30", "-lambda", "2", "-N", "5",
 			"-default_F", "100", "-distance", "100", "-pixel", "0.1", "-detpixels", fmt.Sprint(53+i), "-fluence", "1e29")
 		o, err := NewObjective(m, c.params, l)
 		if err != nil {
@@ -279,13 +255,32 @@ func TestObjectiveGradientParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := false
-		for _, k := range keys() {
+		for _, k := range gradKeys(t, m) {
 			if !k.crystal && k.noN == c.noN && k.noDefaultF == c.noDef && k.noGeometry == c.noGeom {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("%v: no gradient program with noN %v, noDefaultF %v, noGeometry %v among %+v", c.params, c.noN, c.noDef, c.noGeom, keys())
+			t.Errorf("%v: no gradient program with noN %v, noDefaultF %v, noGeometry %v among %+v", c.params, c.noN, c.noDef, c.noGeom, gradKeys(t, m))
 		}
 	}
+}
+
+// gradKeys are the losses and parts of the gradient programs m's program
+// has built (those with an idle machine: every one run so far).
+func gradKeys(t *testing.T, m *models.Model) []lossKey {
+	s, err := New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Program()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ks []lossKey
+	for k, idle := range p.grads {
+		if len(idle) > 0 {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
