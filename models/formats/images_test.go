@@ -2,10 +2,12 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"image"
 	"image/png"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -95,6 +97,36 @@ func TestWriteFloatImage(t *testing.T) {
 	buf.Reset()
 	if err := WriteFloatImage(&buf, []float32{1.5}); err != nil || !bytes.Equal(buf.Bytes(), []byte{0, 0, 0xc0, 0x3f}) {
 		t.Errorf("1.5 wrote % x (%v)", buf.Bytes(), err)
+	}
+}
+
+// sizesWriter records the length of each Write.
+type sizesWriter struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (w *sizesWriter) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	return w.Buffer.Write(p)
+}
+
+// TestWriteFloatImageChunks: an image of more than floatChunk bytes is
+// written whole, in order, in writes of at most floatChunk bytes (the
+// expected bytes from encoding/binary, value by value).
+func TestWriteFloatImageChunks(t *testing.T) {
+	img := make([]float32, 2*floatChunk/4+3)
+	want := make([]byte, 4*len(img))
+	for i := range img {
+		img[i] = float32(i) * 0.25
+		binary.LittleEndian.PutUint32(want[4*i:], math.Float32bits(img[i]))
+	}
+	var w sizesWriter
+	if err := WriteFloatImage(&w, img); err != nil || !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("wrote %d bytes (%v), want %d bytes as encoding/binary writes them", w.Len(), err, len(want))
+	}
+	if len(w.sizes) < 3 || slices.Max(w.sizes) > floatChunk {
+		t.Errorf("writes of %v bytes: want three or more, none over %d", w.sizes, floatChunk)
 	}
 }
 
