@@ -252,11 +252,13 @@
 //     Gradient at cubic 1024² (AVX-512) 24.8 → 21.4 ms. Then the backward
 //     pass on eight lanes: 22.2 → 20.7 ms, 10 domains 33.0 → 31.5 ms.
 //
-//   - Images on huge pages (makeHuge): the pixel op's output is advised
-//     onto transparent huge pages before it is filled. In the virtual
-//     machine this was measured on, a first touch of a 4 kB page costs
-//     ~20 µs: a 4096² float32 image took 17,500 page faults, now ~1,700
-//     for the whole process; its CPU time fell by 0.08–0.14 s.
+//   - Images on huge pages (then makeHuge): the pixel op's output was
+//     advised onto transparent huge pages before it is filled. In the
+//     virtual machine this was measured on, a first touch of a 4 kB page
+//     cost ~20 µs: a 4096² float32 image took 17,500 page faults, then
+//     ~1,700 for the whole process; its CPU time fell by 0.08–0.14 s.
+//     (Twentieth session: on small pages again, populated in one call,
+//     makePopulated, which says why.)
 //
 //   - sincg's derivatives one index after another (sincgGradLanes), not
 //     the three side by side: Go gives vectors 15 registers (not
