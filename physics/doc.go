@@ -257,8 +257,20 @@
 //     virtual machine this was measured on, a first touch of a 4 kB page
 //     cost ~20 µs: a 4096² float32 image took 17,500 page faults, then
 //     ~1,700 for the whole process; its CPU time fell by 0.08–0.14 s.
-//     (Twentieth session: on small pages again, populated in one call,
-//     makePopulated, which says why.)
+//     Twentieth session, AMD EPYC virtual machine (Linux 6.18, THP and
+//     its defrag "madvise"): back to plain make. Wherever another
+//     process had just run, as in gobragg bench, whose runs take turns
+//     with the reference's, zeroing the huge pages was 39 % of the cubic
+//     4096² simulate's samples and its system time 0.15–0.18 s; on small
+//     pages the image reuses memory that process freed: 0.06–0.08 s, in
+//     all 0.21–0.25 s against 0.29–0.32 s (time/ref 0.11 → 0.07–0.09;
+//     later, in a slower phase of the machine, 0.14 → 0.12–0.13), cubic
+//     1024² unchanged within its noise. After 3 s idle the huge pages
+//     were ~0.02 s faster. MADV_POPULATE_WRITE went too: on memory the
+//     heap reuses, whose pages are mostly backed, it walked every page
+//     (~0.3 ms for 4 MB, where writing backed pages costs nothing), and
+//     the in-process forward at 1024² took 1.2× as long with it; without
+//     it, as long as with the huge pages (0.98×, 40 rounds of turns).
 //
 //   - sincg's derivatives one index after another (sincgGradLanes), not
 //     the three side by side: Go gives vectors 15 registers (not
