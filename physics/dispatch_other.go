@@ -83,6 +83,11 @@ func (k *kernel) lossFrontSub(sdet, o *[3]laneVal, fr *lossFront, t *termLanes, 
 	k.lossFrontSubLanes(sdet, o, fr, t, np)
 }
 
+func steps(g []float64, n int, v, d float64) {
+	a := [4]float64{v, 0, d, 0}
+	stepsLanes(g, n, &a)
+}
+
 func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 	imageSumsLanes(row, n, s, lo, hi)
 }

@@ -298,6 +298,20 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 	}
 }
 
+// steps is stepsLanes on vector lanes where the CPU has them: v + p·d
+// in g[p], p up to n rounded up to whole vectors of maxLanes.
+func steps(g []float64, n int, v, d float64) {
+	a := [4]float64{v, 0, d, 0}
+	switch currentTier() {
+	case tierAVX512:
+		stepsLanesAVX512(g, n, &a)
+	case tierAVX2:
+		stepsLanesAVX2(g, n, &a)
+	default:
+		stepsLanes(g, n, &a)
+	}
+}
+
 // imageSums is imageSumsLanes on vector lanes where the CPU has them.
 func imageSums(row []float32, n int, s *[2 * slots]float64, lo, hi *laneVal) {
 	switch currentTier() {

@@ -742,7 +742,7 @@ func (fr *lossFront) setF(fs []int, os, subF, pad int) {
 	g := fr.f[:]
 	if n := len(fs); n > 0 && fs[n-1]-fs[0] == n-1 {
 		// A run of pixels (fs rises).
-		fillRun(g[:n], float64(fs[0]*os+subF), float64(os))
+		steps(g[:pad], n, float64(fs[0]*os+subF), float64(os))
 	} else {
 		for p, f := range fs {
 			g[p] = float64(f*os + subF)

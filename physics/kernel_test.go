@@ -526,6 +526,65 @@ func testChunkPixelsWeights(t *testing.T) {
 	}
 }
 
+// TestLanesSteps: on every lane kernel, steps(g, n, v, d) stores v + p·d
+// (whole numbers: the expected values are exact) at every p < n, and
+// nothing at or past n rounded up to maxLanes (NaN stays there); between
+// n and that bound it may store the next steps or nothing.
+func TestLanesSteps(t *testing.T) {
+	defer func(old string) { UseVectorLanes(old) }(VectorLanes())
+	for _, tier := range AvailableVectorLanes() {
+		if err := UseVectorLanes(tier); err != nil {
+			t.Fatal(err)
+		}
+		for n := range 21 {
+			for _, vd := range [][2]float64{{0, 1}, {3, 2}, {1 << 40, 3}, {-7, 1}} {
+				v, d := vd[0], vd[1]
+				end := (n + maxLanes - 1) / maxLanes * maxLanes
+				g := make([]float64, end+maxLanes)
+				for i := range g {
+					g[i] = math.NaN()
+				}
+				steps(g, n, v, d)
+				for p, x := range g {
+					want := v + float64(p)*d
+					switch {
+					case p < n && x != want, p >= n && p < end && x == x && x != want, p >= end && x == x:
+						t.Fatalf("%s: steps(n %d, v %g, d %g) stored %g at %d", tier, n, v, d, x, p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestColumns: columns(n) holds 0, …, n − 1 with no room past them (an
+// append copies instead of writing into the shared table), below and
+// beyond the table's first size (4096), and from goroutines at once
+// (go test -race checks that they share the table safely).
+func TestColumns(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, n := range []int{0, 1, 255, 4096, 4097 + g, 9000 - g, 3} {
+				c := columns(n)
+				if len(c) != n || cap(c) != n {
+					t.Errorf("columns(%d): length %d, capacity %d", n, len(c), cap(c))
+					return
+				}
+				for i, v := range c {
+					if v != i {
+						t.Errorf("columns(%d)[%d] = %d", n, i, v)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // BenchmarkChunkPixelsBoxes times chunkPixels' scan over a 512² image of
 // a fit's spot boxes (10² boxes on a grid of 17 pixels, ~35 % of the
 // pixels weighted) in chunks of rowChunk.

@@ -2201,6 +2201,23 @@ func imageDevLanes(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	vzeroupper()
 }
 
+// stepsLanes stores a[0] + p·a[1] in g[p] for p from 0 up to n rounded up
+// to whole vectors: for whole numbers a[0] and a[1] (the pixel
+// coordinates f·Oversample + subF of lanesRow and the loss rows' setF)
+// exact while below 2⁵³, whatever the order of the additions. (a[0] and
+// a[1] broadcast from memory, vbcp: from a float64 argument the vector
+// kernels would take them through a legacy SSE register.)
+func stepsLanes(g []float64, n int, a *[4]float64) {
+	d := vbcp((*[2]float64)(a[2:]))
+	x := vbcp((*[2]float64)(a[0:])).Add(vloadSlice(laneSteps[:]).Mul(d))
+	step := vk(lanes).Mul(d)
+	for p := 0; p < n; p += lanes {
+		x.StoreSlice(g[p:])
+		x = x.Add(step)
+	}
+	vzeroupper()
+}
+
 // rowF32Lanes stores the first n values of v (n a multiple of lanes)
 // rounded to float32 in row (rowLanes' float32 rows: Go's conversion,
 // rounding to nearest, as VCVTPD2PS does).

@@ -7038,6 +7038,17 @@ func imageDevLanes(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	nop()
 }
 
+func stepsLanes(g []float64, n int, a *[4]float64) {
+	d := (*[2]float64)(a[2:])[0]
+	x := ((*[2]float64)(a[0:])[0] + ((laneSteps[:])[0] * d))
+	step := (float64(1) * d)
+	for p := 0; p < n; p += 1 {
+		g[p] = x
+		x = (x + step)
+	}
+	nop()
+}
+
 func rowF32Lanes(v []float64, row []float32, n int) {
 	for p := 0; p < n; p += 1 {
 		storeF32(v[p], (row[p:]))

@@ -21,6 +21,9 @@ var _ [0]struct{} = [rowChunk%maxLanes + geoChunk%maxLanes]struct{}{}
 // laneVal is a value repeated for the widest lane kernel.
 type laneVal [maxLanes]float64
 
+// laneSteps holds each lane's index (stepsLanes).
+var laneSteps = [maxLanes]float64{0, 1, 2, 3, 4, 5, 6, 7}
+
 // Repeated values the lane kernels need that no Go constant can hold:
 // +Inf, −Inf, the NaN Go's amd64 math.Log returns for a negative
 // argument (logLanes, poissonLanes), and every bit but the sign's, whose

@@ -60,7 +60,7 @@ const vectorToolchain = "go1.27.3"
 
 // vectorBuildTests are the tests TestVectorBuild runs in the vector
 // build.
-var vectorBuildTests = []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums", "TestFrameTune", "TestLanesLossSums", "TestGradientParts"}
+var vectorBuildTests = []string{"TestLanesBits", "TestLanesGradientBits", "TestLanesNotWholeN", "TestLanesGenerated", "TestLanesImageSums", "TestFrameTune", "TestLanesLossSums", "TestGradientParts", "TestLanesSteps"}
 
 // vectorBuild runs the lane tests with GOEXPERIMENT=simd and, unless it
 // is "", GOTOOLCHAIN=toolchain; it reports whether they ran on vector
