@@ -252,25 +252,19 @@
 //     Gradient at cubic 1024² (AVX-512) 24.8 → 21.4 ms. Then the backward
 //     pass on eight lanes: 22.2 → 20.7 ms, 10 domains 33.0 → 31.5 ms.
 //
-//   - Images on huge pages (then makeHuge): the pixel op's output was
-//     advised onto transparent huge pages before it is filled. In the
-//     virtual machine this was measured on, a first touch of a 4 kB page
-//     cost ~20 µs: a 4096² float32 image took 17,500 page faults, then
-//     ~1,700 for the whole process; its CPU time fell by 0.08–0.14 s.
-//     Twentieth session, AMD EPYC virtual machine (Linux 6.18, THP and
-//     its defrag "madvise"): back to plain make. Wherever another
-//     process had just run, as in gobragg bench, whose runs take turns
-//     with the reference's, zeroing the huge pages was 39 % of the cubic
-//     4096² simulate's samples and its system time 0.15–0.18 s; on small
-//     pages the image reuses memory that process freed: 0.06–0.08 s, in
-//     all 0.21–0.25 s against 0.29–0.32 s (time/ref 0.11 → 0.07–0.09;
-//     later, in a slower phase of the machine, 0.14 → 0.12–0.13), cubic
-//     1024² unchanged within its noise. After 3 s idle the huge pages
-//     were ~0.02 s faster. MADV_POPULATE_WRITE went too: on memory the
-//     heap reuses, whose pages are mostly backed, it walked every page
-//     (~0.3 ms for 4 MB, where writing backed pages costs nothing), and
-//     the in-process forward at 1024² took 1.2× as long with it; without
-//     it, as long as with the huge pages (0.98×, 40 rounds of turns).
+//   - Images on huge pages (makeHuge): the pixel op's output is advised
+//     onto transparent huge pages before it is filled. In the virtual
+//     machine this was measured on, a first touch of a 4 kB page cost
+//     ~20 µs: a 4096² float32 image took 17,500 page faults, then ~1,700
+//     for the whole process; its CPU time fell by 0.08–0.14 s.
+//     Twentieth session, AMD EPYC virtual machine: images of 32 MB or
+//     more are left on small pages (hugeMost says why: in whole processes
+//     right after another, cubic 4096²'s time/ref 0.11 → 0.07–0.09; in
+//     one process rendering again and again the smaller images are faster
+//     on huge pages). Small pages for every image were tried first: the
+//     in-process cubic 1024² forward took 1.06–1.19× as long, and with
+//     MADV_POPULATE_WRITE on small pages 1.2× (it walks every page of
+//     memory the heap reuses, backed already: ~0.3 ms for 4 MB).
 //
 //   - sincg's derivatives one index after another (sincgGradLanes), not
 //     the three side by side: Go gives vectors 15 registers (not

@@ -77,7 +77,7 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 	var backing any
 	var rep Report
 	if op.Cfg.Float32 {
-		out := make([]float32, n)
+		out := makeHuge[float32](n)
 		var rowDone func(int)
 		if op.Side != nil && op.Side.RowDone != nil {
 			done, fp := op.Side.RowDone, op.Cfg.FPixels
@@ -86,7 +86,7 @@ func (op PixelOp) Do(vs ...G.Value) (G.Value, error) {
 		rep = renderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels), rowDone)
 		backing = out
 	} else {
-		out := make([]float64, n)
+		out := makeHuge[float64](n)
 		rep = RenderReport(&op.Cfg, in, out, op.Side.progress(op.Cfg.SPixels))
 		backing = out
 	}
