@@ -974,6 +974,35 @@
 //     cubic 1024² simulate 0.95×); the float image on 2 MB-aligned huge
 //     pages (0.99×, left out: the slack costs zeroing on reuse).
 //
+//   - Twentieth session (the same AMD EPYC, 3.6 GHz by a chain of
+//     dependent additions; turns, Go 1.27 build). The loss rows' runs of
+//     pixels lost two stores per pixel (4 % of the samples of the
+//     gradient at cubic 1024²): chunkPixels hands out slices of a shared
+//     table of columns instead of filling a list (2.4 %), and the runs'
+//     coordinates are formed on vector lanes (stepsLanes; fillRun's
+//     eight scalar stores at a time were 1.6 %, the lanes 0.7 %). With
+//     the whole processes' changes (hugeMost; formats' floatChunk):
+//     gradient/forward at cubic 1024² 1.59 (quartiles 1.50–1.65, 30
+//     rounds; the forward as fast as the session start's, 1.007×), the
+//     mosaic case 1.81–1.86. One turn of the mosaic terms is 599
+//     instructions, 263 of them vector operations besides moves (107
+//     multiplications, 76 additions and subtractions, 3 square roots, 3
+//     divisions, 36 for the two gathers) and 80 vector loads and stores,
+//     in ~220 cycles: about twice what the multiplications alone take on
+//     the two 256-bit multiply pipes. Measured and left out (mosaic
+//     case's whole gradient unless said): the derivatives' multiply-adds
+//     fused (N's sums, σ, U′'s sum; the scalar kernels through math.FMA,
+//     so the lanes would keep the scalar bits; 0.997×); the three
+//     indices' sincg derivatives interleaved statement by statement in
+//     Go 1.27 (1.19×, more spills); the square root made a
+//     multiplication, as a timing check (0.97×); ∂L/∂S stored once per
+//     chunk for the row sums, the backward pass and the shape sums
+//     (0.994×, the backward pass's samples 10.6 → 10.0 %; stored in the
+//     backward pass's first loop, or the row sums moved after it, the
+//     running sums were spilled to 8-byte-aligned stack slots: 1.11–1.13×);
+//     loss-row chunks of 128 and 512 pixels (1.055× and 1.059× at cubic
+//     1024²).
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
