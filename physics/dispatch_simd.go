@@ -299,7 +299,8 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 }
 
 // steps is stepsLanes on vector lanes where the CPU has them: v + p·d
-// in g[p], p up to n rounded up to whole vectors of maxLanes.
+// in g[p] for p < n, and up to n rounded up to the lanes' vectors (g
+// must hold n rounded up to maxLanes).
 func steps(g []float64, n int, v, d float64) {
 	a := [4]float64{v, 0, d, 0}
 	switch currentTier() {

@@ -695,7 +695,7 @@ func lossChunk(per int) int {
 // lossRecs are one chunk's per-pixel records in lossRow, and its
 // row's per row of sub-pixels.
 type lossRecs struct {
-	idx     [rowChunk]int      // the chunk's pixels (chunkPixels)
+	idx     [rowChunk]int      // the chunk's pixels where chunkPixels lists them (not for a run: columns)
 	js      [rowChunk]int      // their indices in the loss's values (PixelLoss.indices)
 	g       *[rowChunk]float64 // I, then ∂L/∂I
 	capture *[rowChunk]float64 // the capture fraction (with a sensor thickness)

@@ -11,14 +11,18 @@ import "unsafe"
 func makeHuge[T float32 | float64](n int) []T {
 	s := make([]T, n)
 	if n > 0 {
-		p, size := unsafe.Pointer(&s[0]), uintptr(n)*unsafe.Sizeof(s[0])
-		if !onHugePages(size) {
-			return s
+		if size := uintptr(n) * unsafe.Sizeof(s[0]); onHugePages(size) {
+			backHuge(unsafe.Pointer(&s[0]), size)
 		}
-		adviseHuge(p, size)
-		_ = populate(p, size)
 	}
 	return s
+}
+
+// backHuge advises the n bytes at p onto huge pages and backs them
+// (makeHuge; a variable so that a test can see which buffers get it).
+var backHuge = func(p unsafe.Pointer, n uintptr) {
+	adviseHuge(p, n)
+	_ = populate(p, n)
 }
 
 // hugeMost is the size from which makeHuge leaves a buffer on small pages

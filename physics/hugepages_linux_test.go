@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -100,17 +101,20 @@ func controlHuge(t *testing.T) int {
 	return anonHuge(t) - before
 }
 
-// TestOnHugePages: images below 32 MB (cubic 2048² in float32, 16 MB) go
-// on huge pages, the 64 MB of cubic 4096² in float32 and 32 MB of
-// 2048² in float64 not (hugeMost's measurements).
-func TestOnHugePages(t *testing.T) {
-	for _, c := range []struct {
-		size uintptr
-		want bool
-	}{{4 << 20, true}, {16 << 20, true}, {32<<20 - 1, true}, {32 << 20, false}, {64 << 20, false}} {
-		if got := onHugePages(c.size); got != c.want {
-			t.Errorf("onHugePages(%d) = %v, want %v", c.size, got, c.want)
-		}
+// TestMakeHugeThreshold: makeHuge backs buffers below 32 MB with huge
+// pages (the 4 MB float32 image of cubic 1024², one just under 32 MB)
+// and leaves those of 32 MB or more (a 2048² float64 image; 64 MB, cubic
+// 4096² in float32) to plain make: hugeMost's measurements.
+func TestMakeHugeThreshold(t *testing.T) {
+	var got []uintptr
+	defer func(f func(unsafe.Pointer, uintptr)) { backHuge = f }(backHuge)
+	backHuge = func(_ unsafe.Pointer, n uintptr) { got = append(got, n) }
+	makeHuge[float32](1 << 20)
+	makeHuge[float32](8<<20 - 1)
+	makeHuge[float64](4 << 20)
+	makeHuge[float32](16 << 20)
+	if want := []uintptr{4 << 20, 32<<20 - 4}; !slices.Equal(got, want) {
+		t.Errorf("buffers put on huge pages: %v bytes, want %v", got, want)
 	}
 }
 

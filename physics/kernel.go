@@ -963,7 +963,11 @@ func columns(n int) []int {
 	if t := columnTable.Load(); t != nil && len(*t) >= n {
 		return (*t)[:n:n]
 	}
-	t := make([]int, max(n, 4096))
+	old := 0
+	if t := columnTable.Load(); t != nil {
+		old = len(*t)
+	}
+	t := make([]int, max(n, 2*old, 4096))
 	for i := range t {
 		t[i] = i
 	}

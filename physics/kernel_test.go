@@ -557,6 +557,29 @@ func TestLanesSteps(t *testing.T) {
 	}
 }
 
+// TestChunkPixelsRun: without a mask or a loss that skips pixels,
+// chunkPixels lists every pixel from f0 (up to most of them, and to the
+// ROI's last), as a slice no append can write past.
+func TestChunkPixelsRun(t *testing.T) {
+	c := &Config{FPixels: 5000, SPixels: 3, ROIFMin: 7, ROIFMax: 4321, ROISMax: 2}
+	l := &PixelLoss{Kind: LossSum}
+	var fs [rowChunk]int
+	for _, f0 := range []int{7, 100, 4300, 4321, 4322} {
+		for _, most := range []int{1, 8, rowChunk} {
+			got, next := chunkPixels(c, 1, f0, nil, l, &fs, most)
+			n := max(0, min(most, c.ROIFMax-f0+1))
+			if len(got) != n || cap(got) != n || next != f0+n {
+				t.Fatalf("from %d, most %d: %d pixels (capacity %d), next %d; want %d, next %d", f0, most, len(got), cap(got), next, n, f0+n)
+			}
+			for i, f := range got {
+				if f != f0+i {
+					t.Fatalf("from %d, most %d: pixel %d is %d", f0, most, i, f)
+				}
+			}
+		}
+	}
+}
+
 // TestColumns: columns(n) holds 0, …, n − 1 with no room past them (an
 // append copies instead of writing into the shared table), below and
 // beyond the table's first size (4096), and from goroutines at once

@@ -2201,12 +2201,13 @@ func imageDevLanes(row []float32, n int, mean *laneVal, s *[2 * slots]float64) {
 	vzeroupper()
 }
 
-// stepsLanes stores a[0] + p·a[1] in g[p] for p from 0 up to n rounded up
-// to whole vectors: for whole numbers a[0] and a[1] (the pixel
-// coordinates f·Oversample + subF of lanesRow and the loss rows' setF)
-// exact while below 2⁵³, whatever the order of the additions. (a[0] and
-// a[1] broadcast from memory, vbcp: from a float64 argument the vector
-// kernels would take them through a legacy SSE register.)
+// stepsLanes stores v + p·d in g[p] for p from 0 up to n rounded up to
+// whole vectors, v = a[0] and d = a[2] (a[1] and a[3] are not read: each
+// value is broadcast from the first of a pair, vbcp; from a float64
+// argument the vector kernels would take it through a legacy SSE
+// register). For whole numbers v and d (the pixel coordinates
+// f·Oversample + subF of lanesRow and the loss rows' setF) the values
+// are exact while below 2⁵³, whatever the order of the additions.
 func stepsLanes(g []float64, n int, a *[4]float64) {
 	d := vbcp((*[2]float64)(a[2:]))
 	x := vbcp((*[2]float64)(a[0:])).Add(vloadSlice(laneSteps[:]).Mul(d))

@@ -113,8 +113,12 @@ func (w *sizesWriter) Write(p []byte) (int, error) {
 
 // TestWriteFloatImageChunks: an image of more than floatChunk bytes is
 // written whole, in order, in writes of at most floatChunk bytes (the
-// expected bytes from encoding/binary, value by value).
+// expected bytes from encoding/binary, value by value), and floatChunk
+// is below the 2 MiB from which writes were slow (its comment).
 func TestWriteFloatImageChunks(t *testing.T) {
+	if floatChunk >= 2<<20 {
+		t.Errorf("floatChunk %d: want less than 2 MiB", floatChunk)
+	}
 	img := make([]float32, 2*floatChunk/4+3)
 	want := make([]byte, 4*len(img))
 	for i := range img {
