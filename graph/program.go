@@ -493,7 +493,7 @@ func (s *Simulator) GradientFor(l *Loss, want func(input string) bool) (value fl
 		if !want(name) {
 			continue
 		}
-		n, f := name == "crystal.Na" || name == "crystal.Nb" || name == "crystal.Nc", name == "crystal.default_F"
+		n, f := nInput(name), name == "crystal.default_F"
 		parts.crystal = parts.crystal && CrystalGradientInput(name)
 		parts.noN = parts.noN && !n
 		parts.noDefaultF = parts.noDefaultF && !f
@@ -546,6 +546,12 @@ func CrystalInput(name string) bool {
 // background's seed alone (two sums over the pixels).
 func CrystalGradientInput(name string) bool {
 	return CrystalInput(name) || name == "beam.fluence"
+}
+
+// nInput reports whether the graph input named name is one of the
+// crystal's sizes in unit cells, Na, Nb, Nc (GradientFor's N).
+func nInput(name string) bool {
+	return name == "crystal.Na" || name == "crystal.Nb" || name == "crystal.Nc"
 }
 
 // gradient is Gradient with the parts lossKey's crystal, noN,

@@ -120,7 +120,7 @@ func serveTurns(spec string) error {
 		run = func() error { _, _, err := s.CrystalGradient(l); return err }
 	case "size":
 		size := func(n string) bool {
-			return CrystalGradientInput(n) || n == "crystal.Na" || n == "crystal.Nb" || n == "crystal.Nc"
+			return CrystalGradientInput(n) || nInput(n)
 		}
 		run = func() error { _, _, err := s.GradientFor(l, size); return err }
 	case "detector":

@@ -44,11 +44,8 @@ func (k *kernel) pixels(rb *rowBuf, n int) {
 }
 
 func (k *kernel) termsGradRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
-	axes := 0
-	if k.lr.axes {
-		axes = 1
-	}
-	termsScalar[k.termsKind(cube != nil)][axes](k, si, oinc, t, cube, ds, hkl, stride, np)
+	kind, axes := k.termsKind(cube != nil)
+	termsScalar[kind][axes](k, si, oinc, t, cube, ds, hkl, stride, np)
 }
 
 func (k *kernel) termsGradShapeRow(_ bool, si int, oinc [][3]laneVal, t *termLanes, sh *shapeSums, ds, hkl []float64, stride, np int) {

@@ -119,10 +119,7 @@ var termsVector = [...]struct {
 // lossRow), each vector kernel with its frame where it runs fastest
 // (frameTune), and on the scalar copy (termsScalar) otherwise.
 func (k *kernel) termsGradRow(vector bool, si int, oinc [][3]laneVal, t *termLanes, cube, ds, hkl []float64, stride, np int) {
-	kind, axes := k.termsKind(cube != nil), 0
-	if k.lr.axes {
-		axes = 1
-	}
+	kind, axes := k.termsKind(cube != nil)
 	var f termsGrad
 	var tune *frameTune
 	switch tv := &termsVector[kind]; {

@@ -72,22 +72,26 @@ var termsScalar = [...][2]termsGrad{
 }
 
 // termsKind is the copy of the terms kernel a loss row runs
-// (termsGradRow): interpolating, the interpolating one (it takes every
-// part); else the one that leaves out what the gradient does not want
-// (Config.wants): σ without the detector's and the beam's parameters,
-// the sums of N without N.
-func (k *kernel) termsKind(interp bool) int {
+// (termsGradRow), as indices into termsScalar and termsVector: kind,
+// interpolating the interpolating one (it takes every part), else the
+// one that leaves out what the gradient does not want (Config.wants): σ
+// without the detector's and the beam's parameters, the sums of N
+// without N; and axes, 1 for N per axis (laneReps.axes), else 0.
+func (k *kernel) termsKind(interp bool) (kind, axes int) {
+	if k.lr.axes {
+		axes = 1
+	}
 	switch noGeom, noN := k.c.noGeometry(), k.c.noN(); {
 	case interp:
-		return termsInterp
+		return termsInterp, axes
 	case noGeom && noN:
-		return termsCrystal
+		return termsCrystal, axes
 	case noN:
-		return termsNoN
+		return termsNoN, axes
 	case noGeom:
-		return termsNoSigma
+		return termsNoSigma, axes
 	}
-	return termsWhole
+	return termsWhole, axes
 }
 
 // gradSetup sets what termsGradLanes reads besides the forward kernels'

@@ -11,7 +11,7 @@ import "unsafe"
 func makeHuge[T float32 | float64](n int) []T {
 	s := make([]T, n)
 	if n > 0 {
-		if size := uintptr(n) * unsafe.Sizeof(s[0]); onHugePages(size) {
+		if size := uintptr(n) * unsafe.Sizeof(s[0]); size < hugeMost {
 			backHuge(unsafe.Pointer(&s[0]), size)
 		}
 	}
@@ -25,8 +25,8 @@ var backHuge = func(p unsafe.Pointer, n uintptr) {
 	_ = populate(p, n)
 }
 
-// hugeMost is the size from which makeHuge leaves a buffer on small pages
-// (onHugePages). On the AMD EPYC virtual machine of the twentieth session
+// hugeMost is the size from which makeHuge leaves a buffer on small
+// pages. On the AMD EPYC virtual machine of the twentieth session
 // (Linux 6.18, THP and its defrag "madvise"), in whole simulate processes
 // run right after the reference's (as gobragg bench runs them), the
 // 64 MB image of cubic 4096² on huge pages took 0.29–0.32 s in all and
@@ -39,7 +39,3 @@ var backHuge = func(p unsafe.Pointer, n uintptr) {
 // for the next: the cubic 1024² forward took 1.06–1.19× as long on small
 // pages (turns, 30–40 rounds), cubic 4096²'s 1.03×.
 const hugeMost = 32 << 20
-
-// onHugePages reports whether makeHuge puts a buffer of size bytes on
-// huge pages: below hugeMost.
-func onHugePages(size uintptr) bool { return size < hugeMost }

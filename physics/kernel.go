@@ -960,14 +960,15 @@ func chunkPixels(c *Config, spix, f0 int, mask []float64, l *PixelLoss, fs *[row
 // instead took 2.4 % of the samples of the gradient at cubic 1024² (a
 // store per pixel).
 func columns(n int) []int {
-	if t := columnTable.Load(); t != nil && len(*t) >= n {
-		return (*t)[:n:n]
+	old := columnTable.Load()
+	if old != nil && len(*old) >= n {
+		return (*old)[:n:n]
 	}
-	old := 0
-	if t := columnTable.Load(); t != nil {
-		old = len(*t)
+	size := max(n, 4096)
+	if old != nil {
+		size = max(size, 2*len(*old))
 	}
-	t := make([]int, max(n, 2*old, 4096))
+	t := make([]int, size)
 	for i := range t {
 		t[i] = i
 	}
