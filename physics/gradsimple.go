@@ -766,6 +766,7 @@ type lossFront struct {
 	f, fdet, invR, omega             [rowChunk]float64
 	p, dkahn, alpha, beta, gamma, dd [rowChunk]float64
 	par                              [rowChunk]float64
+	ra, rb, rc                       [rowChunk]float64 // the row sums' factors (lossRowSumsLanes)
 }
 
 // lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),

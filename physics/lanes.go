@@ -1974,72 +1974,101 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // the pixel's (and its t holds the pixel's sums S, ∂S/∂N and ∂S/∂F);
 // lossBackSubLanes is the later sub-pixels'.
 func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float64, stride, np, pol int, out []float64) {
-	c := k.c
+	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
+	// The rest, in loops whose running sums fit in registers, each a
+	// function of its own (rowSumsLanes).
+	ga := (*[rowChunk]float64)(g)
+	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	k.backFactorsLanes(fr, t, ga, np, pol, out)
+	k.backGeometryLanes(fr, t, ga, np, out)
+	vzeroupper()
+}
+
+// backFactorsLanes stores lossBackLanes' sums of the factors' adjoints
+// (np a whole number of vectors): ∂L/∂P = g·scale·S·ω, ∂L/∂ω =
+// g·scale·S·P. Without the detector's and the beam's parameters
+// (noGeometry; pol is then 3, the polarization's factor alone) the sums
+// of N (not without N: noN), the default F (perDef), ∂L/∂(scale·S) and
+// ∂L/∂I_bg alone; the others are 0.
+func (k *kernel) backFactorsLanes(fr *lossFront, t *termLanes, g *[rowChunk]float64, np, pol int, out []float64) {
 	r := k.lr
 	scale := vrep(&r.scale)
-	// The partial sums are slot vectors (vs) of sl lanes, m of them per
-	// sum; the vector of pixels from p is added to the (p/lanes mod m)th
-	// (one loop over the vectors, no loop over the slot vectors: with m =
-	// 1, as in the vector builds but Go 1.27's AVX2, the sums stay in
-	// registers, where a loop of one turn had them spilled around it).
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	lossRowSumsLanes(k, fr, g, dsq, hkl, stride, np, out)
-	// The rest, in three loops whose running sums fit in registers. The
-	// factors' adjoints: ∂L/∂P = g·scale·S·ω, ∂L/∂ω = g·scale·S·P.
-	// Without the detector's and the beam's parameters (noGeometry; pol
-	// is then 3, the polarization's factor alone) the first loop's sums of
-	// N (not without N: noN), the default F (perDef), ∂L/∂(scale·S) and
-	// ∂L/∂I_bg alone; the others stay 0.
-	noGeom, withN := c.noGeometry(), !c.noN()
+	withN := !k.c.noN()
 	var na, nb, nc, def, ibg, flu, kahn, pa, fpa [m]vs
-	for p := 0; p < np; p += lanes {
+	for p := 0; p+lanes <= np; p += lanes {
 		q := p / lanes % m
-		gp := vloadSlice(g[p:])
-		s, pp, om := vloadSlice(t.s[p:]), vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:])
+		gp := vload((*[lanes]float64)(g[p:]))
+		s, pp, om := vload((*[lanes]float64)(t.s[p:])), vload((*[lanes]float64)(fr.p[p:])), vload((*[lanes]float64)(fr.omega[p:]))
 		sb, fl := scaleTermsLanes(gp, scale, s, pp, om)
 		if withN {
-			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vloadSlice(t.na[p:]))), vslotadd(nb[q], sb.Mul(vloadSlice(t.nb[p:]))), vslotadd(nc[q], sb.Mul(vloadSlice(t.nc[p:])))
+			na[q], nb[q], nc[q] = vslotadd(na[q], sb.Mul(vload((*[lanes]float64)(t.na[p:])))), vslotadd(nb[q], sb.Mul(vload((*[lanes]float64)(t.nb[p:])))), vslotadd(nc[q], sb.Mul(vload((*[lanes]float64)(t.nc[p:]))))
 		}
 		if k.perDef {
-			def[q] = vslotadd(def[q], sb.Mul(vloadSlice(t.def[p:])))
+			def[q] = vslotadd(def[q], sb.Mul(vload((*[lanes]float64)(t.def[p:]))))
 		}
 		ibg[q] = vslotadd(ibg[q], sb)
 		flu[q] = vslotadd(flu[q], fl)
 		if pol == 1 || pol == 2 {
 			pbar := gp.Mul(scale).Mul(s).Mul(om)
-			kahn[q] = vslotadd(kahn[q], pbar.Mul(vloadSlice(fr.dkahn[p:])))
-			x := pbar.Mul(vloadSlice(fr.invR[p:])).Mul(vloadSlice(fr.alpha[p:]))
-			pa[q], fpa[q] = vslotadd(pa[q], x), vslotadd(fpa[q], vloadSlice(fr.fdet[p:]).Mul(x))
+			kahn[q] = vslotadd(kahn[q], pbar.Mul(vload((*[lanes]float64)(fr.dkahn[p:]))))
+			x := pbar.Mul(vload((*[lanes]float64)(fr.invR[p:]))).Mul(vload((*[lanes]float64)(fr.alpha[p:])))
+			pa[q], fpa[q] = vslotadd(pa[q], x), vslotadd(fpa[q], vload((*[lanes]float64)(fr.fdet[p:])).Mul(x))
 		}
 	}
 	var pb, fpb, pc, fpc [m]vs
 	if pol == 2 { // (β, γ from polarizationCoefLanes)
-		for p := 0; p < np; p += lanes {
+		for p := 0; p+lanes <= np; p += lanes {
 			q := p / lanes % m
-			gp := vloadSlice(g[p:])
-			pr := gp.Mul(scale).Mul(vloadSlice(t.s[p:])).Mul(vloadSlice(fr.omega[p:])).Mul(vloadSlice(fr.invR[p:]))
-			fdet := vloadSlice(fr.fdet[p:])
-			y, z := pr.Mul(vloadSlice(fr.beta[p:])), pr.Mul(vloadSlice(fr.gamma[p:]))
+			gp := vload((*[lanes]float64)(g[p:]))
+			pr := gp.Mul(scale).Mul(vload((*[lanes]float64)(t.s[p:]))).Mul(vload((*[lanes]float64)(fr.omega[p:]))).Mul(vload((*[lanes]float64)(fr.invR[p:])))
+			fdet := vload((*[lanes]float64)(fr.fdet[p:]))
+			y, z := pr.Mul(vload((*[lanes]float64)(fr.beta[p:]))), pr.Mul(vload((*[lanes]float64)(fr.gamma[p:])))
 			pb[q], fpb[q] = vslotadd(pb[q], y), vslotadd(fpb[q], fdet.Mul(y))
 			pc[q], fpc[q] = vslotadd(pc[q], z), vslotadd(fpc[q], fdet.Mul(z))
 		}
 	}
-	// Back through d = p/R, R = |p|: ∂L/∂p = d̄/R + a·d with
-	// a = r̄ − (d̄·d)/R; d̄/R is summed apart (above and in the row sums).
-	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
-	for p := 0; p < np && !noGeom; p += lanes {
-		q := p / lanes % m
-		gp := vloadSlice(g[p:])
-		invR, om := vloadSlice(fr.invR[p:]), vloadSlice(fr.omega[p:])
-		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
-		sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), om)
-		gs := gp.Mul(scale).Mul(vloadSlice(t.s[p:]))
-		ddot := sb.Mul(vloadSlice(t.sig[p:])) // d·∂L/∂d
-		if !c.NoPolar {
-			ddot = ddot.Add(gs.Mul(om).Mul(vloadSlice(fr.dd[p:])))
+	for q := 0; q < m; q++ {
+		i := q * sl
+		// (lossTotals' order: ibg at lossBackIbg, flu at lossBackFlu, pa
+		// from lossBackAd + 6.)
+		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q]} {
+			v.StoreSlice(out[n*slots+i:])
 		}
-		wbar := gs.Mul(vloadSlice(fr.p[p:]))
+		for n, v := range [...]vs{pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
+			v.StoreSlice(out[(lossBackAd+6+n)*slots+i:])
+		}
+	}
+}
+
+// backGeometryLanes stores lossBackLanes' sums back through d = p/R,
+// R = |p| (np a whole number of vectors): ∂L/∂p = d̄/R + a·d with a = r̄ −
+// (d̄·d)/R (d̄/R is summed apart, in backFactorsLanes and the row sums),
+// a·d and fdet·a·d, and ∂L/∂(close distance); 0 without the detector's
+// and the beam's parameters (noGeometry).
+func (k *kernel) backGeometryLanes(fr *lossFront, t *termLanes, g *[rowChunk]float64, np int, out []float64) {
+	c := k.c
+	r := k.lr
+	scale := vrep(&r.scale)
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	if c.noGeometry() {
+		np = 0
+	}
+	var cd, adX, adY, adZ, fadX, fadY, fadZ [m]vs
+	for p := 0; p+lanes <= np; p += lanes {
+		q := p / lanes % m
+		gp := vload((*[lanes]float64)(g[p:]))
+		invR, om := vload((*[lanes]float64)(fr.invR[p:])), vload((*[lanes]float64)(fr.omega[p:]))
+		dx, dy, dz := vload((*[lanes]float64)(t.d[0][p:])), vload((*[lanes]float64)(t.d[1][p:])), vload((*[lanes]float64)(t.d[2][p:]))
+		sb := adjSLanes(gp, scale, vload((*[lanes]float64)(fr.p[p:])), om)
+		gs := gp.Mul(scale).Mul(vload((*[lanes]float64)(t.s[p:])))
+		ddot := sb.Mul(vload((*[lanes]float64)(t.sig[p:]))) // d·∂L/∂d
+		if !c.NoPolar {
+			ddot = ddot.Add(gs.Mul(om).Mul(vload((*[lanes]float64)(fr.dd[p:]))))
+		}
+		wbar := gs.Mul(vload((*[lanes]float64)(fr.p[p:])))
 		inv3 := invR.Mul(invR).Mul(invR)
 		var rbar vf
 		if c.PointPixel {
@@ -2050,60 +2079,119 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 			rbar = vk(-3).Mul(cdp).Mul(vrep(&r.closeD)).Mul(invR)
 		}
 		a := rbar.Sub(ddot.Mul(invR))
-		adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q] = dirSumsLanes(a, vloadSlice(fr.fdet[p:]), dx, dy, dz, adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q])
+		adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q] = dirSumsLanes(a, vload((*[lanes]float64)(fr.fdet[p:])), dx, dy, dz, adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q])
 	}
 	for q := 0; q < m; q++ {
 		i := q * sl
-		// (lossTotals' order: ibg at lossBackIbg, flu at lossBackFlu, ad
-		// from lossBackAd.)
-		for n, v := range [...]vs{na[q], nb[q], nc[q], def[q], ibg[q], flu[q], kahn[q], cd[q], adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q], pa[q], pb[q], pc[q], fpa[q], fpb[q], fpc[q]} {
-			v.StoreSlice(out[n*slots+i:])
+		// (lossTotals' order: cd before ad, ad from lossBackAd.)
+		cd[q].StoreSlice(out[(lossBackAd-1)*slots+i:])
+		for n, v := range [...]vs{adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q]} {
+			v.StoreSlice(out[(lossBackAd+n)*slots+i:])
 		}
 	}
-	vzeroupper()
 }
 
 // lossRowSumsLanes stores the row sums of lossBackLanes (and
 // lossBackSubLanes) in out: for each source and orientation j, after the
 // lossBackSums sums' slots, those of u·|d − inc|², u/R and fdet·u/R (u its
-// ∂L/∂(h, k, l)), summed source and orientation at a time, the sums in
-// registers.
+// ∂L/∂(h, k, l)), summed source and
+// orientation at a time, the sums in registers. Each pixel's factors of
+// u, a = sb·|d − inc|², b = sb/R and c = b·fdet (sb = ∂L/∂S), are formed
+// with a source's first orientation (rowSumsFirstLanes) and, where
+// there are more, kept in fr (ra, rb, rc) for the others (rowSumsLanes):
+// a term then costs three multiplications and additions per row sum and
+// index instead of five. g holds rowChunk values.
 //
 //lanegen:inline
 func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, np int, out []float64) {
-	scale := vrep(&k.lr.scale)
-	const sl = min(lanes, slots)
-	const m = slots / sl
 	M := len(k.ll.orient)
 	SM := len(k.ll.src) * M
+	ga := (*[rowChunk]float64)(g)
 	for j := 0; j < SM; j++ {
-		ds := dsq[j/M*rowChunk:]
-		hj, kj, lj := hkl[3*j*stride:], hkl[(3*j+1)*stride:], hkl[(3*j+2)*stride:]
-		var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
-		for p := 0; p < np; p += lanes {
-			q := p / lanes % m
-			gp := vloadSlice(g[p:])
-			sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
-			invR, fdet, dsp := vloadSlice(fr.invR[p:]), vloadSlice(fr.fdet[p:]), vloadSlice(ds[p:])
-			x0, x1, x2 := sb.Mul(vloadSlice(hj[p:])), sb.Mul(vloadSlice(kj[p:])), sb.Mul(vloadSlice(lj[p:]))
-			w0[q], w1[q], w2[q] = vslotadd(w0[q], dsp.Mul(x0)), vslotadd(w1[q], dsp.Mul(x1)), vslotadd(w2[q], dsp.Mul(x2))
-			x0, x1, x2 = x0.Mul(invR), x1.Mul(invR), x2.Mul(invR)
-			v0[q], v1[q], v2[q] = vslotadd(v0[q], x0), vslotadd(v1[q], x1), vslotadd(v2[q], x2)
-			fv0[q], fv1[q], fv2[q] = vslotadd(fv0[q], fdet.Mul(x0)), vslotadd(fv1[q], fdet.Mul(x1)), vslotadd(fv2[q], fdet.Mul(x2))
-		}
+		hj, kj, lj := (*[rowChunk]float64)(hkl[3*j*stride:]), (*[rowChunk]float64)(hkl[(3*j+1)*stride:]), (*[rowChunk]float64)(hkl[(3*j+2)*stride:])
 		o := out[slots*(lossBackSums+9*j):]
-		for q := 0; q < m; q++ {
-			w0[q].StoreSlice(o[q*sl:])
-			w1[q].StoreSlice(o[slots+q*sl:])
-			w2[q].StoreSlice(o[2*slots+q*sl:])
-			v0[q].StoreSlice(o[3*slots+q*sl:])
-			v1[q].StoreSlice(o[4*slots+q*sl:])
-			v2[q].StoreSlice(o[5*slots+q*sl:])
-			fv0[q].StoreSlice(o[6*slots+q*sl:])
-			fv1[q].StoreSlice(o[7*slots+q*sl:])
-			fv2[q].StoreSlice(o[8*slots+q*sl:])
+		if j%M == 0 {
+			rowSumsFirstLanes(&k.lr.scale, ga, &fr.p, &fr.omega, (*[rowChunk]float64)(dsq[j/M*rowChunk:]), &fr.invR, &fr.fdet, fr, hj, kj, lj, M > 1, np, o)
+		} else {
+			rowSumsLanes(&fr.ra, &fr.rb, &fr.rc, hj, kj, lj, np, o)
 		}
 	}
+}
+
+// rowSumsFirstLanes is rowSumsLanes for a source's first orientation:
+// it forms the pixels' factors a, b, c from ∂L/∂I (g), the polarization,
+// ω, |d − inc|², 1/R and fdet, and with keep stores them in fr's ra, rb
+// and rc.
+func rowSumsFirstLanes(scale *laneVal, g, pp, om, ds, invR, fdet *[rowChunk]float64, fr *lossFront, h, kk, l *[rowChunk]float64, keep bool, np int, o []float64) {
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	sc := vrep(scale)
+	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
+	for p := 0; p+lanes <= np; p += lanes {
+		q := p / lanes % m
+		sb := adjSLanes(vload((*[lanes]float64)(g[p:])), sc, vload((*[lanes]float64)(pp[p:])), vload((*[lanes]float64)(om[p:])))
+		a, b := sb.Mul(vload((*[lanes]float64)(ds[p:]))), sb.Mul(vload((*[lanes]float64)(invR[p:])))
+		c := b.Mul(vload((*[lanes]float64)(fdet[p:])))
+		if keep {
+			a.StoreSlice(fr.ra[p:])
+			b.StoreSlice(fr.rb[p:])
+			c.StoreSlice(fr.rc[p:])
+		}
+		x0, x1, x2 := vload((*[lanes]float64)(h[p:])), vload((*[lanes]float64)(kk[p:])), vload((*[lanes]float64)(l[p:]))
+		w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q] = rowTermLanes(a, b, c, x0, x1, x2, w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q])
+	}
+	rowStoreLanes(o, w0, w1, w2, v0, v1, v2, fv0, fv1, fv2)
+}
+
+// rowSumsLanes stores in o lossRowSumsLanes' nine row sums of one source
+// and orientation after its first, from the pixels' factors a, b, c and
+// its ∂L/∂(h, k, l) in h, kk, l. The row sums are functions of their
+// own, whose few live values stay in registers (inside lossBackLanes,
+// with its many slices, the loop's addresses and counter were kept on
+// the stack: 91 instructions a vector of pixels instead of ~50), over
+// arrays of rowChunk values, which need no bounds check per load.
+func rowSumsLanes(a, b, c, h, kk, l *[rowChunk]float64, np int, o []float64) {
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
+	for p := 0; p+lanes <= np; p += lanes {
+		q := p / lanes % m
+		x0, x1, x2 := vload((*[lanes]float64)(h[p:])), vload((*[lanes]float64)(kk[p:])), vload((*[lanes]float64)(l[p:]))
+		w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q] = rowTermLanes(vload((*[lanes]float64)(a[p:])), vload((*[lanes]float64)(b[p:])), vload((*[lanes]float64)(c[p:])), x0, x1, x2, w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q])
+	}
+	rowStoreLanes(o, w0, w1, w2, v0, v1, v2, fv0, fv1, fv2)
+}
+
+// rowStoreLanes stores the nine row sums' slots in o.
+//
+//lanegen:inline
+func rowStoreLanes(o []float64, w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [slots / min(lanes, slots)]vs) {
+	const sl = min(lanes, slots)
+	const m = slots / sl
+	for q := 0; q < m; q++ {
+		w0[q].StoreSlice(o[q*sl:])
+		w1[q].StoreSlice(o[slots+q*sl:])
+		w2[q].StoreSlice(o[2*slots+q*sl:])
+		v0[q].StoreSlice(o[3*slots+q*sl:])
+		v1[q].StoreSlice(o[4*slots+q*sl:])
+		v2[q].StoreSlice(o[5*slots+q*sl:])
+		fv0[q].StoreSlice(o[6*slots+q*sl:])
+		fv1[q].StoreSlice(o[7*slots+q*sl:])
+		fv2[q].StoreSlice(o[8*slots+q*sl:])
+	}
+}
+
+// rowTermLanes adds a vector of pixels' terms to lossRowSumsLanes' nine
+// running sums: u = (x0, x1, x2) times each factor a, b, c.
+//
+//lanegen:inline
+func rowTermLanes(a, b, c, x0, x1, x2 vf, w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 vs) (vs, vs, vs, vs, vs, vs, vs, vs, vs) {
+	w0, w1, w2 = vslotadd(w0, a.Mul(x0)), vslotadd(w1, a.Mul(x1)), vslotadd(w2, a.Mul(x2))
+	v0, v1, v2 = vslotadd(v0, b.Mul(x0)), vslotadd(v1, b.Mul(x1)), vslotadd(v2, b.Mul(x2))
+	fv0, fv1, fv2 = vslotadd(fv0, c.Mul(x0)), vslotadd(fv1, c.Mul(x1)), vslotadd(fv2, c.Mul(x2))
+	return w0, w1, w2, v0, v1, v2, fv0, fv1, fv2
 }
 
 // lossBackSubLanes is lossBackLanes for a sub-pixel after a pixel's first
