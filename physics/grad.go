@@ -419,8 +419,10 @@ func sincgGrad(h, n float64) (s, dh, dn float64) {
 		return sn / s1, math.Pi * (n*cn*s1 - sn*c1) / (s1 * s1), x * cn / s1
 	}
 	// Not whole: Sincg's continuation on the offset d (σ = 1), as the
-	// lane kernels have it (Sincg).
-	return sincgRatioGradLanes(h-math.RoundToEven(h), n)
+	// lane kernels have it (Sincg), with the derivatives' factors −π and
+	// π they leave out.
+	s, dh, dn = sincgRatioGradLanes(h-math.RoundToEven(h), n)
+	return s, minusPi * dh, piC * dn
 }
 
 // latt is a lattice-transform value with its derivatives.
@@ -476,10 +478,12 @@ func (k *kernel) squareGrad(h, kk, l float64, g *latt) {
 // sincgGradAxis is sincgGrad for axis i (N > 1) with whole N up to
 // maxChebyshevN the lane kernels' Chebyshev form on one lane
 // (sincgGradLanes): the forward's value bits (sincgWhole's, sincg3's),
-// so that the per-pixel walk's intensities are Render's.
+// so that the per-pixel walk's intensities are Render's (its
+// derivatives times −π and π: sincgGradLanes leaves those out).
 func (k *kernel) sincgGradAxis(i int, x float64) (s, dx, dn float64) {
 	if k.nmode[i] == nChebyshev && math.Abs(x) < 1<<51 {
-		return sincgGradLanes(k.lr, x, k.lr.nn[i])
+		s, dx, dn = sincgGradLanes(k.lr, x, k.lr.nn[i])
+		return s, minusPi * dx, piC * dn
 	}
 	return sincgGrad(x, [3]float64{k.na, k.nb, k.nc}[i])
 }

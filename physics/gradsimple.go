@@ -10,6 +10,7 @@ const (
 	seriesMax2     = 1e-6 // (Nπd)² below which sincg's ∂/∂x is a series
 	piC            = math.Pi
 	minusPi        = -math.Pi
+	minusInvPi     = -1 / math.Pi // (fGradAddLanes)
 	halfPiSq       = math.Pi * math.Pi / 2
 	piSq           = math.Pi * math.Pi
 	sinc3SeriesMax = 1 // x below which sinc3GradLanes takes its series
@@ -128,6 +129,7 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 	var lam float64
 	M := len(k.orient)
 	hkl := w.hkl[:3*M]
+	hu, nu, du := k.termUnits()
 	var gm geo
 	var omega, polar, capture float64
 	if c.NoPolar {
@@ -168,6 +170,9 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 					}
 					tl.d[0][0], tl.d[1][0], tl.d[2][0] = dx, dy, dz
 					k.termsGradRow(false, si, oinc, tl, nil, w.ds[:], hkl, 1, 1)
+					for i := range hkl {
+						hkl[i] *= hu
+					}
 					addOrientation(tmp[NParams:], hkl, qx, qy, qz, 1)
 					// Back through q = (d − incident)/λ.
 					var qb [3]float64
@@ -194,10 +199,10 @@ func (k *kernel) walkSimple(fpix, spix int, tmp []float64, w *gradWork) float64 
 			}
 		}
 	}
-	tmp[PNa] += tl.na[0]
-	tmp[PNb] += tl.nb[0]
-	tmp[PNc] += tl.nc[0]
-	def := tl.def[0]
+	tmp[PNa] += nu * tl.na[0]
+	tmp[PNb] += nu * tl.nb[0]
+	tmp[PNc] += nu * tl.nc[0]
+	def := du * tl.def[0]
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F.
 		def = 0
@@ -459,6 +464,15 @@ chunks:
 			}
 		}
 	}
+	// The sums in their units (termUnits).
+	hu, nu, du := k.termUnits()
+	for i := range rs {
+		rs[i] *= hu
+	}
+	for row := range tots {
+		t := &tots[row]
+		t.na, t.nb, t.nc, t.ddef = nu*t.na, nu*t.nb, nu*t.nc, du*t.ddef
+	}
 	lamDot := 0.0
 	for row := range R {
 		t, sdet := &tots[row], r.sdet[row%os]
@@ -678,6 +692,20 @@ func (k *kernel) dminPolar(r *lossRecs, J, np int) bool {
 		fr.p[p], fr.dkahn[p], fr.alpha[p], fr.beta[p], fr.gamma[p], fr.dd[p] = 0, 0, 0, 0, 0, 0
 	}
 	return true
+}
+
+// termUnits are the units of the sums the loss rows' terms kernels
+// leave per pixel, which their consumers multiply by: of ∂S/∂(h, k, l)
+// and σ, of ∂S/∂N and of ∂S/∂(default F). Those kernels leave out
+// the factor 2 of ∂(F²·F_latt²)/∂F_latt and of ∂S/∂F, and sincg's
+// derivatives −π and π (sincgGradLanes), so that a term has four
+// multiplications fewer: −2π, 2π and 2. The spot shapes' (shapeLanes)
+// keep all but the default F's 2.
+func (k *kernel) termUnits() (hkl, n, def float64) {
+	if k.shapeLanes {
+		return 1, 1, 2
+	}
+	return -2 * math.Pi, 2 * math.Pi, 2
 }
 
 // lossChunk is the number of pixels in a loss row's chunks for per

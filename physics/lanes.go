@@ -1220,7 +1220,7 @@ func sincgGradAxisLanes(r *laneReps, i int, x vf) (vf, vf, vf) {
 // by N, in the general walk's formulas (sincgGrad for N not whole):
 // π·(N·cos Nπd·s − sin Nπd·cos πd)/s² (where |Nπd| < 1e-3, whose
 // numerator cancels, π·sincgSeriesLanes) and πd·cos Nπd/s, s = sin πd; 0
-// and 1 where d = 0.
+// and 1 where d = 0. As sincgGradLanes', they are left over −π and π.
 //
 //lanegen:inline
 func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
@@ -1235,10 +1235,10 @@ func sincgRatioGradLanes(x, nv vf) (vf, vf, vf) {
 	// Near the peak (|Nπd| < 1e-3) the closed form cancels: the series.
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
-	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
-	dx = pi.Mul(sincgSeriesLanes(nv, pd)).Merge(dx, npd.Mul(npd).Less(vk(seriesMax2)))
+	dx := sn.Mul(c1).Sub(nv.Mul(cn).Mul(s1)).Div(s1.Mul(s1))
+	dx = vk(-1).Mul(sincgSeriesLanes(nv, pd)).Merge(dx, npd.Mul(npd).Less(vk(seriesMax2)))
 	dx = vk(0).Merge(dx, at)
-	dn := vk(1).Merge(pd.Mul(cn).Div(s1), at)
+	dn := vk(invPi).Merge(d.Mul(cn).Div(s1), at)
 	return s, dx, dn
 }
 
@@ -1256,7 +1256,8 @@ func sincgSeriesLanes(n, x vf) vf {
 
 // sincgGrad3Lanes returns sincg(x, n) for x = h, k, l (whole 1 < n ≤
 // maxChebyshevN, |x| < 2⁵¹), their derivatives by x and by n (n taken as
-// continuous), from c = cos πx and s = sin πx:
+// continuous) without their factors −π and π (the loss rows' sums take
+// those: termUnits), from c = cos πx and s = sin πx:
 //
 //	sincg = U_{n−1}(c),  ∂/∂x = −π·s·U′_{n−1}(c),  ∂/∂n = πd·T_n(c)/s,
 //
@@ -1318,12 +1319,16 @@ func sincgGradLanes(r *laneReps, x vf, n int) (vf, vf, vf) {
 	}
 	u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	tn := c.Mul(u1).Sub(u0) // T_n
-	dx := vk(minusPi).Mul(s).Mul(p)
-	// ∂/∂n = πd·T_n/s; where s is 0 (at an integer, or within ~1e-162 of
-	// one) its limit, the sign of the peak (1 at x = 0: ±1 with the sign
-	// of U_{n−1}).
-	peak := vfloat(vor(vbits(one), vand(vbits(u1), sign)))
-	dn := vk(piC).Mul(d).Mul(tn).Div(s).Merge(peak, s.NotEqual(vk(0)))
+	dx := s.Mul(p)          // ∂/∂x over −π
+	// ∂/∂n over π, d·T_n/s; where s is 0 (at an integer, or within
+	// ~1e-162 of one) its limit, the sign of the peak over π: ±1/π with
+	// the sign of U_{n−1}(±1) = n·(±1)^(n−1), + for odd n, (−1)^m for
+	// even n (c is ±1 exactly there).
+	peak := vk(invPi)
+	if n&1 == 0 {
+		peak = vfloat(vxor(vbits(peak), f))
+	}
+	dn := d.Mul(tn).Div(s).Merge(peak, s.NotEqual(vk(0)))
 	return u1, dx, dn
 }
 
@@ -1379,16 +1384,16 @@ func hklLanes(o *[9]laneVal, qx, qy, qz vf) (vf, vf, vf) {
 //lanegen:variant gradTermNoNLanes gradNLanes=keepNLanes
 //lanegen:variant gradTermNoSigmaLanes gradSigmaLanes=keepSigmaLanes
 func gradTermLanes(k *kernel, ia *[lanes]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf) {
-	two := vk(2)
 	fl := sa.Mul(sb).Mul(sc)
-	ffl, s1, def1, fc, fh, fk, fkl := gradFLanes(k, ia, cube, two, h, kk, l, fl, s, def)
+	ffl, s1, def1, fc, fh, fk, fkl := gradFLanes(k, ia, cube, h, kk, l, fl, s, def)
 	// ∂(F²·F_latt²)/∂(h, k, l) and /∂N: 2F²·F_latt times the other
 	// two lattice factors times sincg's derivatives (and, where F
-	// depends on h, k, l, 2F·F_latt² times F's derivatives).
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	// depends on h, k, l, 2F·F_latt² times F's derivatives), in the
+	// units of termUnits: the factor 2 and sincgGradLanes' −π and π are
+	// left to the sums.
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
-	hbar, kbar, lbar = fGradKeepLanes(two, fc, fl, fh, fk, fkl, hbar, kbar, lbar)
+	hbar, kbar, lbar = fGradKeepLanes(fc, fl, fh, fk, fkl, hbar, kbar, lbar)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
 	na1, nb1, nc1 := gradNLanes(xa, xb, xc, nda, ndb, ndc, sna, snb, snc)
 	s1 = gradStoreLanes(k, fl, hbar, kbar, lbar, s, s1, hkl, at, stride)
@@ -1422,8 +1427,8 @@ func keepSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig vf) vf {
 // gradFLanes is the part of a term in termsGradLanes (gradTermLanes,
 // gradTermShapeLanes) up to its lattice factor's derivatives: F and its
 // derivative by the default F, F²·F_latt, S with the term added, in
-// Render's order, and ∂S/∂(default F) (k.perDef). (two is 2 in every
-// lane.)
+// Render's order, and half of ∂S/∂(default F) (k.perDef; its sums'
+// unit is 2: termUnits).
 //
 // It also returns F and its derivatives by h, k, l: 0
 // for the nearest reflection (cellFGradKeepLanes); its copy
@@ -1431,7 +1436,7 @@ func keepSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig vf) vf {
 //
 //lanegen:inline
 //lanegen:variant gradFInterpLanes cellFGradKeepLanes=interpGradLanes
-func gradFLanes(k *kernel, ia *[lanes]int32, cube []float64, two, h, kk, l, fl, s, def vf) (vf, vf, vf, vf, vf, vf, vf) {
+func gradFLanes(k *kernel, ia *[lanes]int32, cube []float64, h, kk, l, fl, s, def vf) (vf, vf, vf, vf, vf, vf, vf) {
 	r := k.lr
 	zero := vk(0)
 	fc, fd, fh, fk, fkl := vrep(&r.defaultF), vk(1), zero, zero, zero
@@ -1442,7 +1447,7 @@ func gradFLanes(k *kernel, ia *[lanes]int32, cube []float64, two, h, kk, l, fl, 
 	s1 := s.Add(ffl.Mul(fl)) // Render's (F·F·F_latt)·F_latt
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(fc.Mul(fl).Mul(fl).Mul(fd)) // (half of it: termUnits)
 	}
 	return ffl, s1, def1, fc, fh, fk, fkl
 }
@@ -1463,17 +1468,17 @@ func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[lanes]int32, cube
 // kernels compile as they did without this step).
 //
 //lanegen:inline
-func fGradKeepLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+func fGradKeepLanes(fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
 	return hbar, kbar, lbar
 }
 
 // fGradAddLanes is fGradKeepLanes for an interpolated F (fc, its
 // derivatives fh, fk, fl): ∂S/∂(h, k, l) plus 2F·F_latt² (flatt: F_latt)
-// times F's derivatives.
+// times F's derivatives, in the units of ∂S/∂(h, k, l) (−2π: termUnits).
 //
 //lanegen:inline
-func fGradAddLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
-	g := two.Mul(fc).Mul(flatt).Mul(flatt)
+func fGradAddLanes(fc, flatt, fh, fk, fl, hbar, kbar, lbar vf) (vf, vf, vf) {
+	g := vk(minusInvPi).Mul(fc).Mul(flatt).Mul(flatt)
 	return hbar.Add(g.Mul(fh)), kbar.Add(g.Mul(fk)), lbar.Add(g.Mul(fl))
 }
 
@@ -1678,7 +1683,7 @@ func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, v
 func gradTermShapeLanes(k *kernel, ia *[lanes]int32, e *[3]laneVal, sh *shapeSums, p0 int, h, kk, l, fl, g0, g1, g2, n0, n1, n2, dfu, w, v0, v1, v2, dh, dk, dl, s, def, sig, sna, snb, snc, sfu vf, hkl []float64, at, stride int) (vf, vf, vf, vf, vf, vf, vf) {
 	r := k.lr
 	two := vk(2)
-	ffl, s1, def1, _, _, _, _ := gradFLanes(k, ia, []float64(nil), two, h, kk, l, fl, s, def)
+	ffl, s1, def1, _, _, _, _ := gradFLanes(k, ia, []float64(nil), h, kk, l, fl, s, def)
 	tfl := two.Mul(ffl) // ∂(F²·F_latt²)/∂F_latt
 	hbar, kbar, lbar := tfl.Mul(g0), tfl.Mul(g1), tfl.Mul(g2)
 	sig1 := gradSigmaLanes(e, h, kk, l, hbar, kbar, lbar, sig)
@@ -2064,7 +2069,7 @@ func (k *kernel) backGeometryLanes(fr *lossFront, t *termLanes, g *[rowChunk]flo
 		dx, dy, dz := vload((*[lanes]float64)(t.d[0][p:])), vload((*[lanes]float64)(t.d[1][p:])), vload((*[lanes]float64)(t.d[2][p:]))
 		sb := adjSLanes(gp, scale, vload((*[lanes]float64)(fr.p[p:])), om)
 		gs := gp.Mul(scale).Mul(vload((*[lanes]float64)(t.s[p:])))
-		ddot := sb.Mul(vload((*[lanes]float64)(t.sig[p:]))) // d·∂L/∂d
+		ddot := sb.Mul(vrep(&r.hklUnit)).Mul(vload((*[lanes]float64)(t.sig[p:]))) // d·∂L/∂d (σ in its unit: termUnits)
 		if !c.NoPolar {
 			ddot = ddot.Add(gs.Mul(om).Mul(vload((*[lanes]float64)(fr.dd[p:]))))
 		}
@@ -2094,7 +2099,7 @@ func (k *kernel) backGeometryLanes(fr *lossFront, t *termLanes, g *[rowChunk]flo
 // lossRowSumsLanes stores the row sums of lossBackLanes (and
 // lossBackSubLanes) in out: for each source and orientation j, after the
 // lossBackSums sums' slots, those of u·|d − inc|², u/R and fdet·u/R (u its
-// ∂L/∂(h, k, l)), summed source and
+// ∂L/∂(h, k, l) in the units of termUnits), summed source and
 // orientation at a time, the sums in registers. Each pixel's factors of
 // u, a = sb·|d − inc|², b = sb/R and c = b·fdet (sb = ∂L/∂S), are formed
 // with a source's first orientation (rowSumsFirstLanes) and, where
@@ -2219,7 +2224,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 		gp := vloadSlice(g[p:])
 		dx, dy, dz := vloadSlice(t.d[0][p:]), vloadSlice(t.d[1][p:]), vloadSlice(t.d[2][p:])
 		sb := adjSLanes(gp, scale, vloadSlice(fr.p[p:]), vloadSlice(fr.omega[p:]))
-		a := zero.Sub(sb.Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
+		a := zero.Sub(sb.Mul(vrep(&r.hklUnit)).Mul(vloadSlice(t.sig[p:])).Mul(vloadSlice(fr.invR[p:])))
 		adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q] = dirSumsLanes(a, vloadSlice(fr.fdet[p:]), dx, dy, dz, adX[q], adY[q], adZ[q], fadX[q], fadY[q], fadZ[q])
 	}
 	for q := 0; q < m; q++ {

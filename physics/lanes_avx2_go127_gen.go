@@ -3707,9 +3707,12 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				u0_127, u1_127 = u1_127, c2_127.Mul(u1_127).Sub(u0_127)
 				tn_127 := c_127.Mul(u1_127).Sub(u0_127)
-				dx_127 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127).Mul(p_127)
-				peak_127 := one_127.AsUint64x4().Or(u1_127.AsUint64x4().And(sign_127)).AsFloat64x4()
-				dn_127 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127).Mul(tn_127).Div(s_127).Merge(peak_127, s_127.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+				dx_127 := s_127.Mul(p_127)
+				peak_127 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+				if n_127&1 == 0 {
+					peak_127 = peak_127.AsUint64x4().Xor(f_127).AsFloat64x4()
+				}
+				dn_127 := d_127.Mul(tn_127).Div(s_127).Merge(peak_127, s_127.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 				r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
 			}
 			s_126, dx_126, dn_126 = r0_0_127, r1_0_127, r2_0_127
@@ -3819,18 +3822,18 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				s_129 := nv_129.Merge(sn_129.Div(s1_129), at_129)
 				pd_129 := pi_129.Mul(d_129)
 				npd_129 := nv_129.Mul(pd_129)
-				dx_129 := pi_129.Mul(nv_129.Mul(cn_129).Mul(s1_129).Sub(sn_129.Mul(c1_129))).Div(s1_129.Mul(s1_129))
+				dx_129 := sn_129.Mul(c1_129).Sub(nv_129.Mul(cn_129).Mul(s1_129)).Div(s1_129.Mul(s1_129))
 				var r0_0_133 archsimd.Float64x4
 				{
 					n_133, x_133 := nv_129, pd_129
 					n2_133 := n_133.Mul(n_133)
 					a_133 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-					b_133 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133).Mul(n2_133).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133).Mul(x_133).Mul(x_133).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+					b_133 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133).Mul(n2_133).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133).Mul(x_133).Mul(x_133).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 					r0_0_133 = n_133.Mul(a_133.Add(b_133))
 				}
-				dx_129 = pi_129.Mul(r0_0_133).Merge(dx_129, npd_129.Mul(npd_129).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+				dx_129 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133).Merge(dx_129, npd_129.Mul(npd_129).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 				dx_129 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129, at_129)
-				dn_129 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129.Mul(cn_129).Div(s1_129), at_129)
+				dn_129 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129.Mul(cn_129).Div(s1_129), at_129)
 				r0_0_129, r1_0_129, r2_0_129 = s_129, dx_129, dn_129
 			}
 			s_126, dx_126, dn_126 = r0_0_129, r1_0_129, r2_0_129
@@ -3892,9 +3895,12 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				u0_135, u1_135 = u1_135, c2_135.Mul(u1_135).Sub(u0_135)
 				tn_135 := c_135.Mul(u1_135).Sub(u0_135)
-				dx_135 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135).Mul(p_135)
-				peak_135 := one_135.AsUint64x4().Or(u1_135.AsUint64x4().And(sign_135)).AsFloat64x4()
-				dn_135 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135).Mul(tn_135).Div(s_135).Merge(peak_135, s_135.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+				dx_135 := s_135.Mul(p_135)
+				peak_135 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+				if n_135&1 == 0 {
+					peak_135 = peak_135.AsUint64x4().Xor(f_135).AsFloat64x4()
+				}
+				dn_135 := d_135.Mul(tn_135).Div(s_135).Merge(peak_135, s_135.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 				r0_0_135, r1_0_135, r2_0_135 = u1_135, dx_135, dn_135
 			}
 			s_134, dx_134, dn_134 = r0_0_135, r1_0_135, r2_0_135
@@ -4004,18 +4010,18 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				s_137 := nv_137.Merge(sn_137.Div(s1_137), at_137)
 				pd_137 := pi_137.Mul(d_137)
 				npd_137 := nv_137.Mul(pd_137)
-				dx_137 := pi_137.Mul(nv_137.Mul(cn_137).Mul(s1_137).Sub(sn_137.Mul(c1_137))).Div(s1_137.Mul(s1_137))
+				dx_137 := sn_137.Mul(c1_137).Sub(nv_137.Mul(cn_137).Mul(s1_137)).Div(s1_137.Mul(s1_137))
 				var r0_0_141 archsimd.Float64x4
 				{
 					n_141, x_141 := nv_137, pd_137
 					n2_141 := n_141.Mul(n_141)
 					a_141 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-					b_141 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141).Mul(n2_141).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141).Mul(x_141).Mul(x_141).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+					b_141 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141).Mul(n2_141).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141).Mul(x_141).Mul(x_141).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 					r0_0_141 = n_141.Mul(a_141.Add(b_141))
 				}
-				dx_137 = pi_137.Mul(r0_0_141).Merge(dx_137, npd_137.Mul(npd_137).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+				dx_137 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141).Merge(dx_137, npd_137.Mul(npd_137).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 				dx_137 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137, at_137)
-				dn_137 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137.Mul(cn_137).Div(s1_137), at_137)
+				dn_137 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137.Mul(cn_137).Div(s1_137), at_137)
 				r0_0_137, r1_0_137, r2_0_137 = s_137, dx_137, dn_137
 			}
 			s_134, dx_134, dn_134 = r0_0_137, r1_0_137, r2_0_137
@@ -4077,9 +4083,12 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				}
 				u0_143, u1_143 = u1_143, c2_143.Mul(u1_143).Sub(u0_143)
 				tn_143 := c_143.Mul(u1_143).Sub(u0_143)
-				dx_143 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143).Mul(p_143)
-				peak_143 := one_143.AsUint64x4().Or(u1_143.AsUint64x4().And(sign_143)).AsFloat64x4()
-				dn_143 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143).Mul(tn_143).Div(s_143).Merge(peak_143, s_143.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+				dx_143 := s_143.Mul(p_143)
+				peak_143 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+				if n_143&1 == 0 {
+					peak_143 = peak_143.AsUint64x4().Xor(f_143).AsFloat64x4()
+				}
+				dn_143 := d_143.Mul(tn_143).Div(s_143).Merge(peak_143, s_143.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 				r0_0_143, r1_0_143, r2_0_143 = u1_143, dx_143, dn_143
 			}
 			s_142, dx_142, dn_142 = r0_0_143, r1_0_143, r2_0_143
@@ -4189,18 +4198,18 @@ func sincgGradAxesLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 				s_145 := nv_145.Merge(sn_145.Div(s1_145), at_145)
 				pd_145 := pi_145.Mul(d_145)
 				npd_145 := nv_145.Mul(pd_145)
-				dx_145 := pi_145.Mul(nv_145.Mul(cn_145).Mul(s1_145).Sub(sn_145.Mul(c1_145))).Div(s1_145.Mul(s1_145))
+				dx_145 := sn_145.Mul(c1_145).Sub(nv_145.Mul(cn_145).Mul(s1_145)).Div(s1_145.Mul(s1_145))
 				var r0_0_149 archsimd.Float64x4
 				{
 					n_149, x_149 := nv_145, pd_145
 					n2_149 := n_149.Mul(n_149)
 					a_149 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-					b_149 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149).Mul(n2_149).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149).Mul(x_149).Mul(x_149).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+					b_149 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149).Mul(n2_149).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149).Mul(x_149).Mul(x_149).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 					r0_0_149 = n_149.Mul(a_149.Add(b_149))
 				}
-				dx_145 = pi_145.Mul(r0_0_149).Merge(dx_145, npd_145.Mul(npd_145).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+				dx_145 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149).Merge(dx_145, npd_145.Mul(npd_145).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 				dx_145 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145, at_145)
-				dn_145 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145.Mul(cn_145).Div(s1_145), at_145)
+				dn_145 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145.Mul(cn_145).Div(s1_145), at_145)
 				r0_0_145, r1_0_145, r2_0_145 = s_145, dx_145, dn_145
 			}
 			s_142, dx_142, dn_142 = r0_0_145, r1_0_145, r2_0_145
@@ -4263,9 +4272,12 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 			}
 			u0_150, u1_150 = u1_150, c2_150.Mul(u1_150).Sub(u0_150)
 			tn_150 := c_150.Mul(u1_150).Sub(u0_150)
-			dx_150 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_150).Mul(p_150)
-			peak_150 := one_150.AsUint64x4().Or(u1_150.AsUint64x4().And(sign_150)).AsFloat64x4()
-			dn_150 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_150).Mul(tn_150).Div(s_150).Merge(peak_150, s_150.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+			dx_150 := s_150.Mul(p_150)
+			peak_150 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+			if n_150&1 == 0 {
+				peak_150 = peak_150.AsUint64x4().Xor(f_150).AsFloat64x4()
+			}
+			dn_150 := d_150.Mul(tn_150).Div(s_150).Merge(peak_150, s_150.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 			r0_0_150, r1_0_150, r2_0_150 = u1_150, dx_150, dn_150
 		}
 		s, dx, dn = r0_0_150, r1_0_150, r2_0_150
@@ -4375,18 +4387,18 @@ func sincgGradAxisLanesAVX2(r *laneReps, i int, x archsimd.Float64x4,
 			s_152 := nv_152.Merge(sn_152.Div(s1_152), at_152)
 			pd_152 := pi_152.Mul(d_152)
 			npd_152 := nv_152.Mul(pd_152)
-			dx_152 := pi_152.Mul(nv_152.Mul(cn_152).Mul(s1_152).Sub(sn_152.Mul(c1_152))).Div(s1_152.Mul(s1_152))
+			dx_152 := sn_152.Mul(c1_152).Sub(nv_152.Mul(cn_152).Mul(s1_152)).Div(s1_152.Mul(s1_152))
 			var r0_0_156 archsimd.Float64x4
 			{
 				n_156, x_156 := nv_152, pd_152
 				n2_156 := n_156.Mul(n_156)
 				a_156 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_156.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_156).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-				b_156 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_156).Mul(n2_156).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_156)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_156).Mul(x_156).Mul(x_156).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+				b_156 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_156).Mul(n2_156).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_156)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_156).Mul(x_156).Mul(x_156).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 				r0_0_156 = n_156.Mul(a_156.Add(b_156))
 			}
-			dx_152 = pi_152.Mul(r0_0_156).Merge(dx_152, npd_152.Mul(npd_152).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+			dx_152 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_156).Merge(dx_152, npd_152.Mul(npd_152).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 			dx_152 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_152, at_152)
-			dn_152 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_152.Mul(cn_152).Div(s1_152), at_152)
+			dn_152 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_152.Mul(cn_152).Div(s1_152), at_152)
 			r0_0_152, r1_0_152, r2_0_152 = s_152, dx_152, dn_152
 		}
 		s, dx, dn = r0_0_152, r1_0_152, r2_0_152
@@ -4497,18 +4509,18 @@ func sincgRatioGradLanesAVX2(x, nv archsimd.Float64x4,
 	s := nv.Merge(sn.Div(s1), at)
 	pd := pi.Mul(d)
 	npd := nv.Mul(pd)
-	dx := pi.Mul(nv.Mul(cn).Mul(s1).Sub(sn.Mul(c1))).Div(s1.Mul(s1))
+	dx := sn.Mul(c1).Sub(nv.Mul(cn).Mul(s1)).Div(s1.Mul(s1))
 	var r0_0_160 archsimd.Float64x4
 	{
 		n_160, x_160 := nv, pd
 		n2_160 := n_160.Mul(n_160)
 		a_160 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_160.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_160).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-		b_160 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_160).Mul(n2_160).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_160)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_160).Mul(x_160).Mul(x_160).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+		b_160 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_160).Mul(n2_160).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_160)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_160).Mul(x_160).Mul(x_160).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 		r0_0_160 = n_160.Mul(a_160.Add(b_160))
 	}
-	dx = pi.Mul(r0_0_160).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+	dx = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_160).Merge(dx, npd.Mul(npd).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 	dx = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx, at)
-	dn := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd.Mul(cn).Div(s1), at)
+	dn := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d.Mul(cn).Div(s1), at)
 	return s, dx, dn
 }
 
@@ -4517,7 +4529,7 @@ func sincgSeriesLanesAVX2(n, x archsimd.Float64x4,
 ) archsimd.Float64x4 {
 	n2 := n.Mul(n)
 	a := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-	b := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+	b := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2).Mul(n2).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x).Mul(x).Mul(x).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 	return n.Mul(a.Add(b))
 }
 
@@ -4571,9 +4583,12 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		u0_161, u1_161 = u1_161, c2_161.Mul(u1_161).Sub(u0_161)
 		tn_161 := c_161.Mul(u1_161).Sub(u0_161)
-		dx_161 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_161).Mul(p_161)
-		peak_161 := one_161.AsUint64x4().Or(u1_161.AsUint64x4().And(sign_161)).AsFloat64x4()
-		dn_161 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_161).Mul(tn_161).Div(s_161).Merge(peak_161, s_161.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+		dx_161 := s_161.Mul(p_161)
+		peak_161 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+		if n_161&1 == 0 {
+			peak_161 = peak_161.AsUint64x4().Xor(f_161).AsFloat64x4()
+		}
+		dn_161 := d_161.Mul(tn_161).Div(s_161).Merge(peak_161, s_161.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 		r0_0_161, r1_0_161, r2_0_161 = u1_161, dx_161, dn_161
 	}
 	sa, ha, na := r0_0_161, r1_0_161, r2_0_161
@@ -4622,9 +4637,12 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		u0_163, u1_163 = u1_163, c2_163.Mul(u1_163).Sub(u0_163)
 		tn_163 := c_163.Mul(u1_163).Sub(u0_163)
-		dx_163 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_163).Mul(p_163)
-		peak_163 := one_163.AsUint64x4().Or(u1_163.AsUint64x4().And(sign_163)).AsFloat64x4()
-		dn_163 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_163).Mul(tn_163).Div(s_163).Merge(peak_163, s_163.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+		dx_163 := s_163.Mul(p_163)
+		peak_163 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+		if n_163&1 == 0 {
+			peak_163 = peak_163.AsUint64x4().Xor(f_163).AsFloat64x4()
+		}
+		dn_163 := d_163.Mul(tn_163).Div(s_163).Merge(peak_163, s_163.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 		r0_0_163, r1_0_163, r2_0_163 = u1_163, dx_163, dn_163
 	}
 	sb, hb, nb := r0_0_163, r1_0_163, r2_0_163
@@ -4673,9 +4691,12 @@ func sincgGrad3LanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 		}
 		u0_165, u1_165 = u1_165, c2_165.Mul(u1_165).Sub(u0_165)
 		tn_165 := c_165.Mul(u1_165).Sub(u0_165)
-		dx_165 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_165).Mul(p_165)
-		peak_165 := one_165.AsUint64x4().Or(u1_165.AsUint64x4().And(sign_165)).AsFloat64x4()
-		dn_165 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_165).Mul(tn_165).Div(s_165).Merge(peak_165, s_165.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+		dx_165 := s_165.Mul(p_165)
+		peak_165 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+		if n_165&1 == 0 {
+			peak_165 = peak_165.AsUint64x4().Xor(f_165).AsFloat64x4()
+		}
+		dn_165 := d_165.Mul(tn_165).Div(s_165).Merge(peak_165, s_165.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 		r0_0_165, r1_0_165, r2_0_165 = u1_165, dx_165, dn_165
 	}
 	sc, hc, nc := r0_0_165, r1_0_165, r2_0_165
@@ -4725,9 +4746,12 @@ func sincgGradLanesAVX2(r *laneReps, x archsimd.Float64x4,
 	}
 	u0, u1 = u1, c2.Mul(u1).Sub(u0)
 	tn := c.Mul(u1).Sub(u0)
-	dx := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s).Mul(p)
-	peak := one.AsUint64x4().Or(u1.AsUint64x4().And(sign)).AsFloat64x4()
-	dn := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d).Mul(tn).Div(s).Merge(peak, s.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+	dx := s.Mul(p)
+	peak := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+	if n&1 == 0 {
+		peak = peak.AsUint64x4().Xor(f).AsFloat64x4()
+	}
+	dn := d.Mul(tn).Div(s).Merge(peak, s.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 	return u1, dx, dn
 }
 
@@ -4780,7 +4804,6 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 	hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	two := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 	fl := sa.Mul(sb).Mul(sc)
 	var (
 		r0_0_169 archsimd.Float64x4
@@ -4792,7 +4815,7 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 		r6_0_169 archsimd.Float64x4
 	)
 	{
-		k_169, ia_169, cube_169, two_169, h_169, kk_169, l_169, fl_169, s_169, def_169 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_169, ia_169, cube_169, h_169, kk_169, l_169, fl_169, s_169, def_169 := k, ia, cube, h, kk, l, fl, s, def
 		r_169 := k_169.lr
 		zero_169 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_169, fd_169, fh_169, fk_169, fkl_169 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_169.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_169, zero_169, zero_169
@@ -4842,13 +4865,12 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 		s1_169 := s_169.Add(ffl_169.Mul(fl_169))
 		def1_169 := def_169
 		if k_169.perDef {
-			def1_169 = def_169.Add(two_169.Mul(fc_169).Mul(fl_169).Mul(fl_169).Mul(fd_169))
+			def1_169 = def_169.Add(fc_169.Mul(fl_169).Mul(fl_169).Mul(fd_169))
 		}
 		r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169 = ffl_169, s1_169, def1_169, fc_169, fh_169, fk_169, fkl_169
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	var (
 		r0_0_172 archsimd.Float64x4
@@ -4856,8 +4878,7 @@ func gradTermLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h
 		r2_0_172 archsimd.Float64x4
 	)
 	{
-		two_172, fc_172, flatt_172, fh_172, fk_172, fl_172, hbar_172, kbar_172, lbar_172 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_172
+		fc_172, flatt_172, fh_172, fk_172, fl_172, hbar_172, kbar_172, lbar_172 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_172
 		_ = flatt_172
 		_ = fh_172
@@ -4919,7 +4940,7 @@ func keepSigmaLanesAVX2(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig archsimd.
 	return sig
 }
 
-func gradFLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l, fl, s, def archsimd.Float64x4,
+func gradFLanesAVX2(k *kernel, ia *[4]int32, cube []float64, h, kk, l, fl, s, def archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
@@ -4973,7 +4994,7 @@ func gradFLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l, fl, 
 	s1 := s.Add(ffl.Mul(fl))
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(fc.Mul(fl).Mul(fl).Mul(fd))
 	}
 	return ffl, s1, def1, fc, fh, fk, fkl
 }
@@ -5013,7 +5034,7 @@ func cellFGradKeepLanesAVX2(r *laneReps, bits, miss []uint64, ia *[4]int32, cube
 	return f, fd, zero, zero, zero
 }
 
-func fGradKeepLanesAVX2(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
+func fGradKeepLanesAVX2(fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
@@ -5021,12 +5042,12 @@ func fGradKeepLanesAVX2(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Fl
 	return hbar, kbar, lbar
 }
 
-func fGradAddLanesAVX2(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
+func fGradAddLanesAVX2(fc, flatt, fh, fk, fl, hbar, kbar, lbar archsimd.Float64x4,
 
 ) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4,
 
 ) {
-	g := two.Mul(fc).Mul(flatt).Mul(flatt)
+	g := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(fc).Mul(flatt).Mul(flatt)
 	return hbar.Add(g.Mul(fh)), kbar.Add(g.Mul(fk)), lbar.Add(g.Mul(fl))
 }
 
@@ -5163,9 +5184,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					}
 					u0_161_182, u1_161_182 = u1_161_182, c2_161_182.Mul(u1_161_182).Sub(u0_161_182)
 					tn_161_182 := c_161_182.Mul(u1_161_182).Sub(u0_161_182)
-					dx_161_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_161_182).Mul(p_161_182)
-					peak_161_182 := one_161_182.AsUint64x4().Or(u1_161_182.AsUint64x4().And(sign_161_182)).AsFloat64x4()
-					dn_161_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_161_182).Mul(tn_161_182).Div(s_161_182).Merge(peak_161_182, s_161_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_161_182 := s_161_182.Mul(p_161_182)
+					peak_161_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_161_182&1 == 0 {
+						peak_161_182 = peak_161_182.AsUint64x4().Xor(f_161_182).AsFloat64x4()
+					}
+					dn_161_182 := d_161_182.Mul(tn_161_182).Div(s_161_182).Merge(peak_161_182, s_161_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_161_182, r1_0_161_182, r2_0_161_182 = u1_161_182, dx_161_182, dn_161_182
 				}
 				sa_182, ha_182, na_182 := r0_0_161_182, r1_0_161_182, r2_0_161_182
@@ -5214,9 +5238,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					}
 					u0_163_182, u1_163_182 = u1_163_182, c2_163_182.Mul(u1_163_182).Sub(u0_163_182)
 					tn_163_182 := c_163_182.Mul(u1_163_182).Sub(u0_163_182)
-					dx_163_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_163_182).Mul(p_163_182)
-					peak_163_182 := one_163_182.AsUint64x4().Or(u1_163_182.AsUint64x4().And(sign_163_182)).AsFloat64x4()
-					dn_163_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_163_182).Mul(tn_163_182).Div(s_163_182).Merge(peak_163_182, s_163_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_163_182 := s_163_182.Mul(p_163_182)
+					peak_163_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_163_182&1 == 0 {
+						peak_163_182 = peak_163_182.AsUint64x4().Xor(f_163_182).AsFloat64x4()
+					}
+					dn_163_182 := d_163_182.Mul(tn_163_182).Div(s_163_182).Merge(peak_163_182, s_163_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_163_182, r1_0_163_182, r2_0_163_182 = u1_163_182, dx_163_182, dn_163_182
 				}
 				sb_182, hb_182, nb_182 := r0_0_163_182, r1_0_163_182, r2_0_163_182
@@ -5265,9 +5292,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					}
 					u0_165_182, u1_165_182 = u1_165_182, c2_165_182.Mul(u1_165_182).Sub(u0_165_182)
 					tn_165_182 := c_165_182.Mul(u1_165_182).Sub(u0_165_182)
-					dx_165_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_165_182).Mul(p_165_182)
-					peak_165_182 := one_165_182.AsUint64x4().Or(u1_165_182.AsUint64x4().And(sign_165_182)).AsFloat64x4()
-					dn_165_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_165_182).Mul(tn_165_182).Div(s_165_182).Merge(peak_165_182, s_165_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_165_182 := s_165_182.Mul(p_165_182)
+					peak_165_182 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_165_182&1 == 0 {
+						peak_165_182 = peak_165_182.AsUint64x4().Xor(f_165_182).AsFloat64x4()
+					}
+					dn_165_182 := d_165_182.Mul(tn_165_182).Div(s_165_182).Merge(peak_165_182, s_165_182.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_165_182, r1_0_165_182, r2_0_165_182 = u1_165_182, dx_165_182, dn_165_182
 				}
 				sc_182, hc_182, nc_182 := r0_0_165_182, r1_0_165_182, r2_0_165_182
@@ -5291,7 +5321,6 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 			)
 			{
 				k_184, ia_184, cube_184, e_184, h_184, kk_184, l_184, sa_184, sb_184, sc_184, ha_184, hb_184, hc_184, nda_184, ndb_184, ndc_184, s_184, def_184, sig_184, sna_184, snb_184, snc_184, hkl_184, at_184, stride_184 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_184 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_184 := sa_184.Mul(sb_184).Mul(sc_184)
 				var (
 					r0_0_169_184 archsimd.Float64x4
@@ -5303,7 +5332,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					r6_0_169_184 archsimd.Float64x4
 				)
 				{
-					k_169_184, ia_169_184, cube_169_184, two_169_184, h_169_184, kk_169_184, l_169_184, fl_169_184, s_169_184, def_169_184 := k_184, ia_184, cube_184, two_184, h_184, kk_184, l_184, fl_184, s_184, def_184
+					k_169_184, ia_169_184, cube_169_184, h_169_184, kk_169_184, l_169_184, fl_169_184, s_169_184, def_169_184 := k_184, ia_184, cube_184, h_184, kk_184, l_184, fl_184, s_184, def_184
 					r_169_184 := k_169_184.lr
 					zero_169_184 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_169_184, fd_169_184, fh_169_184, fk_169_184, fkl_169_184 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_169_184.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_169_184, zero_169_184, zero_169_184
@@ -5353,13 +5382,12 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					s1_169_184 := s_169_184.Add(ffl_169_184.Mul(fl_169_184))
 					def1_169_184 := def_169_184
 					if k_169_184.perDef {
-						def1_169_184 = def_169_184.Add(two_169_184.Mul(fc_169_184).Mul(fl_169_184).Mul(fl_169_184).Mul(fd_169_184))
+						def1_169_184 = def_169_184.Add(fc_169_184.Mul(fl_169_184).Mul(fl_169_184).Mul(fd_169_184))
 					}
 					r0_0_169_184, r1_0_169_184, r2_0_169_184, r3_0_169_184, r4_0_169_184, r5_0_169_184, r6_0_169_184 = ffl_169_184, s1_169_184, def1_169_184, fc_169_184, fh_169_184, fk_169_184, fkl_169_184
 				}
 				ffl_184, s1_184, def1_184, fc_184, fh_184, fk_184, fkl_184 := r0_0_169_184, r1_0_169_184, r2_0_169_184, r3_0_169_184, r4_0_169_184, r5_0_169_184, r6_0_169_184
-				tfl_184 := two_184.Mul(ffl_184)
-				xa_184, xb_184, xc_184 := tfl_184.Mul(sb_184.Mul(sc_184)), tfl_184.Mul(sa_184.Mul(sc_184)), tfl_184.Mul(sa_184.Mul(sb_184))
+				xa_184, xb_184, xc_184 := ffl_184.Mul(sb_184.Mul(sc_184)), ffl_184.Mul(sa_184.Mul(sc_184)), ffl_184.Mul(sa_184.Mul(sb_184))
 				hbar_184, kbar_184, lbar_184 := xa_184.Mul(ha_184), xb_184.Mul(hb_184), xc_184.Mul(hc_184)
 				var (
 					r0_0_172_184 archsimd.Float64x4
@@ -5367,8 +5395,7 @@ func (k *kernel) termsGradLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, cub
 					r2_0_172_184 archsimd.Float64x4
 				)
 				{
-					two_172_184, fc_172_184, flatt_172_184, fh_172_184, fk_172_184, fl_172_184, hbar_172_184, kbar_172_184, lbar_172_184 := two_184, fc_184, fl_184, fh_184, fk_184, fkl_184, hbar_184, kbar_184, lbar_184
-					_ = two_172_184
+					fc_172_184, flatt_172_184, fh_172_184, fk_172_184, fl_172_184, hbar_172_184, kbar_172_184, lbar_172_184 := fc_184, fl_184, fh_184, fk_184, fkl_184, hbar_184, kbar_184, lbar_184
 					_ = fc_172_184
 					_ = flatt_172_184
 					_ = fh_172_184
@@ -5580,11 +5607,11 @@ func sinc3GradLanesAVX2(u archsimd.Float64x4,
 	_ = cs
 	x := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(y)
 	x2 := x.Mul(x)
-	p := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[82]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84])))
-	p = p.Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88])))
+	p := archsimd.LoadFloat64x4Array((&vkTableAVX2[82])).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85])))
+	p = p.Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88]))).Mul(x2).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[89])))
 	sx := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(sn).Div(x2).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(s).Div(x))
-	du := sx.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[89]))).Div(x)
-	return s, archsimd.LoadFloat64x4Array((&vkTableAVX2[90])).Mul(p).Merge(du, x.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[91]))))
+	du := sx.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[90]))).Div(x)
+	return s, archsimd.LoadFloat64x4Array((&vkTableAVX2[91])).Mul(p).Merge(du, x.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[92]))))
 }
 
 func shapeGradLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
@@ -5746,11 +5773,11 @@ func shapeGradLanesAVX2(r *laneReps, h, kk, l archsimd.Float64x4,
 			_ = cs_190
 			x_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(y_190)
 			x2_190 := x_190.Mul(x_190)
-			p_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[82]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84])))
-			p_190 = p_190.Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88])))
+			p_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[82])).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85])))
+			p_190 = p_190.Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88]))).Mul(x2_190).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[89])))
 			sx_190 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(sn_190).Div(x2_190).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(s_190).Div(x_190))
-			du_190 := sx_190.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[89]))).Div(x_190)
-			r0_0_190, r1_0_190 = s_190, archsimd.LoadFloat64x4Array((&vkTableAVX2[90])).Mul(p_190).Merge(du_190, x_190.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[91]))))
+			du_190 := sx_190.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[90]))).Div(x_190)
+			r0_0_190, r1_0_190 = s_190, archsimd.LoadFloat64x4Array((&vkTableAVX2[91])).Mul(p_190).Merge(du_190, x_190.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[92]))))
 		}
 		s, su := r0_0_190, r1_0_190
 		fl = nabc.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[67]))).Mul(s)
@@ -5841,7 +5868,7 @@ func gradTermShapeLanesAVX2(k *kernel, ia *[4]int32, e *[3]laneVal, sh *shapeSum
 		r6_0_194 archsimd.Float64x4
 	)
 	{
-		k_194, ia_194, cube_194, two_194, h_194, kk_194, l_194, fl_194, s_194, def_194 := k, ia, []float64(nil), two, h, kk, l, fl, s, def
+		k_194, ia_194, cube_194, h_194, kk_194, l_194, fl_194, s_194, def_194 := k, ia, []float64(nil), h, kk, l, fl, s, def
 		r_194 := k_194.lr
 		zero_194 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_194, fd_194, fh_194, fk_194, fkl_194 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_194.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_194, zero_194, zero_194
@@ -5891,7 +5918,7 @@ func gradTermShapeLanesAVX2(k *kernel, ia *[4]int32, e *[3]laneVal, sh *shapeSum
 		s1_194 := s_194.Add(ffl_194.Mul(fl_194))
 		def1_194 := def_194
 		if k_194.perDef {
-			def1_194 = def_194.Add(two_194.Mul(fc_194).Mul(fl_194).Mul(fl_194).Mul(fd_194))
+			def1_194 = def_194.Add(fc_194.Mul(fl_194).Mul(fl_194).Mul(fd_194))
 		}
 		r0_0_194, r1_0_194, r2_0_194, r3_0_194, r4_0_194, r5_0_194, r6_0_194 = ffl_194, s1_194, def1_194, fc_194, fh_194, fk_194, fkl_194
 	}
@@ -6154,11 +6181,11 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 						_ = cs_190_199
 						x_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(y_190_199)
 						x2_190_199 := x_190_199.Mul(x_190_199)
-						p_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[82]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84])))
-						p_190_199 = p_190_199.Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88])))
+						p_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[82])).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[83]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[84]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[85])))
+						p_190_199 = p_190_199.Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[86]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[87]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[88]))).Mul(x2_190_199).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[89])))
 						sx_190_199 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(sn_190_199).Div(x2_190_199).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(s_190_199).Div(x_190_199))
-						du_190_199 := sx_190_199.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[89]))).Div(x_190_199)
-						r0_0_190_199, r1_0_190_199 = s_190_199, archsimd.LoadFloat64x4Array((&vkTableAVX2[90])).Mul(p_190_199).Merge(du_190_199, x_190_199.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[91]))))
+						du_190_199 := sx_190_199.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[90]))).Div(x_190_199)
+						r0_0_190_199, r1_0_190_199 = s_190_199, archsimd.LoadFloat64x4Array((&vkTableAVX2[91])).Mul(p_190_199).Merge(du_190_199, x_190_199.Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[92]))))
 					}
 					s_199, su_199 := r0_0_190_199, r1_0_190_199
 					fl_199 = nabc_199.Mul(archsimd.LoadFloat64x4Array((&vkTableAVX2[67]))).Mul(s_199)
@@ -6255,7 +6282,7 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 					r6_0_194_200 archsimd.Float64x4
 				)
 				{
-					k_194_200, ia_194_200, cube_194_200, two_194_200, h_194_200, kk_194_200, l_194_200, fl_194_200, s_194_200, def_194_200 := k_200, ia_200, []float64(nil), two_200, h_200, kk_200, l_200, fl_200, s_200, def_200
+					k_194_200, ia_194_200, cube_194_200, h_194_200, kk_194_200, l_194_200, fl_194_200, s_194_200, def_194_200 := k_200, ia_200, []float64(nil), h_200, kk_200, l_200, fl_200, s_200, def_200
 					r_194_200 := k_194_200.lr
 					zero_194_200 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_194_200, fd_194_200, fh_194_200, fk_194_200, fkl_194_200 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_194_200.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_194_200, zero_194_200, zero_194_200
@@ -6305,7 +6332,7 @@ func (k *kernel) termsGradShapeLanesAVX2(si int, oinc [][3]laneVal, t *termLanes
 					s1_194_200 := s_194_200.Add(ffl_194_200.Mul(fl_194_200))
 					def1_194_200 := def_194_200
 					if k_194_200.perDef {
-						def1_194_200 = def_194_200.Add(two_194_200.Mul(fc_194_200).Mul(fl_194_200).Mul(fl_194_200).Mul(fd_194_200))
+						def1_194_200 = def_194_200.Add(fc_194_200.Mul(fl_194_200).Mul(fl_194_200).Mul(fd_194_200))
 					}
 					r0_0_194_200, r1_0_194_200, r2_0_194_200, r3_0_194_200, r4_0_194_200, r5_0_194_200, r6_0_194_200 = ffl_194_200, s1_194_200, def1_194_200, fc_194_200, fh_194_200, fk_194_200, fkl_194_200
 				}
@@ -6606,8 +6633,8 @@ func (k *kernel) lossFrontLanesAVX2(sdet, o *[3]laneVal, fr *lossFront, t *termL
 				cos2psi_211 := ee_211.Sub(bb_211).Div(den_211).Merge(one_211, plane_211)
 				de_211, db_211 := zero_211, zero_211
 				if !r_211.kahnZero {
-					de_211 = archsimd.LoadFloat64x4Array((&vkTableAVX2[92])).Mul(e_211).Mul(b_211).Mul(b_211).Mul(inv_211).Mul(inv_211).Merge(zero_211, plane_211)
-					db_211 = archsimd.LoadFloat64x4Array((&vkTableAVX2[93])).Mul(b_211).Mul(e_211).Mul(e_211).Mul(inv_211).Mul(inv_211).Merge(zero_211, plane_211)
+					de_211 = archsimd.LoadFloat64x4Array((&vkTableAVX2[93])).Mul(e_211).Mul(b_211).Mul(b_211).Mul(inv_211).Mul(inv_211).Merge(zero_211, plane_211)
+					db_211 = archsimd.LoadFloat64x4Array((&vkTableAVX2[94])).Mul(b_211).Mul(e_211).Mul(e_211).Mul(inv_211).Mul(inv_211).Merge(zero_211, plane_211)
 				}
 				p_211 := archsimd.LoadFloat64x4Array((&vkTableAVX2[21])).Mul(one_211.Add(c2sq_211).Sub(kahn_211.Mul(cos2psi_211).Mul(s2sq_211)))
 				dkahn_211 := archsimd.LoadFloat64x4Array((&vkTableAVX2[72])).Mul(cos2psi_211).Mul(s2sq_211)
@@ -6708,8 +6735,8 @@ func polarizationCoefLanesAVX2(r *laneReps, s *laneSrc, dx, dy, dz archsimd.Floa
 	cos2psi := ee.Sub(bb).Div(den).Merge(one, plane)
 	de, db := zero, zero
 	if !r.kahnZero {
-		de = archsimd.LoadFloat64x4Array((&vkTableAVX2[92])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
-		db = archsimd.LoadFloat64x4Array((&vkTableAVX2[93])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
+		de = archsimd.LoadFloat64x4Array((&vkTableAVX2[93])).Mul(e).Mul(b).Mul(b).Mul(inv).Mul(inv).Merge(zero, plane)
+		db = archsimd.LoadFloat64x4Array((&vkTableAVX2[94])).Mul(b).Mul(e).Mul(e).Mul(inv).Mul(inv).Merge(zero, plane)
 	}
 	p := archsimd.LoadFloat64x4Array((&vkTableAVX2[21])).Mul(one.Add(c2sq).Sub(kahn.Mul(cos2psi).Mul(s2sq)))
 	dkahn := archsimd.LoadFloat64x4Array((&vkTableAVX2[72])).Mul(cos2psi).Mul(s2sq)
@@ -6827,7 +6854,7 @@ func (k *kernel) backGeometryLanesAVX2(fr *lossFront, t *termLanes, g *[rowChunk
 		}
 		sb := r0_0_216
 		gs := gp.Mul(scale).Mul(archsimd.LoadFloat64x4Array((*[4]float64)(t.s[p:])))
-		ddot := sb.Mul(archsimd.LoadFloat64x4Array((*[4]float64)(t.sig[p:])))
+		ddot := sb.Mul(archsimd.LoadFloat64x4Array((*[4]float64)((&r.hklUnit)[:4]))).Mul(archsimd.LoadFloat64x4Array((*[4]float64)(t.sig[p:])))
 		if !c.NoPolar {
 			ddot = ddot.Add(gs.Mul(om).Mul(archsimd.LoadFloat64x4Array((*[4]float64)(fr.dd[p:]))))
 		}
@@ -6839,7 +6866,7 @@ func (k *kernel) backGeometryLanesAVX2(fr *lossFront, t *termLanes, g *[rowChunk
 		} else {
 			cdp := wbar.Mul(archsimd.LoadFloat64x4Array((*[4]float64)((&r.pitch2)[:4]))).Mul(inv3)
 			cd[q] = cd[q].Add(cdp)
-			rbar = archsimd.LoadFloat64x4Array((&vkTableAVX2[94])).Mul(cdp).Mul(archsimd.LoadFloat64x4Array((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
+			rbar = archsimd.LoadFloat64x4Array((&vkTableAVX2[95])).Mul(cdp).Mul(archsimd.LoadFloat64x4Array((*[4]float64)((&r.closeD)[:4]))).Mul(invR)
 		}
 		a := rbar.Sub(ddot.Mul(invR))
 		var (
@@ -7057,7 +7084,7 @@ func (k *kernel) lossBackSubLanesAVX2(fr *lossFront, t *termLanes, g, dsq, hkl [
 			r0_0_224 = gp_224.Mul(scale_224).Mul(pp_224).Mul(om_224)
 		}
 		sb := r0_0_224
-		a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4((t.sig[p:]))).Mul(archsimd.LoadFloat64x4((fr.invR[p:]))))
+		a := zero.Sub(sb.Mul(archsimd.LoadFloat64x4Array((*[4]float64)((&r.hklUnit)[:4]))).Mul(archsimd.LoadFloat64x4((t.sig[p:]))).Mul(archsimd.LoadFloat64x4((fr.invR[p:]))))
 		var (
 			r0_0_225 archsimd.Float64x4
 			r1_0_225 archsimd.Float64x4
@@ -7132,7 +7159,7 @@ func imageDevLanesAVX2(row []float32, n int, mean *laneVal, s *[2 * slots]float6
 func stepsLanesAVX2(g []float64, n int, a *[4]float64) {
 	d := archsimd.BroadcastFloat64x4((*[2]float64)(a[2:])[0])
 	x := archsimd.BroadcastFloat64x4((*[2]float64)(a[0:])[0]).Add(archsimd.LoadFloat64x4((laneSteps[:])).Mul(d))
-	step := archsimd.LoadFloat64x4Array((&vkTableAVX2[95])).Mul(d)
+	step := archsimd.LoadFloat64x4Array((&vkTableAVX2[96])).Mul(d)
 	for p := 0; p < n; p += 4 {
 		x.Store((g[p:]))
 		x = x.Add(step)
@@ -26010,7 +26037,6 @@ func (k *kernel) pixelsAxesManyLanesAVX2(rb *rowBuf, n int) {
 	archsimd.ClearAVXUpperBits()
 }
 func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x4, hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
-	two := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 	fl := sa.Mul(sb).Mul(sc)
 	var (
 		r0_0_468 archsimd.Float64x4
@@ -26022,7 +26048,7 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 		r6_0_468 archsimd.Float64x4
 	)
 	{
-		k_468, ia_468, cube_468, two_468, h_468, kk_468, l_468, fl_468, s_468, def_468 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_468, ia_468, cube_468, h_468, kk_468, l_468, fl_468, s_468, def_468 := k, ia, cube, h, kk, l, fl, s, def
 		r_468 := k_468.lr
 		zero_468 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_468, fd_468, fh_468, fk_468, fkl_468 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_468.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_468, zero_468, zero_468
@@ -26248,13 +26274,12 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 		s1_468 := s_468.Add(ffl_468.Mul(fl_468))
 		def1_468 := def_468
 		if k_468.perDef {
-			def1_468 = def_468.Add(two_468.Mul(fc_468).Mul(fl_468).Mul(fl_468).Mul(fd_468))
+			def1_468 = def_468.Add(fc_468.Mul(fl_468).Mul(fl_468).Mul(fd_468))
 		}
 		r0_0_468, r1_0_468, r2_0_468, r3_0_468, r4_0_468, r5_0_468, r6_0_468 = ffl_468, s1_468, def1_468, fc_468, fh_468, fk_468, fkl_468
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_468, r1_0_468, r2_0_468, r3_0_468, r4_0_468, r5_0_468, r6_0_468
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	var (
 		r0_0_470 archsimd.Float64x4
@@ -26262,8 +26287,8 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 		r2_0_470 archsimd.Float64x4
 	)
 	{
-		two_470, fc_470, flatt_470, fh_470, fk_470, fl_470, hbar_470, kbar_470, lbar_470 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		g_470 := two_470.Mul(fc_470).Mul(flatt_470).Mul(flatt_470)
+		fc_470, flatt_470, fh_470, fk_470, fl_470, hbar_470, kbar_470, lbar_470 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		g_470 := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(fc_470).Mul(flatt_470).Mul(flatt_470)
 		r0_0_470, r1_0_470, r2_0_470 = hbar_470.Add(g_470.Mul(fh_470)), kbar_470.Add(g_470.Mul(fk_470)), lbar_470.Add(g_470.Mul(fl_470))
 	}
 	hbar, kbar, lbar = r0_0_470, r1_0_470, r2_0_470
@@ -26298,7 +26323,6 @@ func gradTermInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lane
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x4, hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
-	two := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 	fl := sa.Mul(sb).Mul(sc)
 	var (
 		r0_0_474 archsimd.Float64x4
@@ -26310,7 +26334,7 @@ func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		r6_0_474 archsimd.Float64x4
 	)
 	{
-		k_474, ia_474, cube_474, two_474, h_474, kk_474, l_474, fl_474, s_474, def_474 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_474, ia_474, cube_474, h_474, kk_474, l_474, fl_474, s_474, def_474 := k, ia, cube, h, kk, l, fl, s, def
 		r_474 := k_474.lr
 		zero_474 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_474, fd_474, fh_474, fk_474, fkl_474 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_474.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_474, zero_474, zero_474
@@ -26360,13 +26384,12 @@ func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		s1_474 := s_474.Add(ffl_474.Mul(fl_474))
 		def1_474 := def_474
 		if k_474.perDef {
-			def1_474 = def_474.Add(two_474.Mul(fc_474).Mul(fl_474).Mul(fl_474).Mul(fd_474))
+			def1_474 = def_474.Add(fc_474.Mul(fl_474).Mul(fl_474).Mul(fd_474))
 		}
 		r0_0_474, r1_0_474, r2_0_474, r3_0_474, r4_0_474, r5_0_474, r6_0_474 = ffl_474, s1_474, def1_474, fc_474, fh_474, fk_474, fkl_474
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_474, r1_0_474, r2_0_474, r3_0_474, r4_0_474, r5_0_474, r6_0_474
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	var (
 		r0_0_475 archsimd.Float64x4
@@ -26374,8 +26397,7 @@ func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		r2_0_475 archsimd.Float64x4
 	)
 	{
-		two_475, fc_475, flatt_475, fh_475, fk_475, fl_475, hbar_475, kbar_475, lbar_475 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_475
+		fc_475, flatt_475, fh_475, fk_475, fl_475, hbar_475, kbar_475, lbar_475 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_475
 		_ = flatt_475
 		_ = fh_475
@@ -26428,7 +26450,6 @@ func gradTermCrystalLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x4, hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
-	two := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 	fl := sa.Mul(sb).Mul(sc)
 	var (
 		r0_0_479 archsimd.Float64x4
@@ -26440,7 +26461,7 @@ func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal
 		r6_0_479 archsimd.Float64x4
 	)
 	{
-		k_479, ia_479, cube_479, two_479, h_479, kk_479, l_479, fl_479, s_479, def_479 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_479, ia_479, cube_479, h_479, kk_479, l_479, fl_479, s_479, def_479 := k, ia, cube, h, kk, l, fl, s, def
 		r_479 := k_479.lr
 		zero_479 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_479, fd_479, fh_479, fk_479, fkl_479 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_479.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_479, zero_479, zero_479
@@ -26490,13 +26511,12 @@ func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal
 		s1_479 := s_479.Add(ffl_479.Mul(fl_479))
 		def1_479 := def_479
 		if k_479.perDef {
-			def1_479 = def_479.Add(two_479.Mul(fc_479).Mul(fl_479).Mul(fl_479).Mul(fd_479))
+			def1_479 = def_479.Add(fc_479.Mul(fl_479).Mul(fl_479).Mul(fd_479))
 		}
 		r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479 = ffl_479, s1_479, def1_479, fc_479, fh_479, fk_479, fkl_479
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	var (
 		r0_0_480 archsimd.Float64x4
@@ -26504,8 +26524,7 @@ func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal
 		r2_0_480 archsimd.Float64x4
 	)
 	{
-		two_480, fc_480, flatt_480, fh_480, fk_480, fl_480, hbar_480, kbar_480, lbar_480 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_480
+		fc_480, flatt_480, fh_480, fk_480, fl_480, hbar_480, kbar_480, lbar_480 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_480
 		_ = flatt_480
 		_ = fh_480
@@ -26551,7 +26570,6 @@ func gradTermNoNLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermNoSigmaLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc archsimd.Float64x4, hkl []float64, at, stride int) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
-	two := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 	fl := sa.Mul(sb).Mul(sc)
 	var (
 		r0_0_484 archsimd.Float64x4
@@ -26563,7 +26581,7 @@ func gradTermNoSigmaLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		r6_0_484 archsimd.Float64x4
 	)
 	{
-		k_484, ia_484, cube_484, two_484, h_484, kk_484, l_484, fl_484, s_484, def_484 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_484, ia_484, cube_484, h_484, kk_484, l_484, fl_484, s_484, def_484 := k, ia, cube, h, kk, l, fl, s, def
 		r_484 := k_484.lr
 		zero_484 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 		fc_484, fd_484, fh_484, fk_484, fkl_484 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_484.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_484, zero_484, zero_484
@@ -26613,13 +26631,12 @@ func gradTermNoSigmaLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		s1_484 := s_484.Add(ffl_484.Mul(fl_484))
 		def1_484 := def_484
 		if k_484.perDef {
-			def1_484 = def_484.Add(two_484.Mul(fc_484).Mul(fl_484).Mul(fl_484).Mul(fd_484))
+			def1_484 = def_484.Add(fc_484.Mul(fl_484).Mul(fl_484).Mul(fd_484))
 		}
 		r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484 = ffl_484, s1_484, def1_484, fc_484, fh_484, fk_484, fkl_484
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484
-	tfl := two.Mul(ffl)
-	xa, xb, xc := tfl.Mul(sb.Mul(sc)), tfl.Mul(sa.Mul(sc)), tfl.Mul(sa.Mul(sb))
+	xa, xb, xc := ffl.Mul(sb.Mul(sc)), ffl.Mul(sa.Mul(sc)), ffl.Mul(sa.Mul(sb))
 	hbar, kbar, lbar := xa.Mul(ha), xb.Mul(hb), xc.Mul(hc)
 	var (
 		r0_0_485 archsimd.Float64x4
@@ -26627,8 +26644,7 @@ func gradTermNoSigmaLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 		r2_0_485 archsimd.Float64x4
 	)
 	{
-		two_485, fc_485, flatt_485, fh_485, fk_485, fl_485, hbar_485, kbar_485, lbar_485 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_485
+		fc_485, flatt_485, fh_485, fk_485, fl_485, hbar_485, kbar_485, lbar_485 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_485
 		_ = flatt_485
 		_ = fh_485
@@ -26674,7 +26690,7 @@ func gradTermNoSigmaLanesAVX2(k *kernel, ia *[4]int32, cube []float64, e *[3]lan
 	s1 = r0_0_488
 	return s1, def1, sig1, na1, nb1, nc1
 }
-func gradFInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l, fl, s, def archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
+func gradFInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, h, kk, l, fl, s, def archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4) {
 	r := k.lr
 	zero := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 	fc, fd, fh, fk, fkl := archsimd.LoadFloat64x4Array((*[4]float64)((&r.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero, zero, zero
@@ -26900,7 +26916,7 @@ func gradFInterpLanesAVX2(k *kernel, ia *[4]int32, cube []float64, two, h, kk, l
 	s1 := s.Add(ffl.Mul(fl))
 	def1 := def
 	if k.perDef {
-		def1 = def.Add(two.Mul(fc).Mul(fl).Mul(fl).Mul(fd))
+		def1 = def.Add(fc.Mul(fl).Mul(fl).Mul(fd))
 	}
 	return ffl, s1, def1, fc, fh, fk, fkl
 }
@@ -27029,9 +27045,12 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_127_493, u1_127_493 = u1_127_493, c2_127_493.Mul(u1_127_493).Sub(u0_127_493)
 							tn_127_493 := c_127_493.Mul(u1_127_493).Sub(u0_127_493)
-							dx_127_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_493).Mul(p_127_493)
-							peak_127_493 := one_127_493.AsUint64x4().Or(u1_127_493.AsUint64x4().And(sign_127_493)).AsFloat64x4()
-							dn_127_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_493).Mul(tn_127_493).Div(s_127_493).Merge(peak_127_493, s_127_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_493 := s_127_493.Mul(p_127_493)
+							peak_127_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_493&1 == 0 {
+								peak_127_493 = peak_127_493.AsUint64x4().Xor(f_127_493).AsFloat64x4()
+							}
+							dn_127_493 := d_127_493.Mul(tn_127_493).Div(s_127_493).Merge(peak_127_493, s_127_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_493, r1_0_127_493, r2_0_127_493 = u1_127_493, dx_127_493, dn_127_493
 						}
 						s_126_493, dx_126_493, dn_126_493 = r0_0_127_493, r1_0_127_493, r2_0_127_493
@@ -27141,18 +27160,18 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							s_129_493 := nv_129_493.Merge(sn_129_493.Div(s1_129_493), at_129_493)
 							pd_129_493 := pi_129_493.Mul(d_129_493)
 							npd_129_493 := nv_129_493.Mul(pd_129_493)
-							dx_129_493 := pi_129_493.Mul(nv_129_493.Mul(cn_129_493).Mul(s1_129_493).Sub(sn_129_493.Mul(c1_129_493))).Div(s1_129_493.Mul(s1_129_493))
+							dx_129_493 := sn_129_493.Mul(c1_129_493).Sub(nv_129_493.Mul(cn_129_493).Mul(s1_129_493)).Div(s1_129_493.Mul(s1_129_493))
 							var r0_0_133_493 archsimd.Float64x4
 							{
 								n_133_493, x_133_493 := nv_129_493, pd_129_493
 								n2_133_493 := n_133_493.Mul(n_133_493)
 								a_133_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_493.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_493).Mul(n2_133_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_493).Mul(x_133_493).Mul(x_133_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_493).Mul(n2_133_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_493).Mul(x_133_493).Mul(x_133_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_493 = n_133_493.Mul(a_133_493.Add(b_133_493))
 							}
-							dx_129_493 = pi_129_493.Mul(r0_0_133_493).Merge(dx_129_493, npd_129_493.Mul(npd_129_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_493).Merge(dx_129_493, npd_129_493.Mul(npd_129_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_493, at_129_493)
-							dn_129_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_493.Mul(cn_129_493).Div(s1_129_493), at_129_493)
+							dn_129_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_493.Mul(cn_129_493).Div(s1_129_493), at_129_493)
 							r0_0_129_493, r1_0_129_493, r2_0_129_493 = s_129_493, dx_129_493, dn_129_493
 						}
 						s_126_493, dx_126_493, dn_126_493 = r0_0_129_493, r1_0_129_493, r2_0_129_493
@@ -27214,9 +27233,12 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_135_493, u1_135_493 = u1_135_493, c2_135_493.Mul(u1_135_493).Sub(u0_135_493)
 							tn_135_493 := c_135_493.Mul(u1_135_493).Sub(u0_135_493)
-							dx_135_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_493).Mul(p_135_493)
-							peak_135_493 := one_135_493.AsUint64x4().Or(u1_135_493.AsUint64x4().And(sign_135_493)).AsFloat64x4()
-							dn_135_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_493).Mul(tn_135_493).Div(s_135_493).Merge(peak_135_493, s_135_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_493 := s_135_493.Mul(p_135_493)
+							peak_135_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_493&1 == 0 {
+								peak_135_493 = peak_135_493.AsUint64x4().Xor(f_135_493).AsFloat64x4()
+							}
+							dn_135_493 := d_135_493.Mul(tn_135_493).Div(s_135_493).Merge(peak_135_493, s_135_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_493, r1_0_135_493, r2_0_135_493 = u1_135_493, dx_135_493, dn_135_493
 						}
 						s_134_493, dx_134_493, dn_134_493 = r0_0_135_493, r1_0_135_493, r2_0_135_493
@@ -27326,18 +27348,18 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							s_137_493 := nv_137_493.Merge(sn_137_493.Div(s1_137_493), at_137_493)
 							pd_137_493 := pi_137_493.Mul(d_137_493)
 							npd_137_493 := nv_137_493.Mul(pd_137_493)
-							dx_137_493 := pi_137_493.Mul(nv_137_493.Mul(cn_137_493).Mul(s1_137_493).Sub(sn_137_493.Mul(c1_137_493))).Div(s1_137_493.Mul(s1_137_493))
+							dx_137_493 := sn_137_493.Mul(c1_137_493).Sub(nv_137_493.Mul(cn_137_493).Mul(s1_137_493)).Div(s1_137_493.Mul(s1_137_493))
 							var r0_0_141_493 archsimd.Float64x4
 							{
 								n_141_493, x_141_493 := nv_137_493, pd_137_493
 								n2_141_493 := n_141_493.Mul(n_141_493)
 								a_141_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_493.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_493).Mul(n2_141_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_493).Mul(x_141_493).Mul(x_141_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_493).Mul(n2_141_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_493).Mul(x_141_493).Mul(x_141_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_493 = n_141_493.Mul(a_141_493.Add(b_141_493))
 							}
-							dx_137_493 = pi_137_493.Mul(r0_0_141_493).Merge(dx_137_493, npd_137_493.Mul(npd_137_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_493).Merge(dx_137_493, npd_137_493.Mul(npd_137_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_493, at_137_493)
-							dn_137_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_493.Mul(cn_137_493).Div(s1_137_493), at_137_493)
+							dn_137_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_493.Mul(cn_137_493).Div(s1_137_493), at_137_493)
 							r0_0_137_493, r1_0_137_493, r2_0_137_493 = s_137_493, dx_137_493, dn_137_493
 						}
 						s_134_493, dx_134_493, dn_134_493 = r0_0_137_493, r1_0_137_493, r2_0_137_493
@@ -27399,9 +27421,12 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_143_493, u1_143_493 = u1_143_493, c2_143_493.Mul(u1_143_493).Sub(u0_143_493)
 							tn_143_493 := c_143_493.Mul(u1_143_493).Sub(u0_143_493)
-							dx_143_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_493).Mul(p_143_493)
-							peak_143_493 := one_143_493.AsUint64x4().Or(u1_143_493.AsUint64x4().And(sign_143_493)).AsFloat64x4()
-							dn_143_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_493).Mul(tn_143_493).Div(s_143_493).Merge(peak_143_493, s_143_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_493 := s_143_493.Mul(p_143_493)
+							peak_143_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_493&1 == 0 {
+								peak_143_493 = peak_143_493.AsUint64x4().Xor(f_143_493).AsFloat64x4()
+							}
+							dn_143_493 := d_143_493.Mul(tn_143_493).Div(s_143_493).Merge(peak_143_493, s_143_493.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_493, r1_0_143_493, r2_0_143_493 = u1_143_493, dx_143_493, dn_143_493
 						}
 						s_142_493, dx_142_493, dn_142_493 = r0_0_143_493, r1_0_143_493, r2_0_143_493
@@ -27511,18 +27536,18 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 							s_145_493 := nv_145_493.Merge(sn_145_493.Div(s1_145_493), at_145_493)
 							pd_145_493 := pi_145_493.Mul(d_145_493)
 							npd_145_493 := nv_145_493.Mul(pd_145_493)
-							dx_145_493 := pi_145_493.Mul(nv_145_493.Mul(cn_145_493).Mul(s1_145_493).Sub(sn_145_493.Mul(c1_145_493))).Div(s1_145_493.Mul(s1_145_493))
+							dx_145_493 := sn_145_493.Mul(c1_145_493).Sub(nv_145_493.Mul(cn_145_493).Mul(s1_145_493)).Div(s1_145_493.Mul(s1_145_493))
 							var r0_0_149_493 archsimd.Float64x4
 							{
 								n_149_493, x_149_493 := nv_145_493, pd_145_493
 								n2_149_493 := n_149_493.Mul(n_149_493)
 								a_149_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_493.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_493).Mul(n2_149_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_493).Mul(x_149_493).Mul(x_149_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_493).Mul(n2_149_493).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_493)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_493).Mul(x_149_493).Mul(x_149_493).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_493 = n_149_493.Mul(a_149_493.Add(b_149_493))
 							}
-							dx_145_493 = pi_145_493.Mul(r0_0_149_493).Merge(dx_145_493, npd_145_493.Mul(npd_145_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_493).Merge(dx_145_493, npd_145_493.Mul(npd_145_493).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_493 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_493, at_145_493)
-							dn_145_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_493.Mul(cn_145_493).Div(s1_145_493), at_145_493)
+							dn_145_493 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_493.Mul(cn_145_493).Div(s1_145_493), at_145_493)
 							r0_0_145_493, r1_0_145_493, r2_0_145_493 = s_145_493, dx_145_493, dn_145_493
 						}
 						s_142_493, dx_142_493, dn_142_493 = r0_0_145_493, r1_0_145_493, r2_0_145_493
@@ -27550,7 +27575,6 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 			)
 			{
 				k_495, ia_495, cube_495, e_495, h_495, kk_495, l_495, sa_495, sb_495, sc_495, ha_495, hb_495, hc_495, nda_495, ndb_495, ndc_495, s_495, def_495, sig_495, sna_495, snb_495, snc_495, hkl_495, at_495, stride_495 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_495 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_495 := sa_495.Mul(sb_495).Mul(sc_495)
 				var (
 					r0_0_169_495 archsimd.Float64x4
@@ -27562,7 +27586,7 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 					r6_0_169_495 archsimd.Float64x4
 				)
 				{
-					k_169_495, ia_169_495, cube_169_495, two_169_495, h_169_495, kk_169_495, l_169_495, fl_169_495, s_169_495, def_169_495 := k_495, ia_495, cube_495, two_495, h_495, kk_495, l_495, fl_495, s_495, def_495
+					k_169_495, ia_169_495, cube_169_495, h_169_495, kk_169_495, l_169_495, fl_169_495, s_169_495, def_169_495 := k_495, ia_495, cube_495, h_495, kk_495, l_495, fl_495, s_495, def_495
 					r_169_495 := k_169_495.lr
 					zero_169_495 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_169_495, fd_169_495, fh_169_495, fk_169_495, fkl_169_495 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_169_495.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_169_495, zero_169_495, zero_169_495
@@ -27612,13 +27636,12 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 					s1_169_495 := s_169_495.Add(ffl_169_495.Mul(fl_169_495))
 					def1_169_495 := def_169_495
 					if k_169_495.perDef {
-						def1_169_495 = def_169_495.Add(two_169_495.Mul(fc_169_495).Mul(fl_169_495).Mul(fl_169_495).Mul(fd_169_495))
+						def1_169_495 = def_169_495.Add(fc_169_495.Mul(fl_169_495).Mul(fl_169_495).Mul(fd_169_495))
 					}
 					r0_0_169_495, r1_0_169_495, r2_0_169_495, r3_0_169_495, r4_0_169_495, r5_0_169_495, r6_0_169_495 = ffl_169_495, s1_169_495, def1_169_495, fc_169_495, fh_169_495, fk_169_495, fkl_169_495
 				}
 				ffl_495, s1_495, def1_495, fc_495, fh_495, fk_495, fkl_495 := r0_0_169_495, r1_0_169_495, r2_0_169_495, r3_0_169_495, r4_0_169_495, r5_0_169_495, r6_0_169_495
-				tfl_495 := two_495.Mul(ffl_495)
-				xa_495, xb_495, xc_495 := tfl_495.Mul(sb_495.Mul(sc_495)), tfl_495.Mul(sa_495.Mul(sc_495)), tfl_495.Mul(sa_495.Mul(sb_495))
+				xa_495, xb_495, xc_495 := ffl_495.Mul(sb_495.Mul(sc_495)), ffl_495.Mul(sa_495.Mul(sc_495)), ffl_495.Mul(sa_495.Mul(sb_495))
 				hbar_495, kbar_495, lbar_495 := xa_495.Mul(ha_495), xb_495.Mul(hb_495), xc_495.Mul(hc_495)
 				var (
 					r0_0_172_495 archsimd.Float64x4
@@ -27626,8 +27649,7 @@ func (k *kernel) termsGradAxesLanesAVX2(si int, oinc [][3]laneVal, t *termLanes,
 					r2_0_172_495 archsimd.Float64x4
 				)
 				{
-					two_172_495, fc_172_495, flatt_172_495, fh_172_495, fk_172_495, fl_172_495, hbar_172_495, kbar_172_495, lbar_172_495 := two_495, fc_495, fl_495, fh_495, fk_495, fkl_495, hbar_495, kbar_495, lbar_495
-					_ = two_172_495
+					fc_172_495, flatt_172_495, fh_172_495, fk_172_495, fl_172_495, hbar_172_495, kbar_172_495, lbar_172_495 := fc_495, fl_495, fh_495, fk_495, fkl_495, hbar_495, kbar_495, lbar_495
 					_ = fc_172_495
 					_ = flatt_172_495
 					_ = fh_172_495
@@ -27802,9 +27824,12 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							}
 							u0_127_500, u1_127_500 = u1_127_500, c2_127_500.Mul(u1_127_500).Sub(u0_127_500)
 							tn_127_500 := c_127_500.Mul(u1_127_500).Sub(u0_127_500)
-							dx_127_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_500).Mul(p_127_500)
-							peak_127_500 := one_127_500.AsUint64x4().Or(u1_127_500.AsUint64x4().And(sign_127_500)).AsFloat64x4()
-							dn_127_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_500).Mul(tn_127_500).Div(s_127_500).Merge(peak_127_500, s_127_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_500 := s_127_500.Mul(p_127_500)
+							peak_127_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_500&1 == 0 {
+								peak_127_500 = peak_127_500.AsUint64x4().Xor(f_127_500).AsFloat64x4()
+							}
+							dn_127_500 := d_127_500.Mul(tn_127_500).Div(s_127_500).Merge(peak_127_500, s_127_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_500, r1_0_127_500, r2_0_127_500 = u1_127_500, dx_127_500, dn_127_500
 						}
 						s_126_500, dx_126_500, dn_126_500 = r0_0_127_500, r1_0_127_500, r2_0_127_500
@@ -27914,18 +27939,18 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							s_129_500 := nv_129_500.Merge(sn_129_500.Div(s1_129_500), at_129_500)
 							pd_129_500 := pi_129_500.Mul(d_129_500)
 							npd_129_500 := nv_129_500.Mul(pd_129_500)
-							dx_129_500 := pi_129_500.Mul(nv_129_500.Mul(cn_129_500).Mul(s1_129_500).Sub(sn_129_500.Mul(c1_129_500))).Div(s1_129_500.Mul(s1_129_500))
+							dx_129_500 := sn_129_500.Mul(c1_129_500).Sub(nv_129_500.Mul(cn_129_500).Mul(s1_129_500)).Div(s1_129_500.Mul(s1_129_500))
 							var r0_0_133_500 archsimd.Float64x4
 							{
 								n_133_500, x_133_500 := nv_129_500, pd_129_500
 								n2_133_500 := n_133_500.Mul(n_133_500)
 								a_133_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_500.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_500).Mul(n2_133_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_500).Mul(x_133_500).Mul(x_133_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_500).Mul(n2_133_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_500).Mul(x_133_500).Mul(x_133_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_500 = n_133_500.Mul(a_133_500.Add(b_133_500))
 							}
-							dx_129_500 = pi_129_500.Mul(r0_0_133_500).Merge(dx_129_500, npd_129_500.Mul(npd_129_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_500).Merge(dx_129_500, npd_129_500.Mul(npd_129_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_500, at_129_500)
-							dn_129_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_500.Mul(cn_129_500).Div(s1_129_500), at_129_500)
+							dn_129_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_500.Mul(cn_129_500).Div(s1_129_500), at_129_500)
 							r0_0_129_500, r1_0_129_500, r2_0_129_500 = s_129_500, dx_129_500, dn_129_500
 						}
 						s_126_500, dx_126_500, dn_126_500 = r0_0_129_500, r1_0_129_500, r2_0_129_500
@@ -27987,9 +28012,12 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							}
 							u0_135_500, u1_135_500 = u1_135_500, c2_135_500.Mul(u1_135_500).Sub(u0_135_500)
 							tn_135_500 := c_135_500.Mul(u1_135_500).Sub(u0_135_500)
-							dx_135_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_500).Mul(p_135_500)
-							peak_135_500 := one_135_500.AsUint64x4().Or(u1_135_500.AsUint64x4().And(sign_135_500)).AsFloat64x4()
-							dn_135_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_500).Mul(tn_135_500).Div(s_135_500).Merge(peak_135_500, s_135_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_500 := s_135_500.Mul(p_135_500)
+							peak_135_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_500&1 == 0 {
+								peak_135_500 = peak_135_500.AsUint64x4().Xor(f_135_500).AsFloat64x4()
+							}
+							dn_135_500 := d_135_500.Mul(tn_135_500).Div(s_135_500).Merge(peak_135_500, s_135_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_500, r1_0_135_500, r2_0_135_500 = u1_135_500, dx_135_500, dn_135_500
 						}
 						s_134_500, dx_134_500, dn_134_500 = r0_0_135_500, r1_0_135_500, r2_0_135_500
@@ -28099,18 +28127,18 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							s_137_500 := nv_137_500.Merge(sn_137_500.Div(s1_137_500), at_137_500)
 							pd_137_500 := pi_137_500.Mul(d_137_500)
 							npd_137_500 := nv_137_500.Mul(pd_137_500)
-							dx_137_500 := pi_137_500.Mul(nv_137_500.Mul(cn_137_500).Mul(s1_137_500).Sub(sn_137_500.Mul(c1_137_500))).Div(s1_137_500.Mul(s1_137_500))
+							dx_137_500 := sn_137_500.Mul(c1_137_500).Sub(nv_137_500.Mul(cn_137_500).Mul(s1_137_500)).Div(s1_137_500.Mul(s1_137_500))
 							var r0_0_141_500 archsimd.Float64x4
 							{
 								n_141_500, x_141_500 := nv_137_500, pd_137_500
 								n2_141_500 := n_141_500.Mul(n_141_500)
 								a_141_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_500.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_500).Mul(n2_141_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_500).Mul(x_141_500).Mul(x_141_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_500).Mul(n2_141_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_500).Mul(x_141_500).Mul(x_141_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_500 = n_141_500.Mul(a_141_500.Add(b_141_500))
 							}
-							dx_137_500 = pi_137_500.Mul(r0_0_141_500).Merge(dx_137_500, npd_137_500.Mul(npd_137_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_500).Merge(dx_137_500, npd_137_500.Mul(npd_137_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_500, at_137_500)
-							dn_137_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_500.Mul(cn_137_500).Div(s1_137_500), at_137_500)
+							dn_137_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_500.Mul(cn_137_500).Div(s1_137_500), at_137_500)
 							r0_0_137_500, r1_0_137_500, r2_0_137_500 = s_137_500, dx_137_500, dn_137_500
 						}
 						s_134_500, dx_134_500, dn_134_500 = r0_0_137_500, r1_0_137_500, r2_0_137_500
@@ -28172,9 +28200,12 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							}
 							u0_143_500, u1_143_500 = u1_143_500, c2_143_500.Mul(u1_143_500).Sub(u0_143_500)
 							tn_143_500 := c_143_500.Mul(u1_143_500).Sub(u0_143_500)
-							dx_143_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_500).Mul(p_143_500)
-							peak_143_500 := one_143_500.AsUint64x4().Or(u1_143_500.AsUint64x4().And(sign_143_500)).AsFloat64x4()
-							dn_143_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_500).Mul(tn_143_500).Div(s_143_500).Merge(peak_143_500, s_143_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_500 := s_143_500.Mul(p_143_500)
+							peak_143_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_500&1 == 0 {
+								peak_143_500 = peak_143_500.AsUint64x4().Xor(f_143_500).AsFloat64x4()
+							}
+							dn_143_500 := d_143_500.Mul(tn_143_500).Div(s_143_500).Merge(peak_143_500, s_143_500.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_500, r1_0_143_500, r2_0_143_500 = u1_143_500, dx_143_500, dn_143_500
 						}
 						s_142_500, dx_142_500, dn_142_500 = r0_0_143_500, r1_0_143_500, r2_0_143_500
@@ -28284,18 +28315,18 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 							s_145_500 := nv_145_500.Merge(sn_145_500.Div(s1_145_500), at_145_500)
 							pd_145_500 := pi_145_500.Mul(d_145_500)
 							npd_145_500 := nv_145_500.Mul(pd_145_500)
-							dx_145_500 := pi_145_500.Mul(nv_145_500.Mul(cn_145_500).Mul(s1_145_500).Sub(sn_145_500.Mul(c1_145_500))).Div(s1_145_500.Mul(s1_145_500))
+							dx_145_500 := sn_145_500.Mul(c1_145_500).Sub(nv_145_500.Mul(cn_145_500).Mul(s1_145_500)).Div(s1_145_500.Mul(s1_145_500))
 							var r0_0_149_500 archsimd.Float64x4
 							{
 								n_149_500, x_149_500 := nv_145_500, pd_145_500
 								n2_149_500 := n_149_500.Mul(n_149_500)
 								a_149_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_500.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_500).Mul(n2_149_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_500).Mul(x_149_500).Mul(x_149_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_500).Mul(n2_149_500).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_500)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_500).Mul(x_149_500).Mul(x_149_500).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_500 = n_149_500.Mul(a_149_500.Add(b_149_500))
 							}
-							dx_145_500 = pi_145_500.Mul(r0_0_149_500).Merge(dx_145_500, npd_145_500.Mul(npd_145_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_500).Merge(dx_145_500, npd_145_500.Mul(npd_145_500).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_500 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_500, at_145_500)
-							dn_145_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_500.Mul(cn_145_500).Div(s1_145_500), at_145_500)
+							dn_145_500 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_500.Mul(cn_145_500).Div(s1_145_500), at_145_500)
 							r0_0_145_500, r1_0_145_500, r2_0_145_500 = s_145_500, dx_145_500, dn_145_500
 						}
 						s_142_500, dx_142_500, dn_142_500 = r0_0_145_500, r1_0_145_500, r2_0_145_500
@@ -28322,7 +28353,6 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 			)
 			{
 				k_502, ia_502, cube_502, e_502, h_502, kk_502, l_502, sa_502, sb_502, sc_502, ha_502, hb_502, hc_502, nda_502, ndb_502, ndc_502, s_502, def_502, sig_502, sna_502, snb_502, snc_502, hkl_502, at_502, stride_502 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_502 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_502 := sa_502.Mul(sb_502).Mul(sc_502)
 				var (
 					r0_0_169_502 archsimd.Float64x4
@@ -28334,7 +28364,7 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 					r6_0_169_502 archsimd.Float64x4
 				)
 				{
-					k_169_502, ia_169_502, cube_169_502, two_169_502, h_169_502, kk_169_502, l_169_502, fl_169_502, s_169_502, def_169_502 := k_502, ia_502, cube_502, two_502, h_502, kk_502, l_502, fl_502, s_502, def_502
+					k_169_502, ia_169_502, cube_169_502, h_169_502, kk_169_502, l_169_502, fl_169_502, s_169_502, def_169_502 := k_502, ia_502, cube_502, h_502, kk_502, l_502, fl_502, s_502, def_502
 					r_169_502 := k_169_502.lr
 					zero_169_502 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_169_502, fd_169_502, fh_169_502, fk_169_502, fkl_169_502 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_169_502.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_169_502, zero_169_502, zero_169_502
@@ -28384,13 +28414,12 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 					s1_169_502 := s_169_502.Add(ffl_169_502.Mul(fl_169_502))
 					def1_169_502 := def_169_502
 					if k_169_502.perDef {
-						def1_169_502 = def_169_502.Add(two_169_502.Mul(fc_169_502).Mul(fl_169_502).Mul(fl_169_502).Mul(fd_169_502))
+						def1_169_502 = def_169_502.Add(fc_169_502.Mul(fl_169_502).Mul(fl_169_502).Mul(fd_169_502))
 					}
 					r0_0_169_502, r1_0_169_502, r2_0_169_502, r3_0_169_502, r4_0_169_502, r5_0_169_502, r6_0_169_502 = ffl_169_502, s1_169_502, def1_169_502, fc_169_502, fh_169_502, fk_169_502, fkl_169_502
 				}
 				ffl_502, s1_502, def1_502, fc_502, fh_502, fk_502, fkl_502 := r0_0_169_502, r1_0_169_502, r2_0_169_502, r3_0_169_502, r4_0_169_502, r5_0_169_502, r6_0_169_502
-				tfl_502 := two_502.Mul(ffl_502)
-				xa_502, xb_502, xc_502 := tfl_502.Mul(sb_502.Mul(sc_502)), tfl_502.Mul(sa_502.Mul(sc_502)), tfl_502.Mul(sa_502.Mul(sb_502))
+				xa_502, xb_502, xc_502 := ffl_502.Mul(sb_502.Mul(sc_502)), ffl_502.Mul(sa_502.Mul(sc_502)), ffl_502.Mul(sa_502.Mul(sb_502))
 				hbar_502, kbar_502, lbar_502 := xa_502.Mul(ha_502), xb_502.Mul(hb_502), xc_502.Mul(hc_502)
 				var (
 					r0_0_172_502 archsimd.Float64x4
@@ -28398,8 +28427,7 @@ func (k *kernel) termsGradAxesDminLanesAVX2(si int, oinc [][3]laneVal, t *termLa
 					r2_0_172_502 archsimd.Float64x4
 				)
 				{
-					two_172_502, fc_172_502, flatt_172_502, fh_172_502, fk_172_502, fl_172_502, hbar_172_502, kbar_172_502, lbar_172_502 := two_502, fc_502, fl_502, fh_502, fk_502, fkl_502, hbar_502, kbar_502, lbar_502
-					_ = two_172_502
+					fc_172_502, flatt_172_502, fh_172_502, fk_172_502, fl_172_502, hbar_172_502, kbar_172_502, lbar_172_502 := fc_502, fl_502, fh_502, fk_502, fkl_502, hbar_502, kbar_502, lbar_502
 					_ = fc_172_502
 					_ = flatt_172_502
 					_ = fh_172_502
@@ -28577,9 +28605,12 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							}
 							u0_127_507, u1_127_507 = u1_127_507, c2_127_507.Mul(u1_127_507).Sub(u0_127_507)
 							tn_127_507 := c_127_507.Mul(u1_127_507).Sub(u0_127_507)
-							dx_127_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_507).Mul(p_127_507)
-							peak_127_507 := one_127_507.AsUint64x4().Or(u1_127_507.AsUint64x4().And(sign_127_507)).AsFloat64x4()
-							dn_127_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_507).Mul(tn_127_507).Div(s_127_507).Merge(peak_127_507, s_127_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_507 := s_127_507.Mul(p_127_507)
+							peak_127_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_507&1 == 0 {
+								peak_127_507 = peak_127_507.AsUint64x4().Xor(f_127_507).AsFloat64x4()
+							}
+							dn_127_507 := d_127_507.Mul(tn_127_507).Div(s_127_507).Merge(peak_127_507, s_127_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_507, r1_0_127_507, r2_0_127_507 = u1_127_507, dx_127_507, dn_127_507
 						}
 						s_126_507, dx_126_507, dn_126_507 = r0_0_127_507, r1_0_127_507, r2_0_127_507
@@ -28689,18 +28720,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							s_129_507 := nv_129_507.Merge(sn_129_507.Div(s1_129_507), at_129_507)
 							pd_129_507 := pi_129_507.Mul(d_129_507)
 							npd_129_507 := nv_129_507.Mul(pd_129_507)
-							dx_129_507 := pi_129_507.Mul(nv_129_507.Mul(cn_129_507).Mul(s1_129_507).Sub(sn_129_507.Mul(c1_129_507))).Div(s1_129_507.Mul(s1_129_507))
+							dx_129_507 := sn_129_507.Mul(c1_129_507).Sub(nv_129_507.Mul(cn_129_507).Mul(s1_129_507)).Div(s1_129_507.Mul(s1_129_507))
 							var r0_0_133_507 archsimd.Float64x4
 							{
 								n_133_507, x_133_507 := nv_129_507, pd_129_507
 								n2_133_507 := n_133_507.Mul(n_133_507)
 								a_133_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_507.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_507).Mul(n2_133_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_507).Mul(x_133_507).Mul(x_133_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_507).Mul(n2_133_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_507).Mul(x_133_507).Mul(x_133_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_507 = n_133_507.Mul(a_133_507.Add(b_133_507))
 							}
-							dx_129_507 = pi_129_507.Mul(r0_0_133_507).Merge(dx_129_507, npd_129_507.Mul(npd_129_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_507).Merge(dx_129_507, npd_129_507.Mul(npd_129_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_507, at_129_507)
-							dn_129_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_507.Mul(cn_129_507).Div(s1_129_507), at_129_507)
+							dn_129_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_507.Mul(cn_129_507).Div(s1_129_507), at_129_507)
 							r0_0_129_507, r1_0_129_507, r2_0_129_507 = s_129_507, dx_129_507, dn_129_507
 						}
 						s_126_507, dx_126_507, dn_126_507 = r0_0_129_507, r1_0_129_507, r2_0_129_507
@@ -28762,9 +28793,12 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							}
 							u0_135_507, u1_135_507 = u1_135_507, c2_135_507.Mul(u1_135_507).Sub(u0_135_507)
 							tn_135_507 := c_135_507.Mul(u1_135_507).Sub(u0_135_507)
-							dx_135_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_507).Mul(p_135_507)
-							peak_135_507 := one_135_507.AsUint64x4().Or(u1_135_507.AsUint64x4().And(sign_135_507)).AsFloat64x4()
-							dn_135_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_507).Mul(tn_135_507).Div(s_135_507).Merge(peak_135_507, s_135_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_507 := s_135_507.Mul(p_135_507)
+							peak_135_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_507&1 == 0 {
+								peak_135_507 = peak_135_507.AsUint64x4().Xor(f_135_507).AsFloat64x4()
+							}
+							dn_135_507 := d_135_507.Mul(tn_135_507).Div(s_135_507).Merge(peak_135_507, s_135_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_507, r1_0_135_507, r2_0_135_507 = u1_135_507, dx_135_507, dn_135_507
 						}
 						s_134_507, dx_134_507, dn_134_507 = r0_0_135_507, r1_0_135_507, r2_0_135_507
@@ -28874,18 +28908,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							s_137_507 := nv_137_507.Merge(sn_137_507.Div(s1_137_507), at_137_507)
 							pd_137_507 := pi_137_507.Mul(d_137_507)
 							npd_137_507 := nv_137_507.Mul(pd_137_507)
-							dx_137_507 := pi_137_507.Mul(nv_137_507.Mul(cn_137_507).Mul(s1_137_507).Sub(sn_137_507.Mul(c1_137_507))).Div(s1_137_507.Mul(s1_137_507))
+							dx_137_507 := sn_137_507.Mul(c1_137_507).Sub(nv_137_507.Mul(cn_137_507).Mul(s1_137_507)).Div(s1_137_507.Mul(s1_137_507))
 							var r0_0_141_507 archsimd.Float64x4
 							{
 								n_141_507, x_141_507 := nv_137_507, pd_137_507
 								n2_141_507 := n_141_507.Mul(n_141_507)
 								a_141_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_507.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_507).Mul(n2_141_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_507).Mul(x_141_507).Mul(x_141_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_507).Mul(n2_141_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_507).Mul(x_141_507).Mul(x_141_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_507 = n_141_507.Mul(a_141_507.Add(b_141_507))
 							}
-							dx_137_507 = pi_137_507.Mul(r0_0_141_507).Merge(dx_137_507, npd_137_507.Mul(npd_137_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_507).Merge(dx_137_507, npd_137_507.Mul(npd_137_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_507, at_137_507)
-							dn_137_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_507.Mul(cn_137_507).Div(s1_137_507), at_137_507)
+							dn_137_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_507.Mul(cn_137_507).Div(s1_137_507), at_137_507)
 							r0_0_137_507, r1_0_137_507, r2_0_137_507 = s_137_507, dx_137_507, dn_137_507
 						}
 						s_134_507, dx_134_507, dn_134_507 = r0_0_137_507, r1_0_137_507, r2_0_137_507
@@ -28947,9 +28981,12 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							}
 							u0_143_507, u1_143_507 = u1_143_507, c2_143_507.Mul(u1_143_507).Sub(u0_143_507)
 							tn_143_507 := c_143_507.Mul(u1_143_507).Sub(u0_143_507)
-							dx_143_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_507).Mul(p_143_507)
-							peak_143_507 := one_143_507.AsUint64x4().Or(u1_143_507.AsUint64x4().And(sign_143_507)).AsFloat64x4()
-							dn_143_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_507).Mul(tn_143_507).Div(s_143_507).Merge(peak_143_507, s_143_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_507 := s_143_507.Mul(p_143_507)
+							peak_143_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_507&1 == 0 {
+								peak_143_507 = peak_143_507.AsUint64x4().Xor(f_143_507).AsFloat64x4()
+							}
+							dn_143_507 := d_143_507.Mul(tn_143_507).Div(s_143_507).Merge(peak_143_507, s_143_507.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_507, r1_0_143_507, r2_0_143_507 = u1_143_507, dx_143_507, dn_143_507
 						}
 						s_142_507, dx_142_507, dn_142_507 = r0_0_143_507, r1_0_143_507, r2_0_143_507
@@ -29059,18 +29096,18 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 							s_145_507 := nv_145_507.Merge(sn_145_507.Div(s1_145_507), at_145_507)
 							pd_145_507 := pi_145_507.Mul(d_145_507)
 							npd_145_507 := nv_145_507.Mul(pd_145_507)
-							dx_145_507 := pi_145_507.Mul(nv_145_507.Mul(cn_145_507).Mul(s1_145_507).Sub(sn_145_507.Mul(c1_145_507))).Div(s1_145_507.Mul(s1_145_507))
+							dx_145_507 := sn_145_507.Mul(c1_145_507).Sub(nv_145_507.Mul(cn_145_507).Mul(s1_145_507)).Div(s1_145_507.Mul(s1_145_507))
 							var r0_0_149_507 archsimd.Float64x4
 							{
 								n_149_507, x_149_507 := nv_145_507, pd_145_507
 								n2_149_507 := n_149_507.Mul(n_149_507)
 								a_149_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_507.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_507).Mul(n2_149_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_507).Mul(x_149_507).Mul(x_149_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_507).Mul(n2_149_507).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_507)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_507).Mul(x_149_507).Mul(x_149_507).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_507 = n_149_507.Mul(a_149_507.Add(b_149_507))
 							}
-							dx_145_507 = pi_145_507.Mul(r0_0_149_507).Merge(dx_145_507, npd_145_507.Mul(npd_145_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_507).Merge(dx_145_507, npd_145_507.Mul(npd_145_507).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_507 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_507, at_145_507)
-							dn_145_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_507.Mul(cn_145_507).Div(s1_145_507), at_145_507)
+							dn_145_507 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_507.Mul(cn_145_507).Div(s1_145_507), at_145_507)
 							r0_0_145_507, r1_0_145_507, r2_0_145_507 = s_145_507, dx_145_507, dn_145_507
 						}
 						s_142_507, dx_142_507, dn_142_507 = r0_0_145_507, r1_0_145_507, r2_0_145_507
@@ -29098,7 +29135,6 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 			)
 			{
 				k_509, ia_509, cube_509, e_509, h_509, kk_509, l_509, sa_509, sb_509, sc_509, ha_509, hb_509, hc_509, nda_509, ndb_509, ndc_509, s_509, def_509, sig_509, sna_509, snb_509, snc_509, hkl_509, at_509, stride_509 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_509 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_509 := sa_509.Mul(sb_509).Mul(sc_509)
 				var (
 					r0_0_468_509 archsimd.Float64x4
@@ -29110,7 +29146,7 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 					r6_0_468_509 archsimd.Float64x4
 				)
 				{
-					k_468_509, ia_468_509, cube_468_509, two_468_509, h_468_509, kk_468_509, l_468_509, fl_468_509, s_468_509, def_468_509 := k_509, ia_509, cube_509, two_509, h_509, kk_509, l_509, fl_509, s_509, def_509
+					k_468_509, ia_468_509, cube_468_509, h_468_509, kk_468_509, l_468_509, fl_468_509, s_468_509, def_468_509 := k_509, ia_509, cube_509, h_509, kk_509, l_509, fl_509, s_509, def_509
 					r_468_509 := k_468_509.lr
 					zero_468_509 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_468_509, fd_468_509, fh_468_509, fk_468_509, fkl_468_509 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_468_509.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_468_509, zero_468_509, zero_468_509
@@ -29336,13 +29372,12 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 					s1_468_509 := s_468_509.Add(ffl_468_509.Mul(fl_468_509))
 					def1_468_509 := def_468_509
 					if k_468_509.perDef {
-						def1_468_509 = def_468_509.Add(two_468_509.Mul(fc_468_509).Mul(fl_468_509).Mul(fl_468_509).Mul(fd_468_509))
+						def1_468_509 = def_468_509.Add(fc_468_509.Mul(fl_468_509).Mul(fl_468_509).Mul(fd_468_509))
 					}
 					r0_0_468_509, r1_0_468_509, r2_0_468_509, r3_0_468_509, r4_0_468_509, r5_0_468_509, r6_0_468_509 = ffl_468_509, s1_468_509, def1_468_509, fc_468_509, fh_468_509, fk_468_509, fkl_468_509
 				}
 				ffl_509, s1_509, def1_509, fc_509, fh_509, fk_509, fkl_509 := r0_0_468_509, r1_0_468_509, r2_0_468_509, r3_0_468_509, r4_0_468_509, r5_0_468_509, r6_0_468_509
-				tfl_509 := two_509.Mul(ffl_509)
-				xa_509, xb_509, xc_509 := tfl_509.Mul(sb_509.Mul(sc_509)), tfl_509.Mul(sa_509.Mul(sc_509)), tfl_509.Mul(sa_509.Mul(sb_509))
+				xa_509, xb_509, xc_509 := ffl_509.Mul(sb_509.Mul(sc_509)), ffl_509.Mul(sa_509.Mul(sc_509)), ffl_509.Mul(sa_509.Mul(sb_509))
 				hbar_509, kbar_509, lbar_509 := xa_509.Mul(ha_509), xb_509.Mul(hb_509), xc_509.Mul(hc_509)
 				var (
 					r0_0_470_509 archsimd.Float64x4
@@ -29350,8 +29385,8 @@ func (k *kernel) termsGradAxesInterpLanesAVX2(si int, oinc [][3]laneVal, t *term
 					r2_0_470_509 archsimd.Float64x4
 				)
 				{
-					two_470_509, fc_470_509, flatt_470_509, fh_470_509, fk_470_509, fl_470_509, hbar_470_509, kbar_470_509, lbar_470_509 := two_509, fc_509, fl_509, fh_509, fk_509, fkl_509, hbar_509, kbar_509, lbar_509
-					g_470_509 := two_470_509.Mul(fc_470_509).Mul(flatt_470_509).Mul(flatt_470_509)
+					fc_470_509, flatt_470_509, fh_470_509, fk_470_509, fl_470_509, hbar_470_509, kbar_470_509, lbar_470_509 := fc_509, fl_509, fh_509, fk_509, fkl_509, hbar_509, kbar_509, lbar_509
+					g_470_509 := archsimd.LoadFloat64x4Array((&vkTableAVX2[81])).Mul(fc_470_509).Mul(flatt_470_509).Mul(flatt_470_509)
 					r0_0_470_509, r1_0_470_509, r2_0_470_509 = hbar_470_509.Add(g_470_509.Mul(fh_470_509)), kbar_470_509.Add(g_470_509.Mul(fk_470_509)), lbar_470_509.Add(g_470_509.Mul(fl_470_509))
 				}
 				hbar_509, kbar_509, lbar_509 = r0_0_470_509, r1_0_470_509, r2_0_470_509
@@ -29514,9 +29549,12 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_161_514, u1_161_514 = u1_161_514, c2_161_514.Mul(u1_161_514).Sub(u0_161_514)
 					tn_161_514 := c_161_514.Mul(u1_161_514).Sub(u0_161_514)
-					dx_161_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_161_514).Mul(p_161_514)
-					peak_161_514 := one_161_514.AsUint64x4().Or(u1_161_514.AsUint64x4().And(sign_161_514)).AsFloat64x4()
-					dn_161_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_161_514).Mul(tn_161_514).Div(s_161_514).Merge(peak_161_514, s_161_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_161_514 := s_161_514.Mul(p_161_514)
+					peak_161_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_161_514&1 == 0 {
+						peak_161_514 = peak_161_514.AsUint64x4().Xor(f_161_514).AsFloat64x4()
+					}
+					dn_161_514 := d_161_514.Mul(tn_161_514).Div(s_161_514).Merge(peak_161_514, s_161_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_161_514, r1_0_161_514, r2_0_161_514 = u1_161_514, dx_161_514, dn_161_514
 				}
 				sa_514, ha_514, na_514 := r0_0_161_514, r1_0_161_514, r2_0_161_514
@@ -29565,9 +29603,12 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_163_514, u1_163_514 = u1_163_514, c2_163_514.Mul(u1_163_514).Sub(u0_163_514)
 					tn_163_514 := c_163_514.Mul(u1_163_514).Sub(u0_163_514)
-					dx_163_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_163_514).Mul(p_163_514)
-					peak_163_514 := one_163_514.AsUint64x4().Or(u1_163_514.AsUint64x4().And(sign_163_514)).AsFloat64x4()
-					dn_163_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_163_514).Mul(tn_163_514).Div(s_163_514).Merge(peak_163_514, s_163_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_163_514 := s_163_514.Mul(p_163_514)
+					peak_163_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_163_514&1 == 0 {
+						peak_163_514 = peak_163_514.AsUint64x4().Xor(f_163_514).AsFloat64x4()
+					}
+					dn_163_514 := d_163_514.Mul(tn_163_514).Div(s_163_514).Merge(peak_163_514, s_163_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_163_514, r1_0_163_514, r2_0_163_514 = u1_163_514, dx_163_514, dn_163_514
 				}
 				sb_514, hb_514, nb_514 := r0_0_163_514, r1_0_163_514, r2_0_163_514
@@ -29616,9 +29657,12 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_165_514, u1_165_514 = u1_165_514, c2_165_514.Mul(u1_165_514).Sub(u0_165_514)
 					tn_165_514 := c_165_514.Mul(u1_165_514).Sub(u0_165_514)
-					dx_165_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_165_514).Mul(p_165_514)
-					peak_165_514 := one_165_514.AsUint64x4().Or(u1_165_514.AsUint64x4().And(sign_165_514)).AsFloat64x4()
-					dn_165_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_165_514).Mul(tn_165_514).Div(s_165_514).Merge(peak_165_514, s_165_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_165_514 := s_165_514.Mul(p_165_514)
+					peak_165_514 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_165_514&1 == 0 {
+						peak_165_514 = peak_165_514.AsUint64x4().Xor(f_165_514).AsFloat64x4()
+					}
+					dn_165_514 := d_165_514.Mul(tn_165_514).Div(s_165_514).Merge(peak_165_514, s_165_514.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_165_514, r1_0_165_514, r2_0_165_514 = u1_165_514, dx_165_514, dn_165_514
 				}
 				sc_514, hc_514, nc_514 := r0_0_165_514, r1_0_165_514, r2_0_165_514
@@ -29642,7 +29686,6 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 			)
 			{
 				k_516, ia_516, cube_516, e_516, h_516, kk_516, l_516, sa_516, sb_516, sc_516, ha_516, hb_516, hc_516, nda_516, ndb_516, ndc_516, s_516, def_516, sig_516, sna_516, snb_516, snc_516, hkl_516, at_516, stride_516 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_516 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_516 := sa_516.Mul(sb_516).Mul(sc_516)
 				var (
 					r0_0_474_516 archsimd.Float64x4
@@ -29654,7 +29697,7 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r6_0_474_516 archsimd.Float64x4
 				)
 				{
-					k_474_516, ia_474_516, cube_474_516, two_474_516, h_474_516, kk_474_516, l_474_516, fl_474_516, s_474_516, def_474_516 := k_516, ia_516, cube_516, two_516, h_516, kk_516, l_516, fl_516, s_516, def_516
+					k_474_516, ia_474_516, cube_474_516, h_474_516, kk_474_516, l_474_516, fl_474_516, s_474_516, def_474_516 := k_516, ia_516, cube_516, h_516, kk_516, l_516, fl_516, s_516, def_516
 					r_474_516 := k_474_516.lr
 					zero_474_516 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_474_516, fd_474_516, fh_474_516, fk_474_516, fkl_474_516 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_474_516.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_474_516, zero_474_516, zero_474_516
@@ -29704,13 +29747,12 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					s1_474_516 := s_474_516.Add(ffl_474_516.Mul(fl_474_516))
 					def1_474_516 := def_474_516
 					if k_474_516.perDef {
-						def1_474_516 = def_474_516.Add(two_474_516.Mul(fc_474_516).Mul(fl_474_516).Mul(fl_474_516).Mul(fd_474_516))
+						def1_474_516 = def_474_516.Add(fc_474_516.Mul(fl_474_516).Mul(fl_474_516).Mul(fd_474_516))
 					}
 					r0_0_474_516, r1_0_474_516, r2_0_474_516, r3_0_474_516, r4_0_474_516, r5_0_474_516, r6_0_474_516 = ffl_474_516, s1_474_516, def1_474_516, fc_474_516, fh_474_516, fk_474_516, fkl_474_516
 				}
 				ffl_516, s1_516, def1_516, fc_516, fh_516, fk_516, fkl_516 := r0_0_474_516, r1_0_474_516, r2_0_474_516, r3_0_474_516, r4_0_474_516, r5_0_474_516, r6_0_474_516
-				tfl_516 := two_516.Mul(ffl_516)
-				xa_516, xb_516, xc_516 := tfl_516.Mul(sb_516.Mul(sc_516)), tfl_516.Mul(sa_516.Mul(sc_516)), tfl_516.Mul(sa_516.Mul(sb_516))
+				xa_516, xb_516, xc_516 := ffl_516.Mul(sb_516.Mul(sc_516)), ffl_516.Mul(sa_516.Mul(sc_516)), ffl_516.Mul(sa_516.Mul(sb_516))
 				hbar_516, kbar_516, lbar_516 := xa_516.Mul(ha_516), xb_516.Mul(hb_516), xc_516.Mul(hc_516)
 				var (
 					r0_0_475_516 archsimd.Float64x4
@@ -29718,8 +29760,7 @@ func (k *kernel) termsGradCrystalLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r2_0_475_516 archsimd.Float64x4
 				)
 				{
-					two_475_516, fc_475_516, flatt_475_516, fh_475_516, fk_475_516, fl_475_516, hbar_475_516, kbar_475_516, lbar_475_516 := two_516, fc_516, fl_516, fh_516, fk_516, fkl_516, hbar_516, kbar_516, lbar_516
-					_ = two_475_516
+					fc_475_516, flatt_475_516, fh_475_516, fk_475_516, fl_475_516, hbar_475_516, kbar_475_516, lbar_475_516 := fc_516, fl_516, fh_516, fk_516, fkl_516, hbar_516, kbar_516, lbar_516
 					_ = fc_475_516
 					_ = flatt_475_516
 					_ = fh_475_516
@@ -29910,9 +29951,12 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_127_521, u1_127_521 = u1_127_521, c2_127_521.Mul(u1_127_521).Sub(u0_127_521)
 							tn_127_521 := c_127_521.Mul(u1_127_521).Sub(u0_127_521)
-							dx_127_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_521).Mul(p_127_521)
-							peak_127_521 := one_127_521.AsUint64x4().Or(u1_127_521.AsUint64x4().And(sign_127_521)).AsFloat64x4()
-							dn_127_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_521).Mul(tn_127_521).Div(s_127_521).Merge(peak_127_521, s_127_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_521 := s_127_521.Mul(p_127_521)
+							peak_127_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_521&1 == 0 {
+								peak_127_521 = peak_127_521.AsUint64x4().Xor(f_127_521).AsFloat64x4()
+							}
+							dn_127_521 := d_127_521.Mul(tn_127_521).Div(s_127_521).Merge(peak_127_521, s_127_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_521, r1_0_127_521, r2_0_127_521 = u1_127_521, dx_127_521, dn_127_521
 						}
 						s_126_521, dx_126_521, dn_126_521 = r0_0_127_521, r1_0_127_521, r2_0_127_521
@@ -30022,18 +30066,18 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_129_521 := nv_129_521.Merge(sn_129_521.Div(s1_129_521), at_129_521)
 							pd_129_521 := pi_129_521.Mul(d_129_521)
 							npd_129_521 := nv_129_521.Mul(pd_129_521)
-							dx_129_521 := pi_129_521.Mul(nv_129_521.Mul(cn_129_521).Mul(s1_129_521).Sub(sn_129_521.Mul(c1_129_521))).Div(s1_129_521.Mul(s1_129_521))
+							dx_129_521 := sn_129_521.Mul(c1_129_521).Sub(nv_129_521.Mul(cn_129_521).Mul(s1_129_521)).Div(s1_129_521.Mul(s1_129_521))
 							var r0_0_133_521 archsimd.Float64x4
 							{
 								n_133_521, x_133_521 := nv_129_521, pd_129_521
 								n2_133_521 := n_133_521.Mul(n_133_521)
 								a_133_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_521.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_521).Mul(n2_133_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_521).Mul(x_133_521).Mul(x_133_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_521).Mul(n2_133_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_521).Mul(x_133_521).Mul(x_133_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_521 = n_133_521.Mul(a_133_521.Add(b_133_521))
 							}
-							dx_129_521 = pi_129_521.Mul(r0_0_133_521).Merge(dx_129_521, npd_129_521.Mul(npd_129_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_521).Merge(dx_129_521, npd_129_521.Mul(npd_129_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_521, at_129_521)
-							dn_129_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_521.Mul(cn_129_521).Div(s1_129_521), at_129_521)
+							dn_129_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_521.Mul(cn_129_521).Div(s1_129_521), at_129_521)
 							r0_0_129_521, r1_0_129_521, r2_0_129_521 = s_129_521, dx_129_521, dn_129_521
 						}
 						s_126_521, dx_126_521, dn_126_521 = r0_0_129_521, r1_0_129_521, r2_0_129_521
@@ -30095,9 +30139,12 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_135_521, u1_135_521 = u1_135_521, c2_135_521.Mul(u1_135_521).Sub(u0_135_521)
 							tn_135_521 := c_135_521.Mul(u1_135_521).Sub(u0_135_521)
-							dx_135_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_521).Mul(p_135_521)
-							peak_135_521 := one_135_521.AsUint64x4().Or(u1_135_521.AsUint64x4().And(sign_135_521)).AsFloat64x4()
-							dn_135_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_521).Mul(tn_135_521).Div(s_135_521).Merge(peak_135_521, s_135_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_521 := s_135_521.Mul(p_135_521)
+							peak_135_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_521&1 == 0 {
+								peak_135_521 = peak_135_521.AsUint64x4().Xor(f_135_521).AsFloat64x4()
+							}
+							dn_135_521 := d_135_521.Mul(tn_135_521).Div(s_135_521).Merge(peak_135_521, s_135_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_521, r1_0_135_521, r2_0_135_521 = u1_135_521, dx_135_521, dn_135_521
 						}
 						s_134_521, dx_134_521, dn_134_521 = r0_0_135_521, r1_0_135_521, r2_0_135_521
@@ -30207,18 +30254,18 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_137_521 := nv_137_521.Merge(sn_137_521.Div(s1_137_521), at_137_521)
 							pd_137_521 := pi_137_521.Mul(d_137_521)
 							npd_137_521 := nv_137_521.Mul(pd_137_521)
-							dx_137_521 := pi_137_521.Mul(nv_137_521.Mul(cn_137_521).Mul(s1_137_521).Sub(sn_137_521.Mul(c1_137_521))).Div(s1_137_521.Mul(s1_137_521))
+							dx_137_521 := sn_137_521.Mul(c1_137_521).Sub(nv_137_521.Mul(cn_137_521).Mul(s1_137_521)).Div(s1_137_521.Mul(s1_137_521))
 							var r0_0_141_521 archsimd.Float64x4
 							{
 								n_141_521, x_141_521 := nv_137_521, pd_137_521
 								n2_141_521 := n_141_521.Mul(n_141_521)
 								a_141_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_521.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_521).Mul(n2_141_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_521).Mul(x_141_521).Mul(x_141_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_521).Mul(n2_141_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_521).Mul(x_141_521).Mul(x_141_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_521 = n_141_521.Mul(a_141_521.Add(b_141_521))
 							}
-							dx_137_521 = pi_137_521.Mul(r0_0_141_521).Merge(dx_137_521, npd_137_521.Mul(npd_137_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_521).Merge(dx_137_521, npd_137_521.Mul(npd_137_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_521, at_137_521)
-							dn_137_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_521.Mul(cn_137_521).Div(s1_137_521), at_137_521)
+							dn_137_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_521.Mul(cn_137_521).Div(s1_137_521), at_137_521)
 							r0_0_137_521, r1_0_137_521, r2_0_137_521 = s_137_521, dx_137_521, dn_137_521
 						}
 						s_134_521, dx_134_521, dn_134_521 = r0_0_137_521, r1_0_137_521, r2_0_137_521
@@ -30280,9 +30327,12 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_143_521, u1_143_521 = u1_143_521, c2_143_521.Mul(u1_143_521).Sub(u0_143_521)
 							tn_143_521 := c_143_521.Mul(u1_143_521).Sub(u0_143_521)
-							dx_143_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_521).Mul(p_143_521)
-							peak_143_521 := one_143_521.AsUint64x4().Or(u1_143_521.AsUint64x4().And(sign_143_521)).AsFloat64x4()
-							dn_143_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_521).Mul(tn_143_521).Div(s_143_521).Merge(peak_143_521, s_143_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_521 := s_143_521.Mul(p_143_521)
+							peak_143_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_521&1 == 0 {
+								peak_143_521 = peak_143_521.AsUint64x4().Xor(f_143_521).AsFloat64x4()
+							}
+							dn_143_521 := d_143_521.Mul(tn_143_521).Div(s_143_521).Merge(peak_143_521, s_143_521.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_521, r1_0_143_521, r2_0_143_521 = u1_143_521, dx_143_521, dn_143_521
 						}
 						s_142_521, dx_142_521, dn_142_521 = r0_0_143_521, r1_0_143_521, r2_0_143_521
@@ -30392,18 +30442,18 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_145_521 := nv_145_521.Merge(sn_145_521.Div(s1_145_521), at_145_521)
 							pd_145_521 := pi_145_521.Mul(d_145_521)
 							npd_145_521 := nv_145_521.Mul(pd_145_521)
-							dx_145_521 := pi_145_521.Mul(nv_145_521.Mul(cn_145_521).Mul(s1_145_521).Sub(sn_145_521.Mul(c1_145_521))).Div(s1_145_521.Mul(s1_145_521))
+							dx_145_521 := sn_145_521.Mul(c1_145_521).Sub(nv_145_521.Mul(cn_145_521).Mul(s1_145_521)).Div(s1_145_521.Mul(s1_145_521))
 							var r0_0_149_521 archsimd.Float64x4
 							{
 								n_149_521, x_149_521 := nv_145_521, pd_145_521
 								n2_149_521 := n_149_521.Mul(n_149_521)
 								a_149_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_521.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_521).Mul(n2_149_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_521).Mul(x_149_521).Mul(x_149_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_521).Mul(n2_149_521).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_521)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_521).Mul(x_149_521).Mul(x_149_521).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_521 = n_149_521.Mul(a_149_521.Add(b_149_521))
 							}
-							dx_145_521 = pi_145_521.Mul(r0_0_149_521).Merge(dx_145_521, npd_145_521.Mul(npd_145_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_521).Merge(dx_145_521, npd_145_521.Mul(npd_145_521).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_521 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_521, at_145_521)
-							dn_145_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_521.Mul(cn_145_521).Div(s1_145_521), at_145_521)
+							dn_145_521 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_521.Mul(cn_145_521).Div(s1_145_521), at_145_521)
 							r0_0_145_521, r1_0_145_521, r2_0_145_521 = s_145_521, dx_145_521, dn_145_521
 						}
 						s_142_521, dx_142_521, dn_142_521 = r0_0_145_521, r1_0_145_521, r2_0_145_521
@@ -30431,7 +30481,6 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 			)
 			{
 				k_523, ia_523, cube_523, e_523, h_523, kk_523, l_523, sa_523, sb_523, sc_523, ha_523, hb_523, hc_523, nda_523, ndb_523, ndc_523, s_523, def_523, sig_523, sna_523, snb_523, snc_523, hkl_523, at_523, stride_523 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_523 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_523 := sa_523.Mul(sb_523).Mul(sc_523)
 				var (
 					r0_0_474_523 archsimd.Float64x4
@@ -30443,7 +30492,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					r6_0_474_523 archsimd.Float64x4
 				)
 				{
-					k_474_523, ia_474_523, cube_474_523, two_474_523, h_474_523, kk_474_523, l_474_523, fl_474_523, s_474_523, def_474_523 := k_523, ia_523, cube_523, two_523, h_523, kk_523, l_523, fl_523, s_523, def_523
+					k_474_523, ia_474_523, cube_474_523, h_474_523, kk_474_523, l_474_523, fl_474_523, s_474_523, def_474_523 := k_523, ia_523, cube_523, h_523, kk_523, l_523, fl_523, s_523, def_523
 					r_474_523 := k_474_523.lr
 					zero_474_523 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_474_523, fd_474_523, fh_474_523, fk_474_523, fkl_474_523 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_474_523.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_474_523, zero_474_523, zero_474_523
@@ -30493,13 +30542,12 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					s1_474_523 := s_474_523.Add(ffl_474_523.Mul(fl_474_523))
 					def1_474_523 := def_474_523
 					if k_474_523.perDef {
-						def1_474_523 = def_474_523.Add(two_474_523.Mul(fc_474_523).Mul(fl_474_523).Mul(fl_474_523).Mul(fd_474_523))
+						def1_474_523 = def_474_523.Add(fc_474_523.Mul(fl_474_523).Mul(fl_474_523).Mul(fd_474_523))
 					}
 					r0_0_474_523, r1_0_474_523, r2_0_474_523, r3_0_474_523, r4_0_474_523, r5_0_474_523, r6_0_474_523 = ffl_474_523, s1_474_523, def1_474_523, fc_474_523, fh_474_523, fk_474_523, fkl_474_523
 				}
 				ffl_523, s1_523, def1_523, fc_523, fh_523, fk_523, fkl_523 := r0_0_474_523, r1_0_474_523, r2_0_474_523, r3_0_474_523, r4_0_474_523, r5_0_474_523, r6_0_474_523
-				tfl_523 := two_523.Mul(ffl_523)
-				xa_523, xb_523, xc_523 := tfl_523.Mul(sb_523.Mul(sc_523)), tfl_523.Mul(sa_523.Mul(sc_523)), tfl_523.Mul(sa_523.Mul(sb_523))
+				xa_523, xb_523, xc_523 := ffl_523.Mul(sb_523.Mul(sc_523)), ffl_523.Mul(sa_523.Mul(sc_523)), ffl_523.Mul(sa_523.Mul(sb_523))
 				hbar_523, kbar_523, lbar_523 := xa_523.Mul(ha_523), xb_523.Mul(hb_523), xc_523.Mul(hc_523)
 				var (
 					r0_0_475_523 archsimd.Float64x4
@@ -30507,8 +30555,7 @@ func (k *kernel) termsGradAxesCrystalLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					r2_0_475_523 archsimd.Float64x4
 				)
 				{
-					two_475_523, fc_475_523, flatt_475_523, fh_475_523, fk_475_523, fl_475_523, hbar_475_523, kbar_475_523, lbar_475_523 := two_523, fc_523, fl_523, fh_523, fk_523, fkl_523, hbar_523, kbar_523, lbar_523
-					_ = two_475_523
+					fc_475_523, flatt_475_523, fh_475_523, fk_475_523, fl_475_523, hbar_475_523, kbar_475_523, lbar_475_523 := fc_523, fl_523, fh_523, fk_523, fkl_523, hbar_523, kbar_523, lbar_523
 					_ = fc_475_523
 					_ = flatt_475_523
 					_ = fh_475_523
@@ -30689,9 +30736,12 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_161_528, u1_161_528 = u1_161_528, c2_161_528.Mul(u1_161_528).Sub(u0_161_528)
 					tn_161_528 := c_161_528.Mul(u1_161_528).Sub(u0_161_528)
-					dx_161_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_161_528).Mul(p_161_528)
-					peak_161_528 := one_161_528.AsUint64x4().Or(u1_161_528.AsUint64x4().And(sign_161_528)).AsFloat64x4()
-					dn_161_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_161_528).Mul(tn_161_528).Div(s_161_528).Merge(peak_161_528, s_161_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_161_528 := s_161_528.Mul(p_161_528)
+					peak_161_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_161_528&1 == 0 {
+						peak_161_528 = peak_161_528.AsUint64x4().Xor(f_161_528).AsFloat64x4()
+					}
+					dn_161_528 := d_161_528.Mul(tn_161_528).Div(s_161_528).Merge(peak_161_528, s_161_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_161_528, r1_0_161_528, r2_0_161_528 = u1_161_528, dx_161_528, dn_161_528
 				}
 				sa_528, ha_528, na_528 := r0_0_161_528, r1_0_161_528, r2_0_161_528
@@ -30740,9 +30790,12 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_163_528, u1_163_528 = u1_163_528, c2_163_528.Mul(u1_163_528).Sub(u0_163_528)
 					tn_163_528 := c_163_528.Mul(u1_163_528).Sub(u0_163_528)
-					dx_163_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_163_528).Mul(p_163_528)
-					peak_163_528 := one_163_528.AsUint64x4().Or(u1_163_528.AsUint64x4().And(sign_163_528)).AsFloat64x4()
-					dn_163_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_163_528).Mul(tn_163_528).Div(s_163_528).Merge(peak_163_528, s_163_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_163_528 := s_163_528.Mul(p_163_528)
+					peak_163_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_163_528&1 == 0 {
+						peak_163_528 = peak_163_528.AsUint64x4().Xor(f_163_528).AsFloat64x4()
+					}
+					dn_163_528 := d_163_528.Mul(tn_163_528).Div(s_163_528).Merge(peak_163_528, s_163_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_163_528, r1_0_163_528, r2_0_163_528 = u1_163_528, dx_163_528, dn_163_528
 				}
 				sb_528, hb_528, nb_528 := r0_0_163_528, r1_0_163_528, r2_0_163_528
@@ -30791,9 +30844,12 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_165_528, u1_165_528 = u1_165_528, c2_165_528.Mul(u1_165_528).Sub(u0_165_528)
 					tn_165_528 := c_165_528.Mul(u1_165_528).Sub(u0_165_528)
-					dx_165_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_165_528).Mul(p_165_528)
-					peak_165_528 := one_165_528.AsUint64x4().Or(u1_165_528.AsUint64x4().And(sign_165_528)).AsFloat64x4()
-					dn_165_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_165_528).Mul(tn_165_528).Div(s_165_528).Merge(peak_165_528, s_165_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_165_528 := s_165_528.Mul(p_165_528)
+					peak_165_528 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_165_528&1 == 0 {
+						peak_165_528 = peak_165_528.AsUint64x4().Xor(f_165_528).AsFloat64x4()
+					}
+					dn_165_528 := d_165_528.Mul(tn_165_528).Div(s_165_528).Merge(peak_165_528, s_165_528.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_165_528, r1_0_165_528, r2_0_165_528 = u1_165_528, dx_165_528, dn_165_528
 				}
 				sc_528, hc_528, nc_528 := r0_0_165_528, r1_0_165_528, r2_0_165_528
@@ -30817,7 +30873,6 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 			)
 			{
 				k_530, ia_530, cube_530, e_530, h_530, kk_530, l_530, sa_530, sb_530, sc_530, ha_530, hb_530, hc_530, nda_530, ndb_530, ndc_530, s_530, def_530, sig_530, sna_530, snb_530, snc_530, hkl_530, at_530, stride_530 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_530 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_530 := sa_530.Mul(sb_530).Mul(sc_530)
 				var (
 					r0_0_479_530 archsimd.Float64x4
@@ -30829,7 +30884,7 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					r6_0_479_530 archsimd.Float64x4
 				)
 				{
-					k_479_530, ia_479_530, cube_479_530, two_479_530, h_479_530, kk_479_530, l_479_530, fl_479_530, s_479_530, def_479_530 := k_530, ia_530, cube_530, two_530, h_530, kk_530, l_530, fl_530, s_530, def_530
+					k_479_530, ia_479_530, cube_479_530, h_479_530, kk_479_530, l_479_530, fl_479_530, s_479_530, def_479_530 := k_530, ia_530, cube_530, h_530, kk_530, l_530, fl_530, s_530, def_530
 					r_479_530 := k_479_530.lr
 					zero_479_530 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_479_530, fd_479_530, fh_479_530, fk_479_530, fkl_479_530 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_479_530.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_479_530, zero_479_530, zero_479_530
@@ -30879,13 +30934,12 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					s1_479_530 := s_479_530.Add(ffl_479_530.Mul(fl_479_530))
 					def1_479_530 := def_479_530
 					if k_479_530.perDef {
-						def1_479_530 = def_479_530.Add(two_479_530.Mul(fc_479_530).Mul(fl_479_530).Mul(fl_479_530).Mul(fd_479_530))
+						def1_479_530 = def_479_530.Add(fc_479_530.Mul(fl_479_530).Mul(fl_479_530).Mul(fd_479_530))
 					}
 					r0_0_479_530, r1_0_479_530, r2_0_479_530, r3_0_479_530, r4_0_479_530, r5_0_479_530, r6_0_479_530 = ffl_479_530, s1_479_530, def1_479_530, fc_479_530, fh_479_530, fk_479_530, fkl_479_530
 				}
 				ffl_530, s1_530, def1_530, fc_530, fh_530, fk_530, fkl_530 := r0_0_479_530, r1_0_479_530, r2_0_479_530, r3_0_479_530, r4_0_479_530, r5_0_479_530, r6_0_479_530
-				tfl_530 := two_530.Mul(ffl_530)
-				xa_530, xb_530, xc_530 := tfl_530.Mul(sb_530.Mul(sc_530)), tfl_530.Mul(sa_530.Mul(sc_530)), tfl_530.Mul(sa_530.Mul(sb_530))
+				xa_530, xb_530, xc_530 := ffl_530.Mul(sb_530.Mul(sc_530)), ffl_530.Mul(sa_530.Mul(sc_530)), ffl_530.Mul(sa_530.Mul(sb_530))
 				hbar_530, kbar_530, lbar_530 := xa_530.Mul(ha_530), xb_530.Mul(hb_530), xc_530.Mul(hc_530)
 				var (
 					r0_0_480_530 archsimd.Float64x4
@@ -30893,8 +30947,7 @@ func (k *kernel) termsGradNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLanes, 
 					r2_0_480_530 archsimd.Float64x4
 				)
 				{
-					two_480_530, fc_480_530, flatt_480_530, fh_480_530, fk_480_530, fl_480_530, hbar_480_530, kbar_480_530, lbar_480_530 := two_530, fc_530, fl_530, fh_530, fk_530, fkl_530, hbar_530, kbar_530, lbar_530
-					_ = two_480_530
+					fc_480_530, flatt_480_530, fh_480_530, fk_480_530, fl_480_530, hbar_480_530, kbar_480_530, lbar_480_530 := fc_530, fl_530, fh_530, fk_530, fkl_530, hbar_530, kbar_530, lbar_530
 					_ = fc_480_530
 					_ = flatt_480_530
 					_ = fh_480_530
@@ -31078,9 +31131,12 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_127_535, u1_127_535 = u1_127_535, c2_127_535.Mul(u1_127_535).Sub(u0_127_535)
 							tn_127_535 := c_127_535.Mul(u1_127_535).Sub(u0_127_535)
-							dx_127_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_535).Mul(p_127_535)
-							peak_127_535 := one_127_535.AsUint64x4().Or(u1_127_535.AsUint64x4().And(sign_127_535)).AsFloat64x4()
-							dn_127_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_535).Mul(tn_127_535).Div(s_127_535).Merge(peak_127_535, s_127_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_535 := s_127_535.Mul(p_127_535)
+							peak_127_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_535&1 == 0 {
+								peak_127_535 = peak_127_535.AsUint64x4().Xor(f_127_535).AsFloat64x4()
+							}
+							dn_127_535 := d_127_535.Mul(tn_127_535).Div(s_127_535).Merge(peak_127_535, s_127_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_535, r1_0_127_535, r2_0_127_535 = u1_127_535, dx_127_535, dn_127_535
 						}
 						s_126_535, dx_126_535, dn_126_535 = r0_0_127_535, r1_0_127_535, r2_0_127_535
@@ -31190,18 +31246,18 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							s_129_535 := nv_129_535.Merge(sn_129_535.Div(s1_129_535), at_129_535)
 							pd_129_535 := pi_129_535.Mul(d_129_535)
 							npd_129_535 := nv_129_535.Mul(pd_129_535)
-							dx_129_535 := pi_129_535.Mul(nv_129_535.Mul(cn_129_535).Mul(s1_129_535).Sub(sn_129_535.Mul(c1_129_535))).Div(s1_129_535.Mul(s1_129_535))
+							dx_129_535 := sn_129_535.Mul(c1_129_535).Sub(nv_129_535.Mul(cn_129_535).Mul(s1_129_535)).Div(s1_129_535.Mul(s1_129_535))
 							var r0_0_133_535 archsimd.Float64x4
 							{
 								n_133_535, x_133_535 := nv_129_535, pd_129_535
 								n2_133_535 := n_133_535.Mul(n_133_535)
 								a_133_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_535.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_535).Mul(n2_133_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_535).Mul(x_133_535).Mul(x_133_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_535).Mul(n2_133_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_535).Mul(x_133_535).Mul(x_133_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_535 = n_133_535.Mul(a_133_535.Add(b_133_535))
 							}
-							dx_129_535 = pi_129_535.Mul(r0_0_133_535).Merge(dx_129_535, npd_129_535.Mul(npd_129_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_535).Merge(dx_129_535, npd_129_535.Mul(npd_129_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_535, at_129_535)
-							dn_129_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_535.Mul(cn_129_535).Div(s1_129_535), at_129_535)
+							dn_129_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_535.Mul(cn_129_535).Div(s1_129_535), at_129_535)
 							r0_0_129_535, r1_0_129_535, r2_0_129_535 = s_129_535, dx_129_535, dn_129_535
 						}
 						s_126_535, dx_126_535, dn_126_535 = r0_0_129_535, r1_0_129_535, r2_0_129_535
@@ -31263,9 +31319,12 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_135_535, u1_135_535 = u1_135_535, c2_135_535.Mul(u1_135_535).Sub(u0_135_535)
 							tn_135_535 := c_135_535.Mul(u1_135_535).Sub(u0_135_535)
-							dx_135_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_535).Mul(p_135_535)
-							peak_135_535 := one_135_535.AsUint64x4().Or(u1_135_535.AsUint64x4().And(sign_135_535)).AsFloat64x4()
-							dn_135_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_535).Mul(tn_135_535).Div(s_135_535).Merge(peak_135_535, s_135_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_535 := s_135_535.Mul(p_135_535)
+							peak_135_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_535&1 == 0 {
+								peak_135_535 = peak_135_535.AsUint64x4().Xor(f_135_535).AsFloat64x4()
+							}
+							dn_135_535 := d_135_535.Mul(tn_135_535).Div(s_135_535).Merge(peak_135_535, s_135_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_535, r1_0_135_535, r2_0_135_535 = u1_135_535, dx_135_535, dn_135_535
 						}
 						s_134_535, dx_134_535, dn_134_535 = r0_0_135_535, r1_0_135_535, r2_0_135_535
@@ -31375,18 +31434,18 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							s_137_535 := nv_137_535.Merge(sn_137_535.Div(s1_137_535), at_137_535)
 							pd_137_535 := pi_137_535.Mul(d_137_535)
 							npd_137_535 := nv_137_535.Mul(pd_137_535)
-							dx_137_535 := pi_137_535.Mul(nv_137_535.Mul(cn_137_535).Mul(s1_137_535).Sub(sn_137_535.Mul(c1_137_535))).Div(s1_137_535.Mul(s1_137_535))
+							dx_137_535 := sn_137_535.Mul(c1_137_535).Sub(nv_137_535.Mul(cn_137_535).Mul(s1_137_535)).Div(s1_137_535.Mul(s1_137_535))
 							var r0_0_141_535 archsimd.Float64x4
 							{
 								n_141_535, x_141_535 := nv_137_535, pd_137_535
 								n2_141_535 := n_141_535.Mul(n_141_535)
 								a_141_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_535.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_535).Mul(n2_141_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_535).Mul(x_141_535).Mul(x_141_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_535).Mul(n2_141_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_535).Mul(x_141_535).Mul(x_141_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_535 = n_141_535.Mul(a_141_535.Add(b_141_535))
 							}
-							dx_137_535 = pi_137_535.Mul(r0_0_141_535).Merge(dx_137_535, npd_137_535.Mul(npd_137_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_535).Merge(dx_137_535, npd_137_535.Mul(npd_137_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_535, at_137_535)
-							dn_137_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_535.Mul(cn_137_535).Div(s1_137_535), at_137_535)
+							dn_137_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_535.Mul(cn_137_535).Div(s1_137_535), at_137_535)
 							r0_0_137_535, r1_0_137_535, r2_0_137_535 = s_137_535, dx_137_535, dn_137_535
 						}
 						s_134_535, dx_134_535, dn_134_535 = r0_0_137_535, r1_0_137_535, r2_0_137_535
@@ -31448,9 +31507,12 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_143_535, u1_143_535 = u1_143_535, c2_143_535.Mul(u1_143_535).Sub(u0_143_535)
 							tn_143_535 := c_143_535.Mul(u1_143_535).Sub(u0_143_535)
-							dx_143_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_535).Mul(p_143_535)
-							peak_143_535 := one_143_535.AsUint64x4().Or(u1_143_535.AsUint64x4().And(sign_143_535)).AsFloat64x4()
-							dn_143_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_535).Mul(tn_143_535).Div(s_143_535).Merge(peak_143_535, s_143_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_535 := s_143_535.Mul(p_143_535)
+							peak_143_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_535&1 == 0 {
+								peak_143_535 = peak_143_535.AsUint64x4().Xor(f_143_535).AsFloat64x4()
+							}
+							dn_143_535 := d_143_535.Mul(tn_143_535).Div(s_143_535).Merge(peak_143_535, s_143_535.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_535, r1_0_143_535, r2_0_143_535 = u1_143_535, dx_143_535, dn_143_535
 						}
 						s_142_535, dx_142_535, dn_142_535 = r0_0_143_535, r1_0_143_535, r2_0_143_535
@@ -31560,18 +31622,18 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 							s_145_535 := nv_145_535.Merge(sn_145_535.Div(s1_145_535), at_145_535)
 							pd_145_535 := pi_145_535.Mul(d_145_535)
 							npd_145_535 := nv_145_535.Mul(pd_145_535)
-							dx_145_535 := pi_145_535.Mul(nv_145_535.Mul(cn_145_535).Mul(s1_145_535).Sub(sn_145_535.Mul(c1_145_535))).Div(s1_145_535.Mul(s1_145_535))
+							dx_145_535 := sn_145_535.Mul(c1_145_535).Sub(nv_145_535.Mul(cn_145_535).Mul(s1_145_535)).Div(s1_145_535.Mul(s1_145_535))
 							var r0_0_149_535 archsimd.Float64x4
 							{
 								n_149_535, x_149_535 := nv_145_535, pd_145_535
 								n2_149_535 := n_149_535.Mul(n_149_535)
 								a_149_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_535.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_535).Mul(n2_149_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_535).Mul(x_149_535).Mul(x_149_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_535).Mul(n2_149_535).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_535)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_535).Mul(x_149_535).Mul(x_149_535).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_535 = n_149_535.Mul(a_149_535.Add(b_149_535))
 							}
-							dx_145_535 = pi_145_535.Mul(r0_0_149_535).Merge(dx_145_535, npd_145_535.Mul(npd_145_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_535).Merge(dx_145_535, npd_145_535.Mul(npd_145_535).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_535 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_535, at_145_535)
-							dn_145_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_535.Mul(cn_145_535).Div(s1_145_535), at_145_535)
+							dn_145_535 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_535.Mul(cn_145_535).Div(s1_145_535), at_145_535)
 							r0_0_145_535, r1_0_145_535, r2_0_145_535 = s_145_535, dx_145_535, dn_145_535
 						}
 						s_142_535, dx_142_535, dn_142_535 = r0_0_145_535, r1_0_145_535, r2_0_145_535
@@ -31599,7 +31661,6 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 			)
 			{
 				k_537, ia_537, cube_537, e_537, h_537, kk_537, l_537, sa_537, sb_537, sc_537, ha_537, hb_537, hc_537, nda_537, ndb_537, ndc_537, s_537, def_537, sig_537, sna_537, snb_537, snc_537, hkl_537, at_537, stride_537 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_537 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_537 := sa_537.Mul(sb_537).Mul(sc_537)
 				var (
 					r0_0_479_537 archsimd.Float64x4
@@ -31611,7 +31672,7 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r6_0_479_537 archsimd.Float64x4
 				)
 				{
-					k_479_537, ia_479_537, cube_479_537, two_479_537, h_479_537, kk_479_537, l_479_537, fl_479_537, s_479_537, def_479_537 := k_537, ia_537, cube_537, two_537, h_537, kk_537, l_537, fl_537, s_537, def_537
+					k_479_537, ia_479_537, cube_479_537, h_479_537, kk_479_537, l_479_537, fl_479_537, s_479_537, def_479_537 := k_537, ia_537, cube_537, h_537, kk_537, l_537, fl_537, s_537, def_537
 					r_479_537 := k_479_537.lr
 					zero_479_537 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_479_537, fd_479_537, fh_479_537, fk_479_537, fkl_479_537 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_479_537.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_479_537, zero_479_537, zero_479_537
@@ -31661,13 +31722,12 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					s1_479_537 := s_479_537.Add(ffl_479_537.Mul(fl_479_537))
 					def1_479_537 := def_479_537
 					if k_479_537.perDef {
-						def1_479_537 = def_479_537.Add(two_479_537.Mul(fc_479_537).Mul(fl_479_537).Mul(fl_479_537).Mul(fd_479_537))
+						def1_479_537 = def_479_537.Add(fc_479_537.Mul(fl_479_537).Mul(fl_479_537).Mul(fd_479_537))
 					}
 					r0_0_479_537, r1_0_479_537, r2_0_479_537, r3_0_479_537, r4_0_479_537, r5_0_479_537, r6_0_479_537 = ffl_479_537, s1_479_537, def1_479_537, fc_479_537, fh_479_537, fk_479_537, fkl_479_537
 				}
 				ffl_537, s1_537, def1_537, fc_537, fh_537, fk_537, fkl_537 := r0_0_479_537, r1_0_479_537, r2_0_479_537, r3_0_479_537, r4_0_479_537, r5_0_479_537, r6_0_479_537
-				tfl_537 := two_537.Mul(ffl_537)
-				xa_537, xb_537, xc_537 := tfl_537.Mul(sb_537.Mul(sc_537)), tfl_537.Mul(sa_537.Mul(sc_537)), tfl_537.Mul(sa_537.Mul(sb_537))
+				xa_537, xb_537, xc_537 := ffl_537.Mul(sb_537.Mul(sc_537)), ffl_537.Mul(sa_537.Mul(sc_537)), ffl_537.Mul(sa_537.Mul(sb_537))
 				hbar_537, kbar_537, lbar_537 := xa_537.Mul(ha_537), xb_537.Mul(hb_537), xc_537.Mul(hc_537)
 				var (
 					r0_0_480_537 archsimd.Float64x4
@@ -31675,8 +31735,7 @@ func (k *kernel) termsGradAxesNoNLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r2_0_480_537 archsimd.Float64x4
 				)
 				{
-					two_480_537, fc_480_537, flatt_480_537, fh_480_537, fk_480_537, fl_480_537, hbar_480_537, kbar_480_537, lbar_480_537 := two_537, fc_537, fl_537, fh_537, fk_537, fkl_537, hbar_537, kbar_537, lbar_537
-					_ = two_480_537
+					fc_480_537, flatt_480_537, fh_480_537, fk_480_537, fl_480_537, hbar_480_537, kbar_480_537, lbar_480_537 := fc_537, fl_537, fh_537, fk_537, fkl_537, hbar_537, kbar_537, lbar_537
 					_ = fc_480_537
 					_ = flatt_480_537
 					_ = fh_480_537
@@ -31850,9 +31909,12 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_161_542, u1_161_542 = u1_161_542, c2_161_542.Mul(u1_161_542).Sub(u0_161_542)
 					tn_161_542 := c_161_542.Mul(u1_161_542).Sub(u0_161_542)
-					dx_161_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_161_542).Mul(p_161_542)
-					peak_161_542 := one_161_542.AsUint64x4().Or(u1_161_542.AsUint64x4().And(sign_161_542)).AsFloat64x4()
-					dn_161_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_161_542).Mul(tn_161_542).Div(s_161_542).Merge(peak_161_542, s_161_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_161_542 := s_161_542.Mul(p_161_542)
+					peak_161_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_161_542&1 == 0 {
+						peak_161_542 = peak_161_542.AsUint64x4().Xor(f_161_542).AsFloat64x4()
+					}
+					dn_161_542 := d_161_542.Mul(tn_161_542).Div(s_161_542).Merge(peak_161_542, s_161_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_161_542, r1_0_161_542, r2_0_161_542 = u1_161_542, dx_161_542, dn_161_542
 				}
 				sa_542, ha_542, na_542 := r0_0_161_542, r1_0_161_542, r2_0_161_542
@@ -31901,9 +31963,12 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_163_542, u1_163_542 = u1_163_542, c2_163_542.Mul(u1_163_542).Sub(u0_163_542)
 					tn_163_542 := c_163_542.Mul(u1_163_542).Sub(u0_163_542)
-					dx_163_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_163_542).Mul(p_163_542)
-					peak_163_542 := one_163_542.AsUint64x4().Or(u1_163_542.AsUint64x4().And(sign_163_542)).AsFloat64x4()
-					dn_163_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_163_542).Mul(tn_163_542).Div(s_163_542).Merge(peak_163_542, s_163_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_163_542 := s_163_542.Mul(p_163_542)
+					peak_163_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_163_542&1 == 0 {
+						peak_163_542 = peak_163_542.AsUint64x4().Xor(f_163_542).AsFloat64x4()
+					}
+					dn_163_542 := d_163_542.Mul(tn_163_542).Div(s_163_542).Merge(peak_163_542, s_163_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_163_542, r1_0_163_542, r2_0_163_542 = u1_163_542, dx_163_542, dn_163_542
 				}
 				sb_542, hb_542, nb_542 := r0_0_163_542, r1_0_163_542, r2_0_163_542
@@ -31952,9 +32017,12 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					}
 					u0_165_542, u1_165_542 = u1_165_542, c2_165_542.Mul(u1_165_542).Sub(u0_165_542)
 					tn_165_542 := c_165_542.Mul(u1_165_542).Sub(u0_165_542)
-					dx_165_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_165_542).Mul(p_165_542)
-					peak_165_542 := one_165_542.AsUint64x4().Or(u1_165_542.AsUint64x4().And(sign_165_542)).AsFloat64x4()
-					dn_165_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_165_542).Mul(tn_165_542).Div(s_165_542).Merge(peak_165_542, s_165_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+					dx_165_542 := s_165_542.Mul(p_165_542)
+					peak_165_542 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+					if n_165_542&1 == 0 {
+						peak_165_542 = peak_165_542.AsUint64x4().Xor(f_165_542).AsFloat64x4()
+					}
+					dn_165_542 := d_165_542.Mul(tn_165_542).Div(s_165_542).Merge(peak_165_542, s_165_542.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 					r0_0_165_542, r1_0_165_542, r2_0_165_542 = u1_165_542, dx_165_542, dn_165_542
 				}
 				sc_542, hc_542, nc_542 := r0_0_165_542, r1_0_165_542, r2_0_165_542
@@ -31978,7 +32046,6 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 			)
 			{
 				k_544, ia_544, cube_544, e_544, h_544, kk_544, l_544, sa_544, sb_544, sc_544, ha_544, hb_544, hc_544, nda_544, ndb_544, ndc_544, s_544, def_544, sig_544, sna_544, snb_544, snc_544, hkl_544, at_544, stride_544 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_544 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_544 := sa_544.Mul(sb_544).Mul(sc_544)
 				var (
 					r0_0_484_544 archsimd.Float64x4
@@ -31990,7 +32057,7 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r6_0_484_544 archsimd.Float64x4
 				)
 				{
-					k_484_544, ia_484_544, cube_484_544, two_484_544, h_484_544, kk_484_544, l_484_544, fl_484_544, s_484_544, def_484_544 := k_544, ia_544, cube_544, two_544, h_544, kk_544, l_544, fl_544, s_544, def_544
+					k_484_544, ia_484_544, cube_484_544, h_484_544, kk_484_544, l_484_544, fl_484_544, s_484_544, def_484_544 := k_544, ia_544, cube_544, h_544, kk_544, l_544, fl_544, s_544, def_544
 					r_484_544 := k_484_544.lr
 					zero_484_544 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_484_544, fd_484_544, fh_484_544, fk_484_544, fkl_484_544 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_484_544.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_484_544, zero_484_544, zero_484_544
@@ -32040,13 +32107,12 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					s1_484_544 := s_484_544.Add(ffl_484_544.Mul(fl_484_544))
 					def1_484_544 := def_484_544
 					if k_484_544.perDef {
-						def1_484_544 = def_484_544.Add(two_484_544.Mul(fc_484_544).Mul(fl_484_544).Mul(fl_484_544).Mul(fd_484_544))
+						def1_484_544 = def_484_544.Add(fc_484_544.Mul(fl_484_544).Mul(fl_484_544).Mul(fd_484_544))
 					}
 					r0_0_484_544, r1_0_484_544, r2_0_484_544, r3_0_484_544, r4_0_484_544, r5_0_484_544, r6_0_484_544 = ffl_484_544, s1_484_544, def1_484_544, fc_484_544, fh_484_544, fk_484_544, fkl_484_544
 				}
 				ffl_544, s1_544, def1_544, fc_544, fh_544, fk_544, fkl_544 := r0_0_484_544, r1_0_484_544, r2_0_484_544, r3_0_484_544, r4_0_484_544, r5_0_484_544, r6_0_484_544
-				tfl_544 := two_544.Mul(ffl_544)
-				xa_544, xb_544, xc_544 := tfl_544.Mul(sb_544.Mul(sc_544)), tfl_544.Mul(sa_544.Mul(sc_544)), tfl_544.Mul(sa_544.Mul(sb_544))
+				xa_544, xb_544, xc_544 := ffl_544.Mul(sb_544.Mul(sc_544)), ffl_544.Mul(sa_544.Mul(sc_544)), ffl_544.Mul(sa_544.Mul(sb_544))
 				hbar_544, kbar_544, lbar_544 := xa_544.Mul(ha_544), xb_544.Mul(hb_544), xc_544.Mul(hc_544)
 				var (
 					r0_0_485_544 archsimd.Float64x4
@@ -32054,8 +32120,7 @@ func (k *kernel) termsGradNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *termLan
 					r2_0_485_544 archsimd.Float64x4
 				)
 				{
-					two_485_544, fc_485_544, flatt_485_544, fh_485_544, fk_485_544, fl_485_544, hbar_485_544, kbar_485_544, lbar_485_544 := two_544, fc_544, fl_544, fh_544, fk_544, fkl_544, hbar_544, kbar_544, lbar_544
-					_ = two_485_544
+					fc_485_544, flatt_485_544, fh_485_544, fk_485_544, fl_485_544, hbar_485_544, kbar_485_544, lbar_485_544 := fc_544, fl_544, fh_544, fk_544, fkl_544, hbar_544, kbar_544, lbar_544
 					_ = fc_485_544
 					_ = flatt_485_544
 					_ = fh_485_544
@@ -32240,9 +32305,12 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_127_549, u1_127_549 = u1_127_549, c2_127_549.Mul(u1_127_549).Sub(u0_127_549)
 							tn_127_549 := c_127_549.Mul(u1_127_549).Sub(u0_127_549)
-							dx_127_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_127_549).Mul(p_127_549)
-							peak_127_549 := one_127_549.AsUint64x4().Or(u1_127_549.AsUint64x4().And(sign_127_549)).AsFloat64x4()
-							dn_127_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_127_549).Mul(tn_127_549).Div(s_127_549).Merge(peak_127_549, s_127_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_127_549 := s_127_549.Mul(p_127_549)
+							peak_127_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_127_549&1 == 0 {
+								peak_127_549 = peak_127_549.AsUint64x4().Xor(f_127_549).AsFloat64x4()
+							}
+							dn_127_549 := d_127_549.Mul(tn_127_549).Div(s_127_549).Merge(peak_127_549, s_127_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_127_549, r1_0_127_549, r2_0_127_549 = u1_127_549, dx_127_549, dn_127_549
 						}
 						s_126_549, dx_126_549, dn_126_549 = r0_0_127_549, r1_0_127_549, r2_0_127_549
@@ -32352,18 +32420,18 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_129_549 := nv_129_549.Merge(sn_129_549.Div(s1_129_549), at_129_549)
 							pd_129_549 := pi_129_549.Mul(d_129_549)
 							npd_129_549 := nv_129_549.Mul(pd_129_549)
-							dx_129_549 := pi_129_549.Mul(nv_129_549.Mul(cn_129_549).Mul(s1_129_549).Sub(sn_129_549.Mul(c1_129_549))).Div(s1_129_549.Mul(s1_129_549))
+							dx_129_549 := sn_129_549.Mul(c1_129_549).Sub(nv_129_549.Mul(cn_129_549).Mul(s1_129_549)).Div(s1_129_549.Mul(s1_129_549))
 							var r0_0_133_549 archsimd.Float64x4
 							{
 								n_133_549, x_133_549 := nv_129_549, pd_129_549
 								n2_133_549 := n_133_549.Mul(n_133_549)
 								a_133_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_133_549.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_133_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_133_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_549).Mul(n2_133_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_133_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_133_549).Mul(x_133_549).Mul(x_133_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_133_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_133_549).Mul(n2_133_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_133_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_133_549).Mul(x_133_549).Mul(x_133_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_133_549 = n_133_549.Mul(a_133_549.Add(b_133_549))
 							}
-							dx_129_549 = pi_129_549.Mul(r0_0_133_549).Merge(dx_129_549, npd_129_549.Mul(npd_129_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_129_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_133_549).Merge(dx_129_549, npd_129_549.Mul(npd_129_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_129_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_129_549, at_129_549)
-							dn_129_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_129_549.Mul(cn_129_549).Div(s1_129_549), at_129_549)
+							dn_129_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_129_549.Mul(cn_129_549).Div(s1_129_549), at_129_549)
 							r0_0_129_549, r1_0_129_549, r2_0_129_549 = s_129_549, dx_129_549, dn_129_549
 						}
 						s_126_549, dx_126_549, dn_126_549 = r0_0_129_549, r1_0_129_549, r2_0_129_549
@@ -32425,9 +32493,12 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_135_549, u1_135_549 = u1_135_549, c2_135_549.Mul(u1_135_549).Sub(u0_135_549)
 							tn_135_549 := c_135_549.Mul(u1_135_549).Sub(u0_135_549)
-							dx_135_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_135_549).Mul(p_135_549)
-							peak_135_549 := one_135_549.AsUint64x4().Or(u1_135_549.AsUint64x4().And(sign_135_549)).AsFloat64x4()
-							dn_135_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_135_549).Mul(tn_135_549).Div(s_135_549).Merge(peak_135_549, s_135_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_135_549 := s_135_549.Mul(p_135_549)
+							peak_135_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_135_549&1 == 0 {
+								peak_135_549 = peak_135_549.AsUint64x4().Xor(f_135_549).AsFloat64x4()
+							}
+							dn_135_549 := d_135_549.Mul(tn_135_549).Div(s_135_549).Merge(peak_135_549, s_135_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_135_549, r1_0_135_549, r2_0_135_549 = u1_135_549, dx_135_549, dn_135_549
 						}
 						s_134_549, dx_134_549, dn_134_549 = r0_0_135_549, r1_0_135_549, r2_0_135_549
@@ -32537,18 +32608,18 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_137_549 := nv_137_549.Merge(sn_137_549.Div(s1_137_549), at_137_549)
 							pd_137_549 := pi_137_549.Mul(d_137_549)
 							npd_137_549 := nv_137_549.Mul(pd_137_549)
-							dx_137_549 := pi_137_549.Mul(nv_137_549.Mul(cn_137_549).Mul(s1_137_549).Sub(sn_137_549.Mul(c1_137_549))).Div(s1_137_549.Mul(s1_137_549))
+							dx_137_549 := sn_137_549.Mul(c1_137_549).Sub(nv_137_549.Mul(cn_137_549).Mul(s1_137_549)).Div(s1_137_549.Mul(s1_137_549))
 							var r0_0_141_549 archsimd.Float64x4
 							{
 								n_141_549, x_141_549 := nv_137_549, pd_137_549
 								n2_141_549 := n_141_549.Mul(n_141_549)
 								a_141_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_141_549.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_141_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_141_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_549).Mul(n2_141_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_141_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_141_549).Mul(x_141_549).Mul(x_141_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_141_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_141_549).Mul(n2_141_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_141_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_141_549).Mul(x_141_549).Mul(x_141_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_141_549 = n_141_549.Mul(a_141_549.Add(b_141_549))
 							}
-							dx_137_549 = pi_137_549.Mul(r0_0_141_549).Merge(dx_137_549, npd_137_549.Mul(npd_137_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_137_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_141_549).Merge(dx_137_549, npd_137_549.Mul(npd_137_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_137_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_137_549, at_137_549)
-							dn_137_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_137_549.Mul(cn_137_549).Div(s1_137_549), at_137_549)
+							dn_137_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_137_549.Mul(cn_137_549).Div(s1_137_549), at_137_549)
 							r0_0_137_549, r1_0_137_549, r2_0_137_549 = s_137_549, dx_137_549, dn_137_549
 						}
 						s_134_549, dx_134_549, dn_134_549 = r0_0_137_549, r1_0_137_549, r2_0_137_549
@@ -32610,9 +32681,12 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							}
 							u0_143_549, u1_143_549 = u1_143_549, c2_143_549.Mul(u1_143_549).Sub(u0_143_549)
 							tn_143_549 := c_143_549.Mul(u1_143_549).Sub(u0_143_549)
-							dx_143_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(s_143_549).Mul(p_143_549)
-							peak_143_549 := one_143_549.AsUint64x4().Or(u1_143_549.AsUint64x4().And(sign_143_549)).AsFloat64x4()
-							dn_143_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[65])).Mul(d_143_549).Mul(tn_143_549).Div(s_143_549).Merge(peak_143_549, s_143_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
+							dx_143_549 := s_143_549.Mul(p_143_549)
+							peak_143_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70]))
+							if n_143_549&1 == 0 {
+								peak_143_549 = peak_143_549.AsUint64x4().Xor(f_143_549).AsFloat64x4()
+							}
+							dn_143_549 := d_143_549.Mul(tn_143_549).Div(s_143_549).Merge(peak_143_549, s_143_549.NotEqual(archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))))
 							r0_0_143_549, r1_0_143_549, r2_0_143_549 = u1_143_549, dx_143_549, dn_143_549
 						}
 						s_142_549, dx_142_549, dn_142_549 = r0_0_143_549, r1_0_143_549, r2_0_143_549
@@ -32722,18 +32796,18 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 							s_145_549 := nv_145_549.Merge(sn_145_549.Div(s1_145_549), at_145_549)
 							pd_145_549 := pi_145_549.Mul(d_145_549)
 							npd_145_549 := nv_145_549.Mul(pd_145_549)
-							dx_145_549 := pi_145_549.Mul(nv_145_549.Mul(cn_145_549).Mul(s1_145_549).Sub(sn_145_549.Mul(c1_145_549))).Div(s1_145_549.Mul(s1_145_549))
+							dx_145_549 := sn_145_549.Mul(c1_145_549).Sub(nv_145_549.Mul(cn_145_549).Mul(s1_145_549)).Div(s1_145_549.Mul(s1_145_549))
 							var r0_0_149_549 archsimd.Float64x4
 							{
 								n_149_549, x_149_549 := nv_145_549, pd_145_549
 								n2_149_549 := n_149_549.Mul(n_149_549)
 								a_149_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Sub(n2_149_549.Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[27])))).Mul(x_149_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[66])))
-								b_149_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_549).Mul(n2_149_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[77])).Mul(n2_149_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[78]))).Mul(x_149_549).Mul(x_149_549).Mul(x_149_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[79])))
+								b_149_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[66])).Mul(n2_149_549).Mul(n2_149_549).Sub(archsimd.LoadFloat64x4Array((&vkTableAVX2[76])).Mul(n2_149_549)).Add(archsimd.LoadFloat64x4Array((&vkTableAVX2[77]))).Mul(x_149_549).Mul(x_149_549).Mul(x_149_549).Div(archsimd.LoadFloat64x4Array((&vkTableAVX2[78])))
 								r0_0_149_549 = n_149_549.Mul(a_149_549.Add(b_149_549))
 							}
-							dx_145_549 = pi_145_549.Mul(r0_0_149_549).Merge(dx_145_549, npd_145_549.Mul(npd_145_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
+							dx_145_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[79])).Mul(r0_0_149_549).Merge(dx_145_549, npd_145_549.Mul(npd_145_549).Less(archsimd.LoadFloat64x4Array((&vkTableAVX2[80]))))
 							dx_145_549 = archsimd.LoadFloat64x4Array((&vkTableAVX2[26])).Merge(dx_145_549, at_145_549)
-							dn_145_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[27])).Merge(pd_145_549.Mul(cn_145_549).Div(s1_145_549), at_145_549)
+							dn_145_549 := archsimd.LoadFloat64x4Array((&vkTableAVX2[70])).Merge(d_145_549.Mul(cn_145_549).Div(s1_145_549), at_145_549)
 							r0_0_145_549, r1_0_145_549, r2_0_145_549 = s_145_549, dx_145_549, dn_145_549
 						}
 						s_142_549, dx_142_549, dn_142_549 = r0_0_145_549, r1_0_145_549, r2_0_145_549
@@ -32761,7 +32835,6 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 			)
 			{
 				k_551, ia_551, cube_551, e_551, h_551, kk_551, l_551, sa_551, sb_551, sc_551, ha_551, hb_551, hc_551, nda_551, ndb_551, ndc_551, s_551, def_551, sig_551, sna_551, snb_551, snc_551, hkl_551, at_551, stride_551 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_551 := archsimd.LoadFloat64x4Array((&vkTableAVX2[29]))
 				fl_551 := sa_551.Mul(sb_551).Mul(sc_551)
 				var (
 					r0_0_484_551 archsimd.Float64x4
@@ -32773,7 +32846,7 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					r6_0_484_551 archsimd.Float64x4
 				)
 				{
-					k_484_551, ia_484_551, cube_484_551, two_484_551, h_484_551, kk_484_551, l_484_551, fl_484_551, s_484_551, def_484_551 := k_551, ia_551, cube_551, two_551, h_551, kk_551, l_551, fl_551, s_551, def_551
+					k_484_551, ia_484_551, cube_484_551, h_484_551, kk_484_551, l_484_551, fl_484_551, s_484_551, def_484_551 := k_551, ia_551, cube_551, h_551, kk_551, l_551, fl_551, s_551, def_551
 					r_484_551 := k_484_551.lr
 					zero_484_551 := archsimd.LoadFloat64x4Array((&vkTableAVX2[26]))
 					fc_484_551, fd_484_551, fh_484_551, fk_484_551, fkl_484_551 := archsimd.LoadFloat64x4Array((*[4]float64)((&r_484_551.defaultF)[:4])), archsimd.LoadFloat64x4Array((&vkTableAVX2[27])), zero_484_551, zero_484_551, zero_484_551
@@ -32823,13 +32896,12 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					s1_484_551 := s_484_551.Add(ffl_484_551.Mul(fl_484_551))
 					def1_484_551 := def_484_551
 					if k_484_551.perDef {
-						def1_484_551 = def_484_551.Add(two_484_551.Mul(fc_484_551).Mul(fl_484_551).Mul(fl_484_551).Mul(fd_484_551))
+						def1_484_551 = def_484_551.Add(fc_484_551.Mul(fl_484_551).Mul(fl_484_551).Mul(fd_484_551))
 					}
 					r0_0_484_551, r1_0_484_551, r2_0_484_551, r3_0_484_551, r4_0_484_551, r5_0_484_551, r6_0_484_551 = ffl_484_551, s1_484_551, def1_484_551, fc_484_551, fh_484_551, fk_484_551, fkl_484_551
 				}
 				ffl_551, s1_551, def1_551, fc_551, fh_551, fk_551, fkl_551 := r0_0_484_551, r1_0_484_551, r2_0_484_551, r3_0_484_551, r4_0_484_551, r5_0_484_551, r6_0_484_551
-				tfl_551 := two_551.Mul(ffl_551)
-				xa_551, xb_551, xc_551 := tfl_551.Mul(sb_551.Mul(sc_551)), tfl_551.Mul(sa_551.Mul(sc_551)), tfl_551.Mul(sa_551.Mul(sb_551))
+				xa_551, xb_551, xc_551 := ffl_551.Mul(sb_551.Mul(sc_551)), ffl_551.Mul(sa_551.Mul(sc_551)), ffl_551.Mul(sa_551.Mul(sb_551))
 				hbar_551, kbar_551, lbar_551 := xa_551.Mul(ha_551), xb_551.Mul(hb_551), xc_551.Mul(hc_551)
 				var (
 					r0_0_485_551 archsimd.Float64x4
@@ -32837,8 +32909,7 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 					r2_0_485_551 archsimd.Float64x4
 				)
 				{
-					two_485_551, fc_485_551, flatt_485_551, fh_485_551, fk_485_551, fl_485_551, hbar_485_551, kbar_485_551, lbar_485_551 := two_551, fc_551, fl_551, fh_551, fk_551, fkl_551, hbar_551, kbar_551, lbar_551
-					_ = two_485_551
+					fc_485_551, flatt_485_551, fh_485_551, fk_485_551, fl_485_551, hbar_485_551, kbar_485_551, lbar_485_551 := fc_551, fl_551, fh_551, fk_551, fkl_551, hbar_551, kbar_551, lbar_551
 					_ = fc_485_551
 					_ = flatt_485_551
 					_ = fh_485_551
@@ -32899,4 +32970,4 @@ func (k *kernel) termsGradAxesNoSigmaLanesAVX2(si int, oinc [][3]laneVal, t *ter
 	archsimd.ClearAVXUpperBits()
 }
 
-var vkTableAVX2 = [...][4]float64{{cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp0, cp0, cp0, cp0}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {logMant, logMant, logMant, logMant}, {0.5, 0.5, 0.5, 0.5}, {logShift52, logShift52, logShift52, logShift52}, {logExp, logExp, logExp, logExp}, {twoP52, twoP52, twoP52, twoP52}, {1022, 1022, 1022, 1022}, {0, 0, 0, 0}, {1, 1, 1, 1}, {logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2}, {2, 2, 2, 2}, {logL7, logL7, logL7, logL7}, {logL5, logL5, logL5, logL5}, {logL3, logL3, logL3, logL3}, {logL1, logL1, logL1, logL1}, {logL6, logL6, logL6, logL6}, {logL4, logL4, logL4, logL4}, {logL2, logL2, logL2, logL2}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {maxF64, maxF64, maxF64, maxF64}, {logShift63, logShift63, logShift63, logShift63}, {logSign, logSign, logSign, logSign}, {roundMagic, roundMagic, roundMagic, roundMagic}, {expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic}, {ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000}, {600, 600, 600, 600}, {-600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600}, {piC, piC, piC, piC}, {3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi}, {-6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6}, {oneSixth, oneSixth, oneSixth, oneSixth}, {-2, -2, -2, -2}, {minusPi, minusPi, minusPi, minusPi}, {10, 10, 10, 10}, {7, 7, 7, 7}, {90, 90, 90, 90}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-3, -3, -3, -3}, {4, 4, 4, 4}}
+var vkTableAVX2 = [...][4]float64{{cp2, cp2, cp2, cp2}, {cp4, cp4, cp4, cp4}, {cp6, cp6, cp6, cp6}, {cp8, cp8, cp8, cp8}, {cp10, cp10, cp10, cp10}, {cp12, cp12, cp12, cp12}, {cp14, cp14, cp14, cp14}, {cp16, cp16, cp16, cp16}, {cp0, cp0, cp0, cp0}, {sp1, sp1, sp1, sp1}, {sp3, sp3, sp3, sp3}, {sp5, sp5, sp5, sp5}, {sp7, sp7, sp7, sp7}, {sp9, sp9, sp9, sp9}, {sp11, sp11, sp11, sp11}, {sp13, sp13, sp13, sp13}, {sp15, sp15, sp15, sp15}, {sp17, sp17, sp17, sp17}, {sp19, sp19, sp19, sp19}, {sp21, sp21, sp21, sp21}, {logMant, logMant, logMant, logMant}, {0.5, 0.5, 0.5, 0.5}, {logShift52, logShift52, logShift52, logShift52}, {logExp, logExp, logExp, logExp}, {twoP52, twoP52, twoP52, twoP52}, {1022, 1022, 1022, 1022}, {0, 0, 0, 0}, {1, 1, 1, 1}, {logHSqrt2, logHSqrt2, logHSqrt2, logHSqrt2}, {2, 2, 2, 2}, {logL7, logL7, logL7, logL7}, {logL5, logL5, logL5, logL5}, {logL3, logL3, logL3, logL3}, {logL1, logL1, logL1, logL1}, {logL6, logL6, logL6, logL6}, {logL4, logL4, logL4, logL4}, {logL2, logL2, logL2, logL2}, {ln2Hi, ln2Hi, ln2Hi, ln2Hi}, {ln2Lo, ln2Lo, ln2Lo, ln2Lo}, {maxF64, maxF64, maxF64, maxF64}, {logShift63, logShift63, logShift63, logShift63}, {logSign, logSign, logSign, logSign}, {roundMagic, roundMagic, roundMagic, roundMagic}, {expMax, expMax, expMax, expMax}, {expMin, expMin, expMin, expMin}, {log2E, log2E, log2E, log2E}, {expMagic, expMagic, expMagic, expMagic}, {ec2, ec2, ec2, ec2}, {ec3, ec3, ec3, ec3}, {ec4, ec4, ec4, ec4}, {ec5, ec5, ec5, ec5}, {ec6, ec6, ec6, ec6}, {ec7, ec7, ec7, ec7}, {ec8, ec8, ec8, ec8}, {ec9, ec9, ec9, ec9}, {ec10, ec10, ec10, ec10}, {ec11, ec11, ec11, ec11}, {ec12, ec12, ec12, ec12}, {ec13, ec13, ec13, ec13}, {-1000, -1000, -1000, -1000}, {1000, 1000, 1000, 1000}, {600, 600, 600, 600}, {-600, -600, -600, -600}, {twoM600, twoM600, twoM600, twoM600}, {twoP600, twoP600, twoP600, twoP600}, {piC, piC, piC, piC}, {3, 3, 3, 3}, {roundScale, roundScale, roundScale, roundScale}, {gaussWidth, gaussWidth, gaussWidth, gaussWidth}, {tophatR2, tophatR2, tophatR2, tophatR2}, {invPi, invPi, invPi, invPi}, {-6, -6, -6, -6}, {-0.5, -0.5, -0.5, -0.5}, {6, 6, 6, 6}, {oneSixth, oneSixth, oneSixth, oneSixth}, {-2, -2, -2, -2}, {10, 10, 10, 10}, {7, 7, 7, 7}, {90, 90, 90, 90}, {-1, -1, -1, -1}, {seriesMax2, seriesMax2, seriesMax2, seriesMax2}, {minusInvPi, minusInvPi, minusInvPi, minusInvPi}, {sinc3B8, sinc3B8, sinc3B8, sinc3B8}, {sinc3B7, sinc3B7, sinc3B7, sinc3B7}, {sinc3B6, sinc3B6, sinc3B6, sinc3B6}, {sinc3B5, sinc3B5, sinc3B5, sinc3B5}, {sinc3B4, sinc3B4, sinc3B4, sinc3B4}, {sinc3B3, sinc3B3, sinc3B3, sinc3B3}, {sinc3B2, sinc3B2, sinc3B2, sinc3B2}, {sinc3B1, sinc3B1, sinc3B1, sinc3B1}, {halfPiSq, halfPiSq, halfPiSq, halfPiSq}, {piSq, piSq, piSq, piSq}, {sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax, sinc3SeriesMax}, {4, 4, 4, 4}, {-4, -4, -4, -4}, {-3, -3, -3, -3}, {4, 4, 4, 4}}

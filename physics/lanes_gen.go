@@ -3705,9 +3705,12 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				}
 				u0_127, u1_127 = u1_127, ((c2_127 * u1_127) - u0_127)
 				tn_127 := ((c_127 * u1_127) - u0_127)
-				dx_127 := ((float64(minusPi) * s_127) * p_127)
-				peak_127 := math.Float64frombits((math.Float64bits(one_127) | (math.Float64bits(u1_127) & sign_127)))
-				dn_127 := merge((((float64(piC) * d_127) * tn_127) / s_127), peak_127, (s_127 != float64(0)))
+				dx_127 := (s_127 * p_127)
+				peak_127 := float64(invPi)
+				if n_127&1 == 0 {
+					peak_127 = math.Float64frombits((math.Float64bits(peak_127) ^ f_127))
+				}
+				dn_127 := merge(((d_127 * tn_127) / s_127), peak_127, (s_127 != float64(0)))
 				r0_0_127, r1_0_127, r2_0_127 = u1_127, dx_127, dn_127
 			}
 			s_126, dx_126, dn_126 = r0_0_127, r1_0_127, r2_0_127
@@ -3817,7 +3820,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				s_129 := merge(nv_129, (sn_129 / s1_129), at_129)
 				pd_129 := (pi_129 * d_129)
 				npd_129 := (nv_129 * pd_129)
-				dx_129 := ((pi_129 * (((nv_129 * cn_129) * s1_129) - (sn_129 * c1_129))) / (s1_129 * s1_129))
+				dx_129 := (((sn_129 * c1_129) - ((nv_129 * cn_129) * s1_129)) / (s1_129 * s1_129))
 				var r0_0_133 float64
 				{
 					n_133, x_133 := nv_129, pd_129
@@ -3826,9 +3829,9 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					b_133 := ((((((((float64(3) * n2_133) * n2_133) - (float64(10) * n2_133)) + float64(7)) * x_133) * x_133) * x_133) / float64(90))
 					r0_0_133 = (n_133 * (a_133 + b_133))
 				}
-				dx_129 = merge((pi_129 * r0_0_133), dx_129, ((npd_129 * npd_129) < float64(seriesMax2)))
+				dx_129 = merge((float64((-1)) * r0_0_133), dx_129, ((npd_129 * npd_129) < float64(seriesMax2)))
 				dx_129 = merge(float64(0), dx_129, at_129)
-				dn_129 := merge(float64(1), ((pd_129 * cn_129) / s1_129), at_129)
+				dn_129 := merge(float64(invPi), ((d_129 * cn_129) / s1_129), at_129)
 				r0_0_129, r1_0_129, r2_0_129 = s_129, dx_129, dn_129
 			}
 			s_126, dx_126, dn_126 = r0_0_129, r1_0_129, r2_0_129
@@ -3890,9 +3893,12 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				}
 				u0_135, u1_135 = u1_135, ((c2_135 * u1_135) - u0_135)
 				tn_135 := ((c_135 * u1_135) - u0_135)
-				dx_135 := ((float64(minusPi) * s_135) * p_135)
-				peak_135 := math.Float64frombits((math.Float64bits(one_135) | (math.Float64bits(u1_135) & sign_135)))
-				dn_135 := merge((((float64(piC) * d_135) * tn_135) / s_135), peak_135, (s_135 != float64(0)))
+				dx_135 := (s_135 * p_135)
+				peak_135 := float64(invPi)
+				if n_135&1 == 0 {
+					peak_135 = math.Float64frombits((math.Float64bits(peak_135) ^ f_135))
+				}
+				dn_135 := merge(((d_135 * tn_135) / s_135), peak_135, (s_135 != float64(0)))
 				r0_0_135, r1_0_135, r2_0_135 = u1_135, dx_135, dn_135
 			}
 			s_134, dx_134, dn_134 = r0_0_135, r1_0_135, r2_0_135
@@ -4002,7 +4008,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				s_137 := merge(nv_137, (sn_137 / s1_137), at_137)
 				pd_137 := (pi_137 * d_137)
 				npd_137 := (nv_137 * pd_137)
-				dx_137 := ((pi_137 * (((nv_137 * cn_137) * s1_137) - (sn_137 * c1_137))) / (s1_137 * s1_137))
+				dx_137 := (((sn_137 * c1_137) - ((nv_137 * cn_137) * s1_137)) / (s1_137 * s1_137))
 				var r0_0_141 float64
 				{
 					n_141, x_141 := nv_137, pd_137
@@ -4011,9 +4017,9 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					b_141 := ((((((((float64(3) * n2_141) * n2_141) - (float64(10) * n2_141)) + float64(7)) * x_141) * x_141) * x_141) / float64(90))
 					r0_0_141 = (n_141 * (a_141 + b_141))
 				}
-				dx_137 = merge((pi_137 * r0_0_141), dx_137, ((npd_137 * npd_137) < float64(seriesMax2)))
+				dx_137 = merge((float64((-1)) * r0_0_141), dx_137, ((npd_137 * npd_137) < float64(seriesMax2)))
 				dx_137 = merge(float64(0), dx_137, at_137)
-				dn_137 := merge(float64(1), ((pd_137 * cn_137) / s1_137), at_137)
+				dn_137 := merge(float64(invPi), ((d_137 * cn_137) / s1_137), at_137)
 				r0_0_137, r1_0_137, r2_0_137 = s_137, dx_137, dn_137
 			}
 			s_134, dx_134, dn_134 = r0_0_137, r1_0_137, r2_0_137
@@ -4075,9 +4081,12 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				}
 				u0_143, u1_143 = u1_143, ((c2_143 * u1_143) - u0_143)
 				tn_143 := ((c_143 * u1_143) - u0_143)
-				dx_143 := ((float64(minusPi) * s_143) * p_143)
-				peak_143 := math.Float64frombits((math.Float64bits(one_143) | (math.Float64bits(u1_143) & sign_143)))
-				dn_143 := merge((((float64(piC) * d_143) * tn_143) / s_143), peak_143, (s_143 != float64(0)))
+				dx_143 := (s_143 * p_143)
+				peak_143 := float64(invPi)
+				if n_143&1 == 0 {
+					peak_143 = math.Float64frombits((math.Float64bits(peak_143) ^ f_143))
+				}
+				dn_143 := merge(((d_143 * tn_143) / s_143), peak_143, (s_143 != float64(0)))
 				r0_0_143, r1_0_143, r2_0_143 = u1_143, dx_143, dn_143
 			}
 			s_142, dx_142, dn_142 = r0_0_143, r1_0_143, r2_0_143
@@ -4187,7 +4196,7 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 				s_145 := merge(nv_145, (sn_145 / s1_145), at_145)
 				pd_145 := (pi_145 * d_145)
 				npd_145 := (nv_145 * pd_145)
-				dx_145 := ((pi_145 * (((nv_145 * cn_145) * s1_145) - (sn_145 * c1_145))) / (s1_145 * s1_145))
+				dx_145 := (((sn_145 * c1_145) - ((nv_145 * cn_145) * s1_145)) / (s1_145 * s1_145))
 				var r0_0_149 float64
 				{
 					n_149, x_149 := nv_145, pd_145
@@ -4196,9 +4205,9 @@ func sincgGradAxesLanes(r *laneReps, h, kk, l float64,
 					b_149 := ((((((((float64(3) * n2_149) * n2_149) - (float64(10) * n2_149)) + float64(7)) * x_149) * x_149) * x_149) / float64(90))
 					r0_0_149 = (n_149 * (a_149 + b_149))
 				}
-				dx_145 = merge((pi_145 * r0_0_149), dx_145, ((npd_145 * npd_145) < float64(seriesMax2)))
+				dx_145 = merge((float64((-1)) * r0_0_149), dx_145, ((npd_145 * npd_145) < float64(seriesMax2)))
 				dx_145 = merge(float64(0), dx_145, at_145)
-				dn_145 := merge(float64(1), ((pd_145 * cn_145) / s1_145), at_145)
+				dn_145 := merge(float64(invPi), ((d_145 * cn_145) / s1_145), at_145)
 				r0_0_145, r1_0_145, r2_0_145 = s_145, dx_145, dn_145
 			}
 			s_142, dx_142, dn_142 = r0_0_145, r1_0_145, r2_0_145
@@ -4261,9 +4270,12 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 			}
 			u0_150, u1_150 = u1_150, ((c2_150 * u1_150) - u0_150)
 			tn_150 := ((c_150 * u1_150) - u0_150)
-			dx_150 := ((float64(minusPi) * s_150) * p_150)
-			peak_150 := math.Float64frombits((math.Float64bits(one_150) | (math.Float64bits(u1_150) & sign_150)))
-			dn_150 := merge((((float64(piC) * d_150) * tn_150) / s_150), peak_150, (s_150 != float64(0)))
+			dx_150 := (s_150 * p_150)
+			peak_150 := float64(invPi)
+			if n_150&1 == 0 {
+				peak_150 = math.Float64frombits((math.Float64bits(peak_150) ^ f_150))
+			}
+			dn_150 := merge(((d_150 * tn_150) / s_150), peak_150, (s_150 != float64(0)))
 			r0_0_150, r1_0_150, r2_0_150 = u1_150, dx_150, dn_150
 		}
 		s, dx, dn = r0_0_150, r1_0_150, r2_0_150
@@ -4373,7 +4385,7 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 			s_152 := merge(nv_152, (sn_152 / s1_152), at_152)
 			pd_152 := (pi_152 * d_152)
 			npd_152 := (nv_152 * pd_152)
-			dx_152 := ((pi_152 * (((nv_152 * cn_152) * s1_152) - (sn_152 * c1_152))) / (s1_152 * s1_152))
+			dx_152 := (((sn_152 * c1_152) - ((nv_152 * cn_152) * s1_152)) / (s1_152 * s1_152))
 			var r0_0_156 float64
 			{
 				n_156, x_156 := nv_152, pd_152
@@ -4382,9 +4394,9 @@ func sincgGradAxisLanes(r *laneReps, i int, x float64,
 				b_156 := ((((((((float64(3) * n2_156) * n2_156) - (float64(10) * n2_156)) + float64(7)) * x_156) * x_156) * x_156) / float64(90))
 				r0_0_156 = (n_156 * (a_156 + b_156))
 			}
-			dx_152 = merge((pi_152 * r0_0_156), dx_152, ((npd_152 * npd_152) < float64(seriesMax2)))
+			dx_152 = merge((float64((-1)) * r0_0_156), dx_152, ((npd_152 * npd_152) < float64(seriesMax2)))
 			dx_152 = merge(float64(0), dx_152, at_152)
-			dn_152 := merge(float64(1), ((pd_152 * cn_152) / s1_152), at_152)
+			dn_152 := merge(float64(invPi), ((d_152 * cn_152) / s1_152), at_152)
 			r0_0_152, r1_0_152, r2_0_152 = s_152, dx_152, dn_152
 		}
 		s, dx, dn = r0_0_152, r1_0_152, r2_0_152
@@ -4495,7 +4507,7 @@ func sincgRatioGradLanes(x, nv float64,
 	s := merge(nv, (sn / s1), at)
 	pd := (pi * d)
 	npd := (nv * pd)
-	dx := ((pi * (((nv * cn) * s1) - (sn * c1))) / (s1 * s1))
+	dx := (((sn * c1) - ((nv * cn) * s1)) / (s1 * s1))
 	var r0_0_160 float64
 	{
 		n_160, x_160 := nv, pd
@@ -4504,9 +4516,9 @@ func sincgRatioGradLanes(x, nv float64,
 		b_160 := ((((((((float64(3) * n2_160) * n2_160) - (float64(10) * n2_160)) + float64(7)) * x_160) * x_160) * x_160) / float64(90))
 		r0_0_160 = (n_160 * (a_160 + b_160))
 	}
-	dx = merge((pi * r0_0_160), dx, ((npd * npd) < float64(seriesMax2)))
+	dx = merge((float64((-1)) * r0_0_160), dx, ((npd * npd) < float64(seriesMax2)))
 	dx = merge(float64(0), dx, at)
-	dn := merge(float64(1), ((pd * cn) / s1), at)
+	dn := merge(float64(invPi), ((d * cn) / s1), at)
 	return s, dx, dn
 }
 
@@ -4569,9 +4581,12 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		}
 		u0_161, u1_161 = u1_161, ((c2_161 * u1_161) - u0_161)
 		tn_161 := ((c_161 * u1_161) - u0_161)
-		dx_161 := ((float64(minusPi) * s_161) * p_161)
-		peak_161 := math.Float64frombits((math.Float64bits(one_161) | (math.Float64bits(u1_161) & sign_161)))
-		dn_161 := merge((((float64(piC) * d_161) * tn_161) / s_161), peak_161, (s_161 != float64(0)))
+		dx_161 := (s_161 * p_161)
+		peak_161 := float64(invPi)
+		if n_161&1 == 0 {
+			peak_161 = math.Float64frombits((math.Float64bits(peak_161) ^ f_161))
+		}
+		dn_161 := merge(((d_161 * tn_161) / s_161), peak_161, (s_161 != float64(0)))
 		r0_0_161, r1_0_161, r2_0_161 = u1_161, dx_161, dn_161
 	}
 	sa, ha, na := r0_0_161, r1_0_161, r2_0_161
@@ -4620,9 +4635,12 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		}
 		u0_163, u1_163 = u1_163, ((c2_163 * u1_163) - u0_163)
 		tn_163 := ((c_163 * u1_163) - u0_163)
-		dx_163 := ((float64(minusPi) * s_163) * p_163)
-		peak_163 := math.Float64frombits((math.Float64bits(one_163) | (math.Float64bits(u1_163) & sign_163)))
-		dn_163 := merge((((float64(piC) * d_163) * tn_163) / s_163), peak_163, (s_163 != float64(0)))
+		dx_163 := (s_163 * p_163)
+		peak_163 := float64(invPi)
+		if n_163&1 == 0 {
+			peak_163 = math.Float64frombits((math.Float64bits(peak_163) ^ f_163))
+		}
+		dn_163 := merge(((d_163 * tn_163) / s_163), peak_163, (s_163 != float64(0)))
 		r0_0_163, r1_0_163, r2_0_163 = u1_163, dx_163, dn_163
 	}
 	sb, hb, nb := r0_0_163, r1_0_163, r2_0_163
@@ -4671,9 +4689,12 @@ func sincgGrad3Lanes(r *laneReps, h, kk, l float64,
 		}
 		u0_165, u1_165 = u1_165, ((c2_165 * u1_165) - u0_165)
 		tn_165 := ((c_165 * u1_165) - u0_165)
-		dx_165 := ((float64(minusPi) * s_165) * p_165)
-		peak_165 := math.Float64frombits((math.Float64bits(one_165) | (math.Float64bits(u1_165) & sign_165)))
-		dn_165 := merge((((float64(piC) * d_165) * tn_165) / s_165), peak_165, (s_165 != float64(0)))
+		dx_165 := (s_165 * p_165)
+		peak_165 := float64(invPi)
+		if n_165&1 == 0 {
+			peak_165 = math.Float64frombits((math.Float64bits(peak_165) ^ f_165))
+		}
+		dn_165 := merge(((d_165 * tn_165) / s_165), peak_165, (s_165 != float64(0)))
 		r0_0_165, r1_0_165, r2_0_165 = u1_165, dx_165, dn_165
 	}
 	sc, hc, nc := r0_0_165, r1_0_165, r2_0_165
@@ -4723,9 +4744,12 @@ func sincgGradLanes(r *laneReps, x float64,
 	}
 	u0, u1 = u1, ((c2 * u1) - u0)
 	tn := ((c * u1) - u0)
-	dx := ((float64(minusPi) * s) * p)
-	peak := math.Float64frombits((math.Float64bits(one) | (math.Float64bits(u1) & sign)))
-	dn := merge((((float64(piC) * d) * tn) / s), peak, (s != float64(0)))
+	dx := (s * p)
+	peak := float64(invPi)
+	if n&1 == 0 {
+		peak = math.Float64frombits((math.Float64bits(peak) ^ f))
+	}
+	dn := merge(((d * tn) / s), peak, (s != float64(0)))
 	return u1, dx, dn
 }
 
@@ -4778,7 +4802,6 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 	hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64,
 
 ) {
-	two := float64(2)
 	fl := ((sa * sb) * sc)
 	var (
 		r0_0_169 float64
@@ -4790,7 +4813,7 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 		r6_0_169 float64
 	)
 	{
-		k_169, ia_169, cube_169, two_169, h_169, kk_169, l_169, fl_169, s_169, def_169 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_169, ia_169, cube_169, h_169, kk_169, l_169, fl_169, s_169, def_169 := k, ia, cube, h, kk, l, fl, s, def
 		r_169 := k_169.lr
 		zero_169 := float64(0)
 		fc_169, fd_169, fh_169, fk_169, fkl_169 := (&r_169.defaultF)[0], float64(1), zero_169, zero_169, zero_169
@@ -4840,13 +4863,12 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 		s1_169 := (s_169 + (ffl_169 * fl_169))
 		def1_169 := def_169
 		if k_169.perDef {
-			def1_169 = (def_169 + ((((two_169 * fc_169) * fl_169) * fl_169) * fd_169))
+			def1_169 = (def_169 + (((fc_169 * fl_169) * fl_169) * fd_169))
 		}
 		r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169 = ffl_169, s1_169, def1_169, fc_169, fh_169, fk_169, fkl_169
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_169, r1_0_169, r2_0_169, r3_0_169, r4_0_169, r5_0_169, r6_0_169
-	tfl := (two * ffl)
-	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+	xa, xb, xc := (ffl * (sb * sc)), (ffl * (sa * sc)), (ffl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 	var (
 		r0_0_172 float64
@@ -4854,8 +4876,7 @@ func gradTermLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk
 		r2_0_172 float64
 	)
 	{
-		two_172, fc_172, flatt_172, fh_172, fk_172, fl_172, hbar_172, kbar_172, lbar_172 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_172
+		fc_172, flatt_172, fh_172, fk_172, fl_172, hbar_172, kbar_172, lbar_172 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_172
 		_ = flatt_172
 		_ = fh_172
@@ -4917,7 +4938,7 @@ func keepSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig float64,
 	return sig
 }
 
-func gradFLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl, s, def float64,
+func gradFLanes(k *kernel, ia *[1]int32, cube []float64, h, kk, l, fl, s, def float64,
 
 ) (float64, float64, float64, float64, float64, float64, float64,
 
@@ -4971,7 +4992,7 @@ func gradFLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl, s, d
 	s1 := (s + (ffl * fl))
 	def1 := def
 	if k.perDef {
-		def1 = (def + ((((two * fc) * fl) * fl) * fd))
+		def1 = (def + (((fc * fl) * fl) * fd))
 	}
 	return ffl, s1, def1, fc, fh, fk, fkl
 }
@@ -5011,7 +5032,7 @@ func cellFGradKeepLanes(r *laneReps, bits, miss []uint64, ia *[1]int32, cube []f
 	return f, fd, zero, zero, zero
 }
 
-func fGradKeepLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
+func fGradKeepLanes(fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
 
 ) (float64, float64, float64,
 
@@ -5019,12 +5040,12 @@ func fGradKeepLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
 	return hbar, kbar, lbar
 }
 
-func fGradAddLanes(two, fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
+func fGradAddLanes(fc, flatt, fh, fk, fl, hbar, kbar, lbar float64,
 
 ) (float64, float64, float64,
 
 ) {
-	g := (((two * fc) * flatt) * flatt)
+	g := (((float64(minusInvPi) * fc) * flatt) * flatt)
 	return (hbar + (g * fh)), (kbar + (g * fk)), (lbar + (g * fl))
 }
 
@@ -5161,9 +5182,12 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					}
 					u0_161_182, u1_161_182 = u1_161_182, ((c2_161_182 * u1_161_182) - u0_161_182)
 					tn_161_182 := ((c_161_182 * u1_161_182) - u0_161_182)
-					dx_161_182 := ((float64(minusPi) * s_161_182) * p_161_182)
-					peak_161_182 := math.Float64frombits((math.Float64bits(one_161_182) | (math.Float64bits(u1_161_182) & sign_161_182)))
-					dn_161_182 := merge((((float64(piC) * d_161_182) * tn_161_182) / s_161_182), peak_161_182, (s_161_182 != float64(0)))
+					dx_161_182 := (s_161_182 * p_161_182)
+					peak_161_182 := float64(invPi)
+					if n_161_182&1 == 0 {
+						peak_161_182 = math.Float64frombits((math.Float64bits(peak_161_182) ^ f_161_182))
+					}
+					dn_161_182 := merge(((d_161_182 * tn_161_182) / s_161_182), peak_161_182, (s_161_182 != float64(0)))
 					r0_0_161_182, r1_0_161_182, r2_0_161_182 = u1_161_182, dx_161_182, dn_161_182
 				}
 				sa_182, ha_182, na_182 := r0_0_161_182, r1_0_161_182, r2_0_161_182
@@ -5212,9 +5236,12 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					}
 					u0_163_182, u1_163_182 = u1_163_182, ((c2_163_182 * u1_163_182) - u0_163_182)
 					tn_163_182 := ((c_163_182 * u1_163_182) - u0_163_182)
-					dx_163_182 := ((float64(minusPi) * s_163_182) * p_163_182)
-					peak_163_182 := math.Float64frombits((math.Float64bits(one_163_182) | (math.Float64bits(u1_163_182) & sign_163_182)))
-					dn_163_182 := merge((((float64(piC) * d_163_182) * tn_163_182) / s_163_182), peak_163_182, (s_163_182 != float64(0)))
+					dx_163_182 := (s_163_182 * p_163_182)
+					peak_163_182 := float64(invPi)
+					if n_163_182&1 == 0 {
+						peak_163_182 = math.Float64frombits((math.Float64bits(peak_163_182) ^ f_163_182))
+					}
+					dn_163_182 := merge(((d_163_182 * tn_163_182) / s_163_182), peak_163_182, (s_163_182 != float64(0)))
 					r0_0_163_182, r1_0_163_182, r2_0_163_182 = u1_163_182, dx_163_182, dn_163_182
 				}
 				sb_182, hb_182, nb_182 := r0_0_163_182, r1_0_163_182, r2_0_163_182
@@ -5263,9 +5290,12 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					}
 					u0_165_182, u1_165_182 = u1_165_182, ((c2_165_182 * u1_165_182) - u0_165_182)
 					tn_165_182 := ((c_165_182 * u1_165_182) - u0_165_182)
-					dx_165_182 := ((float64(minusPi) * s_165_182) * p_165_182)
-					peak_165_182 := math.Float64frombits((math.Float64bits(one_165_182) | (math.Float64bits(u1_165_182) & sign_165_182)))
-					dn_165_182 := merge((((float64(piC) * d_165_182) * tn_165_182) / s_165_182), peak_165_182, (s_165_182 != float64(0)))
+					dx_165_182 := (s_165_182 * p_165_182)
+					peak_165_182 := float64(invPi)
+					if n_165_182&1 == 0 {
+						peak_165_182 = math.Float64frombits((math.Float64bits(peak_165_182) ^ f_165_182))
+					}
+					dn_165_182 := merge(((d_165_182 * tn_165_182) / s_165_182), peak_165_182, (s_165_182 != float64(0)))
 					r0_0_165_182, r1_0_165_182, r2_0_165_182 = u1_165_182, dx_165_182, dn_165_182
 				}
 				sc_182, hc_182, nc_182 := r0_0_165_182, r1_0_165_182, r2_0_165_182
@@ -5289,7 +5319,6 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 			)
 			{
 				k_184, ia_184, cube_184, e_184, h_184, kk_184, l_184, sa_184, sb_184, sc_184, ha_184, hb_184, hc_184, nda_184, ndb_184, ndc_184, s_184, def_184, sig_184, sna_184, snb_184, snc_184, hkl_184, at_184, stride_184 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_184 := float64(2)
 				fl_184 := ((sa_184 * sb_184) * sc_184)
 				var (
 					r0_0_169_184 float64
@@ -5301,7 +5330,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					r6_0_169_184 float64
 				)
 				{
-					k_169_184, ia_169_184, cube_169_184, two_169_184, h_169_184, kk_169_184, l_169_184, fl_169_184, s_169_184, def_169_184 := k_184, ia_184, cube_184, two_184, h_184, kk_184, l_184, fl_184, s_184, def_184
+					k_169_184, ia_169_184, cube_169_184, h_169_184, kk_169_184, l_169_184, fl_169_184, s_169_184, def_169_184 := k_184, ia_184, cube_184, h_184, kk_184, l_184, fl_184, s_184, def_184
 					r_169_184 := k_169_184.lr
 					zero_169_184 := float64(0)
 					fc_169_184, fd_169_184, fh_169_184, fk_169_184, fkl_169_184 := (&r_169_184.defaultF)[0], float64(1), zero_169_184, zero_169_184, zero_169_184
@@ -5351,13 +5380,12 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					s1_169_184 := (s_169_184 + (ffl_169_184 * fl_169_184))
 					def1_169_184 := def_169_184
 					if k_169_184.perDef {
-						def1_169_184 = (def_169_184 + ((((two_169_184 * fc_169_184) * fl_169_184) * fl_169_184) * fd_169_184))
+						def1_169_184 = (def_169_184 + (((fc_169_184 * fl_169_184) * fl_169_184) * fd_169_184))
 					}
 					r0_0_169_184, r1_0_169_184, r2_0_169_184, r3_0_169_184, r4_0_169_184, r5_0_169_184, r6_0_169_184 = ffl_169_184, s1_169_184, def1_169_184, fc_169_184, fh_169_184, fk_169_184, fkl_169_184
 				}
 				ffl_184, s1_184, def1_184, fc_184, fh_184, fk_184, fkl_184 := r0_0_169_184, r1_0_169_184, r2_0_169_184, r3_0_169_184, r4_0_169_184, r5_0_169_184, r6_0_169_184
-				tfl_184 := (two_184 * ffl_184)
-				xa_184, xb_184, xc_184 := (tfl_184 * (sb_184 * sc_184)), (tfl_184 * (sa_184 * sc_184)), (tfl_184 * (sa_184 * sb_184))
+				xa_184, xb_184, xc_184 := (ffl_184 * (sb_184 * sc_184)), (ffl_184 * (sa_184 * sc_184)), (ffl_184 * (sa_184 * sb_184))
 				hbar_184, kbar_184, lbar_184 := (xa_184 * ha_184), (xb_184 * hb_184), (xc_184 * hc_184)
 				var (
 					r0_0_172_184 float64
@@ -5365,8 +5393,7 @@ func (k *kernel) termsGradLanes(si int, oinc [][3]laneVal, t *termLanes, cube, d
 					r2_0_172_184 float64
 				)
 				{
-					two_172_184, fc_172_184, flatt_172_184, fh_172_184, fk_172_184, fl_172_184, hbar_172_184, kbar_172_184, lbar_172_184 := two_184, fc_184, fl_184, fh_184, fk_184, fkl_184, hbar_184, kbar_184, lbar_184
-					_ = two_172_184
+					fc_172_184, flatt_172_184, fh_172_184, fk_172_184, fl_172_184, hbar_172_184, kbar_172_184, lbar_172_184 := fc_184, fl_184, fh_184, fk_184, fkl_184, hbar_184, kbar_184, lbar_184
 					_ = fc_172_184
 					_ = flatt_172_184
 					_ = fh_172_184
@@ -5839,7 +5866,7 @@ func gradTermShapeLanes(k *kernel, ia *[1]int32, e *[3]laneVal, sh *shapeSums, p
 		r6_0_194 float64
 	)
 	{
-		k_194, ia_194, cube_194, two_194, h_194, kk_194, l_194, fl_194, s_194, def_194 := k, ia, []float64(nil), two, h, kk, l, fl, s, def
+		k_194, ia_194, cube_194, h_194, kk_194, l_194, fl_194, s_194, def_194 := k, ia, []float64(nil), h, kk, l, fl, s, def
 		r_194 := k_194.lr
 		zero_194 := float64(0)
 		fc_194, fd_194, fh_194, fk_194, fkl_194 := (&r_194.defaultF)[0], float64(1), zero_194, zero_194, zero_194
@@ -5889,7 +5916,7 @@ func gradTermShapeLanes(k *kernel, ia *[1]int32, e *[3]laneVal, sh *shapeSums, p
 		s1_194 := (s_194 + (ffl_194 * fl_194))
 		def1_194 := def_194
 		if k_194.perDef {
-			def1_194 = (def_194 + ((((two_194 * fc_194) * fl_194) * fl_194) * fd_194))
+			def1_194 = (def_194 + (((fc_194 * fl_194) * fl_194) * fd_194))
 		}
 		r0_0_194, r1_0_194, r2_0_194, r3_0_194, r4_0_194, r5_0_194, r6_0_194 = ffl_194, s1_194, def1_194, fc_194, fh_194, fk_194, fkl_194
 	}
@@ -6253,7 +6280,7 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 					r6_0_194_200 float64
 				)
 				{
-					k_194_200, ia_194_200, cube_194_200, two_194_200, h_194_200, kk_194_200, l_194_200, fl_194_200, s_194_200, def_194_200 := k_200, ia_200, []float64(nil), two_200, h_200, kk_200, l_200, fl_200, s_200, def_200
+					k_194_200, ia_194_200, cube_194_200, h_194_200, kk_194_200, l_194_200, fl_194_200, s_194_200, def_194_200 := k_200, ia_200, []float64(nil), h_200, kk_200, l_200, fl_200, s_200, def_200
 					r_194_200 := k_194_200.lr
 					zero_194_200 := float64(0)
 					fc_194_200, fd_194_200, fh_194_200, fk_194_200, fkl_194_200 := (&r_194_200.defaultF)[0], float64(1), zero_194_200, zero_194_200, zero_194_200
@@ -6303,7 +6330,7 @@ func (k *kernel) termsGradShapeLanes(si int, oinc [][3]laneVal, t *termLanes, sh
 					s1_194_200 := (s_194_200 + (ffl_194_200 * fl_194_200))
 					def1_194_200 := def_194_200
 					if k_194_200.perDef {
-						def1_194_200 = (def_194_200 + ((((two_194_200 * fc_194_200) * fl_194_200) * fl_194_200) * fd_194_200))
+						def1_194_200 = (def_194_200 + (((fc_194_200 * fl_194_200) * fl_194_200) * fd_194_200))
 					}
 					r0_0_194_200, r1_0_194_200, r2_0_194_200, r3_0_194_200, r4_0_194_200, r5_0_194_200, r6_0_194_200 = ffl_194_200, s1_194_200, def1_194_200, fc_194_200, fh_194_200, fk_194_200, fkl_194_200
 				}
@@ -6825,7 +6852,7 @@ func (k *kernel) backGeometryLanes(fr *lossFront, t *termLanes, g *[rowChunk]flo
 		}
 		sb := r0_0_216
 		gs := ((gp * scale) * (*[1]float64)(t.s[p:])[0])
-		ddot := (sb * (*[1]float64)(t.sig[p:])[0])
+		ddot := ((sb * (&r.hklUnit)[0]) * (*[1]float64)(t.sig[p:])[0])
 		if !c.NoPolar {
 			ddot = (ddot + ((gs * om) * (*[1]float64)(fr.dd[p:])[0]))
 		}
@@ -7055,7 +7082,7 @@ func (k *kernel) lossBackSubLanes(fr *lossFront, t *termLanes, g, dsq, hkl []flo
 			r0_0_224 = (((gp_224 * scale_224) * pp_224) * om_224)
 		}
 		sb := r0_0_224
-		a := (zero - ((sb * t.sig[p]) * fr.invR[p]))
+		a := (zero - (((sb * (&r.hklUnit)[0]) * t.sig[p]) * fr.invR[p]))
 		var (
 			r0_0_225 float64
 			r1_0_225 float64
@@ -26008,7 +26035,6 @@ func (k *kernel) pixelsAxesManyLanes(rb *rowBuf, n int) {
 	nop()
 }
 func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64, hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64) {
-	two := float64(2)
 	fl := ((sa * sb) * sc)
 	var (
 		r0_0_468 float64
@@ -26020,7 +26046,7 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 		r6_0_468 float64
 	)
 	{
-		k_468, ia_468, cube_468, two_468, h_468, kk_468, l_468, fl_468, s_468, def_468 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_468, ia_468, cube_468, h_468, kk_468, l_468, fl_468, s_468, def_468 := k, ia, cube, h, kk, l, fl, s, def
 		r_468 := k_468.lr
 		zero_468 := float64(0)
 		fc_468, fd_468, fh_468, fk_468, fkl_468 := (&r_468.defaultF)[0], float64(1), zero_468, zero_468, zero_468
@@ -26246,13 +26272,12 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 		s1_468 := (s_468 + (ffl_468 * fl_468))
 		def1_468 := def_468
 		if k_468.perDef {
-			def1_468 = (def_468 + ((((two_468 * fc_468) * fl_468) * fl_468) * fd_468))
+			def1_468 = (def_468 + (((fc_468 * fl_468) * fl_468) * fd_468))
 		}
 		r0_0_468, r1_0_468, r2_0_468, r3_0_468, r4_0_468, r5_0_468, r6_0_468 = ffl_468, s1_468, def1_468, fc_468, fh_468, fk_468, fkl_468
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_468, r1_0_468, r2_0_468, r3_0_468, r4_0_468, r5_0_468, r6_0_468
-	tfl := (two * ffl)
-	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+	xa, xb, xc := (ffl * (sb * sc)), (ffl * (sa * sc)), (ffl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 	var (
 		r0_0_470 float64
@@ -26260,8 +26285,8 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 		r2_0_470 float64
 	)
 	{
-		two_470, fc_470, flatt_470, fh_470, fk_470, fl_470, hbar_470, kbar_470, lbar_470 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		g_470 := (((two_470 * fc_470) * flatt_470) * flatt_470)
+		fc_470, flatt_470, fh_470, fk_470, fl_470, hbar_470, kbar_470, lbar_470 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
+		g_470 := (((float64(minusInvPi) * fc_470) * flatt_470) * flatt_470)
 		r0_0_470, r1_0_470, r2_0_470 = (hbar_470 + (g_470 * fh_470)), (kbar_470 + (g_470 * fk_470)), (lbar_470 + (g_470 * fl_470))
 	}
 	hbar, kbar, lbar = r0_0_470, r1_0_470, r2_0_470
@@ -26296,7 +26321,6 @@ func gradTermInterpLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal,
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermCrystalLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64, hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64) {
-	two := float64(2)
 	fl := ((sa * sb) * sc)
 	var (
 		r0_0_474 float64
@@ -26308,7 +26332,7 @@ func gradTermCrystalLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		r6_0_474 float64
 	)
 	{
-		k_474, ia_474, cube_474, two_474, h_474, kk_474, l_474, fl_474, s_474, def_474 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_474, ia_474, cube_474, h_474, kk_474, l_474, fl_474, s_474, def_474 := k, ia, cube, h, kk, l, fl, s, def
 		r_474 := k_474.lr
 		zero_474 := float64(0)
 		fc_474, fd_474, fh_474, fk_474, fkl_474 := (&r_474.defaultF)[0], float64(1), zero_474, zero_474, zero_474
@@ -26358,13 +26382,12 @@ func gradTermCrystalLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		s1_474 := (s_474 + (ffl_474 * fl_474))
 		def1_474 := def_474
 		if k_474.perDef {
-			def1_474 = (def_474 + ((((two_474 * fc_474) * fl_474) * fl_474) * fd_474))
+			def1_474 = (def_474 + (((fc_474 * fl_474) * fl_474) * fd_474))
 		}
 		r0_0_474, r1_0_474, r2_0_474, r3_0_474, r4_0_474, r5_0_474, r6_0_474 = ffl_474, s1_474, def1_474, fc_474, fh_474, fk_474, fkl_474
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_474, r1_0_474, r2_0_474, r3_0_474, r4_0_474, r5_0_474, r6_0_474
-	tfl := (two * ffl)
-	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+	xa, xb, xc := (ffl * (sb * sc)), (ffl * (sa * sc)), (ffl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 	var (
 		r0_0_475 float64
@@ -26372,8 +26395,7 @@ func gradTermCrystalLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		r2_0_475 float64
 	)
 	{
-		two_475, fc_475, flatt_475, fh_475, fk_475, fl_475, hbar_475, kbar_475, lbar_475 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_475
+		fc_475, flatt_475, fh_475, fk_475, fl_475, hbar_475, kbar_475, lbar_475 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_475
 		_ = flatt_475
 		_ = fh_475
@@ -26426,7 +26448,6 @@ func gradTermCrystalLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermNoNLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64, hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64) {
-	two := float64(2)
 	fl := ((sa * sb) * sc)
 	var (
 		r0_0_479 float64
@@ -26438,7 +26459,7 @@ func gradTermNoNLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h,
 		r6_0_479 float64
 	)
 	{
-		k_479, ia_479, cube_479, two_479, h_479, kk_479, l_479, fl_479, s_479, def_479 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_479, ia_479, cube_479, h_479, kk_479, l_479, fl_479, s_479, def_479 := k, ia, cube, h, kk, l, fl, s, def
 		r_479 := k_479.lr
 		zero_479 := float64(0)
 		fc_479, fd_479, fh_479, fk_479, fkl_479 := (&r_479.defaultF)[0], float64(1), zero_479, zero_479, zero_479
@@ -26488,13 +26509,12 @@ func gradTermNoNLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h,
 		s1_479 := (s_479 + (ffl_479 * fl_479))
 		def1_479 := def_479
 		if k_479.perDef {
-			def1_479 = (def_479 + ((((two_479 * fc_479) * fl_479) * fl_479) * fd_479))
+			def1_479 = (def_479 + (((fc_479 * fl_479) * fl_479) * fd_479))
 		}
 		r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479 = ffl_479, s1_479, def1_479, fc_479, fh_479, fk_479, fkl_479
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_479, r1_0_479, r2_0_479, r3_0_479, r4_0_479, r5_0_479, r6_0_479
-	tfl := (two * ffl)
-	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+	xa, xb, xc := (ffl * (sb * sc)), (ffl * (sa * sc)), (ffl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 	var (
 		r0_0_480 float64
@@ -26502,8 +26522,7 @@ func gradTermNoNLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h,
 		r2_0_480 float64
 	)
 	{
-		two_480, fc_480, flatt_480, fh_480, fk_480, fl_480, hbar_480, kbar_480, lbar_480 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_480
+		fc_480, flatt_480, fh_480, fk_480, fl_480, hbar_480, kbar_480, lbar_480 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_480
 		_ = flatt_480
 		_ = fh_480
@@ -26549,7 +26568,6 @@ func gradTermNoNLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h,
 	return s1, def1, sig1, na1, nb1, nc1
 }
 func gradTermNoSigmaLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal, h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc float64, hkl []float64, at, stride int) (float64, float64, float64, float64, float64, float64) {
-	two := float64(2)
 	fl := ((sa * sb) * sc)
 	var (
 		r0_0_484 float64
@@ -26561,7 +26579,7 @@ func gradTermNoSigmaLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		r6_0_484 float64
 	)
 	{
-		k_484, ia_484, cube_484, two_484, h_484, kk_484, l_484, fl_484, s_484, def_484 := k, ia, cube, two, h, kk, l, fl, s, def
+		k_484, ia_484, cube_484, h_484, kk_484, l_484, fl_484, s_484, def_484 := k, ia, cube, h, kk, l, fl, s, def
 		r_484 := k_484.lr
 		zero_484 := float64(0)
 		fc_484, fd_484, fh_484, fk_484, fkl_484 := (&r_484.defaultF)[0], float64(1), zero_484, zero_484, zero_484
@@ -26611,13 +26629,12 @@ func gradTermNoSigmaLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		s1_484 := (s_484 + (ffl_484 * fl_484))
 		def1_484 := def_484
 		if k_484.perDef {
-			def1_484 = (def_484 + ((((two_484 * fc_484) * fl_484) * fl_484) * fd_484))
+			def1_484 = (def_484 + (((fc_484 * fl_484) * fl_484) * fd_484))
 		}
 		r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484 = ffl_484, s1_484, def1_484, fc_484, fh_484, fk_484, fkl_484
 	}
 	ffl, s1, def1, fc, fh, fk, fkl := r0_0_484, r1_0_484, r2_0_484, r3_0_484, r4_0_484, r5_0_484, r6_0_484
-	tfl := (two * ffl)
-	xa, xb, xc := (tfl * (sb * sc)), (tfl * (sa * sc)), (tfl * (sa * sb))
+	xa, xb, xc := (ffl * (sb * sc)), (ffl * (sa * sc)), (ffl * (sa * sb))
 	hbar, kbar, lbar := (xa * ha), (xb * hb), (xc * hc)
 	var (
 		r0_0_485 float64
@@ -26625,8 +26642,7 @@ func gradTermNoSigmaLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 		r2_0_485 float64
 	)
 	{
-		two_485, fc_485, flatt_485, fh_485, fk_485, fl_485, hbar_485, kbar_485, lbar_485 := two, fc, fl, fh, fk, fkl, hbar, kbar, lbar
-		_ = two_485
+		fc_485, flatt_485, fh_485, fk_485, fl_485, hbar_485, kbar_485, lbar_485 := fc, fl, fh, fk, fkl, hbar, kbar, lbar
 		_ = fc_485
 		_ = flatt_485
 		_ = fh_485
@@ -26672,7 +26688,7 @@ func gradTermNoSigmaLanes(k *kernel, ia *[1]int32, cube []float64, e *[3]laneVal
 	s1 = r0_0_488
 	return s1, def1, sig1, na1, nb1, nc1
 }
-func gradFInterpLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl, s, def float64) (float64, float64, float64, float64, float64, float64, float64) {
+func gradFInterpLanes(k *kernel, ia *[1]int32, cube []float64, h, kk, l, fl, s, def float64) (float64, float64, float64, float64, float64, float64, float64) {
 	r := k.lr
 	zero := float64(0)
 	fc, fd, fh, fk, fkl := (&r.defaultF)[0], float64(1), zero, zero, zero
@@ -26898,7 +26914,7 @@ func gradFInterpLanes(k *kernel, ia *[1]int32, cube []float64, two, h, kk, l, fl
 	s1 := (s + (ffl * fl))
 	def1 := def
 	if k.perDef {
-		def1 = (def + ((((two * fc) * fl) * fl) * fd))
+		def1 = (def + (((fc * fl) * fl) * fd))
 	}
 	return ffl, s1, def1, fc, fh, fk, fkl
 }
@@ -27027,9 +27043,12 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							}
 							u0_127_493, u1_127_493 = u1_127_493, ((c2_127_493 * u1_127_493) - u0_127_493)
 							tn_127_493 := ((c_127_493 * u1_127_493) - u0_127_493)
-							dx_127_493 := ((float64(minusPi) * s_127_493) * p_127_493)
-							peak_127_493 := math.Float64frombits((math.Float64bits(one_127_493) | (math.Float64bits(u1_127_493) & sign_127_493)))
-							dn_127_493 := merge((((float64(piC) * d_127_493) * tn_127_493) / s_127_493), peak_127_493, (s_127_493 != float64(0)))
+							dx_127_493 := (s_127_493 * p_127_493)
+							peak_127_493 := float64(invPi)
+							if n_127_493&1 == 0 {
+								peak_127_493 = math.Float64frombits((math.Float64bits(peak_127_493) ^ f_127_493))
+							}
+							dn_127_493 := merge(((d_127_493 * tn_127_493) / s_127_493), peak_127_493, (s_127_493 != float64(0)))
 							r0_0_127_493, r1_0_127_493, r2_0_127_493 = u1_127_493, dx_127_493, dn_127_493
 						}
 						s_126_493, dx_126_493, dn_126_493 = r0_0_127_493, r1_0_127_493, r2_0_127_493
@@ -27139,7 +27158,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							s_129_493 := merge(nv_129_493, (sn_129_493 / s1_129_493), at_129_493)
 							pd_129_493 := (pi_129_493 * d_129_493)
 							npd_129_493 := (nv_129_493 * pd_129_493)
-							dx_129_493 := ((pi_129_493 * (((nv_129_493 * cn_129_493) * s1_129_493) - (sn_129_493 * c1_129_493))) / (s1_129_493 * s1_129_493))
+							dx_129_493 := (((sn_129_493 * c1_129_493) - ((nv_129_493 * cn_129_493) * s1_129_493)) / (s1_129_493 * s1_129_493))
 							var r0_0_133_493 float64
 							{
 								n_133_493, x_133_493 := nv_129_493, pd_129_493
@@ -27148,9 +27167,9 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								b_133_493 := ((((((((float64(3) * n2_133_493) * n2_133_493) - (float64(10) * n2_133_493)) + float64(7)) * x_133_493) * x_133_493) * x_133_493) / float64(90))
 								r0_0_133_493 = (n_133_493 * (a_133_493 + b_133_493))
 							}
-							dx_129_493 = merge((pi_129_493 * r0_0_133_493), dx_129_493, ((npd_129_493 * npd_129_493) < float64(seriesMax2)))
+							dx_129_493 = merge((float64((-1)) * r0_0_133_493), dx_129_493, ((npd_129_493 * npd_129_493) < float64(seriesMax2)))
 							dx_129_493 = merge(float64(0), dx_129_493, at_129_493)
-							dn_129_493 := merge(float64(1), ((pd_129_493 * cn_129_493) / s1_129_493), at_129_493)
+							dn_129_493 := merge(float64(invPi), ((d_129_493 * cn_129_493) / s1_129_493), at_129_493)
 							r0_0_129_493, r1_0_129_493, r2_0_129_493 = s_129_493, dx_129_493, dn_129_493
 						}
 						s_126_493, dx_126_493, dn_126_493 = r0_0_129_493, r1_0_129_493, r2_0_129_493
@@ -27212,9 +27231,12 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							}
 							u0_135_493, u1_135_493 = u1_135_493, ((c2_135_493 * u1_135_493) - u0_135_493)
 							tn_135_493 := ((c_135_493 * u1_135_493) - u0_135_493)
-							dx_135_493 := ((float64(minusPi) * s_135_493) * p_135_493)
-							peak_135_493 := math.Float64frombits((math.Float64bits(one_135_493) | (math.Float64bits(u1_135_493) & sign_135_493)))
-							dn_135_493 := merge((((float64(piC) * d_135_493) * tn_135_493) / s_135_493), peak_135_493, (s_135_493 != float64(0)))
+							dx_135_493 := (s_135_493 * p_135_493)
+							peak_135_493 := float64(invPi)
+							if n_135_493&1 == 0 {
+								peak_135_493 = math.Float64frombits((math.Float64bits(peak_135_493) ^ f_135_493))
+							}
+							dn_135_493 := merge(((d_135_493 * tn_135_493) / s_135_493), peak_135_493, (s_135_493 != float64(0)))
 							r0_0_135_493, r1_0_135_493, r2_0_135_493 = u1_135_493, dx_135_493, dn_135_493
 						}
 						s_134_493, dx_134_493, dn_134_493 = r0_0_135_493, r1_0_135_493, r2_0_135_493
@@ -27324,7 +27346,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							s_137_493 := merge(nv_137_493, (sn_137_493 / s1_137_493), at_137_493)
 							pd_137_493 := (pi_137_493 * d_137_493)
 							npd_137_493 := (nv_137_493 * pd_137_493)
-							dx_137_493 := ((pi_137_493 * (((nv_137_493 * cn_137_493) * s1_137_493) - (sn_137_493 * c1_137_493))) / (s1_137_493 * s1_137_493))
+							dx_137_493 := (((sn_137_493 * c1_137_493) - ((nv_137_493 * cn_137_493) * s1_137_493)) / (s1_137_493 * s1_137_493))
 							var r0_0_141_493 float64
 							{
 								n_141_493, x_141_493 := nv_137_493, pd_137_493
@@ -27333,9 +27355,9 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								b_141_493 := ((((((((float64(3) * n2_141_493) * n2_141_493) - (float64(10) * n2_141_493)) + float64(7)) * x_141_493) * x_141_493) * x_141_493) / float64(90))
 								r0_0_141_493 = (n_141_493 * (a_141_493 + b_141_493))
 							}
-							dx_137_493 = merge((pi_137_493 * r0_0_141_493), dx_137_493, ((npd_137_493 * npd_137_493) < float64(seriesMax2)))
+							dx_137_493 = merge((float64((-1)) * r0_0_141_493), dx_137_493, ((npd_137_493 * npd_137_493) < float64(seriesMax2)))
 							dx_137_493 = merge(float64(0), dx_137_493, at_137_493)
-							dn_137_493 := merge(float64(1), ((pd_137_493 * cn_137_493) / s1_137_493), at_137_493)
+							dn_137_493 := merge(float64(invPi), ((d_137_493 * cn_137_493) / s1_137_493), at_137_493)
 							r0_0_137_493, r1_0_137_493, r2_0_137_493 = s_137_493, dx_137_493, dn_137_493
 						}
 						s_134_493, dx_134_493, dn_134_493 = r0_0_137_493, r1_0_137_493, r2_0_137_493
@@ -27397,9 +27419,12 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							}
 							u0_143_493, u1_143_493 = u1_143_493, ((c2_143_493 * u1_143_493) - u0_143_493)
 							tn_143_493 := ((c_143_493 * u1_143_493) - u0_143_493)
-							dx_143_493 := ((float64(minusPi) * s_143_493) * p_143_493)
-							peak_143_493 := math.Float64frombits((math.Float64bits(one_143_493) | (math.Float64bits(u1_143_493) & sign_143_493)))
-							dn_143_493 := merge((((float64(piC) * d_143_493) * tn_143_493) / s_143_493), peak_143_493, (s_143_493 != float64(0)))
+							dx_143_493 := (s_143_493 * p_143_493)
+							peak_143_493 := float64(invPi)
+							if n_143_493&1 == 0 {
+								peak_143_493 = math.Float64frombits((math.Float64bits(peak_143_493) ^ f_143_493))
+							}
+							dn_143_493 := merge(((d_143_493 * tn_143_493) / s_143_493), peak_143_493, (s_143_493 != float64(0)))
 							r0_0_143_493, r1_0_143_493, r2_0_143_493 = u1_143_493, dx_143_493, dn_143_493
 						}
 						s_142_493, dx_142_493, dn_142_493 = r0_0_143_493, r1_0_143_493, r2_0_143_493
@@ -27509,7 +27534,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 							s_145_493 := merge(nv_145_493, (sn_145_493 / s1_145_493), at_145_493)
 							pd_145_493 := (pi_145_493 * d_145_493)
 							npd_145_493 := (nv_145_493 * pd_145_493)
-							dx_145_493 := ((pi_145_493 * (((nv_145_493 * cn_145_493) * s1_145_493) - (sn_145_493 * c1_145_493))) / (s1_145_493 * s1_145_493))
+							dx_145_493 := (((sn_145_493 * c1_145_493) - ((nv_145_493 * cn_145_493) * s1_145_493)) / (s1_145_493 * s1_145_493))
 							var r0_0_149_493 float64
 							{
 								n_149_493, x_149_493 := nv_145_493, pd_145_493
@@ -27518,9 +27543,9 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 								b_149_493 := ((((((((float64(3) * n2_149_493) * n2_149_493) - (float64(10) * n2_149_493)) + float64(7)) * x_149_493) * x_149_493) * x_149_493) / float64(90))
 								r0_0_149_493 = (n_149_493 * (a_149_493 + b_149_493))
 							}
-							dx_145_493 = merge((pi_145_493 * r0_0_149_493), dx_145_493, ((npd_145_493 * npd_145_493) < float64(seriesMax2)))
+							dx_145_493 = merge((float64((-1)) * r0_0_149_493), dx_145_493, ((npd_145_493 * npd_145_493) < float64(seriesMax2)))
 							dx_145_493 = merge(float64(0), dx_145_493, at_145_493)
-							dn_145_493 := merge(float64(1), ((pd_145_493 * cn_145_493) / s1_145_493), at_145_493)
+							dn_145_493 := merge(float64(invPi), ((d_145_493 * cn_145_493) / s1_145_493), at_145_493)
 							r0_0_145_493, r1_0_145_493, r2_0_145_493 = s_145_493, dx_145_493, dn_145_493
 						}
 						s_142_493, dx_142_493, dn_142_493 = r0_0_145_493, r1_0_145_493, r2_0_145_493
@@ -27548,7 +27573,6 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 			)
 			{
 				k_495, ia_495, cube_495, e_495, h_495, kk_495, l_495, sa_495, sb_495, sc_495, ha_495, hb_495, hc_495, nda_495, ndb_495, ndc_495, s_495, def_495, sig_495, sna_495, snb_495, snc_495, hkl_495, at_495, stride_495 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_495 := float64(2)
 				fl_495 := ((sa_495 * sb_495) * sc_495)
 				var (
 					r0_0_169_495 float64
@@ -27560,7 +27584,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 					r6_0_169_495 float64
 				)
 				{
-					k_169_495, ia_169_495, cube_169_495, two_169_495, h_169_495, kk_169_495, l_169_495, fl_169_495, s_169_495, def_169_495 := k_495, ia_495, cube_495, two_495, h_495, kk_495, l_495, fl_495, s_495, def_495
+					k_169_495, ia_169_495, cube_169_495, h_169_495, kk_169_495, l_169_495, fl_169_495, s_169_495, def_169_495 := k_495, ia_495, cube_495, h_495, kk_495, l_495, fl_495, s_495, def_495
 					r_169_495 := k_169_495.lr
 					zero_169_495 := float64(0)
 					fc_169_495, fd_169_495, fh_169_495, fk_169_495, fkl_169_495 := (&r_169_495.defaultF)[0], float64(1), zero_169_495, zero_169_495, zero_169_495
@@ -27610,13 +27634,12 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 					s1_169_495 := (s_169_495 + (ffl_169_495 * fl_169_495))
 					def1_169_495 := def_169_495
 					if k_169_495.perDef {
-						def1_169_495 = (def_169_495 + ((((two_169_495 * fc_169_495) * fl_169_495) * fl_169_495) * fd_169_495))
+						def1_169_495 = (def_169_495 + (((fc_169_495 * fl_169_495) * fl_169_495) * fd_169_495))
 					}
 					r0_0_169_495, r1_0_169_495, r2_0_169_495, r3_0_169_495, r4_0_169_495, r5_0_169_495, r6_0_169_495 = ffl_169_495, s1_169_495, def1_169_495, fc_169_495, fh_169_495, fk_169_495, fkl_169_495
 				}
 				ffl_495, s1_495, def1_495, fc_495, fh_495, fk_495, fkl_495 := r0_0_169_495, r1_0_169_495, r2_0_169_495, r3_0_169_495, r4_0_169_495, r5_0_169_495, r6_0_169_495
-				tfl_495 := (two_495 * ffl_495)
-				xa_495, xb_495, xc_495 := (tfl_495 * (sb_495 * sc_495)), (tfl_495 * (sa_495 * sc_495)), (tfl_495 * (sa_495 * sb_495))
+				xa_495, xb_495, xc_495 := (ffl_495 * (sb_495 * sc_495)), (ffl_495 * (sa_495 * sc_495)), (ffl_495 * (sa_495 * sb_495))
 				hbar_495, kbar_495, lbar_495 := (xa_495 * ha_495), (xb_495 * hb_495), (xc_495 * hc_495)
 				var (
 					r0_0_172_495 float64
@@ -27624,8 +27647,7 @@ func (k *kernel) termsGradAxesLanes(si int, oinc [][3]laneVal, t *termLanes, cub
 					r2_0_172_495 float64
 				)
 				{
-					two_172_495, fc_172_495, flatt_172_495, fh_172_495, fk_172_495, fl_172_495, hbar_172_495, kbar_172_495, lbar_172_495 := two_495, fc_495, fl_495, fh_495, fk_495, fkl_495, hbar_495, kbar_495, lbar_495
-					_ = two_172_495
+					fc_172_495, flatt_172_495, fh_172_495, fk_172_495, fl_172_495, hbar_172_495, kbar_172_495, lbar_172_495 := fc_495, fl_495, fh_495, fk_495, fkl_495, hbar_495, kbar_495, lbar_495
 					_ = fc_172_495
 					_ = flatt_172_495
 					_ = fh_172_495
@@ -27800,9 +27822,12 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_127_500, u1_127_500 = u1_127_500, ((c2_127_500 * u1_127_500) - u0_127_500)
 							tn_127_500 := ((c_127_500 * u1_127_500) - u0_127_500)
-							dx_127_500 := ((float64(minusPi) * s_127_500) * p_127_500)
-							peak_127_500 := math.Float64frombits((math.Float64bits(one_127_500) | (math.Float64bits(u1_127_500) & sign_127_500)))
-							dn_127_500 := merge((((float64(piC) * d_127_500) * tn_127_500) / s_127_500), peak_127_500, (s_127_500 != float64(0)))
+							dx_127_500 := (s_127_500 * p_127_500)
+							peak_127_500 := float64(invPi)
+							if n_127_500&1 == 0 {
+								peak_127_500 = math.Float64frombits((math.Float64bits(peak_127_500) ^ f_127_500))
+							}
+							dn_127_500 := merge(((d_127_500 * tn_127_500) / s_127_500), peak_127_500, (s_127_500 != float64(0)))
 							r0_0_127_500, r1_0_127_500, r2_0_127_500 = u1_127_500, dx_127_500, dn_127_500
 						}
 						s_126_500, dx_126_500, dn_126_500 = r0_0_127_500, r1_0_127_500, r2_0_127_500
@@ -27912,7 +27937,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							s_129_500 := merge(nv_129_500, (sn_129_500 / s1_129_500), at_129_500)
 							pd_129_500 := (pi_129_500 * d_129_500)
 							npd_129_500 := (nv_129_500 * pd_129_500)
-							dx_129_500 := ((pi_129_500 * (((nv_129_500 * cn_129_500) * s1_129_500) - (sn_129_500 * c1_129_500))) / (s1_129_500 * s1_129_500))
+							dx_129_500 := (((sn_129_500 * c1_129_500) - ((nv_129_500 * cn_129_500) * s1_129_500)) / (s1_129_500 * s1_129_500))
 							var r0_0_133_500 float64
 							{
 								n_133_500, x_133_500 := nv_129_500, pd_129_500
@@ -27921,9 +27946,9 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								b_133_500 := ((((((((float64(3) * n2_133_500) * n2_133_500) - (float64(10) * n2_133_500)) + float64(7)) * x_133_500) * x_133_500) * x_133_500) / float64(90))
 								r0_0_133_500 = (n_133_500 * (a_133_500 + b_133_500))
 							}
-							dx_129_500 = merge((pi_129_500 * r0_0_133_500), dx_129_500, ((npd_129_500 * npd_129_500) < float64(seriesMax2)))
+							dx_129_500 = merge((float64((-1)) * r0_0_133_500), dx_129_500, ((npd_129_500 * npd_129_500) < float64(seriesMax2)))
 							dx_129_500 = merge(float64(0), dx_129_500, at_129_500)
-							dn_129_500 := merge(float64(1), ((pd_129_500 * cn_129_500) / s1_129_500), at_129_500)
+							dn_129_500 := merge(float64(invPi), ((d_129_500 * cn_129_500) / s1_129_500), at_129_500)
 							r0_0_129_500, r1_0_129_500, r2_0_129_500 = s_129_500, dx_129_500, dn_129_500
 						}
 						s_126_500, dx_126_500, dn_126_500 = r0_0_129_500, r1_0_129_500, r2_0_129_500
@@ -27985,9 +28010,12 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_135_500, u1_135_500 = u1_135_500, ((c2_135_500 * u1_135_500) - u0_135_500)
 							tn_135_500 := ((c_135_500 * u1_135_500) - u0_135_500)
-							dx_135_500 := ((float64(minusPi) * s_135_500) * p_135_500)
-							peak_135_500 := math.Float64frombits((math.Float64bits(one_135_500) | (math.Float64bits(u1_135_500) & sign_135_500)))
-							dn_135_500 := merge((((float64(piC) * d_135_500) * tn_135_500) / s_135_500), peak_135_500, (s_135_500 != float64(0)))
+							dx_135_500 := (s_135_500 * p_135_500)
+							peak_135_500 := float64(invPi)
+							if n_135_500&1 == 0 {
+								peak_135_500 = math.Float64frombits((math.Float64bits(peak_135_500) ^ f_135_500))
+							}
+							dn_135_500 := merge(((d_135_500 * tn_135_500) / s_135_500), peak_135_500, (s_135_500 != float64(0)))
 							r0_0_135_500, r1_0_135_500, r2_0_135_500 = u1_135_500, dx_135_500, dn_135_500
 						}
 						s_134_500, dx_134_500, dn_134_500 = r0_0_135_500, r1_0_135_500, r2_0_135_500
@@ -28097,7 +28125,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							s_137_500 := merge(nv_137_500, (sn_137_500 / s1_137_500), at_137_500)
 							pd_137_500 := (pi_137_500 * d_137_500)
 							npd_137_500 := (nv_137_500 * pd_137_500)
-							dx_137_500 := ((pi_137_500 * (((nv_137_500 * cn_137_500) * s1_137_500) - (sn_137_500 * c1_137_500))) / (s1_137_500 * s1_137_500))
+							dx_137_500 := (((sn_137_500 * c1_137_500) - ((nv_137_500 * cn_137_500) * s1_137_500)) / (s1_137_500 * s1_137_500))
 							var r0_0_141_500 float64
 							{
 								n_141_500, x_141_500 := nv_137_500, pd_137_500
@@ -28106,9 +28134,9 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								b_141_500 := ((((((((float64(3) * n2_141_500) * n2_141_500) - (float64(10) * n2_141_500)) + float64(7)) * x_141_500) * x_141_500) * x_141_500) / float64(90))
 								r0_0_141_500 = (n_141_500 * (a_141_500 + b_141_500))
 							}
-							dx_137_500 = merge((pi_137_500 * r0_0_141_500), dx_137_500, ((npd_137_500 * npd_137_500) < float64(seriesMax2)))
+							dx_137_500 = merge((float64((-1)) * r0_0_141_500), dx_137_500, ((npd_137_500 * npd_137_500) < float64(seriesMax2)))
 							dx_137_500 = merge(float64(0), dx_137_500, at_137_500)
-							dn_137_500 := merge(float64(1), ((pd_137_500 * cn_137_500) / s1_137_500), at_137_500)
+							dn_137_500 := merge(float64(invPi), ((d_137_500 * cn_137_500) / s1_137_500), at_137_500)
 							r0_0_137_500, r1_0_137_500, r2_0_137_500 = s_137_500, dx_137_500, dn_137_500
 						}
 						s_134_500, dx_134_500, dn_134_500 = r0_0_137_500, r1_0_137_500, r2_0_137_500
@@ -28170,9 +28198,12 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							}
 							u0_143_500, u1_143_500 = u1_143_500, ((c2_143_500 * u1_143_500) - u0_143_500)
 							tn_143_500 := ((c_143_500 * u1_143_500) - u0_143_500)
-							dx_143_500 := ((float64(minusPi) * s_143_500) * p_143_500)
-							peak_143_500 := math.Float64frombits((math.Float64bits(one_143_500) | (math.Float64bits(u1_143_500) & sign_143_500)))
-							dn_143_500 := merge((((float64(piC) * d_143_500) * tn_143_500) / s_143_500), peak_143_500, (s_143_500 != float64(0)))
+							dx_143_500 := (s_143_500 * p_143_500)
+							peak_143_500 := float64(invPi)
+							if n_143_500&1 == 0 {
+								peak_143_500 = math.Float64frombits((math.Float64bits(peak_143_500) ^ f_143_500))
+							}
+							dn_143_500 := merge(((d_143_500 * tn_143_500) / s_143_500), peak_143_500, (s_143_500 != float64(0)))
 							r0_0_143_500, r1_0_143_500, r2_0_143_500 = u1_143_500, dx_143_500, dn_143_500
 						}
 						s_142_500, dx_142_500, dn_142_500 = r0_0_143_500, r1_0_143_500, r2_0_143_500
@@ -28282,7 +28313,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 							s_145_500 := merge(nv_145_500, (sn_145_500 / s1_145_500), at_145_500)
 							pd_145_500 := (pi_145_500 * d_145_500)
 							npd_145_500 := (nv_145_500 * pd_145_500)
-							dx_145_500 := ((pi_145_500 * (((nv_145_500 * cn_145_500) * s1_145_500) - (sn_145_500 * c1_145_500))) / (s1_145_500 * s1_145_500))
+							dx_145_500 := (((sn_145_500 * c1_145_500) - ((nv_145_500 * cn_145_500) * s1_145_500)) / (s1_145_500 * s1_145_500))
 							var r0_0_149_500 float64
 							{
 								n_149_500, x_149_500 := nv_145_500, pd_145_500
@@ -28291,9 +28322,9 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 								b_149_500 := ((((((((float64(3) * n2_149_500) * n2_149_500) - (float64(10) * n2_149_500)) + float64(7)) * x_149_500) * x_149_500) * x_149_500) / float64(90))
 								r0_0_149_500 = (n_149_500 * (a_149_500 + b_149_500))
 							}
-							dx_145_500 = merge((pi_145_500 * r0_0_149_500), dx_145_500, ((npd_145_500 * npd_145_500) < float64(seriesMax2)))
+							dx_145_500 = merge((float64((-1)) * r0_0_149_500), dx_145_500, ((npd_145_500 * npd_145_500) < float64(seriesMax2)))
 							dx_145_500 = merge(float64(0), dx_145_500, at_145_500)
-							dn_145_500 := merge(float64(1), ((pd_145_500 * cn_145_500) / s1_145_500), at_145_500)
+							dn_145_500 := merge(float64(invPi), ((d_145_500 * cn_145_500) / s1_145_500), at_145_500)
 							r0_0_145_500, r1_0_145_500, r2_0_145_500 = s_145_500, dx_145_500, dn_145_500
 						}
 						s_142_500, dx_142_500, dn_142_500 = r0_0_145_500, r1_0_145_500, r2_0_145_500
@@ -28320,7 +28351,6 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 			)
 			{
 				k_502, ia_502, cube_502, e_502, h_502, kk_502, l_502, sa_502, sb_502, sc_502, ha_502, hb_502, hc_502, nda_502, ndb_502, ndc_502, s_502, def_502, sig_502, sna_502, snb_502, snc_502, hkl_502, at_502, stride_502 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_502 := float64(2)
 				fl_502 := ((sa_502 * sb_502) * sc_502)
 				var (
 					r0_0_169_502 float64
@@ -28332,7 +28362,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 					r6_0_169_502 float64
 				)
 				{
-					k_169_502, ia_169_502, cube_169_502, two_169_502, h_169_502, kk_169_502, l_169_502, fl_169_502, s_169_502, def_169_502 := k_502, ia_502, cube_502, two_502, h_502, kk_502, l_502, fl_502, s_502, def_502
+					k_169_502, ia_169_502, cube_169_502, h_169_502, kk_169_502, l_169_502, fl_169_502, s_169_502, def_169_502 := k_502, ia_502, cube_502, h_502, kk_502, l_502, fl_502, s_502, def_502
 					r_169_502 := k_169_502.lr
 					zero_169_502 := float64(0)
 					fc_169_502, fd_169_502, fh_169_502, fk_169_502, fkl_169_502 := (&r_169_502.defaultF)[0], float64(1), zero_169_502, zero_169_502, zero_169_502
@@ -28382,13 +28412,12 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 					s1_169_502 := (s_169_502 + (ffl_169_502 * fl_169_502))
 					def1_169_502 := def_169_502
 					if k_169_502.perDef {
-						def1_169_502 = (def_169_502 + ((((two_169_502 * fc_169_502) * fl_169_502) * fl_169_502) * fd_169_502))
+						def1_169_502 = (def_169_502 + (((fc_169_502 * fl_169_502) * fl_169_502) * fd_169_502))
 					}
 					r0_0_169_502, r1_0_169_502, r2_0_169_502, r3_0_169_502, r4_0_169_502, r5_0_169_502, r6_0_169_502 = ffl_169_502, s1_169_502, def1_169_502, fc_169_502, fh_169_502, fk_169_502, fkl_169_502
 				}
 				ffl_502, s1_502, def1_502, fc_502, fh_502, fk_502, fkl_502 := r0_0_169_502, r1_0_169_502, r2_0_169_502, r3_0_169_502, r4_0_169_502, r5_0_169_502, r6_0_169_502
-				tfl_502 := (two_502 * ffl_502)
-				xa_502, xb_502, xc_502 := (tfl_502 * (sb_502 * sc_502)), (tfl_502 * (sa_502 * sc_502)), (tfl_502 * (sa_502 * sb_502))
+				xa_502, xb_502, xc_502 := (ffl_502 * (sb_502 * sc_502)), (ffl_502 * (sa_502 * sc_502)), (ffl_502 * (sa_502 * sb_502))
 				hbar_502, kbar_502, lbar_502 := (xa_502 * ha_502), (xb_502 * hb_502), (xc_502 * hc_502)
 				var (
 					r0_0_172_502 float64
@@ -28396,8 +28425,7 @@ func (k *kernel) termsGradAxesDminLanes(si int, oinc [][3]laneVal, t *termLanes,
 					r2_0_172_502 float64
 				)
 				{
-					two_172_502, fc_172_502, flatt_172_502, fh_172_502, fk_172_502, fl_172_502, hbar_172_502, kbar_172_502, lbar_172_502 := two_502, fc_502, fl_502, fh_502, fk_502, fkl_502, hbar_502, kbar_502, lbar_502
-					_ = two_172_502
+					fc_172_502, flatt_172_502, fh_172_502, fk_172_502, fl_172_502, hbar_172_502, kbar_172_502, lbar_172_502 := fc_502, fl_502, fh_502, fk_502, fkl_502, hbar_502, kbar_502, lbar_502
 					_ = fc_172_502
 					_ = flatt_172_502
 					_ = fh_172_502
@@ -28575,9 +28603,12 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							}
 							u0_127_507, u1_127_507 = u1_127_507, ((c2_127_507 * u1_127_507) - u0_127_507)
 							tn_127_507 := ((c_127_507 * u1_127_507) - u0_127_507)
-							dx_127_507 := ((float64(minusPi) * s_127_507) * p_127_507)
-							peak_127_507 := math.Float64frombits((math.Float64bits(one_127_507) | (math.Float64bits(u1_127_507) & sign_127_507)))
-							dn_127_507 := merge((((float64(piC) * d_127_507) * tn_127_507) / s_127_507), peak_127_507, (s_127_507 != float64(0)))
+							dx_127_507 := (s_127_507 * p_127_507)
+							peak_127_507 := float64(invPi)
+							if n_127_507&1 == 0 {
+								peak_127_507 = math.Float64frombits((math.Float64bits(peak_127_507) ^ f_127_507))
+							}
+							dn_127_507 := merge(((d_127_507 * tn_127_507) / s_127_507), peak_127_507, (s_127_507 != float64(0)))
 							r0_0_127_507, r1_0_127_507, r2_0_127_507 = u1_127_507, dx_127_507, dn_127_507
 						}
 						s_126_507, dx_126_507, dn_126_507 = r0_0_127_507, r1_0_127_507, r2_0_127_507
@@ -28687,7 +28718,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							s_129_507 := merge(nv_129_507, (sn_129_507 / s1_129_507), at_129_507)
 							pd_129_507 := (pi_129_507 * d_129_507)
 							npd_129_507 := (nv_129_507 * pd_129_507)
-							dx_129_507 := ((pi_129_507 * (((nv_129_507 * cn_129_507) * s1_129_507) - (sn_129_507 * c1_129_507))) / (s1_129_507 * s1_129_507))
+							dx_129_507 := (((sn_129_507 * c1_129_507) - ((nv_129_507 * cn_129_507) * s1_129_507)) / (s1_129_507 * s1_129_507))
 							var r0_0_133_507 float64
 							{
 								n_133_507, x_133_507 := nv_129_507, pd_129_507
@@ -28696,9 +28727,9 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								b_133_507 := ((((((((float64(3) * n2_133_507) * n2_133_507) - (float64(10) * n2_133_507)) + float64(7)) * x_133_507) * x_133_507) * x_133_507) / float64(90))
 								r0_0_133_507 = (n_133_507 * (a_133_507 + b_133_507))
 							}
-							dx_129_507 = merge((pi_129_507 * r0_0_133_507), dx_129_507, ((npd_129_507 * npd_129_507) < float64(seriesMax2)))
+							dx_129_507 = merge((float64((-1)) * r0_0_133_507), dx_129_507, ((npd_129_507 * npd_129_507) < float64(seriesMax2)))
 							dx_129_507 = merge(float64(0), dx_129_507, at_129_507)
-							dn_129_507 := merge(float64(1), ((pd_129_507 * cn_129_507) / s1_129_507), at_129_507)
+							dn_129_507 := merge(float64(invPi), ((d_129_507 * cn_129_507) / s1_129_507), at_129_507)
 							r0_0_129_507, r1_0_129_507, r2_0_129_507 = s_129_507, dx_129_507, dn_129_507
 						}
 						s_126_507, dx_126_507, dn_126_507 = r0_0_129_507, r1_0_129_507, r2_0_129_507
@@ -28760,9 +28791,12 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							}
 							u0_135_507, u1_135_507 = u1_135_507, ((c2_135_507 * u1_135_507) - u0_135_507)
 							tn_135_507 := ((c_135_507 * u1_135_507) - u0_135_507)
-							dx_135_507 := ((float64(minusPi) * s_135_507) * p_135_507)
-							peak_135_507 := math.Float64frombits((math.Float64bits(one_135_507) | (math.Float64bits(u1_135_507) & sign_135_507)))
-							dn_135_507 := merge((((float64(piC) * d_135_507) * tn_135_507) / s_135_507), peak_135_507, (s_135_507 != float64(0)))
+							dx_135_507 := (s_135_507 * p_135_507)
+							peak_135_507 := float64(invPi)
+							if n_135_507&1 == 0 {
+								peak_135_507 = math.Float64frombits((math.Float64bits(peak_135_507) ^ f_135_507))
+							}
+							dn_135_507 := merge(((d_135_507 * tn_135_507) / s_135_507), peak_135_507, (s_135_507 != float64(0)))
 							r0_0_135_507, r1_0_135_507, r2_0_135_507 = u1_135_507, dx_135_507, dn_135_507
 						}
 						s_134_507, dx_134_507, dn_134_507 = r0_0_135_507, r1_0_135_507, r2_0_135_507
@@ -28872,7 +28906,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							s_137_507 := merge(nv_137_507, (sn_137_507 / s1_137_507), at_137_507)
 							pd_137_507 := (pi_137_507 * d_137_507)
 							npd_137_507 := (nv_137_507 * pd_137_507)
-							dx_137_507 := ((pi_137_507 * (((nv_137_507 * cn_137_507) * s1_137_507) - (sn_137_507 * c1_137_507))) / (s1_137_507 * s1_137_507))
+							dx_137_507 := (((sn_137_507 * c1_137_507) - ((nv_137_507 * cn_137_507) * s1_137_507)) / (s1_137_507 * s1_137_507))
 							var r0_0_141_507 float64
 							{
 								n_141_507, x_141_507 := nv_137_507, pd_137_507
@@ -28881,9 +28915,9 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								b_141_507 := ((((((((float64(3) * n2_141_507) * n2_141_507) - (float64(10) * n2_141_507)) + float64(7)) * x_141_507) * x_141_507) * x_141_507) / float64(90))
 								r0_0_141_507 = (n_141_507 * (a_141_507 + b_141_507))
 							}
-							dx_137_507 = merge((pi_137_507 * r0_0_141_507), dx_137_507, ((npd_137_507 * npd_137_507) < float64(seriesMax2)))
+							dx_137_507 = merge((float64((-1)) * r0_0_141_507), dx_137_507, ((npd_137_507 * npd_137_507) < float64(seriesMax2)))
 							dx_137_507 = merge(float64(0), dx_137_507, at_137_507)
-							dn_137_507 := merge(float64(1), ((pd_137_507 * cn_137_507) / s1_137_507), at_137_507)
+							dn_137_507 := merge(float64(invPi), ((d_137_507 * cn_137_507) / s1_137_507), at_137_507)
 							r0_0_137_507, r1_0_137_507, r2_0_137_507 = s_137_507, dx_137_507, dn_137_507
 						}
 						s_134_507, dx_134_507, dn_134_507 = r0_0_137_507, r1_0_137_507, r2_0_137_507
@@ -28945,9 +28979,12 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							}
 							u0_143_507, u1_143_507 = u1_143_507, ((c2_143_507 * u1_143_507) - u0_143_507)
 							tn_143_507 := ((c_143_507 * u1_143_507) - u0_143_507)
-							dx_143_507 := ((float64(minusPi) * s_143_507) * p_143_507)
-							peak_143_507 := math.Float64frombits((math.Float64bits(one_143_507) | (math.Float64bits(u1_143_507) & sign_143_507)))
-							dn_143_507 := merge((((float64(piC) * d_143_507) * tn_143_507) / s_143_507), peak_143_507, (s_143_507 != float64(0)))
+							dx_143_507 := (s_143_507 * p_143_507)
+							peak_143_507 := float64(invPi)
+							if n_143_507&1 == 0 {
+								peak_143_507 = math.Float64frombits((math.Float64bits(peak_143_507) ^ f_143_507))
+							}
+							dn_143_507 := merge(((d_143_507 * tn_143_507) / s_143_507), peak_143_507, (s_143_507 != float64(0)))
 							r0_0_143_507, r1_0_143_507, r2_0_143_507 = u1_143_507, dx_143_507, dn_143_507
 						}
 						s_142_507, dx_142_507, dn_142_507 = r0_0_143_507, r1_0_143_507, r2_0_143_507
@@ -29057,7 +29094,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 							s_145_507 := merge(nv_145_507, (sn_145_507 / s1_145_507), at_145_507)
 							pd_145_507 := (pi_145_507 * d_145_507)
 							npd_145_507 := (nv_145_507 * pd_145_507)
-							dx_145_507 := ((pi_145_507 * (((nv_145_507 * cn_145_507) * s1_145_507) - (sn_145_507 * c1_145_507))) / (s1_145_507 * s1_145_507))
+							dx_145_507 := (((sn_145_507 * c1_145_507) - ((nv_145_507 * cn_145_507) * s1_145_507)) / (s1_145_507 * s1_145_507))
 							var r0_0_149_507 float64
 							{
 								n_149_507, x_149_507 := nv_145_507, pd_145_507
@@ -29066,9 +29103,9 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 								b_149_507 := ((((((((float64(3) * n2_149_507) * n2_149_507) - (float64(10) * n2_149_507)) + float64(7)) * x_149_507) * x_149_507) * x_149_507) / float64(90))
 								r0_0_149_507 = (n_149_507 * (a_149_507 + b_149_507))
 							}
-							dx_145_507 = merge((pi_145_507 * r0_0_149_507), dx_145_507, ((npd_145_507 * npd_145_507) < float64(seriesMax2)))
+							dx_145_507 = merge((float64((-1)) * r0_0_149_507), dx_145_507, ((npd_145_507 * npd_145_507) < float64(seriesMax2)))
 							dx_145_507 = merge(float64(0), dx_145_507, at_145_507)
-							dn_145_507 := merge(float64(1), ((pd_145_507 * cn_145_507) / s1_145_507), at_145_507)
+							dn_145_507 := merge(float64(invPi), ((d_145_507 * cn_145_507) / s1_145_507), at_145_507)
 							r0_0_145_507, r1_0_145_507, r2_0_145_507 = s_145_507, dx_145_507, dn_145_507
 						}
 						s_142_507, dx_142_507, dn_142_507 = r0_0_145_507, r1_0_145_507, r2_0_145_507
@@ -29096,7 +29133,6 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 			)
 			{
 				k_509, ia_509, cube_509, e_509, h_509, kk_509, l_509, sa_509, sb_509, sc_509, ha_509, hb_509, hc_509, nda_509, ndb_509, ndc_509, s_509, def_509, sig_509, sna_509, snb_509, snc_509, hkl_509, at_509, stride_509 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_509 := float64(2)
 				fl_509 := ((sa_509 * sb_509) * sc_509)
 				var (
 					r0_0_468_509 float64
@@ -29108,7 +29144,7 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 					r6_0_468_509 float64
 				)
 				{
-					k_468_509, ia_468_509, cube_468_509, two_468_509, h_468_509, kk_468_509, l_468_509, fl_468_509, s_468_509, def_468_509 := k_509, ia_509, cube_509, two_509, h_509, kk_509, l_509, fl_509, s_509, def_509
+					k_468_509, ia_468_509, cube_468_509, h_468_509, kk_468_509, l_468_509, fl_468_509, s_468_509, def_468_509 := k_509, ia_509, cube_509, h_509, kk_509, l_509, fl_509, s_509, def_509
 					r_468_509 := k_468_509.lr
 					zero_468_509 := float64(0)
 					fc_468_509, fd_468_509, fh_468_509, fk_468_509, fkl_468_509 := (&r_468_509.defaultF)[0], float64(1), zero_468_509, zero_468_509, zero_468_509
@@ -29334,13 +29370,12 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 					s1_468_509 := (s_468_509 + (ffl_468_509 * fl_468_509))
 					def1_468_509 := def_468_509
 					if k_468_509.perDef {
-						def1_468_509 = (def_468_509 + ((((two_468_509 * fc_468_509) * fl_468_509) * fl_468_509) * fd_468_509))
+						def1_468_509 = (def_468_509 + (((fc_468_509 * fl_468_509) * fl_468_509) * fd_468_509))
 					}
 					r0_0_468_509, r1_0_468_509, r2_0_468_509, r3_0_468_509, r4_0_468_509, r5_0_468_509, r6_0_468_509 = ffl_468_509, s1_468_509, def1_468_509, fc_468_509, fh_468_509, fk_468_509, fkl_468_509
 				}
 				ffl_509, s1_509, def1_509, fc_509, fh_509, fk_509, fkl_509 := r0_0_468_509, r1_0_468_509, r2_0_468_509, r3_0_468_509, r4_0_468_509, r5_0_468_509, r6_0_468_509
-				tfl_509 := (two_509 * ffl_509)
-				xa_509, xb_509, xc_509 := (tfl_509 * (sb_509 * sc_509)), (tfl_509 * (sa_509 * sc_509)), (tfl_509 * (sa_509 * sb_509))
+				xa_509, xb_509, xc_509 := (ffl_509 * (sb_509 * sc_509)), (ffl_509 * (sa_509 * sc_509)), (ffl_509 * (sa_509 * sb_509))
 				hbar_509, kbar_509, lbar_509 := (xa_509 * ha_509), (xb_509 * hb_509), (xc_509 * hc_509)
 				var (
 					r0_0_470_509 float64
@@ -29348,8 +29383,8 @@ func (k *kernel) termsGradAxesInterpLanes(si int, oinc [][3]laneVal, t *termLane
 					r2_0_470_509 float64
 				)
 				{
-					two_470_509, fc_470_509, flatt_470_509, fh_470_509, fk_470_509, fl_470_509, hbar_470_509, kbar_470_509, lbar_470_509 := two_509, fc_509, fl_509, fh_509, fk_509, fkl_509, hbar_509, kbar_509, lbar_509
-					g_470_509 := (((two_470_509 * fc_470_509) * flatt_470_509) * flatt_470_509)
+					fc_470_509, flatt_470_509, fh_470_509, fk_470_509, fl_470_509, hbar_470_509, kbar_470_509, lbar_470_509 := fc_509, fl_509, fh_509, fk_509, fkl_509, hbar_509, kbar_509, lbar_509
+					g_470_509 := (((float64(minusInvPi) * fc_470_509) * flatt_470_509) * flatt_470_509)
 					r0_0_470_509, r1_0_470_509, r2_0_470_509 = (hbar_470_509 + (g_470_509 * fh_470_509)), (kbar_470_509 + (g_470_509 * fk_470_509)), (lbar_470_509 + (g_470_509 * fl_470_509))
 				}
 				hbar_509, kbar_509, lbar_509 = r0_0_470_509, r1_0_470_509, r2_0_470_509
@@ -29512,9 +29547,12 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_161_514, u1_161_514 = u1_161_514, ((c2_161_514 * u1_161_514) - u0_161_514)
 					tn_161_514 := ((c_161_514 * u1_161_514) - u0_161_514)
-					dx_161_514 := ((float64(minusPi) * s_161_514) * p_161_514)
-					peak_161_514 := math.Float64frombits((math.Float64bits(one_161_514) | (math.Float64bits(u1_161_514) & sign_161_514)))
-					dn_161_514 := merge((((float64(piC) * d_161_514) * tn_161_514) / s_161_514), peak_161_514, (s_161_514 != float64(0)))
+					dx_161_514 := (s_161_514 * p_161_514)
+					peak_161_514 := float64(invPi)
+					if n_161_514&1 == 0 {
+						peak_161_514 = math.Float64frombits((math.Float64bits(peak_161_514) ^ f_161_514))
+					}
+					dn_161_514 := merge(((d_161_514 * tn_161_514) / s_161_514), peak_161_514, (s_161_514 != float64(0)))
 					r0_0_161_514, r1_0_161_514, r2_0_161_514 = u1_161_514, dx_161_514, dn_161_514
 				}
 				sa_514, ha_514, na_514 := r0_0_161_514, r1_0_161_514, r2_0_161_514
@@ -29563,9 +29601,12 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_163_514, u1_163_514 = u1_163_514, ((c2_163_514 * u1_163_514) - u0_163_514)
 					tn_163_514 := ((c_163_514 * u1_163_514) - u0_163_514)
-					dx_163_514 := ((float64(minusPi) * s_163_514) * p_163_514)
-					peak_163_514 := math.Float64frombits((math.Float64bits(one_163_514) | (math.Float64bits(u1_163_514) & sign_163_514)))
-					dn_163_514 := merge((((float64(piC) * d_163_514) * tn_163_514) / s_163_514), peak_163_514, (s_163_514 != float64(0)))
+					dx_163_514 := (s_163_514 * p_163_514)
+					peak_163_514 := float64(invPi)
+					if n_163_514&1 == 0 {
+						peak_163_514 = math.Float64frombits((math.Float64bits(peak_163_514) ^ f_163_514))
+					}
+					dn_163_514 := merge(((d_163_514 * tn_163_514) / s_163_514), peak_163_514, (s_163_514 != float64(0)))
 					r0_0_163_514, r1_0_163_514, r2_0_163_514 = u1_163_514, dx_163_514, dn_163_514
 				}
 				sb_514, hb_514, nb_514 := r0_0_163_514, r1_0_163_514, r2_0_163_514
@@ -29614,9 +29655,12 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_165_514, u1_165_514 = u1_165_514, ((c2_165_514 * u1_165_514) - u0_165_514)
 					tn_165_514 := ((c_165_514 * u1_165_514) - u0_165_514)
-					dx_165_514 := ((float64(minusPi) * s_165_514) * p_165_514)
-					peak_165_514 := math.Float64frombits((math.Float64bits(one_165_514) | (math.Float64bits(u1_165_514) & sign_165_514)))
-					dn_165_514 := merge((((float64(piC) * d_165_514) * tn_165_514) / s_165_514), peak_165_514, (s_165_514 != float64(0)))
+					dx_165_514 := (s_165_514 * p_165_514)
+					peak_165_514 := float64(invPi)
+					if n_165_514&1 == 0 {
+						peak_165_514 = math.Float64frombits((math.Float64bits(peak_165_514) ^ f_165_514))
+					}
+					dn_165_514 := merge(((d_165_514 * tn_165_514) / s_165_514), peak_165_514, (s_165_514 != float64(0)))
 					r0_0_165_514, r1_0_165_514, r2_0_165_514 = u1_165_514, dx_165_514, dn_165_514
 				}
 				sc_514, hc_514, nc_514 := r0_0_165_514, r1_0_165_514, r2_0_165_514
@@ -29640,7 +29684,6 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 			)
 			{
 				k_516, ia_516, cube_516, e_516, h_516, kk_516, l_516, sa_516, sb_516, sc_516, ha_516, hb_516, hc_516, nda_516, ndb_516, ndc_516, s_516, def_516, sig_516, sna_516, snb_516, snc_516, hkl_516, at_516, stride_516 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_516 := float64(2)
 				fl_516 := ((sa_516 * sb_516) * sc_516)
 				var (
 					r0_0_474_516 float64
@@ -29652,7 +29695,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r6_0_474_516 float64
 				)
 				{
-					k_474_516, ia_474_516, cube_474_516, two_474_516, h_474_516, kk_474_516, l_474_516, fl_474_516, s_474_516, def_474_516 := k_516, ia_516, cube_516, two_516, h_516, kk_516, l_516, fl_516, s_516, def_516
+					k_474_516, ia_474_516, cube_474_516, h_474_516, kk_474_516, l_474_516, fl_474_516, s_474_516, def_474_516 := k_516, ia_516, cube_516, h_516, kk_516, l_516, fl_516, s_516, def_516
 					r_474_516 := k_474_516.lr
 					zero_474_516 := float64(0)
 					fc_474_516, fd_474_516, fh_474_516, fk_474_516, fkl_474_516 := (&r_474_516.defaultF)[0], float64(1), zero_474_516, zero_474_516, zero_474_516
@@ -29702,13 +29745,12 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					s1_474_516 := (s_474_516 + (ffl_474_516 * fl_474_516))
 					def1_474_516 := def_474_516
 					if k_474_516.perDef {
-						def1_474_516 = (def_474_516 + ((((two_474_516 * fc_474_516) * fl_474_516) * fl_474_516) * fd_474_516))
+						def1_474_516 = (def_474_516 + (((fc_474_516 * fl_474_516) * fl_474_516) * fd_474_516))
 					}
 					r0_0_474_516, r1_0_474_516, r2_0_474_516, r3_0_474_516, r4_0_474_516, r5_0_474_516, r6_0_474_516 = ffl_474_516, s1_474_516, def1_474_516, fc_474_516, fh_474_516, fk_474_516, fkl_474_516
 				}
 				ffl_516, s1_516, def1_516, fc_516, fh_516, fk_516, fkl_516 := r0_0_474_516, r1_0_474_516, r2_0_474_516, r3_0_474_516, r4_0_474_516, r5_0_474_516, r6_0_474_516
-				tfl_516 := (two_516 * ffl_516)
-				xa_516, xb_516, xc_516 := (tfl_516 * (sb_516 * sc_516)), (tfl_516 * (sa_516 * sc_516)), (tfl_516 * (sa_516 * sb_516))
+				xa_516, xb_516, xc_516 := (ffl_516 * (sb_516 * sc_516)), (ffl_516 * (sa_516 * sc_516)), (ffl_516 * (sa_516 * sb_516))
 				hbar_516, kbar_516, lbar_516 := (xa_516 * ha_516), (xb_516 * hb_516), (xc_516 * hc_516)
 				var (
 					r0_0_475_516 float64
@@ -29716,8 +29758,7 @@ func (k *kernel) termsGradCrystalLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r2_0_475_516 float64
 				)
 				{
-					two_475_516, fc_475_516, flatt_475_516, fh_475_516, fk_475_516, fl_475_516, hbar_475_516, kbar_475_516, lbar_475_516 := two_516, fc_516, fl_516, fh_516, fk_516, fkl_516, hbar_516, kbar_516, lbar_516
-					_ = two_475_516
+					fc_475_516, flatt_475_516, fh_475_516, fk_475_516, fl_475_516, hbar_475_516, kbar_475_516, lbar_475_516 := fc_516, fl_516, fh_516, fk_516, fkl_516, hbar_516, kbar_516, lbar_516
 					_ = fc_475_516
 					_ = flatt_475_516
 					_ = fh_475_516
@@ -29908,9 +29949,12 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_127_521, u1_127_521 = u1_127_521, ((c2_127_521 * u1_127_521) - u0_127_521)
 							tn_127_521 := ((c_127_521 * u1_127_521) - u0_127_521)
-							dx_127_521 := ((float64(minusPi) * s_127_521) * p_127_521)
-							peak_127_521 := math.Float64frombits((math.Float64bits(one_127_521) | (math.Float64bits(u1_127_521) & sign_127_521)))
-							dn_127_521 := merge((((float64(piC) * d_127_521) * tn_127_521) / s_127_521), peak_127_521, (s_127_521 != float64(0)))
+							dx_127_521 := (s_127_521 * p_127_521)
+							peak_127_521 := float64(invPi)
+							if n_127_521&1 == 0 {
+								peak_127_521 = math.Float64frombits((math.Float64bits(peak_127_521) ^ f_127_521))
+							}
+							dn_127_521 := merge(((d_127_521 * tn_127_521) / s_127_521), peak_127_521, (s_127_521 != float64(0)))
 							r0_0_127_521, r1_0_127_521, r2_0_127_521 = u1_127_521, dx_127_521, dn_127_521
 						}
 						s_126_521, dx_126_521, dn_126_521 = r0_0_127_521, r1_0_127_521, r2_0_127_521
@@ -30020,7 +30064,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							s_129_521 := merge(nv_129_521, (sn_129_521 / s1_129_521), at_129_521)
 							pd_129_521 := (pi_129_521 * d_129_521)
 							npd_129_521 := (nv_129_521 * pd_129_521)
-							dx_129_521 := ((pi_129_521 * (((nv_129_521 * cn_129_521) * s1_129_521) - (sn_129_521 * c1_129_521))) / (s1_129_521 * s1_129_521))
+							dx_129_521 := (((sn_129_521 * c1_129_521) - ((nv_129_521 * cn_129_521) * s1_129_521)) / (s1_129_521 * s1_129_521))
 							var r0_0_133_521 float64
 							{
 								n_133_521, x_133_521 := nv_129_521, pd_129_521
@@ -30029,9 +30073,9 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								b_133_521 := ((((((((float64(3) * n2_133_521) * n2_133_521) - (float64(10) * n2_133_521)) + float64(7)) * x_133_521) * x_133_521) * x_133_521) / float64(90))
 								r0_0_133_521 = (n_133_521 * (a_133_521 + b_133_521))
 							}
-							dx_129_521 = merge((pi_129_521 * r0_0_133_521), dx_129_521, ((npd_129_521 * npd_129_521) < float64(seriesMax2)))
+							dx_129_521 = merge((float64((-1)) * r0_0_133_521), dx_129_521, ((npd_129_521 * npd_129_521) < float64(seriesMax2)))
 							dx_129_521 = merge(float64(0), dx_129_521, at_129_521)
-							dn_129_521 := merge(float64(1), ((pd_129_521 * cn_129_521) / s1_129_521), at_129_521)
+							dn_129_521 := merge(float64(invPi), ((d_129_521 * cn_129_521) / s1_129_521), at_129_521)
 							r0_0_129_521, r1_0_129_521, r2_0_129_521 = s_129_521, dx_129_521, dn_129_521
 						}
 						s_126_521, dx_126_521, dn_126_521 = r0_0_129_521, r1_0_129_521, r2_0_129_521
@@ -30093,9 +30137,12 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_135_521, u1_135_521 = u1_135_521, ((c2_135_521 * u1_135_521) - u0_135_521)
 							tn_135_521 := ((c_135_521 * u1_135_521) - u0_135_521)
-							dx_135_521 := ((float64(minusPi) * s_135_521) * p_135_521)
-							peak_135_521 := math.Float64frombits((math.Float64bits(one_135_521) | (math.Float64bits(u1_135_521) & sign_135_521)))
-							dn_135_521 := merge((((float64(piC) * d_135_521) * tn_135_521) / s_135_521), peak_135_521, (s_135_521 != float64(0)))
+							dx_135_521 := (s_135_521 * p_135_521)
+							peak_135_521 := float64(invPi)
+							if n_135_521&1 == 0 {
+								peak_135_521 = math.Float64frombits((math.Float64bits(peak_135_521) ^ f_135_521))
+							}
+							dn_135_521 := merge(((d_135_521 * tn_135_521) / s_135_521), peak_135_521, (s_135_521 != float64(0)))
 							r0_0_135_521, r1_0_135_521, r2_0_135_521 = u1_135_521, dx_135_521, dn_135_521
 						}
 						s_134_521, dx_134_521, dn_134_521 = r0_0_135_521, r1_0_135_521, r2_0_135_521
@@ -30205,7 +30252,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							s_137_521 := merge(nv_137_521, (sn_137_521 / s1_137_521), at_137_521)
 							pd_137_521 := (pi_137_521 * d_137_521)
 							npd_137_521 := (nv_137_521 * pd_137_521)
-							dx_137_521 := ((pi_137_521 * (((nv_137_521 * cn_137_521) * s1_137_521) - (sn_137_521 * c1_137_521))) / (s1_137_521 * s1_137_521))
+							dx_137_521 := (((sn_137_521 * c1_137_521) - ((nv_137_521 * cn_137_521) * s1_137_521)) / (s1_137_521 * s1_137_521))
 							var r0_0_141_521 float64
 							{
 								n_141_521, x_141_521 := nv_137_521, pd_137_521
@@ -30214,9 +30261,9 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								b_141_521 := ((((((((float64(3) * n2_141_521) * n2_141_521) - (float64(10) * n2_141_521)) + float64(7)) * x_141_521) * x_141_521) * x_141_521) / float64(90))
 								r0_0_141_521 = (n_141_521 * (a_141_521 + b_141_521))
 							}
-							dx_137_521 = merge((pi_137_521 * r0_0_141_521), dx_137_521, ((npd_137_521 * npd_137_521) < float64(seriesMax2)))
+							dx_137_521 = merge((float64((-1)) * r0_0_141_521), dx_137_521, ((npd_137_521 * npd_137_521) < float64(seriesMax2)))
 							dx_137_521 = merge(float64(0), dx_137_521, at_137_521)
-							dn_137_521 := merge(float64(1), ((pd_137_521 * cn_137_521) / s1_137_521), at_137_521)
+							dn_137_521 := merge(float64(invPi), ((d_137_521 * cn_137_521) / s1_137_521), at_137_521)
 							r0_0_137_521, r1_0_137_521, r2_0_137_521 = s_137_521, dx_137_521, dn_137_521
 						}
 						s_134_521, dx_134_521, dn_134_521 = r0_0_137_521, r1_0_137_521, r2_0_137_521
@@ -30278,9 +30325,12 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_143_521, u1_143_521 = u1_143_521, ((c2_143_521 * u1_143_521) - u0_143_521)
 							tn_143_521 := ((c_143_521 * u1_143_521) - u0_143_521)
-							dx_143_521 := ((float64(minusPi) * s_143_521) * p_143_521)
-							peak_143_521 := math.Float64frombits((math.Float64bits(one_143_521) | (math.Float64bits(u1_143_521) & sign_143_521)))
-							dn_143_521 := merge((((float64(piC) * d_143_521) * tn_143_521) / s_143_521), peak_143_521, (s_143_521 != float64(0)))
+							dx_143_521 := (s_143_521 * p_143_521)
+							peak_143_521 := float64(invPi)
+							if n_143_521&1 == 0 {
+								peak_143_521 = math.Float64frombits((math.Float64bits(peak_143_521) ^ f_143_521))
+							}
+							dn_143_521 := merge(((d_143_521 * tn_143_521) / s_143_521), peak_143_521, (s_143_521 != float64(0)))
 							r0_0_143_521, r1_0_143_521, r2_0_143_521 = u1_143_521, dx_143_521, dn_143_521
 						}
 						s_142_521, dx_142_521, dn_142_521 = r0_0_143_521, r1_0_143_521, r2_0_143_521
@@ -30390,7 +30440,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 							s_145_521 := merge(nv_145_521, (sn_145_521 / s1_145_521), at_145_521)
 							pd_145_521 := (pi_145_521 * d_145_521)
 							npd_145_521 := (nv_145_521 * pd_145_521)
-							dx_145_521 := ((pi_145_521 * (((nv_145_521 * cn_145_521) * s1_145_521) - (sn_145_521 * c1_145_521))) / (s1_145_521 * s1_145_521))
+							dx_145_521 := (((sn_145_521 * c1_145_521) - ((nv_145_521 * cn_145_521) * s1_145_521)) / (s1_145_521 * s1_145_521))
 							var r0_0_149_521 float64
 							{
 								n_149_521, x_149_521 := nv_145_521, pd_145_521
@@ -30399,9 +30449,9 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 								b_149_521 := ((((((((float64(3) * n2_149_521) * n2_149_521) - (float64(10) * n2_149_521)) + float64(7)) * x_149_521) * x_149_521) * x_149_521) / float64(90))
 								r0_0_149_521 = (n_149_521 * (a_149_521 + b_149_521))
 							}
-							dx_145_521 = merge((pi_145_521 * r0_0_149_521), dx_145_521, ((npd_145_521 * npd_145_521) < float64(seriesMax2)))
+							dx_145_521 = merge((float64((-1)) * r0_0_149_521), dx_145_521, ((npd_145_521 * npd_145_521) < float64(seriesMax2)))
 							dx_145_521 = merge(float64(0), dx_145_521, at_145_521)
-							dn_145_521 := merge(float64(1), ((pd_145_521 * cn_145_521) / s1_145_521), at_145_521)
+							dn_145_521 := merge(float64(invPi), ((d_145_521 * cn_145_521) / s1_145_521), at_145_521)
 							r0_0_145_521, r1_0_145_521, r2_0_145_521 = s_145_521, dx_145_521, dn_145_521
 						}
 						s_142_521, dx_142_521, dn_142_521 = r0_0_145_521, r1_0_145_521, r2_0_145_521
@@ -30429,7 +30479,6 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 			)
 			{
 				k_523, ia_523, cube_523, e_523, h_523, kk_523, l_523, sa_523, sb_523, sc_523, ha_523, hb_523, hc_523, nda_523, ndb_523, ndc_523, s_523, def_523, sig_523, sna_523, snb_523, snc_523, hkl_523, at_523, stride_523 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_523 := float64(2)
 				fl_523 := ((sa_523 * sb_523) * sc_523)
 				var (
 					r0_0_474_523 float64
@@ -30441,7 +30490,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 					r6_0_474_523 float64
 				)
 				{
-					k_474_523, ia_474_523, cube_474_523, two_474_523, h_474_523, kk_474_523, l_474_523, fl_474_523, s_474_523, def_474_523 := k_523, ia_523, cube_523, two_523, h_523, kk_523, l_523, fl_523, s_523, def_523
+					k_474_523, ia_474_523, cube_474_523, h_474_523, kk_474_523, l_474_523, fl_474_523, s_474_523, def_474_523 := k_523, ia_523, cube_523, h_523, kk_523, l_523, fl_523, s_523, def_523
 					r_474_523 := k_474_523.lr
 					zero_474_523 := float64(0)
 					fc_474_523, fd_474_523, fh_474_523, fk_474_523, fkl_474_523 := (&r_474_523.defaultF)[0], float64(1), zero_474_523, zero_474_523, zero_474_523
@@ -30491,13 +30540,12 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 					s1_474_523 := (s_474_523 + (ffl_474_523 * fl_474_523))
 					def1_474_523 := def_474_523
 					if k_474_523.perDef {
-						def1_474_523 = (def_474_523 + ((((two_474_523 * fc_474_523) * fl_474_523) * fl_474_523) * fd_474_523))
+						def1_474_523 = (def_474_523 + (((fc_474_523 * fl_474_523) * fl_474_523) * fd_474_523))
 					}
 					r0_0_474_523, r1_0_474_523, r2_0_474_523, r3_0_474_523, r4_0_474_523, r5_0_474_523, r6_0_474_523 = ffl_474_523, s1_474_523, def1_474_523, fc_474_523, fh_474_523, fk_474_523, fkl_474_523
 				}
 				ffl_523, s1_523, def1_523, fc_523, fh_523, fk_523, fkl_523 := r0_0_474_523, r1_0_474_523, r2_0_474_523, r3_0_474_523, r4_0_474_523, r5_0_474_523, r6_0_474_523
-				tfl_523 := (two_523 * ffl_523)
-				xa_523, xb_523, xc_523 := (tfl_523 * (sb_523 * sc_523)), (tfl_523 * (sa_523 * sc_523)), (tfl_523 * (sa_523 * sb_523))
+				xa_523, xb_523, xc_523 := (ffl_523 * (sb_523 * sc_523)), (ffl_523 * (sa_523 * sc_523)), (ffl_523 * (sa_523 * sb_523))
 				hbar_523, kbar_523, lbar_523 := (xa_523 * ha_523), (xb_523 * hb_523), (xc_523 * hc_523)
 				var (
 					r0_0_475_523 float64
@@ -30505,8 +30553,7 @@ func (k *kernel) termsGradAxesCrystalLanes(si int, oinc [][3]laneVal, t *termLan
 					r2_0_475_523 float64
 				)
 				{
-					two_475_523, fc_475_523, flatt_475_523, fh_475_523, fk_475_523, fl_475_523, hbar_475_523, kbar_475_523, lbar_475_523 := two_523, fc_523, fl_523, fh_523, fk_523, fkl_523, hbar_523, kbar_523, lbar_523
-					_ = two_475_523
+					fc_475_523, flatt_475_523, fh_475_523, fk_475_523, fl_475_523, hbar_475_523, kbar_475_523, lbar_475_523 := fc_523, fl_523, fh_523, fk_523, fkl_523, hbar_523, kbar_523, lbar_523
 					_ = fc_475_523
 					_ = flatt_475_523
 					_ = fh_475_523
@@ -30687,9 +30734,12 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					}
 					u0_161_528, u1_161_528 = u1_161_528, ((c2_161_528 * u1_161_528) - u0_161_528)
 					tn_161_528 := ((c_161_528 * u1_161_528) - u0_161_528)
-					dx_161_528 := ((float64(minusPi) * s_161_528) * p_161_528)
-					peak_161_528 := math.Float64frombits((math.Float64bits(one_161_528) | (math.Float64bits(u1_161_528) & sign_161_528)))
-					dn_161_528 := merge((((float64(piC) * d_161_528) * tn_161_528) / s_161_528), peak_161_528, (s_161_528 != float64(0)))
+					dx_161_528 := (s_161_528 * p_161_528)
+					peak_161_528 := float64(invPi)
+					if n_161_528&1 == 0 {
+						peak_161_528 = math.Float64frombits((math.Float64bits(peak_161_528) ^ f_161_528))
+					}
+					dn_161_528 := merge(((d_161_528 * tn_161_528) / s_161_528), peak_161_528, (s_161_528 != float64(0)))
 					r0_0_161_528, r1_0_161_528, r2_0_161_528 = u1_161_528, dx_161_528, dn_161_528
 				}
 				sa_528, ha_528, na_528 := r0_0_161_528, r1_0_161_528, r2_0_161_528
@@ -30738,9 +30788,12 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					}
 					u0_163_528, u1_163_528 = u1_163_528, ((c2_163_528 * u1_163_528) - u0_163_528)
 					tn_163_528 := ((c_163_528 * u1_163_528) - u0_163_528)
-					dx_163_528 := ((float64(minusPi) * s_163_528) * p_163_528)
-					peak_163_528 := math.Float64frombits((math.Float64bits(one_163_528) | (math.Float64bits(u1_163_528) & sign_163_528)))
-					dn_163_528 := merge((((float64(piC) * d_163_528) * tn_163_528) / s_163_528), peak_163_528, (s_163_528 != float64(0)))
+					dx_163_528 := (s_163_528 * p_163_528)
+					peak_163_528 := float64(invPi)
+					if n_163_528&1 == 0 {
+						peak_163_528 = math.Float64frombits((math.Float64bits(peak_163_528) ^ f_163_528))
+					}
+					dn_163_528 := merge(((d_163_528 * tn_163_528) / s_163_528), peak_163_528, (s_163_528 != float64(0)))
 					r0_0_163_528, r1_0_163_528, r2_0_163_528 = u1_163_528, dx_163_528, dn_163_528
 				}
 				sb_528, hb_528, nb_528 := r0_0_163_528, r1_0_163_528, r2_0_163_528
@@ -30789,9 +30842,12 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					}
 					u0_165_528, u1_165_528 = u1_165_528, ((c2_165_528 * u1_165_528) - u0_165_528)
 					tn_165_528 := ((c_165_528 * u1_165_528) - u0_165_528)
-					dx_165_528 := ((float64(minusPi) * s_165_528) * p_165_528)
-					peak_165_528 := math.Float64frombits((math.Float64bits(one_165_528) | (math.Float64bits(u1_165_528) & sign_165_528)))
-					dn_165_528 := merge((((float64(piC) * d_165_528) * tn_165_528) / s_165_528), peak_165_528, (s_165_528 != float64(0)))
+					dx_165_528 := (s_165_528 * p_165_528)
+					peak_165_528 := float64(invPi)
+					if n_165_528&1 == 0 {
+						peak_165_528 = math.Float64frombits((math.Float64bits(peak_165_528) ^ f_165_528))
+					}
+					dn_165_528 := merge(((d_165_528 * tn_165_528) / s_165_528), peak_165_528, (s_165_528 != float64(0)))
 					r0_0_165_528, r1_0_165_528, r2_0_165_528 = u1_165_528, dx_165_528, dn_165_528
 				}
 				sc_528, hc_528, nc_528 := r0_0_165_528, r1_0_165_528, r2_0_165_528
@@ -30815,7 +30871,6 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 			)
 			{
 				k_530, ia_530, cube_530, e_530, h_530, kk_530, l_530, sa_530, sb_530, sc_530, ha_530, hb_530, hc_530, nda_530, ndb_530, ndc_530, s_530, def_530, sig_530, sna_530, snb_530, snc_530, hkl_530, at_530, stride_530 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_530 := float64(2)
 				fl_530 := ((sa_530 * sb_530) * sc_530)
 				var (
 					r0_0_479_530 float64
@@ -30827,7 +30882,7 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					r6_0_479_530 float64
 				)
 				{
-					k_479_530, ia_479_530, cube_479_530, two_479_530, h_479_530, kk_479_530, l_479_530, fl_479_530, s_479_530, def_479_530 := k_530, ia_530, cube_530, two_530, h_530, kk_530, l_530, fl_530, s_530, def_530
+					k_479_530, ia_479_530, cube_479_530, h_479_530, kk_479_530, l_479_530, fl_479_530, s_479_530, def_479_530 := k_530, ia_530, cube_530, h_530, kk_530, l_530, fl_530, s_530, def_530
 					r_479_530 := k_479_530.lr
 					zero_479_530 := float64(0)
 					fc_479_530, fd_479_530, fh_479_530, fk_479_530, fkl_479_530 := (&r_479_530.defaultF)[0], float64(1), zero_479_530, zero_479_530, zero_479_530
@@ -30877,13 +30932,12 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					s1_479_530 := (s_479_530 + (ffl_479_530 * fl_479_530))
 					def1_479_530 := def_479_530
 					if k_479_530.perDef {
-						def1_479_530 = (def_479_530 + ((((two_479_530 * fc_479_530) * fl_479_530) * fl_479_530) * fd_479_530))
+						def1_479_530 = (def_479_530 + (((fc_479_530 * fl_479_530) * fl_479_530) * fd_479_530))
 					}
 					r0_0_479_530, r1_0_479_530, r2_0_479_530, r3_0_479_530, r4_0_479_530, r5_0_479_530, r6_0_479_530 = ffl_479_530, s1_479_530, def1_479_530, fc_479_530, fh_479_530, fk_479_530, fkl_479_530
 				}
 				ffl_530, s1_530, def1_530, fc_530, fh_530, fk_530, fkl_530 := r0_0_479_530, r1_0_479_530, r2_0_479_530, r3_0_479_530, r4_0_479_530, r5_0_479_530, r6_0_479_530
-				tfl_530 := (two_530 * ffl_530)
-				xa_530, xb_530, xc_530 := (tfl_530 * (sb_530 * sc_530)), (tfl_530 * (sa_530 * sc_530)), (tfl_530 * (sa_530 * sb_530))
+				xa_530, xb_530, xc_530 := (ffl_530 * (sb_530 * sc_530)), (ffl_530 * (sa_530 * sc_530)), (ffl_530 * (sa_530 * sb_530))
 				hbar_530, kbar_530, lbar_530 := (xa_530 * ha_530), (xb_530 * hb_530), (xc_530 * hc_530)
 				var (
 					r0_0_480_530 float64
@@ -30891,8 +30945,7 @@ func (k *kernel) termsGradNoNLanes(si int, oinc [][3]laneVal, t *termLanes, cube
 					r2_0_480_530 float64
 				)
 				{
-					two_480_530, fc_480_530, flatt_480_530, fh_480_530, fk_480_530, fl_480_530, hbar_480_530, kbar_480_530, lbar_480_530 := two_530, fc_530, fl_530, fh_530, fk_530, fkl_530, hbar_530, kbar_530, lbar_530
-					_ = two_480_530
+					fc_480_530, flatt_480_530, fh_480_530, fk_480_530, fl_480_530, hbar_480_530, kbar_480_530, lbar_480_530 := fc_530, fl_530, fh_530, fk_530, fkl_530, hbar_530, kbar_530, lbar_530
 					_ = fc_480_530
 					_ = flatt_480_530
 					_ = fh_480_530
@@ -31076,9 +31129,12 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							}
 							u0_127_535, u1_127_535 = u1_127_535, ((c2_127_535 * u1_127_535) - u0_127_535)
 							tn_127_535 := ((c_127_535 * u1_127_535) - u0_127_535)
-							dx_127_535 := ((float64(minusPi) * s_127_535) * p_127_535)
-							peak_127_535 := math.Float64frombits((math.Float64bits(one_127_535) | (math.Float64bits(u1_127_535) & sign_127_535)))
-							dn_127_535 := merge((((float64(piC) * d_127_535) * tn_127_535) / s_127_535), peak_127_535, (s_127_535 != float64(0)))
+							dx_127_535 := (s_127_535 * p_127_535)
+							peak_127_535 := float64(invPi)
+							if n_127_535&1 == 0 {
+								peak_127_535 = math.Float64frombits((math.Float64bits(peak_127_535) ^ f_127_535))
+							}
+							dn_127_535 := merge(((d_127_535 * tn_127_535) / s_127_535), peak_127_535, (s_127_535 != float64(0)))
 							r0_0_127_535, r1_0_127_535, r2_0_127_535 = u1_127_535, dx_127_535, dn_127_535
 						}
 						s_126_535, dx_126_535, dn_126_535 = r0_0_127_535, r1_0_127_535, r2_0_127_535
@@ -31188,7 +31244,7 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							s_129_535 := merge(nv_129_535, (sn_129_535 / s1_129_535), at_129_535)
 							pd_129_535 := (pi_129_535 * d_129_535)
 							npd_129_535 := (nv_129_535 * pd_129_535)
-							dx_129_535 := ((pi_129_535 * (((nv_129_535 * cn_129_535) * s1_129_535) - (sn_129_535 * c1_129_535))) / (s1_129_535 * s1_129_535))
+							dx_129_535 := (((sn_129_535 * c1_129_535) - ((nv_129_535 * cn_129_535) * s1_129_535)) / (s1_129_535 * s1_129_535))
 							var r0_0_133_535 float64
 							{
 								n_133_535, x_133_535 := nv_129_535, pd_129_535
@@ -31197,9 +31253,9 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 								b_133_535 := ((((((((float64(3) * n2_133_535) * n2_133_535) - (float64(10) * n2_133_535)) + float64(7)) * x_133_535) * x_133_535) * x_133_535) / float64(90))
 								r0_0_133_535 = (n_133_535 * (a_133_535 + b_133_535))
 							}
-							dx_129_535 = merge((pi_129_535 * r0_0_133_535), dx_129_535, ((npd_129_535 * npd_129_535) < float64(seriesMax2)))
+							dx_129_535 = merge((float64((-1)) * r0_0_133_535), dx_129_535, ((npd_129_535 * npd_129_535) < float64(seriesMax2)))
 							dx_129_535 = merge(float64(0), dx_129_535, at_129_535)
-							dn_129_535 := merge(float64(1), ((pd_129_535 * cn_129_535) / s1_129_535), at_129_535)
+							dn_129_535 := merge(float64(invPi), ((d_129_535 * cn_129_535) / s1_129_535), at_129_535)
 							r0_0_129_535, r1_0_129_535, r2_0_129_535 = s_129_535, dx_129_535, dn_129_535
 						}
 						s_126_535, dx_126_535, dn_126_535 = r0_0_129_535, r1_0_129_535, r2_0_129_535
@@ -31261,9 +31317,12 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							}
 							u0_135_535, u1_135_535 = u1_135_535, ((c2_135_535 * u1_135_535) - u0_135_535)
 							tn_135_535 := ((c_135_535 * u1_135_535) - u0_135_535)
-							dx_135_535 := ((float64(minusPi) * s_135_535) * p_135_535)
-							peak_135_535 := math.Float64frombits((math.Float64bits(one_135_535) | (math.Float64bits(u1_135_535) & sign_135_535)))
-							dn_135_535 := merge((((float64(piC) * d_135_535) * tn_135_535) / s_135_535), peak_135_535, (s_135_535 != float64(0)))
+							dx_135_535 := (s_135_535 * p_135_535)
+							peak_135_535 := float64(invPi)
+							if n_135_535&1 == 0 {
+								peak_135_535 = math.Float64frombits((math.Float64bits(peak_135_535) ^ f_135_535))
+							}
+							dn_135_535 := merge(((d_135_535 * tn_135_535) / s_135_535), peak_135_535, (s_135_535 != float64(0)))
 							r0_0_135_535, r1_0_135_535, r2_0_135_535 = u1_135_535, dx_135_535, dn_135_535
 						}
 						s_134_535, dx_134_535, dn_134_535 = r0_0_135_535, r1_0_135_535, r2_0_135_535
@@ -31373,7 +31432,7 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							s_137_535 := merge(nv_137_535, (sn_137_535 / s1_137_535), at_137_535)
 							pd_137_535 := (pi_137_535 * d_137_535)
 							npd_137_535 := (nv_137_535 * pd_137_535)
-							dx_137_535 := ((pi_137_535 * (((nv_137_535 * cn_137_535) * s1_137_535) - (sn_137_535 * c1_137_535))) / (s1_137_535 * s1_137_535))
+							dx_137_535 := (((sn_137_535 * c1_137_535) - ((nv_137_535 * cn_137_535) * s1_137_535)) / (s1_137_535 * s1_137_535))
 							var r0_0_141_535 float64
 							{
 								n_141_535, x_141_535 := nv_137_535, pd_137_535
@@ -31382,9 +31441,9 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 								b_141_535 := ((((((((float64(3) * n2_141_535) * n2_141_535) - (float64(10) * n2_141_535)) + float64(7)) * x_141_535) * x_141_535) * x_141_535) / float64(90))
 								r0_0_141_535 = (n_141_535 * (a_141_535 + b_141_535))
 							}
-							dx_137_535 = merge((pi_137_535 * r0_0_141_535), dx_137_535, ((npd_137_535 * npd_137_535) < float64(seriesMax2)))
+							dx_137_535 = merge((float64((-1)) * r0_0_141_535), dx_137_535, ((npd_137_535 * npd_137_535) < float64(seriesMax2)))
 							dx_137_535 = merge(float64(0), dx_137_535, at_137_535)
-							dn_137_535 := merge(float64(1), ((pd_137_535 * cn_137_535) / s1_137_535), at_137_535)
+							dn_137_535 := merge(float64(invPi), ((d_137_535 * cn_137_535) / s1_137_535), at_137_535)
 							r0_0_137_535, r1_0_137_535, r2_0_137_535 = s_137_535, dx_137_535, dn_137_535
 						}
 						s_134_535, dx_134_535, dn_134_535 = r0_0_137_535, r1_0_137_535, r2_0_137_535
@@ -31446,9 +31505,12 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							}
 							u0_143_535, u1_143_535 = u1_143_535, ((c2_143_535 * u1_143_535) - u0_143_535)
 							tn_143_535 := ((c_143_535 * u1_143_535) - u0_143_535)
-							dx_143_535 := ((float64(minusPi) * s_143_535) * p_143_535)
-							peak_143_535 := math.Float64frombits((math.Float64bits(one_143_535) | (math.Float64bits(u1_143_535) & sign_143_535)))
-							dn_143_535 := merge((((float64(piC) * d_143_535) * tn_143_535) / s_143_535), peak_143_535, (s_143_535 != float64(0)))
+							dx_143_535 := (s_143_535 * p_143_535)
+							peak_143_535 := float64(invPi)
+							if n_143_535&1 == 0 {
+								peak_143_535 = math.Float64frombits((math.Float64bits(peak_143_535) ^ f_143_535))
+							}
+							dn_143_535 := merge(((d_143_535 * tn_143_535) / s_143_535), peak_143_535, (s_143_535 != float64(0)))
 							r0_0_143_535, r1_0_143_535, r2_0_143_535 = u1_143_535, dx_143_535, dn_143_535
 						}
 						s_142_535, dx_142_535, dn_142_535 = r0_0_143_535, r1_0_143_535, r2_0_143_535
@@ -31558,7 +31620,7 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 							s_145_535 := merge(nv_145_535, (sn_145_535 / s1_145_535), at_145_535)
 							pd_145_535 := (pi_145_535 * d_145_535)
 							npd_145_535 := (nv_145_535 * pd_145_535)
-							dx_145_535 := ((pi_145_535 * (((nv_145_535 * cn_145_535) * s1_145_535) - (sn_145_535 * c1_145_535))) / (s1_145_535 * s1_145_535))
+							dx_145_535 := (((sn_145_535 * c1_145_535) - ((nv_145_535 * cn_145_535) * s1_145_535)) / (s1_145_535 * s1_145_535))
 							var r0_0_149_535 float64
 							{
 								n_149_535, x_149_535 := nv_145_535, pd_145_535
@@ -31567,9 +31629,9 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 								b_149_535 := ((((((((float64(3) * n2_149_535) * n2_149_535) - (float64(10) * n2_149_535)) + float64(7)) * x_149_535) * x_149_535) * x_149_535) / float64(90))
 								r0_0_149_535 = (n_149_535 * (a_149_535 + b_149_535))
 							}
-							dx_145_535 = merge((pi_145_535 * r0_0_149_535), dx_145_535, ((npd_145_535 * npd_145_535) < float64(seriesMax2)))
+							dx_145_535 = merge((float64((-1)) * r0_0_149_535), dx_145_535, ((npd_145_535 * npd_145_535) < float64(seriesMax2)))
 							dx_145_535 = merge(float64(0), dx_145_535, at_145_535)
-							dn_145_535 := merge(float64(1), ((pd_145_535 * cn_145_535) / s1_145_535), at_145_535)
+							dn_145_535 := merge(float64(invPi), ((d_145_535 * cn_145_535) / s1_145_535), at_145_535)
 							r0_0_145_535, r1_0_145_535, r2_0_145_535 = s_145_535, dx_145_535, dn_145_535
 						}
 						s_142_535, dx_142_535, dn_142_535 = r0_0_145_535, r1_0_145_535, r2_0_145_535
@@ -31597,7 +31659,6 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 			)
 			{
 				k_537, ia_537, cube_537, e_537, h_537, kk_537, l_537, sa_537, sb_537, sc_537, ha_537, hb_537, hc_537, nda_537, ndb_537, ndc_537, s_537, def_537, sig_537, sna_537, snb_537, snc_537, hkl_537, at_537, stride_537 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_537 := float64(2)
 				fl_537 := ((sa_537 * sb_537) * sc_537)
 				var (
 					r0_0_479_537 float64
@@ -31609,7 +31670,7 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r6_0_479_537 float64
 				)
 				{
-					k_479_537, ia_479_537, cube_479_537, two_479_537, h_479_537, kk_479_537, l_479_537, fl_479_537, s_479_537, def_479_537 := k_537, ia_537, cube_537, two_537, h_537, kk_537, l_537, fl_537, s_537, def_537
+					k_479_537, ia_479_537, cube_479_537, h_479_537, kk_479_537, l_479_537, fl_479_537, s_479_537, def_479_537 := k_537, ia_537, cube_537, h_537, kk_537, l_537, fl_537, s_537, def_537
 					r_479_537 := k_479_537.lr
 					zero_479_537 := float64(0)
 					fc_479_537, fd_479_537, fh_479_537, fk_479_537, fkl_479_537 := (&r_479_537.defaultF)[0], float64(1), zero_479_537, zero_479_537, zero_479_537
@@ -31659,13 +31720,12 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					s1_479_537 := (s_479_537 + (ffl_479_537 * fl_479_537))
 					def1_479_537 := def_479_537
 					if k_479_537.perDef {
-						def1_479_537 = (def_479_537 + ((((two_479_537 * fc_479_537) * fl_479_537) * fl_479_537) * fd_479_537))
+						def1_479_537 = (def_479_537 + (((fc_479_537 * fl_479_537) * fl_479_537) * fd_479_537))
 					}
 					r0_0_479_537, r1_0_479_537, r2_0_479_537, r3_0_479_537, r4_0_479_537, r5_0_479_537, r6_0_479_537 = ffl_479_537, s1_479_537, def1_479_537, fc_479_537, fh_479_537, fk_479_537, fkl_479_537
 				}
 				ffl_537, s1_537, def1_537, fc_537, fh_537, fk_537, fkl_537 := r0_0_479_537, r1_0_479_537, r2_0_479_537, r3_0_479_537, r4_0_479_537, r5_0_479_537, r6_0_479_537
-				tfl_537 := (two_537 * ffl_537)
-				xa_537, xb_537, xc_537 := (tfl_537 * (sb_537 * sc_537)), (tfl_537 * (sa_537 * sc_537)), (tfl_537 * (sa_537 * sb_537))
+				xa_537, xb_537, xc_537 := (ffl_537 * (sb_537 * sc_537)), (ffl_537 * (sa_537 * sc_537)), (ffl_537 * (sa_537 * sb_537))
 				hbar_537, kbar_537, lbar_537 := (xa_537 * ha_537), (xb_537 * hb_537), (xc_537 * hc_537)
 				var (
 					r0_0_480_537 float64
@@ -31673,8 +31733,7 @@ func (k *kernel) termsGradAxesNoNLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r2_0_480_537 float64
 				)
 				{
-					two_480_537, fc_480_537, flatt_480_537, fh_480_537, fk_480_537, fl_480_537, hbar_480_537, kbar_480_537, lbar_480_537 := two_537, fc_537, fl_537, fh_537, fk_537, fkl_537, hbar_537, kbar_537, lbar_537
-					_ = two_480_537
+					fc_480_537, flatt_480_537, fh_480_537, fk_480_537, fl_480_537, hbar_480_537, kbar_480_537, lbar_480_537 := fc_537, fl_537, fh_537, fk_537, fkl_537, hbar_537, kbar_537, lbar_537
 					_ = fc_480_537
 					_ = flatt_480_537
 					_ = fh_480_537
@@ -31848,9 +31907,12 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_161_542, u1_161_542 = u1_161_542, ((c2_161_542 * u1_161_542) - u0_161_542)
 					tn_161_542 := ((c_161_542 * u1_161_542) - u0_161_542)
-					dx_161_542 := ((float64(minusPi) * s_161_542) * p_161_542)
-					peak_161_542 := math.Float64frombits((math.Float64bits(one_161_542) | (math.Float64bits(u1_161_542) & sign_161_542)))
-					dn_161_542 := merge((((float64(piC) * d_161_542) * tn_161_542) / s_161_542), peak_161_542, (s_161_542 != float64(0)))
+					dx_161_542 := (s_161_542 * p_161_542)
+					peak_161_542 := float64(invPi)
+					if n_161_542&1 == 0 {
+						peak_161_542 = math.Float64frombits((math.Float64bits(peak_161_542) ^ f_161_542))
+					}
+					dn_161_542 := merge(((d_161_542 * tn_161_542) / s_161_542), peak_161_542, (s_161_542 != float64(0)))
 					r0_0_161_542, r1_0_161_542, r2_0_161_542 = u1_161_542, dx_161_542, dn_161_542
 				}
 				sa_542, ha_542, na_542 := r0_0_161_542, r1_0_161_542, r2_0_161_542
@@ -31899,9 +31961,12 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_163_542, u1_163_542 = u1_163_542, ((c2_163_542 * u1_163_542) - u0_163_542)
 					tn_163_542 := ((c_163_542 * u1_163_542) - u0_163_542)
-					dx_163_542 := ((float64(minusPi) * s_163_542) * p_163_542)
-					peak_163_542 := math.Float64frombits((math.Float64bits(one_163_542) | (math.Float64bits(u1_163_542) & sign_163_542)))
-					dn_163_542 := merge((((float64(piC) * d_163_542) * tn_163_542) / s_163_542), peak_163_542, (s_163_542 != float64(0)))
+					dx_163_542 := (s_163_542 * p_163_542)
+					peak_163_542 := float64(invPi)
+					if n_163_542&1 == 0 {
+						peak_163_542 = math.Float64frombits((math.Float64bits(peak_163_542) ^ f_163_542))
+					}
+					dn_163_542 := merge(((d_163_542 * tn_163_542) / s_163_542), peak_163_542, (s_163_542 != float64(0)))
 					r0_0_163_542, r1_0_163_542, r2_0_163_542 = u1_163_542, dx_163_542, dn_163_542
 				}
 				sb_542, hb_542, nb_542 := r0_0_163_542, r1_0_163_542, r2_0_163_542
@@ -31950,9 +32015,12 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					}
 					u0_165_542, u1_165_542 = u1_165_542, ((c2_165_542 * u1_165_542) - u0_165_542)
 					tn_165_542 := ((c_165_542 * u1_165_542) - u0_165_542)
-					dx_165_542 := ((float64(minusPi) * s_165_542) * p_165_542)
-					peak_165_542 := math.Float64frombits((math.Float64bits(one_165_542) | (math.Float64bits(u1_165_542) & sign_165_542)))
-					dn_165_542 := merge((((float64(piC) * d_165_542) * tn_165_542) / s_165_542), peak_165_542, (s_165_542 != float64(0)))
+					dx_165_542 := (s_165_542 * p_165_542)
+					peak_165_542 := float64(invPi)
+					if n_165_542&1 == 0 {
+						peak_165_542 = math.Float64frombits((math.Float64bits(peak_165_542) ^ f_165_542))
+					}
+					dn_165_542 := merge(((d_165_542 * tn_165_542) / s_165_542), peak_165_542, (s_165_542 != float64(0)))
 					r0_0_165_542, r1_0_165_542, r2_0_165_542 = u1_165_542, dx_165_542, dn_165_542
 				}
 				sc_542, hc_542, nc_542 := r0_0_165_542, r1_0_165_542, r2_0_165_542
@@ -31976,7 +32044,6 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 			)
 			{
 				k_544, ia_544, cube_544, e_544, h_544, kk_544, l_544, sa_544, sb_544, sc_544, ha_544, hb_544, hc_544, nda_544, ndb_544, ndc_544, s_544, def_544, sig_544, sna_544, snb_544, snc_544, hkl_544, at_544, stride_544 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_544 := float64(2)
 				fl_544 := ((sa_544 * sb_544) * sc_544)
 				var (
 					r0_0_484_544 float64
@@ -31988,7 +32055,7 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r6_0_484_544 float64
 				)
 				{
-					k_484_544, ia_484_544, cube_484_544, two_484_544, h_484_544, kk_484_544, l_484_544, fl_484_544, s_484_544, def_484_544 := k_544, ia_544, cube_544, two_544, h_544, kk_544, l_544, fl_544, s_544, def_544
+					k_484_544, ia_484_544, cube_484_544, h_484_544, kk_484_544, l_484_544, fl_484_544, s_484_544, def_484_544 := k_544, ia_544, cube_544, h_544, kk_544, l_544, fl_544, s_544, def_544
 					r_484_544 := k_484_544.lr
 					zero_484_544 := float64(0)
 					fc_484_544, fd_484_544, fh_484_544, fk_484_544, fkl_484_544 := (&r_484_544.defaultF)[0], float64(1), zero_484_544, zero_484_544, zero_484_544
@@ -32038,13 +32105,12 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					s1_484_544 := (s_484_544 + (ffl_484_544 * fl_484_544))
 					def1_484_544 := def_484_544
 					if k_484_544.perDef {
-						def1_484_544 = (def_484_544 + ((((two_484_544 * fc_484_544) * fl_484_544) * fl_484_544) * fd_484_544))
+						def1_484_544 = (def_484_544 + (((fc_484_544 * fl_484_544) * fl_484_544) * fd_484_544))
 					}
 					r0_0_484_544, r1_0_484_544, r2_0_484_544, r3_0_484_544, r4_0_484_544, r5_0_484_544, r6_0_484_544 = ffl_484_544, s1_484_544, def1_484_544, fc_484_544, fh_484_544, fk_484_544, fkl_484_544
 				}
 				ffl_544, s1_544, def1_544, fc_544, fh_544, fk_544, fkl_544 := r0_0_484_544, r1_0_484_544, r2_0_484_544, r3_0_484_544, r4_0_484_544, r5_0_484_544, r6_0_484_544
-				tfl_544 := (two_544 * ffl_544)
-				xa_544, xb_544, xc_544 := (tfl_544 * (sb_544 * sc_544)), (tfl_544 * (sa_544 * sc_544)), (tfl_544 * (sa_544 * sb_544))
+				xa_544, xb_544, xc_544 := (ffl_544 * (sb_544 * sc_544)), (ffl_544 * (sa_544 * sc_544)), (ffl_544 * (sa_544 * sb_544))
 				hbar_544, kbar_544, lbar_544 := (xa_544 * ha_544), (xb_544 * hb_544), (xc_544 * hc_544)
 				var (
 					r0_0_485_544 float64
@@ -32052,8 +32118,7 @@ func (k *kernel) termsGradNoSigmaLanes(si int, oinc [][3]laneVal, t *termLanes, 
 					r2_0_485_544 float64
 				)
 				{
-					two_485_544, fc_485_544, flatt_485_544, fh_485_544, fk_485_544, fl_485_544, hbar_485_544, kbar_485_544, lbar_485_544 := two_544, fc_544, fl_544, fh_544, fk_544, fkl_544, hbar_544, kbar_544, lbar_544
-					_ = two_485_544
+					fc_485_544, flatt_485_544, fh_485_544, fk_485_544, fl_485_544, hbar_485_544, kbar_485_544, lbar_485_544 := fc_544, fl_544, fh_544, fk_544, fkl_544, hbar_544, kbar_544, lbar_544
 					_ = fc_485_544
 					_ = flatt_485_544
 					_ = fh_485_544
@@ -32238,9 +32303,12 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_127_549, u1_127_549 = u1_127_549, ((c2_127_549 * u1_127_549) - u0_127_549)
 							tn_127_549 := ((c_127_549 * u1_127_549) - u0_127_549)
-							dx_127_549 := ((float64(minusPi) * s_127_549) * p_127_549)
-							peak_127_549 := math.Float64frombits((math.Float64bits(one_127_549) | (math.Float64bits(u1_127_549) & sign_127_549)))
-							dn_127_549 := merge((((float64(piC) * d_127_549) * tn_127_549) / s_127_549), peak_127_549, (s_127_549 != float64(0)))
+							dx_127_549 := (s_127_549 * p_127_549)
+							peak_127_549 := float64(invPi)
+							if n_127_549&1 == 0 {
+								peak_127_549 = math.Float64frombits((math.Float64bits(peak_127_549) ^ f_127_549))
+							}
+							dn_127_549 := merge(((d_127_549 * tn_127_549) / s_127_549), peak_127_549, (s_127_549 != float64(0)))
 							r0_0_127_549, r1_0_127_549, r2_0_127_549 = u1_127_549, dx_127_549, dn_127_549
 						}
 						s_126_549, dx_126_549, dn_126_549 = r0_0_127_549, r1_0_127_549, r2_0_127_549
@@ -32350,7 +32418,7 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							s_129_549 := merge(nv_129_549, (sn_129_549 / s1_129_549), at_129_549)
 							pd_129_549 := (pi_129_549 * d_129_549)
 							npd_129_549 := (nv_129_549 * pd_129_549)
-							dx_129_549 := ((pi_129_549 * (((nv_129_549 * cn_129_549) * s1_129_549) - (sn_129_549 * c1_129_549))) / (s1_129_549 * s1_129_549))
+							dx_129_549 := (((sn_129_549 * c1_129_549) - ((nv_129_549 * cn_129_549) * s1_129_549)) / (s1_129_549 * s1_129_549))
 							var r0_0_133_549 float64
 							{
 								n_133_549, x_133_549 := nv_129_549, pd_129_549
@@ -32359,9 +32427,9 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 								b_133_549 := ((((((((float64(3) * n2_133_549) * n2_133_549) - (float64(10) * n2_133_549)) + float64(7)) * x_133_549) * x_133_549) * x_133_549) / float64(90))
 								r0_0_133_549 = (n_133_549 * (a_133_549 + b_133_549))
 							}
-							dx_129_549 = merge((pi_129_549 * r0_0_133_549), dx_129_549, ((npd_129_549 * npd_129_549) < float64(seriesMax2)))
+							dx_129_549 = merge((float64((-1)) * r0_0_133_549), dx_129_549, ((npd_129_549 * npd_129_549) < float64(seriesMax2)))
 							dx_129_549 = merge(float64(0), dx_129_549, at_129_549)
-							dn_129_549 := merge(float64(1), ((pd_129_549 * cn_129_549) / s1_129_549), at_129_549)
+							dn_129_549 := merge(float64(invPi), ((d_129_549 * cn_129_549) / s1_129_549), at_129_549)
 							r0_0_129_549, r1_0_129_549, r2_0_129_549 = s_129_549, dx_129_549, dn_129_549
 						}
 						s_126_549, dx_126_549, dn_126_549 = r0_0_129_549, r1_0_129_549, r2_0_129_549
@@ -32423,9 +32491,12 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_135_549, u1_135_549 = u1_135_549, ((c2_135_549 * u1_135_549) - u0_135_549)
 							tn_135_549 := ((c_135_549 * u1_135_549) - u0_135_549)
-							dx_135_549 := ((float64(minusPi) * s_135_549) * p_135_549)
-							peak_135_549 := math.Float64frombits((math.Float64bits(one_135_549) | (math.Float64bits(u1_135_549) & sign_135_549)))
-							dn_135_549 := merge((((float64(piC) * d_135_549) * tn_135_549) / s_135_549), peak_135_549, (s_135_549 != float64(0)))
+							dx_135_549 := (s_135_549 * p_135_549)
+							peak_135_549 := float64(invPi)
+							if n_135_549&1 == 0 {
+								peak_135_549 = math.Float64frombits((math.Float64bits(peak_135_549) ^ f_135_549))
+							}
+							dn_135_549 := merge(((d_135_549 * tn_135_549) / s_135_549), peak_135_549, (s_135_549 != float64(0)))
 							r0_0_135_549, r1_0_135_549, r2_0_135_549 = u1_135_549, dx_135_549, dn_135_549
 						}
 						s_134_549, dx_134_549, dn_134_549 = r0_0_135_549, r1_0_135_549, r2_0_135_549
@@ -32535,7 +32606,7 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							s_137_549 := merge(nv_137_549, (sn_137_549 / s1_137_549), at_137_549)
 							pd_137_549 := (pi_137_549 * d_137_549)
 							npd_137_549 := (nv_137_549 * pd_137_549)
-							dx_137_549 := ((pi_137_549 * (((nv_137_549 * cn_137_549) * s1_137_549) - (sn_137_549 * c1_137_549))) / (s1_137_549 * s1_137_549))
+							dx_137_549 := (((sn_137_549 * c1_137_549) - ((nv_137_549 * cn_137_549) * s1_137_549)) / (s1_137_549 * s1_137_549))
 							var r0_0_141_549 float64
 							{
 								n_141_549, x_141_549 := nv_137_549, pd_137_549
@@ -32544,9 +32615,9 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 								b_141_549 := ((((((((float64(3) * n2_141_549) * n2_141_549) - (float64(10) * n2_141_549)) + float64(7)) * x_141_549) * x_141_549) * x_141_549) / float64(90))
 								r0_0_141_549 = (n_141_549 * (a_141_549 + b_141_549))
 							}
-							dx_137_549 = merge((pi_137_549 * r0_0_141_549), dx_137_549, ((npd_137_549 * npd_137_549) < float64(seriesMax2)))
+							dx_137_549 = merge((float64((-1)) * r0_0_141_549), dx_137_549, ((npd_137_549 * npd_137_549) < float64(seriesMax2)))
 							dx_137_549 = merge(float64(0), dx_137_549, at_137_549)
-							dn_137_549 := merge(float64(1), ((pd_137_549 * cn_137_549) / s1_137_549), at_137_549)
+							dn_137_549 := merge(float64(invPi), ((d_137_549 * cn_137_549) / s1_137_549), at_137_549)
 							r0_0_137_549, r1_0_137_549, r2_0_137_549 = s_137_549, dx_137_549, dn_137_549
 						}
 						s_134_549, dx_134_549, dn_134_549 = r0_0_137_549, r1_0_137_549, r2_0_137_549
@@ -32608,9 +32679,12 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							}
 							u0_143_549, u1_143_549 = u1_143_549, ((c2_143_549 * u1_143_549) - u0_143_549)
 							tn_143_549 := ((c_143_549 * u1_143_549) - u0_143_549)
-							dx_143_549 := ((float64(minusPi) * s_143_549) * p_143_549)
-							peak_143_549 := math.Float64frombits((math.Float64bits(one_143_549) | (math.Float64bits(u1_143_549) & sign_143_549)))
-							dn_143_549 := merge((((float64(piC) * d_143_549) * tn_143_549) / s_143_549), peak_143_549, (s_143_549 != float64(0)))
+							dx_143_549 := (s_143_549 * p_143_549)
+							peak_143_549 := float64(invPi)
+							if n_143_549&1 == 0 {
+								peak_143_549 = math.Float64frombits((math.Float64bits(peak_143_549) ^ f_143_549))
+							}
+							dn_143_549 := merge(((d_143_549 * tn_143_549) / s_143_549), peak_143_549, (s_143_549 != float64(0)))
 							r0_0_143_549, r1_0_143_549, r2_0_143_549 = u1_143_549, dx_143_549, dn_143_549
 						}
 						s_142_549, dx_142_549, dn_142_549 = r0_0_143_549, r1_0_143_549, r2_0_143_549
@@ -32720,7 +32794,7 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 							s_145_549 := merge(nv_145_549, (sn_145_549 / s1_145_549), at_145_549)
 							pd_145_549 := (pi_145_549 * d_145_549)
 							npd_145_549 := (nv_145_549 * pd_145_549)
-							dx_145_549 := ((pi_145_549 * (((nv_145_549 * cn_145_549) * s1_145_549) - (sn_145_549 * c1_145_549))) / (s1_145_549 * s1_145_549))
+							dx_145_549 := (((sn_145_549 * c1_145_549) - ((nv_145_549 * cn_145_549) * s1_145_549)) / (s1_145_549 * s1_145_549))
 							var r0_0_149_549 float64
 							{
 								n_149_549, x_149_549 := nv_145_549, pd_145_549
@@ -32729,9 +32803,9 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 								b_149_549 := ((((((((float64(3) * n2_149_549) * n2_149_549) - (float64(10) * n2_149_549)) + float64(7)) * x_149_549) * x_149_549) * x_149_549) / float64(90))
 								r0_0_149_549 = (n_149_549 * (a_149_549 + b_149_549))
 							}
-							dx_145_549 = merge((pi_145_549 * r0_0_149_549), dx_145_549, ((npd_145_549 * npd_145_549) < float64(seriesMax2)))
+							dx_145_549 = merge((float64((-1)) * r0_0_149_549), dx_145_549, ((npd_145_549 * npd_145_549) < float64(seriesMax2)))
 							dx_145_549 = merge(float64(0), dx_145_549, at_145_549)
-							dn_145_549 := merge(float64(1), ((pd_145_549 * cn_145_549) / s1_145_549), at_145_549)
+							dn_145_549 := merge(float64(invPi), ((d_145_549 * cn_145_549) / s1_145_549), at_145_549)
 							r0_0_145_549, r1_0_145_549, r2_0_145_549 = s_145_549, dx_145_549, dn_145_549
 						}
 						s_142_549, dx_142_549, dn_142_549 = r0_0_145_549, r1_0_145_549, r2_0_145_549
@@ -32759,7 +32833,6 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 			)
 			{
 				k_551, ia_551, cube_551, e_551, h_551, kk_551, l_551, sa_551, sb_551, sc_551, ha_551, hb_551, hc_551, nda_551, ndb_551, ndc_551, s_551, def_551, sig_551, sna_551, snb_551, snc_551, hkl_551, at_551, stride_551 := k, &ia, cube, &oinc[oi], h, kk, l, sa, sb, sc, ha, hb, hc, nda, ndb, ndc, s, def, sig, sna, snb, snc, hkl, 3*oi*stride+p0, stride
-				two_551 := float64(2)
 				fl_551 := ((sa_551 * sb_551) * sc_551)
 				var (
 					r0_0_484_551 float64
@@ -32771,7 +32844,7 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 					r6_0_484_551 float64
 				)
 				{
-					k_484_551, ia_484_551, cube_484_551, two_484_551, h_484_551, kk_484_551, l_484_551, fl_484_551, s_484_551, def_484_551 := k_551, ia_551, cube_551, two_551, h_551, kk_551, l_551, fl_551, s_551, def_551
+					k_484_551, ia_484_551, cube_484_551, h_484_551, kk_484_551, l_484_551, fl_484_551, s_484_551, def_484_551 := k_551, ia_551, cube_551, h_551, kk_551, l_551, fl_551, s_551, def_551
 					r_484_551 := k_484_551.lr
 					zero_484_551 := float64(0)
 					fc_484_551, fd_484_551, fh_484_551, fk_484_551, fkl_484_551 := (&r_484_551.defaultF)[0], float64(1), zero_484_551, zero_484_551, zero_484_551
@@ -32821,13 +32894,12 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 					s1_484_551 := (s_484_551 + (ffl_484_551 * fl_484_551))
 					def1_484_551 := def_484_551
 					if k_484_551.perDef {
-						def1_484_551 = (def_484_551 + ((((two_484_551 * fc_484_551) * fl_484_551) * fl_484_551) * fd_484_551))
+						def1_484_551 = (def_484_551 + (((fc_484_551 * fl_484_551) * fl_484_551) * fd_484_551))
 					}
 					r0_0_484_551, r1_0_484_551, r2_0_484_551, r3_0_484_551, r4_0_484_551, r5_0_484_551, r6_0_484_551 = ffl_484_551, s1_484_551, def1_484_551, fc_484_551, fh_484_551, fk_484_551, fkl_484_551
 				}
 				ffl_551, s1_551, def1_551, fc_551, fh_551, fk_551, fkl_551 := r0_0_484_551, r1_0_484_551, r2_0_484_551, r3_0_484_551, r4_0_484_551, r5_0_484_551, r6_0_484_551
-				tfl_551 := (two_551 * ffl_551)
-				xa_551, xb_551, xc_551 := (tfl_551 * (sb_551 * sc_551)), (tfl_551 * (sa_551 * sc_551)), (tfl_551 * (sa_551 * sb_551))
+				xa_551, xb_551, xc_551 := (ffl_551 * (sb_551 * sc_551)), (ffl_551 * (sa_551 * sc_551)), (ffl_551 * (sa_551 * sb_551))
 				hbar_551, kbar_551, lbar_551 := (xa_551 * ha_551), (xb_551 * hb_551), (xc_551 * hc_551)
 				var (
 					r0_0_485_551 float64
@@ -32835,8 +32907,7 @@ func (k *kernel) termsGradAxesNoSigmaLanes(si int, oinc [][3]laneVal, t *termLan
 					r2_0_485_551 float64
 				)
 				{
-					two_485_551, fc_485_551, flatt_485_551, fh_485_551, fk_485_551, fl_485_551, hbar_485_551, kbar_485_551, lbar_485_551 := two_551, fc_551, fl_551, fh_551, fk_551, fkl_551, hbar_551, kbar_551, lbar_551
-					_ = two_485_551
+					fc_485_551, flatt_485_551, fh_485_551, fk_485_551, fl_485_551, hbar_485_551, kbar_485_551, lbar_485_551 := fc_551, fl_551, fh_551, fk_551, fkl_551, hbar_551, kbar_551, lbar_551
 					_ = fc_485_551
 					_ = flatt_485_551
 					_ = fh_485_551

@@ -86,6 +86,7 @@ type laneReps struct {
 	beamD                                                [3]laneVal // distance·beam (bendLanes)
 	nv                                                   [3]laneVal // per axis: N
 	negZero                                              laneVal    // −0: its bits are the sign bit
+	hklUnit                                              laneVal    // the unit of σ's sums (termUnits)
 	// 2(j + 1) at j: the weights of U′_{n−1}'s sum (sincgGradLanes).
 	uw [maxChebyshevN]laneVal
 
@@ -162,6 +163,8 @@ func (k *kernel) newLaneReps(orient bool) (*laneReps, *laneLists) {
 		distance: repeat(k.distance), beamD: repeat3([3]float64{k.distance * c.Beam[0], k.distance * c.Beam[1], k.distance * c.Beam[2]})}
 	r.axes, r.nmode = k.nmode != [3]int8{nChebyshev, nChebyshev, nChebyshev} || k.nn[0] != k.nn[1] || k.nn[0] != k.nn[2], k.nmode
 	r.uw = uWeights()
+	hu, _, _ := k.termUnits()
+	r.hklUnit = repeat(hu)
 	for i, n := range [3]float64{k.na, k.nb, k.nc} {
 		r.nv[i] = repeat(n)
 		if k.nmode[i] == nChebyshev {

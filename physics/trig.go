@@ -71,7 +71,8 @@ func cosPiReduced(d float64) float64 { return cosPiLanes(d) }
 // the low bit of its representation is the parity of m.
 const roundMagic = 3 << 51
 
-// invPi is 1/π (rotateAxisLanes' angles in units of π).
+// invPi is 1/π (rotateAxisLanes' angles in units of π; sincgGradLanes'
+// peaks: π·invPi is 1 exactly).
 const invPi = 1 / math.Pi
 
 // Constants of logLanes: Go's amd64 math.Log's (its assembly, archLog:
