@@ -1003,6 +1003,35 @@
 //     loss-row chunks of 128 and 512 pixels (1.055× and 1.059× at cubic
 //     1024²).
 //
+//   - Twenty-first session (the same AMD EPYC, in a slower phase: the
+//     session start's mosaic gradient/forward measured 1.93–2.08; turns,
+//     Go 1.27 build, 20–30 rounds). The backward pass's loops ran inline
+//     in lossBackLanes, whose many slices kept the loops' addresses and
+//     counters on the stack: the row sums' loop was 91 instructions a
+//     vector for 9 multiplications and 9 additions. Each loop is now a
+//     function of its own over arrays of rowChunk (rowSumsFirstLanes,
+//     rowSumsLanes, backFactorsLanes, backGeometryLanes; ~50 instructions,
+//     one bounds check a vector), and the row sums' factors sb·|d − inc|²,
+//     sb/R and fdet·sb/R are formed with a source's first orientation and
+//     kept (lossFront's ra, rb, rc): the gradient 0.95× (mosaic case) and
+//     0.94× (cubic 1024², quartiles 0.86–1.06). The terms leave their
+//     constant factors to the sums (termUnits: 2, −π, π), and ∂/∂N's limit
+//     at a peak takes its sign from the parities (U_{n−1}(±1) =
+//     n·(±1)^(n−1)): 260 vector operations a turn besides moves instead
+//     of 271, the mosaic gradient 0.97×. Together 0.923–0.928× (three
+//     sets), gradient/forward 1.73–1.74. Measured and left out: the
+//     loss rows' chunks cut to 136 pixels for the ten domains' ∂S/∂(h, k,
+//     l) to fit the first-level cache (1.036×); the row sums two
+//     orientations a pass, inline as they then were (1.06×);
+//     lossBackSubLanes' loop over arrays (the two-layer case's gradient
+//     1.035×, quartiles 0.90–1.12: no change measured). As timing checks
+//     with wrong results: the divisions made multiplications (1.00×);
+//     the structure factor's gather replaced by a constant in both
+//     kernels: the forward 0.80×, the gradient 0.906× — the gather is a
+//     fifth of the mosaic forward's time (~100 scalar instructions of a
+//     285-instruction turn), and a faster one would take the same time
+//     off both, which raises the ratio.
+//
 // Before the vector lanes, per pixel (callgrind by instruction, cubic rows,
 // scalar build): the forward did 189 floating-point operations in 537
 // instructions, the fused loss and gradient 355 in 921 (1.88× and 1.72×);
