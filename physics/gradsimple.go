@@ -33,7 +33,8 @@ func (k *kernel) polarizationCoef(si int, dx, dy, dz float64) (p, dkahn, alpha, 
 
 // termLanes are a row chunk's diffracted directions (d) and its
 // pixels' sums over their terms (termsGradLanes): S, its derivatives by
-// Na, Nb, Nc and the default F, and σ. With fresh set the sums have not
+// Na, Nb, Nc and the default F, and σ (the last four in the units of
+// termUnits, whose consumers take them). With fresh set the sums have not
 // been started: the terms kernel that runs next starts them (S at the
 // water background, the others at 0) instead of loading them, and
 // clears it (lossFrontLanes sets it: its stores of the starting values
@@ -626,8 +627,8 @@ const (
 
 // maxLossSubs and minLossChunk bound the structures with several
 // sub-pixels (layers × Oversample²) that the loss rows take
-// (lossRows): their records take ~40 kB per sub-pixel and gradient
-// worker (20 arrays of rowChunk values; 10 MB at maxLossSubs), and with
+// (lossRows): their records take ~46 kB per sub-pixel and gradient
+// worker (23 arrays of rowChunk values; 12 MB at maxLossSubs), and with
 // chunks of fewer pixels the per-pixel walk was faster
 // (measured by an independent review: 1 and 2 pixels 1.3–1.8× slower than
 // walkSimple, 3 about even, 6 1.5× faster).
@@ -698,7 +699,7 @@ func (k *kernel) dminPolar(r *lossRecs, J, np int) bool {
 // leave per pixel, which their consumers multiply by: of ∂S/∂(h, k, l)
 // and σ, of ∂S/∂N and of ∂S/∂(default F). Those kernels leave out
 // the factor 2 of ∂(F²·F_latt²)/∂F_latt and of ∂S/∂F, and sincg's
-// derivatives −π and π (sincgGradLanes), so that a term has four
+// derivatives −π and π (sincgGradLanes), so that a term has eight
 // multiplications fewer: −2π, 2π and 2. The spot shapes' (shapeLanes)
 // keep all but the default F's 2.
 func (k *kernel) termUnits() (hkl, n, def float64) {
@@ -797,7 +798,8 @@ type lossFront struct {
 	ra, rb, rc                       [rowChunk]float64 // the row sums' factors (lossRowSumsLanes)
 }
 
-// lossTotals are a loss row's sums: of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),
+// lossTotals are a loss row's sums (∂L/∂N and ∂L/∂F in the units of
+// termUnits until lossRow takes them): of ∂L/∂N, ∂L/∂F, ∂L/∂(water seed),
 // Σ g·P·ω·S (∂L/∂fluence over perFluence), ∂L/∂K and ∂L/∂(close
 // distance), of a·d and
 // fdet·a·d (a: the pixel's coefficient of d in ∂L/∂p), and of the

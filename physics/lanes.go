@@ -1492,7 +1492,8 @@ func gradSigmaLanes(e *[3]laneVal, h, kk, l, hbar, kbar, lbar, sig vf) vf {
 
 // gradStoreLanes ends a term in termsGradLanes: it returns S with the
 // term (s1), or without it (s) where F_latt is 0, and stores ∂S/∂(h, k, l)
-// at hkl[at], hkl[at+stride] and hkl[at+2·stride].
+// (in the units of termUnits) at hkl[at], hkl[at+stride] and
+// hkl[at+2·stride].
 //
 // A zero lattice factor adds no term (the reference skips it) and no
 // derivative: every product then has a factor 0 and finite others (F, the
@@ -1517,7 +1518,8 @@ func gradStoreLanes(k *kernel, fl, hbar, kbar, lbar, s, s1 vf, hkl []float64, at
 // diffracted directions in t.d; a whole number of lanes are read and
 // written), the terms of the structures kernel.simple covers to the
 // pixels' sums: S, its derivatives by Na, Nb, Nc and (k.perDef) by the
-// default F, and σ. It writes ∂S/∂(h, k, l) of each orientation o and
+// default F, and σ (those in the units of termUnits, as the ∂S/∂(h, k, l)
+// it writes). It writes ∂S/∂(h, k, l) of each orientation o and
 // pixel p to hkl[(3o + i)·stride + p] (i = 0, 1, 2 for h, k, l; the
 // derivatives by its a, b, c vectors are these times q). σ is
 // Σ ∂S/∂(h, k, l)·(h, k, l)_d over the orientations, the indices of the
@@ -1675,7 +1677,8 @@ func shapeGradLanes(r *laneReps, h, kk, l vf) (vf, vf, vf, vf, vf, vf, vf, vf, v
 
 // gradTermShapeLanes is gradTermLanes for the spot shapes, given
 // shapeGradLanes' values: it adds the term to S and its derivatives (by
-// the default F, Na, Nb, Nc, the fudge, and σ), and for the Gaussian
+// the default F, half of it as gradFLanes adds it, Na, Nb, Nc, the
+// fudge, and σ), and for the Gaussian
 // ∂S/∂(a*, b*, c*) to sh's sums of pixels p0…; it stores the term's
 // ∂S/∂(h, k, l) at hkl[at], hkl[at+stride] and hkl[at+2·stride].
 //
@@ -1960,8 +1963,9 @@ func polarizationCoefLanes(r *laneReps, s *laneSrc, dx, dy, dz vf) (vf, vf, vf, 
 // partial sums in out, slots per sum: the lossTotals sums (lossBackSums
 // of them, in lossTotals' order) and then, for each source and
 // orientation j, the row sums of u·|d − inc|², u/R and fdet·u/R (u its
-// ∂L/∂(h, k, l), 3 each), from ∂S/∂(h, k, l) in hkl (as termsGradLanes
-// writes it) and |d − inc|² in dsq (rowChunk per source). Every term
+// ∂L/∂(h, k, l) in the units of termUnits, 3 each), from ∂S/∂(h, k, l)
+// in hkl (as termsGradLanes writes it) and |d − inc|² in dsq (rowChunk
+// per source). Every term
 // has g for a factor, so a pixel with g = 0 adds ±0 to every sum, which
 // leaves it as it was (the sums start at +0, and a sum of them is never
 // −0), as long as its other factors are finite: they are for finite
