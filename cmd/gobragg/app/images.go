@@ -90,10 +90,18 @@ func countsWriter(path string, m *models.Model, data []uint16, k countsKind) fun
 func intCounts(img []float32, m *models.Model, scale, adc float64) []uint16 {
 	data := formats.IntImage(img, scale, adc)
 	roi, fp := m.Detector.ROI, m.Detector.FPixels
-	for i := range data {
-		if f, s := i%fp, i/fp; f < roi[0] || f > roi[1] || s < roi[2] || s > roi[3] {
-			data[i] = 0
+	// Row by row: the columns f < roi[0] and f > roi[1] of the rows inside
+	// it, every column of the others (a division and a remainder per
+	// pixel took as long as the conversion).
+	lo, hi := min(max(roi[0], 0), fp), min(max(roi[1]+1, 0), fp)
+	for s := 0; s*fp < len(data); s++ {
+		row := data[s*fp : (s+1)*fp]
+		if s < roi[2] || s > roi[3] {
+			clear(row)
+			continue
 		}
+		clear(row[:lo])
+		clear(row[hi:])
 	}
 	return data
 }
