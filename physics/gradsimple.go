@@ -465,14 +465,10 @@ chunks:
 			}
 		}
 	}
-	// The sums in their units (termUnits).
+	// The row sums in their unit (termUnits).
 	hu, nu, du := k.termUnits()
 	for i := range rs {
 		rs[i] *= hu
-	}
-	for row := range tots {
-		t := &tots[row]
-		t.na, t.nb, t.nc, t.ddef = nu*t.na, nu*t.nb, nu*t.nc, du*t.ddef
 	}
 	lamDot := 0.0
 	for row := range R {
@@ -547,8 +543,10 @@ chunks:
 		}
 	}
 	// The sums of the factors and of the pixels' sums: the first row of
-	// sub-pixels' (lossBackLanes).
+	// sub-pixels' (lossBackLanes), N's and the default F's in their
+	// units (termUnits).
 	t := &tots[0]
+	t.na, t.nb, t.nc, t.ddef = nu*t.na, nu*t.nb, nu*t.nc, du*t.ddef
 	if !c.HasHKL && k.ibg == 0 {
 		// Every term is F²·F_latt² with the one F: ∂S/∂F = 2S/F, and
 		// Σ ∂L/∂S·S = scale·flu.

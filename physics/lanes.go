@@ -1987,7 +1987,7 @@ func (k *kernel) lossBackLanes(fr *lossFront, t *termLanes, g, dsq, hkl []float6
 	// The rest, in loops whose running sums fit in registers, each a
 	// function of its own (rowSumsLanes).
 	ga := (*[rowChunk]float64)(g)
-	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	np = wholeVectorsLanes(np)
 	k.backFactorsLanes(fr, t, ga, np, pol, out)
 	k.backGeometryLanes(fr, t, ga, np, out)
 	vzeroupper()
@@ -2120,7 +2120,7 @@ func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, n
 		hj, kj, lj := (*[rowChunk]float64)(hkl[3*j*stride:]), (*[rowChunk]float64)(hkl[(3*j+1)*stride:]), (*[rowChunk]float64)(hkl[(3*j+2)*stride:])
 		o := out[slots*(lossBackSums+9*j):]
 		if j%M == 0 {
-			rowSumsFirstLanes(&k.lr.scale, ga, &fr.p, &fr.omega, (*[rowChunk]float64)(dsq[j/M*rowChunk:]), &fr.invR, &fr.fdet, fr, hj, kj, lj, M > 1, np, o)
+			rowSumsFirstLanes(&k.lr.scale, ga, (*[rowChunk]float64)(dsq[j/M*rowChunk:]), fr, hj, kj, lj, M > 1, np, o)
 		} else {
 			rowSumsLanes(&fr.ra, &fr.rb, &fr.rc, hj, kj, lj, np, o)
 		}
@@ -2128,20 +2128,20 @@ func lossRowSumsLanes(k *kernel, fr *lossFront, g, dsq, hkl []float64, stride, n
 }
 
 // rowSumsFirstLanes is rowSumsLanes for a source's first orientation:
-// it forms the pixels' factors a, b, c from ∂L/∂I (g), the polarization,
-// ω, |d − inc|², 1/R and fdet, and with keep stores them in fr's ra, rb
-// and rc.
-func rowSumsFirstLanes(scale *laneVal, g, pp, om, ds, invR, fdet *[rowChunk]float64, fr *lossFront, h, kk, l *[rowChunk]float64, keep bool, np int, o []float64) {
+// it forms the pixels' factors a, b, c from ∂L/∂I (g), |d − inc|² (ds)
+// and fr's polarization, ω, 1/R and fdet, and with keep stores them in
+// fr's ra, rb and rc.
+func rowSumsFirstLanes(scale *laneVal, g, ds *[rowChunk]float64, fr *lossFront, h, kk, l *[rowChunk]float64, keep bool, np int, o []float64) {
 	const sl = min(lanes, slots)
 	const m = slots / sl
 	sc := vrep(scale)
-	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	np = wholeVectorsLanes(np)
 	var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
 	for p := 0; p+lanes <= np; p += lanes {
 		q := p / lanes % m
-		sb := adjSLanes(vload((*[lanes]float64)(g[p:])), sc, vload((*[lanes]float64)(pp[p:])), vload((*[lanes]float64)(om[p:])))
-		a, b := sb.Mul(vload((*[lanes]float64)(ds[p:]))), sb.Mul(vload((*[lanes]float64)(invR[p:])))
-		c := b.Mul(vload((*[lanes]float64)(fdet[p:])))
+		sb := adjSLanes(vload((*[lanes]float64)(g[p:])), sc, vload((*[lanes]float64)(fr.p[p:])), vload((*[lanes]float64)(fr.omega[p:])))
+		a, b := sb.Mul(vload((*[lanes]float64)(ds[p:]))), sb.Mul(vload((*[lanes]float64)(fr.invR[p:])))
+		c := b.Mul(vload((*[lanes]float64)(fr.fdet[p:])))
 		if keep {
 			a.StoreSlice(fr.ra[p:])
 			b.StoreSlice(fr.rb[p:])
@@ -2163,7 +2163,7 @@ func rowSumsFirstLanes(scale *laneVal, g, pp, om, ds, invR, fdet *[rowChunk]floa
 func rowSumsLanes(a, b, c, h, kk, l *[rowChunk]float64, np int, o []float64) {
 	const sl = min(lanes, slots)
 	const m = slots / sl
-	np = min((np+lanes-1)/lanes*lanes, rowChunk)
+	np = wholeVectorsLanes(np)
 	var w0, w1, w2, v0, v1, v2, fv0, fv1, fv2 [m]vs
 	for p := 0; p+lanes <= np; p += lanes {
 		q := p / lanes % m
@@ -2171,6 +2171,15 @@ func rowSumsLanes(a, b, c, h, kk, l *[rowChunk]float64, np int, o []float64) {
 		w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q] = rowTermLanes(vload((*[lanes]float64)(a[p:])), vload((*[lanes]float64)(b[p:])), vload((*[lanes]float64)(c[p:])), x0, x1, x2, w0[q], w1[q], w2[q], v0[q], v1[q], v2[q], fv0[q], fv1[q], fv2[q])
 	}
 	rowStoreLanes(o, w0, w1, w2, v0, v1, v2, fv0, fv1, fv2)
+}
+
+// wholeVectorsLanes is np pixels of a loss-row chunk rounded up to whole
+// vectors, at most rowChunk (a loop to it, p+lanes ≤ np, then needs no
+// bounds check for loads from arrays of rowChunk past the first).
+//
+//lanegen:inline
+func wholeVectorsLanes(np int) int {
+	return min((np+lanes-1)/lanes*lanes, rowChunk)
 }
 
 // rowStoreLanes stores the nine row sums' slots in o.
