@@ -23,9 +23,6 @@ import (
 	"github.com/gobragg/gobragg/models"
 	"github.com/gobragg/gobragg/models/formats"
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 )
 
 // FitUsage describes the fit arguments.
@@ -886,78 +883,3 @@ func percentile(v []float64, q float64) float64 {
 	sort.Float64s(s)
 	return s[int(q*float64(len(s)-1))]
 }
-
-// lossCurve plots the loss against the evaluation count (gonum/plot),
-// one line per start and stage. The y range is set by hand so that a flat or huge
-// loss cannot reach gonum/plot's tick maker with an empty range (it
-// panics there), and a panic in plotting becomes an error.
-func lossCurve(path string, report *FitReport) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("plotting the loss curve: %v", r)
-		}
-	}()
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s loss (%s), %s", report.LossKind, report.Method, report.Status)
-	p.X.Label.Text = "evaluations"
-	p.Y.Label.Text = "loss"
-	// One line per start and stage: a colour per stage, dashed after the
-	// first start, in the legend once.
-	type key struct {
-		start int
-		stage string
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	lines := map[key]plotter.XYs{}
-	var order []key
-	colour := map[string]int{}
-	for _, h := range report.History {
-		if math.Abs(h.Loss) < math.MaxFloat64 {
-			k := key{h.Start, h.Stage}
-			if _, ok := lines[k]; !ok {
-				order = append(order, k)
-			}
-			if _, ok := colour[h.Stage]; !ok {
-				colour[h.Stage] = len(colour)
-			}
-			lines[k] = append(lines[k], plotter.XY{X: float64(h.Evaluations), Y: h.Loss})
-			lo, hi = math.Min(lo, h.Loss), math.Max(hi, h.Loss)
-		}
-	}
-	if len(order) == 0 {
-		order, lines[key{}], lo, hi = []key{{}}, plotter.XYs{{X: 0, Y: 0}}, 0, 0
-	}
-	pad := math.Max((hi-lo)*0.05, math.Max(math.Abs(hi), 1)*1e-9)
-	if !(hi-lo+2*pad > 0) || math.IsInf(pad, 0) {
-		return fmt.Errorf("plotting the loss curve: no usable range (%g to %g)", lo, hi)
-	}
-	p.Y.Min, p.Y.Max = lo-pad, hi+pad
-	for _, k := range order {
-		line, points, err := plotter.NewLinePoints(lines[k])
-		if err != nil {
-			return err
-		}
-		c := plotColors[colour[k.stage]%len(plotColors)]
-		line.Color, points.Color = c, c
-		if k.start > 0 {
-			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		p.Add(line, points)
-		if k.start == 0 && k.stage != "" {
-			p.Legend.Add(k.stage, line)
-		}
-	}
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	return formats.WriteFileAtomic(path, func(w io.Writer) error {
-		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-		if err != nil {
-			return err
-		}
-		_, err = wt.WriteTo(w)
-		return err
-	})
-}
-
-var plotColors = []color.Color{color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
-	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}}

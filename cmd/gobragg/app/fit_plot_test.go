@@ -9,9 +9,9 @@ import (
 )
 
 // TestFitHugeFlatLoss: an observed image of 1e20 photons in every pixel
-// (issue 14: gonum/plot's tick maker panicked on the loss curve, flat at
-// a huge value): the fit ends with an error, not a panic, and still
-// writes its report and its loss curve.
+// (issue 14: gonum/plot's tick maker, which drew the loss curve then,
+// panicked on a loss flat at a huge value): the fit ends with an error,
+// not a panic, and still writes its report and its loss curve.
 func TestFitHugeFlatLoss(t *testing.T) {
 	inDir(t, nil, func() {
 		const n = 64

@@ -1,0 +1,197 @@
+package app
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"testing"
+
+	"golang.org/x/image/vector"
+)
+
+// TestAxisTicks: the ticks' step, values and labels. Expected values are
+// worked by hand from the rule (the smallest step 1, 2 or 5 × 10^e giving at
+// most n ticks, e = ⌊log10((hi − lo)/n)⌋; six significant digits; an offset
+// at the multiple of 10 steps nearest the middle once the values reach 1e5
+// steps).
+func TestAxisTicks(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		lo, hi float64
+		n      int
+		step   float64
+		labels []string
+		offset string
+	}{
+		// (1 − 0)/8 = 0.125: e = −1; 0.1 gives 11 ticks, 0.2 gives 6.
+		{"unit", 0, 1, 8, 0.2, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}, ""},
+		// The README fit's loss range: 300000/8 = 37500, e = 4; 1e4 and 2e4
+		// give 30 and 15 ticks, 5e4 gives 6.
+		{"readme fit", -343000, -43000, 8, 5e4, []string{"-300000", "-250000", "-200000", "-150000", "-100000", "-50000"}, ""},
+		// Evaluations 1–303 padded by 2 %: 314/10 = 31.4, e = 1; 10 and 20
+		// give 31 and 16 ticks, 50 gives 7.
+		{"evaluations", -5.04, 309.04, 10, 50, []string{"0", "50", "100", "150", "200", "250", "300"}, ""},
+		// A loss of ~5e7 varying in its tenth digit (the DIALS fit's size):
+		// 0.0162/8 = 0.002025, e = −3; 0.002 gives 9 ticks, 0.005 gives 3
+		// (at −…703.965, −.960, −.955). The middle, −49924703.96, is
+		// −998494079.2 times 10 steps: the offset is −998494079 × 0.05 =
+		// −49924703.95, to 7 − (−3) + 1 = 11 digits.
+		{"offset", -49924703.9681, -49924703.9519, 8, 0.005, []string{"-0.015", "-0.01", "-0.005"}, "-49924703.95"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAxisTicks(c.lo, c.hi, c.n, 0)
+			if math.Abs(a.step-c.step) > 1e-12*c.step {
+				t.Errorf("step %g, want %g", a.step, c.step)
+			}
+			var got []string
+			for _, v := range a.values {
+				got = append(got, a.label(v))
+			}
+			if len(got) != len(c.labels) {
+				t.Fatalf("labels %q, want %q", got, c.labels)
+			}
+			for i := range got {
+				if got[i] != c.labels[i] {
+					t.Errorf("labels %q, want %q", got, c.labels)
+					break
+				}
+			}
+			if a.offsetText != c.offset {
+				t.Errorf("offset %q, want %q", a.offsetText, c.offset)
+			}
+			if w := 7 * len(c.labels[0]); a.width < w {
+				t.Errorf("label width %d pixels, below %q's %d", a.width, c.labels[0], w)
+			}
+		})
+	}
+}
+
+// TestAxisTicksSpace: with the axis's length given, labels 12 pixels
+// apart at least. On 1e6–2e6 (10 ticks at most: e = 5; 1e5 gives 11) a
+// step of 2e5 gives labels 1e+06, 1.2e+06, … (six significant digits
+// reach 1e6 in exponent form), at most 7 characters, 49 pixels; on 300
+// pixels its ticks are 60 apart, below 49 + 12: 5e5 (150 apart) is taken.
+func TestAxisTicksSpace(t *testing.T) {
+	a := newAxisTicks(1e6, 2e6, 10, 300)
+	if a.step != 5e5 || a.width != 49 {
+		t.Errorf("step %g, labels %d pixels wide; want 5e5 and 49", a.step, a.width)
+	}
+	if a = newAxisTicks(1e6, 2e6, 10, 0); a.step != 2e5 {
+		t.Errorf("without the length: step %g, want 2e5", a.step)
+	}
+}
+
+// TestLossCurveImage: a curve from its lowest to its highest loss spans
+// the plot area's height less the 5 % margins (396 pixels / 1.1 = 360)
+// plus a ring's radius at each end, and a second start's line is dashed
+// (fewer pixels of its colour than the first start's, on the same losses).
+func TestLossCurveImage(t *testing.T) {
+	var r, dashed FitReport
+	r.LossKind, r.Method, r.Status = "poisson", "bfgs", "converged"
+	for i := 0; i <= 10; i++ {
+		h := FitStep{Start: 0, Evaluations: 1 + 10*i, Loss: float64(100 - 10*i)}
+		r.History = append(r.History, h)
+		h.Start = 1
+		dashed.History = append(dashed.History, h)
+	}
+	img, err := lossCurveImage(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != curveW || b.Dy() != curveH {
+		t.Fatalf("size %v", b)
+	}
+	box, ns := colourBox(img, plotColors[0])
+	want := float64(curveBottom-curveTop)/1.1 + 2*curveRing
+	if math.Abs(float64(box.Dy())-want) > 3 {
+		t.Errorf("the curve spans %d pixels high (%v), want %.0f±3", box.Dy(), box, want)
+	}
+	if box.Max.X > curveRight || box.Min.Y < curveTop || box.Max.Y > curveBottom {
+		t.Errorf("the curve %v leaves the plot area", box)
+	}
+	b, err := lossCurveImage(&dashed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, nd := colourBox(b, plotColors[0]); !(nd < ns*9/10) {
+		t.Errorf("a dashed line has %d pixels of its colour, a solid one %d", nd, ns)
+	}
+}
+
+// TestLossCurveNoFiniteLoss: a history without a finite loss gives an
+// empty frame, not an error.
+func TestLossCurveNoFiniteLoss(t *testing.T) {
+	r := FitReport{History: []FitStep{{Loss: math.NaN()}, {Loss: math.Inf(1)}}}
+	img, err := lossCurveImage(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, n := colourBox(img, plotColors[0]); n != 0 {
+		t.Errorf("%d pixels of a curve's colour", n)
+	}
+}
+
+// colourBox returns the bounding box of img's pixels at least half
+// covered by c over white (each channel 255 − a·(255 − c) within 8, a ≥
+// 0.5, a from the channel where c is darkest), and how many there are.
+func colourBox(img *image.RGBA, c color.RGBA) (image.Rectangle, int) {
+	var box image.Rectangle
+	n := 0
+	ch := func(p color.RGBA) [3]float64 { return [3]float64{float64(p.R), float64(p.G), float64(p.B)} }
+	cv := ch(c)
+	k := 0
+	for i := range cv {
+		if cv[i] < cv[k] {
+			k = i
+		}
+	}
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			pv := ch(img.RGBAAt(x, y))
+			a := (255 - pv[k]) / (255 - cv[k])
+			ok := a >= 0.5
+			for i := range pv {
+				ok = ok && math.Abs(pv[i]-(255-a*(255-cv[i]))) <= 8
+			}
+			if ok {
+				p := image.Rect(x, y, x+1, y+1)
+				if n == 0 {
+					box = p
+				} else {
+					box = box.Union(p)
+				}
+				n++
+			}
+		}
+	}
+	return box, n
+}
+
+// TestRingOverLine: a ring (outer radius 5, width 2, about (10, 10)) on a
+// horizontal line 2 wide through its centre: the ring's hole is clear
+// off the line, and the line and the ring both paint where they cross
+// (shapes of opposite windings would cancel there). Pixel (x, y) covers
+// [x, x+1) × [y, y+1).
+func TestRingOverLine(t *testing.T) {
+	z := vector.NewRasterizer(20, 20)
+	segment(z, [2]float32{0, 10}, [2]float32{20, 10}, 2)
+	ring(z, [2]float32{10, 10}, 5, 2)
+	a := image.NewAlpha(image.Rect(0, 0, 20, 20))
+	z.Draw(a, a.Bounds(), image.Opaque, image.Point{})
+	for _, c := range []struct {
+		x, y   int
+		lo, hi uint8
+		what   string
+	}{
+		{13, 9, 255, 255, "line and ring (centre 3.5 from the ring's, 0.5 from the line's)"},
+		{6, 10, 255, 255, "line and ring, left"},
+		{10, 9, 255, 255, "line in the hole"},
+		{10, 8, 0, 0, "hole off the line (centre 1.5 from the ring's)"},
+		{10, 6, 200, 255, "ring off the line (centre 3.5 from the ring's)"},
+		{10, 2, 0, 0, "outside the ring"},
+	} {
+		if v := a.AlphaAt(c.x, c.y).A; v < c.lo || v > c.hi {
+			t.Errorf("%s: pixel (%d, %d) covered %d, want %d–%d", c.what, c.x, c.y, v, c.lo, c.hi)
+		}
+	}
+}
