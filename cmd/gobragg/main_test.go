@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,6 +280,31 @@ func TestLanesEnv(t *testing.T) {
 		}
 		if c.code != 0 && strings.Count(strings.TrimSpace(e.String()), "\n") != 0 {
 			t.Errorf("GOBRAGG_LANES=%q: stderr %q, want one line", c.env, e.String())
+		}
+	}
+}
+
+// TestNoDocsBuild: the README's fast build passes -tags urfave_cli_no_docs
+// (urfave/cli without its Markdown and man-page writers, which gobragg
+// does not call): gobragg builds with it, and its help and completions
+// are this test binary's (not --version: a build in a git clone names
+// the commit, a test binary does not).
+func TestNoDocsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a second build of gobragg: without -short")
+	}
+	bin := filepath.Join(t.TempDir(), "gobragg")
+	if b, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags urfave_cli_no_docs: %v\n%s", err, b)
+	}
+	for _, args := range [][]string{{"--help"}, {"simulate", "--help"}, {"completion", "bash"}, {"completion", "fish"}} {
+		want, _, wcode := runCmd(t, args[0], args[1:]...)
+		cmd := exec.Command(bin, args...)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if err != nil || wcode != 0 || o.String() != want || want == "" {
+			t.Errorf("%q: %v (stderr %q); stdout differs from the default build's: %v", args, err, e.String(), o.String() != want)
 		}
 	}
 }
