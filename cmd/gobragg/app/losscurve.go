@@ -231,9 +231,12 @@ func newAxisTicks(lo, hi float64, n, space int) axisTicks {
 // ticksAt returns the multiples of step within [lo, hi], labelled.
 func ticksAt(lo, hi, step float64) axisTicks {
 	t := axisTicks{step: step}
+	// Counted by an integer, at most 1000: the margins keep the values
+	// within ~1e10 steps of 0, where k + 1 is exact, but a float counter
+	// past 2^53 would never end.
 	k0, k1 := math.Ceil(lo/step), math.Floor(hi/step)
-	for k := k0; k <= k1; k++ {
-		t.values = append(t.values, k*step)
+	for i := 0; i <= 1000 && k0+float64(i) <= k1; i++ {
+		t.values = append(t.values, (k0+float64(i))*step)
 	}
 	// Six significant digits tell multiples of step apart below 1e5 steps.
 	if big := math.Max(math.Abs(lo), math.Abs(hi)); big/step >= 1e5 {

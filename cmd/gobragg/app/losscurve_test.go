@@ -195,3 +195,13 @@ func TestRingOverLine(t *testing.T) {
 		}
 	}
 }
+
+// TestAxisTicksFar: values 1e17 steps from 0, where a float counter's
+// k + 1 is k (the curve's margins keep its axes within ~1e10 steps):
+// the ticks end, at most 1001 of them.
+func TestAxisTicksFar(t *testing.T) {
+	a := ticksAt(1e20, 1e20+1e4, 1e3)
+	if len(a.values) == 0 || len(a.values) > 1001 {
+		t.Errorf("%d ticks", len(a.values))
+	}
+}
