@@ -77,7 +77,7 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 	colour := map[string]int{}
 	xlo, xhi, lo, hi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, h := range report.History {
-		if !(math.Abs(h.Loss) <= math.MaxFloat64) {
+		if !(math.Abs(h.Loss) < math.MaxFloat64) {
 			continue
 		}
 		k := key{h.Start, h.Stage}
@@ -108,9 +108,9 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 	xpad := math.Max((xhi-xlo)*0.02, 0.5)
 	xlo, xhi = xlo-xpad, xhi+xpad
 
-	yt := newAxisTicks(ylo, yhi, 8, 0)
+	yt := newAxisTicks(ylo, yhi, 8, 0, 0)
 	left := 8 + curveFace.Height + 6 + yt.width + curveTick + 2 // rotated label, tick labels, ticks
-	xt := newAxisTicks(xlo, xhi, 10, curveRight-left)
+	xt := newAxisTicks(xlo, xhi, 10, curveRight-left, 1)
 	px := func(x float64) float32 { return float32(left) + float32((x-xlo)/(xhi-xlo))*float32(curveRight-left) }
 	py := func(y float64) float32 {
 		return float32(curveBottom) - float32((y-ylo)/(yhi-ylo))*float32(curveBottom-curveTop)
@@ -126,7 +126,8 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 		fillRect(img, x, curveTop+1, x+1, curveBottom, curveGrid)
 		fillRect(img, x, curveBottom, x+1, curveBottom+curveTick, curveFrame)
 		s := xt.label(v)
-		drawText(img, s, x-textWidth(s)/2, curveBottom+curveTick+3+curveFace.Ascent, curveFrame)
+		// Centred on its tick, but within the image.
+		drawText(img, s, min(x-textWidth(s)/2, curveW-2-textWidth(s)), curveBottom+curveTick+3+curveFace.Ascent, curveFrame)
 	}
 	for _, v := range yt.values {
 		y := int(math.Round(float64(py(v))))
@@ -142,11 +143,8 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 
 	title := fmt.Sprintf("%s loss (%s), %s", report.LossKind, report.Method, report.Status)
 	drawText(img, title, (curveW-textWidth(title))/2, 8+curveFace.Ascent, curveFrame)
-	drawText(img, "evaluations", (left+curveRight-textWidth("evaluations"))/2, curveH-10, curveFrame)
-	ylabel := "loss"
-	if yt.offset != 0 {
-		ylabel = "loss - " + yt.offsetText
-	}
+	xlabel, ylabel := xt.axisLabel("evaluations"), yt.axisLabel("loss")
+	drawText(img, xlabel, (left+curveRight-textWidth(xlabel))/2, curveH-10, curveFrame)
 	drawTextUp(img, ylabel, 8, (curveTop+curveBottom+textWidth(ylabel))/2, curveFrame)
 
 	// The lines and their rings, a series at a time (one colour each).
@@ -169,11 +167,17 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 
 	// The legend: each stage of the first start, top right.
 	var names []*curveSeries
+	var text []string
 	wide := 0
+	most := (curveRight - left) / 2 / curveFace.Advance // characters a name may take
 	for _, s := range series {
 		if s.start == 0 && s.stage != "" {
-			names = append(names, s)
-			wide = max(wide, textWidth(s.stage))
+			t := s.stage
+			if r := []rune(t); len(r) > most {
+				t = string(r[:most-3]) + "..."
+			}
+			names, text = append(names, s), append(text, t)
+			wide = max(wide, textWidth(t))
 		}
 	}
 	if len(names) > 0 {
@@ -192,7 +196,7 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 			strokeLine(z, [][2]float32{{float32(x0 + 8), yc}, {float32(x0 + 8 + sample), yc}}, 1.5, 0)
 			ring(z, [2]float32{float32(x0+8) + sample/2, yc}, curveRing, 1)
 			z.Draw(img, img.Bounds(), image.NewUniform(s.colour), image.Point{})
-			drawText(img, s.stage, x0+8+sample+8, int(yc)+curveFace.Ascent/2, curveFrame)
+			drawText(img, text[i], x0+8+sample+8, int(yc)+curveFace.Ascent/2, curveFrame)
 		}
 	}
 	return img, nil
@@ -205,17 +209,21 @@ type axisTicks struct {
 	values     []float64
 	step       float64
 	offset     float64 // subtracted from the values in the labels (0: none)
-	offsetText string  // offset, to the step's digits
+	offsetText string  // |offset|, to the step's digits
 	width      int     // of the widest label, pixels
 }
 
 // newAxisTicks returns at most n ticks within [lo, hi] at the smallest
-// such step; with space > 0 (the axis's length in pixels, labels side by
-// side) also at most as many as leave 12 pixels between labels.
-func newAxisTicks(lo, hi float64, n, space int) axisTicks {
+// such step of at least least; with space > 0 (the axis's length in
+// pixels, labels side by side) also at most as many as leave 12 pixels
+// between labels.
+func newAxisTicks(lo, hi float64, n, space int, least float64) axisTicks {
 	e := math.Floor(math.Log10((hi - lo) / float64(n)))
 	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100} {
 		step := m * math.Pow(10, e)
+		if step < least {
+			continue
+		}
 		t := ticksAt(lo, hi, step)
 		if len(t.values) > n {
 			continue
@@ -225,24 +233,26 @@ func newAxisTicks(lo, hi float64, n, space int) axisTicks {
 		}
 		return t
 	}
-	return ticksAt(lo, hi, 100*math.Pow(10, e))
+	return ticksAt(lo, hi, max(100*math.Pow(10, e), least))
 }
 
 // ticksAt returns the multiples of step within [lo, hi], labelled.
 func ticksAt(lo, hi, step float64) axisTicks {
 	t := axisTicks{step: step}
-	// Counted by an integer, at most 1000: the margins keep the values
-	// within ~1e10 steps of 0, where k + 1 is exact, but a float counter
-	// past 2^53 would never end.
+	// Counted by an integer, so that the loop ends (a float counter k++
+	// stops moving past 2^53), and at most 1001 of them. The callers'
+	// ranges hold about ten steps.
 	k0, k1 := math.Ceil(lo/step), math.Floor(hi/step)
 	for i := 0; i <= 1000 && k0+float64(i) <= k1; i++ {
 		t.values = append(t.values, (k0+float64(i))*step)
 	}
-	// Six significant digits tell multiples of step apart below 1e5 steps.
+	// Six significant digits tell multiples of step apart below 1e5 steps
+	// from 0; beyond, the labels are offsets from the multiple of 10 steps
+	// nearest the middle (lo/2 + hi/2: lo + hi may overflow).
 	if big := math.Max(math.Abs(lo), math.Abs(hi)); big/step >= 1e5 {
-		t.offset = math.Round((lo+hi)/2/(10*step)) * 10 * step
+		t.offset = math.Round((lo/2+hi/2)/(10*step)) * 10 * step
 		digits := int(math.Floor(math.Log10(math.Abs(t.offset)))-math.Floor(math.Log10(step))) + 1
-		t.offsetText = strconv.FormatFloat(t.offset, 'g', max(digits, 1), 64)
+		t.offsetText = strconv.FormatFloat(math.Abs(t.offset), 'g', max(digits, 1), 64)
 	}
 	for _, v := range t.values {
 		t.width = max(t.width, textWidth(t.label(v)))
@@ -250,14 +260,25 @@ func ticksAt(lo, hi, step float64) axisTicks {
 	return t
 }
 
-// label returns v's tick label: v − offset to six significant digits, 0
-// for a value within a millionth of a step of 0.
+// label returns v's tick label: v − offset to six significant digits (0
+// without a sign).
 func (t axisTicks) label(v float64) string {
 	d := v - t.offset
-	if math.Abs(d) < t.step*1e-6 {
-		d = 0
+	if d == 0 {
+		d = 0 // not −0
 	}
 	return strconv.FormatFloat(d, 'g', 6, 64)
+}
+
+// axisLabel returns the axis's title: name, less or plus the offset.
+func (t axisTicks) axisLabel(name string) string {
+	switch {
+	case t.offset > 0:
+		return name + " - " + t.offsetText
+	case t.offset < 0:
+		return name + " + " + t.offsetText
+	}
+	return name
 }
 
 // textWidth is s's width in curveFace, pixels.
@@ -271,9 +292,9 @@ func drawText(dst draw.Image, s string, x, y int, c color.Color) {
 	d.DrawString(s)
 }
 
-// drawTextUp draws s turned a quarter to the left (reading upwards) with
-// its top-left corner, before the turn, at (x, y−width): its first
-// character's bottom-left at (x, y).
+// drawTextUp draws s turned a quarter to the left (reading upwards): the
+// text's box, w × 13 pixels before the turn, becomes 13 × w with its
+// top-left corner at (x, y − w + 1) and the text's start at the bottom.
 func drawTextUp(dst *image.RGBA, s string, x, y int, c color.RGBA) {
 	w, h := textWidth(s), curveFace.Height
 	a := image.NewAlpha(image.Rect(0, 0, w, h))
@@ -307,35 +328,43 @@ func fillRect(dst *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
 // strokeLine adds the polyline pts, width w, to z's path: each segment a
 // rectangle, every one of the same winding so that where they overlap the
 // rasterizer's coverage (clamped at 1) does not cancel. With dash > 0
-// only alternate lengths dash on, 2/3 dash off are drawn.
+// only alternate lengths dash on, 2/3 dash off are drawn, the pattern
+// running on across the points.
 func strokeLine(z *vector.Rasterizer, pts [][2]float32, w, dash float32) {
-	on, off := dash, dash*2/3
-	phase := float32(0) // the length into the pattern at a segment's start
+	on, off := float64(dash), float64(dash)*2/3
+	phase := 0.0 // how far into the pattern a segment starts
 	for i := 1; i < len(pts); i++ {
 		a, b := pts[i-1], pts[i]
-		dx, dy := b[0]-a[0], b[1]-a[1]
-		l := float32(math.Hypot(float64(dx), float64(dy)))
-		if l == 0 {
-			continue
-		}
 		if dash <= 0 {
 			segment(z, a, b, w)
 			continue
 		}
-		for t := float32(0); t < l; {
-			// Within the pattern at phase: on until on, off until on+off.
-			var end float32
+		dx, dy := float64(b[0]-a[0]), float64(b[1]-a[1])
+		l := math.Hypot(dx, dy)
+		at := func(t float64) [2]float32 {
+			return [2]float32{a[0] + float32(dx*t/l), a[1] + float32(dy*t/l)}
+		}
+		// Each turn either ends the segment or sets the phase to a
+		// boundary of the pattern (not by adding lengths, whose rounding
+		// could leave it a hair short of one: that loop never ended).
+		for t := 0.0; t < l; {
 			if phase < on {
-				end = min(l, t+on-phase)
-				segment(z, [2]float32{a[0] + dx*t/l, a[1] + dy*t/l}, [2]float32{a[0] + dx*end/l, a[1] + dy*end/l}, w)
+				end := t + on - phase
+				if end >= l {
+					segment(z, at(t), b, w)
+					phase += l - t
+					break
+				}
+				segment(z, at(t), at(end), w)
+				t, phase = end, on
 			} else {
-				end = min(l, t+on+off-phase)
+				end := t + on + off - phase
+				if end >= l {
+					phase += l - t
+					break
+				}
+				t, phase = end, 0
 			}
-			phase += end - t
-			if phase >= on+off {
-				phase = 0
-			}
-			t = end
 		}
 	}
 }
