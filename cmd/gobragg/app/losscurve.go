@@ -78,7 +78,7 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 	xlo, xhi, lo, hi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, h := range report.History {
 		if !(math.Abs(h.Loss) < math.MaxFloat64) {
-			continue
+			continue // fit.go's finite writes ±Inf as ±MaxFloat64
 		}
 		k := key{h.Start, h.Stage}
 		i, ok := index[k]
@@ -260,14 +260,9 @@ func ticksAt(lo, hi, step float64) axisTicks {
 	return t
 }
 
-// label returns v's tick label: v − offset to six significant digits (0
-// without a sign).
+// label returns v's tick label: v − offset to six significant digits.
 func (t axisTicks) label(v float64) string {
-	d := v - t.offset
-	if d == 0 {
-		d = 0 // not −0
-	}
-	return strconv.FormatFloat(d, 'g', 6, 64)
+	return strconv.FormatFloat(v-t.offset, 'g', 6, 64)
 }
 
 // axisLabel returns the axis's title: name, less or plus the offset.

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,11 +35,13 @@ func TestAxisTicks(t *testing.T) {
 		// give 31 and 16 ticks, 50 gives 7.
 		{"evaluations", -5.04, 309.04, 10, 50, []string{"0", "50", "100", "150", "200", "250", "300"}, ""},
 		// A range through 0 whose first multiple of 0.2 is ceil(−0.25) =
-		// −0 steps: labelled 0, not −0. 1.05/8: e = −1; 0.1 gives 11.
+		// −0 steps (k0 + 0 is +0: the label is 0, not −0). 1.05/8: e = −1;
+		// 0.1 gives 11.
 		{"through 0", -0.05, 1, 8, 0.2, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}, ""},
-		// 1000–1100: 100/8 = 12.5, e = 1; 10 gives 11 ticks, 20 gives 6;
-		// 1100 is 55 steps from 0, below 1e5: no offset.
-		{"no offset", 1000, 1100, 8, 20, []string{"1000", "1020", "1040", "1060", "1080", "1100"}, ""},
+		// 500000–500100: 100/8 = 12.5, e = 1; 10 gives 11 ticks, 20 gives
+		// 6; 500100 is 25005 steps from 0, below 1e5: no offset (six digits
+		// still tell them apart).
+		{"no offset", 500000, 500100, 8, 20, []string{"500000", "500020", "500040", "500060", "500080", "500100"}, ""},
 		// 1e6 to 1e6 + 8: e = 0; 1 gives 9 ticks, 2 gives 5, 5e5 steps
 		// from 0: offset the multiple of 20 nearest 1000004, 1000000, to
 		// 6 − 0 + 1 = 7 digits.
@@ -156,15 +159,88 @@ func TestLossCurveImage(t *testing.T) {
 }
 
 // TestLossCurveNoFiniteLoss: a history without a finite loss gives an
-// empty frame, not an error.
+// empty frame, not an error; one with a diverged evaluation among finite
+// ones (fit.go's finite writes ±Inf as ±MaxFloat64) draws the others.
 func TestLossCurveNoFiniteLoss(t *testing.T) {
-	r := FitReport{History: []FitStep{{Loss: math.NaN()}, {Loss: math.Inf(1)}}}
+	r := FitReport{History: []FitStep{{Loss: math.NaN()}, {Loss: math.Inf(1)}, {Loss: math.MaxFloat64}}}
 	img, err := lossCurveImage(&r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, n := colourBox(img, plotColors[0]); n != 0 {
 		t.Errorf("%d pixels of a curve's colour", n)
+	}
+	r.History = []FitStep{{Evaluations: 1, Loss: 10}, {Evaluations: 2, Loss: finite(math.Inf(1))}, {Evaluations: 3, Loss: 5},
+		{Evaluations: 4, Loss: finite(math.Inf(-1))}}
+	if img, err = lossCurveImage(&r); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := colourBox(img, plotColors[0]); n == 0 {
+		t.Error("no curve")
+	}
+}
+
+// TestAxisTicksHuge: a flat loss near the largest float64 (its range is
+// its 1e-9 margin): the offset's middle does not overflow (lo + hi
+// would). 2e299/8: e = 298; 1e298 and 2e298 give 21 and 11 ticks, 5e298
+// 5; the offset 1.5e308 (3e8 × 10 steps), to 308 − 298 + 1 = 11 digits
+// (trailing zeros dropped).
+func TestAxisTicksHuge(t *testing.T) {
+	a := newAxisTicks(1.5e308-1e299, 1.5e308+1e299, 8, 0, 0)
+	if got := a.axisLabel("loss"); got != "loss - 1.5e+308" {
+		t.Errorf("axis label %q", got)
+	}
+	for _, v := range a.values {
+		if x, err := strconv.ParseFloat(a.label(v), 64); err != nil || math.Abs(x) > 1.1e299 {
+			t.Errorf("label %q", a.label(v))
+		}
+	}
+}
+
+// TestLossCurveRightLabel: evaluations 1–9810 take ticks to 10000, at the
+// plot's right edge (the 2 % margin ends at 10006); "10000", centred
+// there, would pass the image's edge: it is moved in, so the image's
+// last column stays white in the labels' band.
+func TestLossCurveRightLabel(t *testing.T) {
+	r := FitReport{History: []FitStep{{Evaluations: 1, Loss: 1}, {Evaluations: 9810, Loss: 0}}}
+	img, err := lossCurveImage(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y0 := curveBottom + curveTick + 3
+	for y := y0; y < y0+curveFace.Height; y++ {
+		if c := img.RGBAAt(curveW-1, y); c != (color.RGBA{255, 255, 255, 255}) {
+			t.Fatalf("pixel (%d, %d) is %v: a label runs off the image", curveW-1, y, c)
+		}
+	}
+}
+
+// TestDashPattern: a horizontal dashed line 2 wide along y = 10.5 (pixel
+// row 10 fully covered where it is drawn) is on for 6 pixels and off
+// for 4, from x = 0, and the same whether drawn as one segment or as 40
+// of 2.5 pixels (the pattern runs on across points).
+func TestDashPattern(t *testing.T) {
+	draw := func(pts [][2]float32) []bool {
+		z := vector.NewRasterizer(100, 20)
+		strokeLine(z, pts, 2, 6)
+		a := image.NewAlpha(image.Rect(0, 0, 100, 20))
+		z.Draw(a, a.Bounds(), image.Opaque, image.Point{})
+		on := make([]bool, 100)
+		for x := range on {
+			on[x] = a.AlphaAt(x, 10).A > 127
+		}
+		return on
+	}
+	one := draw([][2]float32{{0, 10.5}, {100, 10.5}})
+	var pts [][2]float32
+	for i := 0; i <= 40; i++ {
+		pts = append(pts, [2]float32{2.5 * float32(i), 10.5})
+	}
+	many := draw(pts)
+	for x := range one {
+		if want := x%10 < 6; one[x] != want || many[x] != want {
+			t.Fatalf("pixel %d: one segment %v, 40 segments %v, want %v", x, one[x], many[x], want)
+		}
 	}
 }
 
