@@ -136,10 +136,7 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 		s := yt.label(v)
 		drawText(img, s, left-curveTick-2-textWidth(s), y+curveFace.Ascent/2, curveFrame)
 	}
-	fillRect(img, left, curveTop, curveRight+1, curveTop+1, curveFrame)
-	fillRect(img, left, curveBottom, curveRight+1, curveBottom+1, curveFrame)
-	fillRect(img, left, curveTop, left+1, curveBottom+1, curveFrame)
-	fillRect(img, curveRight, curveTop, curveRight+1, curveBottom+1, curveFrame)
+	outline(img, left, curveTop, curveRight+1, curveBottom+1, curveFrame)
 
 	title := fmt.Sprintf("%s loss (%s), %s", report.LossKind, report.Method, report.Status)
 	drawText(img, title, (curveW-textWidth(title))/2, 8+curveFace.Ascent, curveFrame)
@@ -166,8 +163,11 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 	}
 
 	// The legend: each stage of the first start, top right.
-	var names []*curveSeries
-	var text []string
+	type entry struct {
+		colour color.RGBA
+		name   string // cut to fit
+	}
+	var legend []entry
 	wide := 0
 	most := (curveRight - left) / 2 / curveFace.Advance // characters a name may take
 	for _, s := range series {
@@ -176,27 +176,23 @@ func lossCurveImage(report *FitReport) (*image.RGBA, error) {
 			if r := []rune(t); len(r) > most {
 				t = string(r[:most-3]) + "..."
 			}
-			names, text = append(names, s), append(text, t)
+			legend = append(legend, entry{s.colour, t})
 			wide = max(wide, textWidth(t))
 		}
 	}
-	if len(names) > 0 {
+	if len(legend) > 0 {
 		const row, sample = 16, 24
 		x1, y0 := curveRight-6, curveTop+6
-		x0 := x1 - (8 + sample + 8 + wide + 8)
-		fillRect(img, x0, y0, x1, y0+row*len(names)+6, color.RGBA{255, 255, 255, 255})
-		for _, x := range []int{x0, x1 - 1} {
-			fillRect(img, x, y0, x+1, y0+row*len(names)+6, curveGrid)
-		}
-		fillRect(img, x0, y0, x1, y0+1, curveGrid)
-		fillRect(img, x0, y0+row*len(names)+5, x1, y0+row*len(names)+6, curveGrid)
-		for i, s := range names {
+		x0, y1 := x1-(8+sample+8+wide+8), y0+row*len(legend)+6
+		fillRect(img, x0, y0, x1, y1, color.RGBA{255, 255, 255, 255})
+		outline(img, x0, y0, x1, y1, curveGrid)
+		for i, e := range legend {
 			yc := float32(y0 + 3 + row*i + row/2)
 			z.Reset(curveW, curveH)
 			strokeLine(z, [][2]float32{{float32(x0 + 8), yc}, {float32(x0 + 8 + sample), yc}}, 1.5, 0)
 			ring(z, [2]float32{float32(x0+8) + sample/2, yc}, curveRing, 1)
-			z.Draw(img, img.Bounds(), image.NewUniform(s.colour), image.Point{})
-			drawText(img, text[i], x0+8+sample+8, int(yc)+curveFace.Ascent/2, curveFrame)
+			z.Draw(img, img.Bounds(), image.NewUniform(e.colour), image.Point{})
+			drawText(img, e.name, x0+8+sample+8, int(yc)+curveFace.Ascent/2, curveFrame)
 		}
 	}
 	return img, nil
@@ -290,34 +286,31 @@ func drawText(dst draw.Image, s string, x, y int, c color.Color) {
 // drawTextUp draws s turned a quarter to the left (reading upwards): the
 // text's box, w × 13 pixels before the turn, becomes 13 × w with its
 // top-left corner at (x, y − w + 1) and the text's start at the bottom.
-func drawTextUp(dst *image.RGBA, s string, x, y int, c color.RGBA) {
+func drawTextUp(dst draw.Image, s string, x, y int, c color.Color) {
 	w, h := textWidth(s), curveFace.Height
 	a := image.NewAlpha(image.Rect(0, 0, w, h))
 	d := font.Drawer{Dst: a, Src: image.Opaque, Face: curveFace, Dot: fixed.P(0, curveFace.Ascent)}
 	d.DrawString(s)
+	up := image.NewAlpha(image.Rect(0, 0, h, w)) // (i, j) in the text at (j, w − 1 − i)
 	for i := 0; i < w; i++ {
 		for j := 0; j < h; j++ {
-			// (i, j) in the text goes to (x + j, y − i).
-			if al := a.AlphaAt(i, j).A; al > 0 {
-				blend(dst, x+j, y-i, c, al)
-			}
+			up.SetAlpha(j, w-1-i, a.AlphaAt(i, j))
 		}
 	}
-}
-
-// blend paints c over dst's pixel (x, y) with coverage al.
-func blend(dst *image.RGBA, x, y int, c color.RGBA, al uint8) {
-	if !(image.Point{x, y}.In(dst.Rect)) {
-		return
-	}
-	o := dst.RGBAAt(x, y)
-	mix := func(a, b uint8) uint8 { return uint8((uint32(a)*uint32(255-al) + uint32(b)*uint32(al) + 127) / 255) }
-	dst.SetRGBA(x, y, color.RGBA{mix(o.R, c.R), mix(o.G, c.G), mix(o.B, c.B), 255})
+	draw.DrawMask(dst, image.Rect(x, y-w+1, x+h, y+1), image.NewUniform(c), image.Point{}, up, image.Point{}, draw.Over)
 }
 
 // fillRect fills [x0, x1) × [y0, y1) with c.
 func fillRect(dst *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
 	draw.Draw(dst, image.Rect(x0, y0, x1, y1), image.NewUniform(c), image.Point{}, draw.Src)
+}
+
+// outline draws the one-pixel border of [x0, x1) × [y0, y1) in c.
+func outline(dst *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
+	fillRect(dst, x0, y0, x1, y0+1, c)
+	fillRect(dst, x0, y1-1, x1, y1, c)
+	fillRect(dst, x0, y0, x0+1, y1, c)
+	fillRect(dst, x1-1, y0, x1, y1, c)
 }
 
 // strokeLine adds the polyline pts, width w, to z's path: each segment a
@@ -390,11 +383,9 @@ func segment(z *vector.Rasterizer, a, b [2]float32, w float32) {
 // of −t), the inner one the other way, so that the ring's hole is clear
 // of the ring but not of a line through it.
 func ring(z *vector.Rasterizer, c [2]float32, r, w float32) {
-	const n = 16
-	circle := func(r float32, sign float64) {
-		for i := 0; i <= n; i++ {
-			t := sign * 2 * math.Pi * float64(i) / n
-			x, y := c[0]+r*float32(math.Cos(t)), c[1]+r*float32(math.Sin(t))
+	circle := func(r, sign float32) {
+		for i, u := range unitCircle {
+			x, y := c[0]+r*u[0], c[1]+sign*r*u[1]
 			if i == 0 {
 				z.MoveTo(x, y)
 			} else {
@@ -406,3 +397,13 @@ func ring(z *vector.Rasterizer, c [2]float32, r, w float32) {
 	circle(r, -1)
 	circle(r-w, 1)
 }
+
+// unitCircle is a 16-gon's corners (cos, sin of 2πi/16, i = 0…16) for
+// ring (sin(−t) = −sin t: the sign picks the way round).
+var unitCircle = func() (u [17][2]float32) {
+	for i := range u {
+		t := 2 * math.Pi * float64(i) / 16
+		u[i] = [2]float32{float32(math.Cos(t)), float32(math.Sin(t))}
+	}
+	return u
+}()
