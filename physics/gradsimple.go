@@ -10,7 +10,7 @@ const (
 	seriesMax2     = 1e-6 // (Nπd)² below which sincg's ∂/∂x is a series
 	piC            = math.Pi
 	minusPi        = -math.Pi
-	minusInvPi     = -1 / math.Pi // (fGradAddLanes)
+	minusInvPi     = -invPi // (fGradAddLanes)
 	halfPiSq       = math.Pi * math.Pi / 2
 	piSq           = math.Pi * math.Pi
 	sinc3SeriesMax = 1 // x below which sinc3GradLanes takes its series
