@@ -44,18 +44,40 @@ func WriteFloatImage(w io.Writer, img []float32) error {
 		}
 		return nil
 	}
-	// Little-endian bytes in 64 KiB chunks straight to w.
-	buf := make([]byte, 0, 1<<16)
-	for len(img) > 0 {
-		n := min(len(img), cap(buf)/4)
-		buf = buf[:4*n]
-		for i, v := range img[:n] {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+	if err := writeLittleEndian(w, img); err != nil {
+		return fmt.Errorf("formats: float image: %w", err)
+	}
+	return nil
+}
+
+// encodeChunk is the most writeLittleEndian hands w at once: 64 KiB,
+// well below the 2 MiB from which writes were slow (floatChunk).
+const encodeChunk = 1 << 16
+
+// writeLittleEndian writes vals as little-endian bytes, encoded
+// encodeChunk bytes at a time, each piece one write (WriteSMV's pixels,
+// and WriteFloatImage's on a big-endian machine: a bufio.Writer's Write
+// of two bytes a pixel was a seventh of a 1024² simulate process's
+// samples).
+func writeLittleEndian[T uint16 | float32](w io.Writer, vals []T) error {
+	size := int(unsafe.Sizeof(*new(T)))
+	buf := make([]byte, size*min(len(vals), encodeChunk/size))
+	for len(vals) > 0 {
+		n := min(len(vals), len(buf)/size)
+		switch v := any(vals[:n]).(type) {
+		case []uint16:
+			for i, x := range v {
+				binary.LittleEndian.PutUint16(buf[2*i:], x)
+			}
+		case []float32:
+			for i, x := range v {
+				binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+			}
 		}
-		if _, err := w.Write(buf); err != nil {
-			return fmt.Errorf("formats: float image: %w", err)
+		if _, err := w.Write(buf[:size*n]); err != nil {
+			return err
 		}
-		img = img[n:]
+		vals = vals[n:]
 	}
 	return nil
 }

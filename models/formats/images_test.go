@@ -177,3 +177,31 @@ func TestWritePNGPreview(t *testing.T) {
 	}
 	wantErr(t, "WritePNGPreview size", WritePNGPreview(&buf, 2, 2, nil), "0 pixels do not make a 2x2 image")
 }
+
+// TestWriteLittleEndian: writeLittleEndian's bytes are encoding/binary's
+// little-endian ones, in writes of at most encodeChunk bytes, for both
+// its types (float32 values are WriteFloatImage's on a big-endian
+// machine, which this test reaches on any machine), and for no values.
+func TestWriteLittleEndian(t *testing.T) {
+	u := make([]uint16, encodeChunk+5) // two bytes each: three writes
+	f := make([]float32, encodeChunk/2+1)
+	var wantU, wantF bytes.Buffer
+	for i := range u {
+		u[i] = uint16(i * 7)
+	}
+	for i := range f {
+		f[i] = float32(i) * -0.5
+	}
+	binary.Write(&wantU, binary.LittleEndian, u)
+	binary.Write(&wantF, binary.LittleEndian, f)
+	var wu, wf, w0 sizesWriter
+	if err := writeLittleEndian(&wu, u); err != nil || !bytes.Equal(wu.Bytes(), wantU.Bytes()) || len(wu.sizes) != 3 || slices.Max(wu.sizes) > encodeChunk {
+		t.Errorf("uint16: %v, %d bytes in writes of %v", err, wu.Len(), wu.sizes)
+	}
+	if err := writeLittleEndian(&wf, f); err != nil || !bytes.Equal(wf.Bytes(), wantF.Bytes()) || len(wf.sizes) != 3 || slices.Max(wf.sizes) > encodeChunk {
+		t.Errorf("float32: %v, %d bytes in writes of %v", err, wf.Len(), wf.sizes)
+	}
+	if err := writeLittleEndian(&w0, []uint16{}); err != nil || w0.Len() != 0 || len(w0.sizes) != 0 {
+		t.Errorf("no values: %v, %d bytes in writes of %v", err, w0.Len(), w0.sizes)
+	}
+}

@@ -89,31 +89,17 @@ func WriteSMV(w io.Writer, h SMVHeader, fpixels, spixels int, data []uint16) err
 	if len(t) > smvHeaderBytes {
 		return fmt.Errorf("formats: smv: header is %d bytes, more than %d", len(t), smvHeaderBytes)
 	}
-	// The header, then the pixels encoded smvChunk bytes at a time, each
-	// piece one write (a bufio.Writer's Write of two bytes a pixel was a
-	// seventh of a 1024² simulate process's samples).
+	// The header, then the pixels (writeLittleEndian).
 	head := make([]byte, 0, smvHeaderBytes)
 	head = append(append(head, t...), strings.Repeat(" ", smvHeaderBytes-len(t))...)
 	if _, err := w.Write(head); err != nil {
 		return fmt.Errorf("formats: smv: %w", err)
 	}
-	buf := make([]byte, 2*min(len(data), smvChunk/2))
-	for len(data) > 0 {
-		n := min(len(data), len(buf)/2)
-		for i, v := range data[:n] {
-			binary.LittleEndian.PutUint16(buf[2*i:], v)
-		}
-		if _, err := w.Write(buf[:2*n]); err != nil {
-			return fmt.Errorf("formats: smv: %w", err)
-		}
-		data = data[n:]
+	if err := writeLittleEndian(w, data); err != nil {
+		return fmt.Errorf("formats: smv: %w", err)
 	}
 	return nil
 }
-
-// smvChunk is the most WriteSMV hands w at once after the header: 64 KiB
-// (well below the 2 MiB from which writes were slow: floatChunk).
-const smvChunk = 1 << 16
 
 // SMVImage is an SMV file as read by ReadSMV. Data is in host order,
 // Data[slow*Width+fast].
